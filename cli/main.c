@@ -1,0 +1,59 @@
+/* cli/main.c: `srtctl VERB ...` dispatch and top-level help. */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct verb {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct verb verbs[] = {
+	{ "validate", srt_cmd_validate, "check recipes (schema and cross-field rules)" },
+	{ "dry-run", srt_cmd_dryrun, "show the batch script, commands, env table and store_config" },
+	{ "migrate", srt_cmd_migrate, "rewrite v1 recipes (backend:) into the v2 layout" },
+	{ "version", srt_cmd_version, "print the version" },
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: srtctl <command> [options]\n"
+	      "\n"
+	      "srtctl runs SGLang and vLLM prefill/decode disaggregation with Mooncake on SLURM\n"
+	      "from declarative recipes.\n"
+	      "\n"
+	      "Commands:\n",
+	      out);
+	for (size_t i = 0; verbs[i].name; i++)
+		fprintf(out, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
+	fputs("\n"
+	      "Run 'srtctl <command> --help' for a command's options.\n"
+	      "Exit codes: 0 ok, 1 invalid input or failed check, 2 usage or I/O error.\n"
+	      "Docs: docs/cli-reference.md and docs/recipe-reference.md.\n",
+	      out);
+}
+
+int main(int argc, char **argv)
+{
+	const char *verb;
+
+	if (argc < 2) {
+		usage(stderr);
+		return SRT_EXIT_USAGE;
+	}
+	verb = argv[1];
+	if (!strcmp(verb, "--help") || !strcmp(verb, "-h") || !strcmp(verb, "help")) {
+		usage(stdout);
+		return SRT_EXIT_OK;
+	}
+	if (!strcmp(verb, "--version"))
+		return srt_cmd_version(1, argv + 1);
+	for (size_t i = 0; verbs[i].name; i++)
+		if (!strcmp(verb, verbs[i].name))
+			return verbs[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "srtctl: '%s' is not a command; run 'srtctl --help' for the list\n", verb);
+	return SRT_EXIT_USAGE;
+}

@@ -1,0 +1,81 @@
+/*
+ * recipe/cluster.h: the cluster config, srtslurm.yaml.
+ *
+ * Found through $SRTSLURM_CONFIG, else ./srtslurm.yaml; when neither exists
+ * the built-in defaults apply (and srt_cluster.source is NULL).  A config
+ * that exists but is invalid is an error, never silently ignored.
+ *
+ *   runtime:
+ *     network_interface: eth0       # IPs for MOONCAKE_LOCAL_HOSTNAME etc.
+ *     container_runtime: pyxis      # pyxis | none
+ *     log_root: /shared/srtctl/runs # run directories (default ./outputs)
+ *   default_account / default_partition / default_time_limit
+ *   containers: {alias: image}      # container aliases
+ *   slurmrestd: {url, api_version, user, token_file, token_command, timeout_seconds}
+ *   commands:                       # argv prefixes, so tests can use stand-ins
+ *     mooncake_master: [mooncake_master]
+ *     mooncake_store:  [python3, -m, mooncake.mooncake_store_service]
+ *     sglang: [python3, -m, sglang.launch_server]
+ *     vllm:   [vllm, serve]
+ *     trtllm: [trtllm-serve]
+ *     mocker: [python3, -m, dynamo.mocker]
+ *     srtctl: [srtctl]
+ */
+#ifndef SRT_RECIPE_CLUSTER_H
+#define SRT_RECIPE_CLUSTER_H
+
+#include <stdbool.h>
+
+#include "recipe/model.h"
+#include "recipe/yaml.h"
+#include "util/diag.h"
+
+enum srt_container_runtime { SRT_CRT_NONE, SRT_CRT_PYXIS };
+
+enum srt_cmd_kind {
+	SRT_CMD_MOONCAKE_MASTER,
+	SRT_CMD_MOONCAKE_STORE,
+	SRT_CMD_SGLANG,
+	SRT_CMD_VLLM,
+	SRT_CMD_TRTLLM,
+	SRT_CMD_MOCKER,
+	SRT_CMD_SRTCTL,
+	SRT_CMD_COUNT,
+};
+
+struct srt_cluster {
+	struct srt_ydoc *doc; /* owns the strings below; NULL for pure defaults */
+	const char *source; /* path it was read from, or NULL */
+	const char *network_interface; /* NULL: the node's default route interface */
+	enum srt_container_runtime container_runtime;
+	const char *log_root;
+	const char *default_account, *default_partition, *default_time_limit;
+	struct srt_env containers; /* alias -> image */
+	struct {
+		const char *url;
+		const char *api_version; /* NULL: newest the server serves */
+		const char *user;
+		const char *token_file;
+		struct srt_argv token_command;
+		int timeout_seconds;
+	} slurmrestd;
+	struct srt_argv commands[SRT_CMD_COUNT];
+};
+
+/* Fill *c with the built-in defaults (no allocation). */
+void srt_cluster_defaults(struct srt_cluster *c);
+
+/*
+ * Load the cluster config.  `path` overrides discovery when non-NULL.
+ * Returns 0 (defaults when no file was found), or -1 with errors in diags.
+ * Release with srt_cluster_release().
+ */
+int srt_cluster_load(struct srt_cluster *c, const char *path, struct srt_diags *diags);
+int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_diags *diags);
+void srt_cluster_release(struct srt_cluster *c);
+
+/* Resolve a container alias; returns the image (or the name itself). */
+const char *srt_cluster_container(const struct srt_cluster *c, const char *name);
+const char *srt_cmd_kind_name(enum srt_cmd_kind k);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * recipe/compile.h: file -> validated recipes, the one pipeline every verb uses.
+ *
+ * srt_compile_file() reads a YAML file, refuses the v1 layout (naming
+ * `srtctl migrate`), expands a variant file (`base:` plus `zip_override_*:`
+ * sections) into one recipe per variant, parses and validates each.
+ * Reading the file is the only I/O.
+ */
+#ifndef SRT_RECIPE_COMPILE_H
+#define SRT_RECIPE_COMPILE_H
+
+#include "recipe/cluster.h"
+#include "recipe/model.h"
+
+struct srt_compiled {
+	struct srt_ydoc *doc; /* owns every recipe below */
+	struct srt_recipe **recipes;
+	size_t n;
+};
+
+/*
+ * Compile `path` ("-" for stdin).  Always fills *out (release it with
+ * srt_compiled_release()); returns the number of errors added to diags
+ * (0 means every recipe in *out is valid).
+ */
+size_t srt_compile_file(const char *path, const struct srt_cluster *cluster,
+			struct srt_compiled *out, struct srt_diags *diags);
+
+/* The same for bytes already in memory (used by tests and the fuzzer). */
+size_t srt_compile_bytes(const char *data, size_t len, const char *file,
+			 const struct srt_cluster *cluster, struct srt_compiled *out,
+			 struct srt_diags *diags);
+
+void srt_compiled_release(struct srt_compiled *c);
+
+/* "dir/my-recipe.yaml" -> "my-recipe" (caller frees). */
+char *srt_file_stem(const char *path);
+
+#endif

@@ -1,0 +1,792 @@
+/*
+ * recipe/migrate.c: rewriting a v1 recipe document in the v2 layout.
+ *
+ * The migration is a pure tree-to-tree function: it reads the v1 document
+ * and builds a new document (its own arena) from deep copies of the v1
+ * nodes, so the v1 tree is never modified.  One recipe mapping (a
+ * "section") is migrated by:
+ *
+ *   1. choosing the engine: backend.type, or (whole recipes only) the
+ *      engine whose *_config key is present, sglang when none is;
+ *   2. moving the per-mode keys of backend and the topology keys of
+ *      resources into roles.prefill / roles.decode / roles.agg;
+ *   3. turning backend.mooncake_kv_store into a mooncake-master service
+ *      and its env into each present role's env (the role's own values win);
+ *   4. keeping every engine-wide backend key as an engine option, in which
+ *      case engine is written as a mapping {type: ..., key: ...};
+ *   5. writing the top-level keys in the v2 order (see write_section()).
+ *
+ * A variant file is migrated section by section: base as a whole recipe,
+ * each zip_override_<name> as a partial recipe with the same key moves, so
+ * a zipped list stays a list at the moved place.  Engine is written in the
+ * mapping form in every section of a variant file as soon as one section
+ * needs it, because an override's mapping would otherwise replace base's
+ * plain engine string (and lose its type) when variants are expanded.
+ */
+#include "recipe/migrate.h"
+#include "recipe/variants.h"
+#include "util/buf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define OVERRIDE_PREFIX "zip_override_"
+
+/* The three worker modes: v1 backend name, v1 resources name, v2 role. */
+struct mode {
+	const char *backend; /* <backend>_environment, <engine>_config.<backend> */
+	const char *res; /* resources.<res>_nodes, gpus_per_<res> */
+	const char *role;
+};
+
+static const struct mode modes[] = {
+	{ "prefill", "prefill", "prefill" },
+	{ "decode", "decode", "decode" },
+	{ "aggregated", "agg", "agg" },
+};
+
+#define NMODES (sizeof(modes) / sizeof(modes[0]))
+
+static const char *const engines[] = { "sglang", "vllm", "trtllm", "mocker" };
+
+#define NENGINES (sizeof(engines) / sizeof(engines[0]))
+
+struct mctx {
+	const struct srt_ydoc *v1;
+	struct srt_ydoc *doc; /* the new document */
+	struct srt_diags *diags;
+	size_t errors_at_start;
+	bool engine_as_map; /* write engine as a mapping in every section */
+};
+
+/* One section being migrated. */
+struct section {
+	const struct srt_ynode *src; /* the v1 recipe mapping */
+	const char *prefix; /* "" for a plain file, "base." or "zip_override_x." */
+	bool partial; /* a zip_override section */
+	const char *engine; /* engine name used to pick <engine>_config */
+	const struct srt_ynode *type_node; /* backend.type as written, or NULL */
+	bool inferred; /* engine inferred (no backend.type) */
+	struct srt_ynode *roles[NMODES]; /* built role mappings (NULL: none yet) */
+	struct srt_ynode *services; /* a list, or NULL */
+	struct srt_ynode *engine_out; /* what `engine:` becomes, or NULL */
+	struct srt_ynode *resources_out; /* what stays under resources, or NULL */
+};
+
+static void warn(struct mctx *m, const struct srt_ynode *at, const char *path, const char *fmt,
+		 ...) __attribute__((format(printf, 4, 5)));
+static void fail(struct mctx *m, const struct srt_ynode *at, const char *path, const char *fmt,
+		 ...) __attribute__((format(printf, 4, 5)));
+
+static void warn(struct mctx *m, const struct srt_ynode *at, const char *path, const char *fmt,
+		 ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	srt_diags_vadd(m->diags, SRT_DIAG_WARNING, m->v1->file, at ? at->line : 0,
+		       at ? at->col : 0, path, fmt, ap);
+	va_end(ap);
+}
+
+static void fail(struct mctx *m, const struct srt_ynode *at, const char *path, const char *fmt,
+		 ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	srt_diags_vadd(m->diags, SRT_DIAG_ERROR, m->v1->file, at ? at->line : 0, at ? at->col : 0,
+		       path, fmt, ap);
+	va_end(ap);
+}
+
+static bool failed(const struct mctx *m)
+{
+	return m->diags->nerrors > m->errors_at_start;
+}
+
+/* "base." + "backend.type" in the arena of the new document. */
+static const char *kpath(struct mctx *m, const struct section *s, const char *path)
+{
+	return srt_arena_printf(&m->doc->arena, "%s%s", s->prefix, path);
+}
+
+static bool key_is(const struct srt_ynode *k, const char *s)
+{
+	size_t n = strlen(s);
+
+	return k->len == n && !memcmp(k->str, s, n);
+}
+
+/* Deep-copy a v1 node into the new document (aliases become copies). */
+static struct srt_ynode *copy_node(struct mctx *m, const struct srt_ynode *n)
+{
+	struct srt_ynode *c = srt_arena_alloc(&m->doc->arena, sizeof(*c));
+
+	c->kind = n->kind;
+	c->line = n->line;
+	c->col = n->col;
+	c->plain = n->plain;
+	c->tag = n->tag ? srt_arena_strdup(&m->doc->arena, n->tag) : NULL;
+	c->weight = n->weight;
+	switch (n->kind) {
+	case SRT_Y_SCALAR:
+		c->str = srt_arena_strndup(&m->doc->arena, n->str, n->len);
+		c->len = n->len;
+		break;
+	case SRT_Y_MAP:
+		c->cap = n->n ? n->n : 1;
+		c->pairs = srt_arena_alloc(&m->doc->arena, c->cap * sizeof(*c->pairs));
+		for (size_t i = 0; i < n->n; i++) {
+			c->pairs[i].key = copy_node(m, n->pairs[i].key);
+			c->pairs[i].value = copy_node(m, n->pairs[i].value);
+		}
+		c->n = n->n;
+		break;
+	case SRT_Y_SEQ:
+		c->cap = n->n ? n->n : 1;
+		c->items = srt_arena_alloc(&m->doc->arena, c->cap * sizeof(*c->items));
+		for (size_t i = 0; i < n->n; i++)
+			c->items[i] = copy_node(m, n->items[i]);
+		c->n = n->n;
+		break;
+	}
+	return c;
+}
+
+/* Set key in map to a copy of v1 node `v`, keeping v1's key position. */
+static void set_copy(struct mctx *m, struct srt_ynode *map, const char *key,
+		     const struct srt_ynode *v)
+{
+	srt_ynode_map_set(m->doc, map, key, copy_node(m, v));
+}
+
+static bool is_known_engine(const char *name)
+{
+	for (size_t i = 0; i < NENGINES; i++)
+		if (!strcmp(name, engines[i]))
+			return true;
+	return false;
+}
+
+/* Is this already a v2 recipe mapping (roles, engine, or schema: 2)? */
+static const struct srt_ynode *v2_marker(const struct srt_ynode *root)
+{
+	const struct srt_ypair *p;
+	int64_t schema;
+
+	if (!root || root->kind != SRT_Y_MAP)
+		return NULL;
+	if ((p = srt_ynode_get_pair(root, "roles")) || (p = srt_ynode_get_pair(root, "engine")))
+		return p->key;
+	p = srt_ynode_get_pair(root, "schema");
+	if (p && srt_ynode_int(p->value, &schema) && schema >= 2)
+		return p->key;
+	return NULL;
+}
+
+/* The engine a section's backend names or implies (no diagnostics). */
+static const char *section_engine(const struct srt_ynode *backend, const char *fallback,
+				  bool *inferred)
+{
+	const struct srt_ynode *tn = srt_ynode_get(backend, "type");
+	const char *type = srt_ynode_str(tn);
+
+	*inferred = false;
+	if (type && is_known_engine(type))
+		return type;
+	if (!srt_ynode_is_null(tn))
+		return fallback ? fallback : "sglang"; /* a list (zipped) or unknown name */
+	if (fallback)
+		return fallback;
+	*inferred = true;
+	for (size_t i = 0; i < NENGINES; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%s_config", engines[i]);
+		if (srt_ynode_get(backend, key))
+			return engines[i];
+	}
+	return "sglang";
+}
+
+static bool mode_key(const struct srt_ynode *k, const char *suffix)
+{
+	for (size_t i = 0; i < NMODES; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s%s", modes[i].backend, suffix);
+		if (key_is(k, name))
+			return true;
+	}
+	return false;
+}
+
+/* Keys of backend that move to roles, services or engine's type. */
+static bool is_moved_backend_key(const struct srt_ynode *k, const char *engine)
+{
+	char cfg[64];
+
+	snprintf(cfg, sizeof(cfg), "%s_config", engine);
+	return key_is(k, "type") || key_is(k, cfg) || key_is(k, "mooncake_kv_store") ||
+	       mode_key(k, "_environment") || mode_key(k, "_extra_args");
+}
+
+/* Does <engine>_config hold keys other than the three modes? */
+static bool config_has_extras(const struct srt_ynode *cfg)
+{
+	if (!cfg || cfg->kind != SRT_Y_MAP)
+		return cfg && !srt_ynode_is_null(cfg);
+	for (size_t i = 0; i < cfg->n; i++) {
+		bool is_mode = false;
+
+		for (size_t j = 0; j < NMODES; j++)
+			if (key_is(cfg->pairs[i].key, modes[j].backend))
+				is_mode = true;
+		if (!is_mode)
+			return true;
+	}
+	return false;
+}
+
+/* Would this section's engine need the mapping form? */
+static bool needs_engine_map(const struct srt_ynode *backend, const char *engine)
+{
+	char cfg[64];
+
+	if (!backend || backend->kind != SRT_Y_MAP)
+		return false;
+	snprintf(cfg, sizeof(cfg), "%s_config", engine);
+	if (config_has_extras(srt_ynode_get(backend, cfg)))
+		return true;
+	for (size_t i = 0; i < backend->n; i++)
+		if (!is_moved_backend_key(backend->pairs[i].key, engine))
+			return true;
+	return false;
+}
+
+static struct srt_ynode *role(struct mctx *m, struct section *s, size_t mode)
+{
+	if (!s->roles[mode])
+		s->roles[mode] = srt_ynode_new_map(m->doc);
+	return s->roles[mode];
+}
+
+/*
+ * Copy v1 value `v` to roles.<mode>.<key>.  In a whole recipe a null means
+ * "unset" and is dropped; in an override it is carried as written.
+ */
+static void to_role(struct mctx *m, struct section *s, size_t mode, const char *key,
+		    const struct srt_ynode *v)
+{
+	if (!v || (!s->partial && srt_ynode_is_null(v)))
+		return;
+	set_copy(m, role(m, s, mode), key, v);
+}
+
+static bool is_zero(const struct srt_ynode *v)
+{
+	int64_t i;
+
+	return v && srt_ynode_int(v, &i) && i == 0;
+}
+
+/*
+ * resources.decode_nodes: 0 meant "decode shares the prefill nodes"; v2
+ * spells that `nodes: colocate`.  In an override each zipped value is
+ * converted on its own.
+ */
+static struct srt_ynode *decode_nodes(struct mctx *m, struct section *s,
+				      const struct srt_ynode *v, const char *path)
+{
+	struct srt_ynode *c = copy_node(m, v);
+	bool changed = false;
+
+	if (is_zero(v)) {
+		c = srt_ynode_new_str(m->doc, "colocate", true);
+		c->line = v->line;
+		c->col = v->col;
+		changed = true;
+	} else if (v->kind == SRT_Y_SEQ) {
+		for (size_t i = 0; i < c->n; i++) {
+			if (!is_zero(c->items[i]))
+				continue;
+			c->items[i] = srt_ynode_new_str(m->doc, "colocate", true);
+			changed = true;
+		}
+	}
+	if (changed)
+		warn(m, v, kpath(m, s, path),
+		     "0 (decode shares the prefill nodes) is written as roles.decode.nodes: "
+		     "colocate");
+	return c;
+}
+
+/* resources.* -> roles.*; what remains goes to s->resources_out. */
+static void move_resources(struct mctx *m, struct section *s)
+{
+	const struct srt_ynode *res = srt_ynode_get(s->src, "resources");
+	struct srt_ynode *rest;
+
+	if (!res)
+		return;
+	if (res->kind != SRT_Y_MAP) {
+		if (!srt_ynode_is_null(res))
+			s->resources_out = copy_node(m, res); /* the validator reports it */
+		return;
+	}
+	rest = srt_ynode_new_map(m->doc);
+	rest->line = res->line;
+	rest->col = res->col;
+	for (size_t i = 0; i < res->n; i++) {
+		const struct srt_ypair *p = &res->pairs[i];
+		bool moved = false;
+
+		for (size_t j = 0; j < NMODES && !moved; j++) {
+			char nodes[32], workers[32], gpus[32];
+
+			snprintf(nodes, sizeof(nodes), "%s_nodes", modes[j].res);
+			snprintf(workers, sizeof(workers), "%s_workers", modes[j].res);
+			snprintf(gpus, sizeof(gpus), "gpus_per_%s", modes[j].res);
+			moved = true;
+			if (key_is(p->key, nodes)) {
+				if (!strcmp(modes[j].res, "decode") && !srt_ynode_is_null(p->value))
+					srt_ynode_map_set(m->doc, role(m, s, j), "nodes",
+							  decode_nodes(m, s, p->value,
+								       "resources.decode_nodes"));
+				else
+					to_role(m, s, j, "nodes", p->value);
+			} else if (key_is(p->key, workers)) {
+				to_role(m, s, j, "workers", p->value);
+			} else if (key_is(p->key, gpus)) {
+				to_role(m, s, j, "gpus", p->value);
+			} else {
+				moved = false;
+			}
+		}
+		if (!moved)
+			set_copy(m, rest, p->key->str, p->value);
+	}
+	if (rest->n)
+		s->resources_out = rest;
+}
+
+/* backend.<engine>_config.<mode> -> roles.<role>.args. */
+static void move_config(struct mctx *m, struct section *s, const struct srt_ynode *backend,
+			struct srt_ynode *engine_extras)
+{
+	char cfgkey[64];
+	const struct srt_ynode *cfg;
+	struct srt_ynode *rest = NULL;
+
+	snprintf(cfgkey, sizeof(cfgkey), "%s_config", s->engine);
+	cfg = srt_ynode_get(backend, cfgkey);
+	if (!cfg || srt_ynode_is_null(cfg))
+		return;
+	if (cfg->kind != SRT_Y_MAP) {
+		fail(m, cfg, kpath(m, s, srt_arena_printf(&m->doc->arena, "backend.%s", cfgkey)),
+		     "must be a mapping with prefill, decode and aggregated keys, not %s",
+		     srt_ynode_describe(cfg));
+		return;
+	}
+	for (size_t i = 0; i < cfg->n; i++) {
+		const struct srt_ypair *p = &cfg->pairs[i];
+		bool is_mode = false;
+
+		for (size_t j = 0; j < NMODES; j++) {
+			if (key_is(p->key, modes[j].backend)) {
+				to_role(m, s, j, "args", p->value);
+				is_mode = true;
+			}
+		}
+		if (is_mode)
+			continue;
+		if (!rest)
+			rest = srt_ynode_new_map(m->doc);
+		set_copy(m, rest, p->key->str, p->value);
+		warn(m, p->key,
+		     kpath(m, s, srt_arena_printf(&m->doc->arena, "backend.%s.%s", cfgkey,
+						  p->key->str)),
+		     "not a prefill, decode or aggregated setting; kept as engine option "
+		     "engine.%s.%s",
+		     cfgkey, p->key->str);
+	}
+	if (rest)
+		srt_ynode_map_set(m->doc, engine_extras, cfgkey, rest);
+}
+
+/* backend.mooncake_kv_store -> a mooncake-master service + role env. */
+static void move_mooncake(struct mctx *m, struct section *s, const struct srt_ynode *mc,
+			  struct srt_ynode **mc_env)
+{
+	const char *path = kpath(m, s, "backend.mooncake_kv_store");
+	struct srt_ynode *svc, *options = NULL;
+
+	*mc_env = NULL;
+	if (srt_ynode_is_null(mc))
+		return;
+	if (s->partial) {
+		fail(m, mc, path,
+		     "a mooncake store inside a zip_override section cannot be migrated; "
+		     "move backend.mooncake_kv_store to base: (or migrate this file by hand)");
+		return;
+	}
+	if (mc->kind != SRT_Y_MAP) {
+		fail(m, mc, path, "must be a mapping (container, env, master_extra_args, ...), not %s",
+		     srt_ynode_describe(mc));
+		return;
+	}
+	svc = srt_ynode_new_map(m->doc);
+	svc->line = mc->line;
+	svc->col = mc->col;
+	srt_ynode_map_set(m->doc, svc, "name", srt_ynode_new_str(m->doc, "mooncake-master", true));
+	srt_ynode_map_set(m->doc, svc, "type", srt_ynode_new_str(m->doc, "mooncake-master", true));
+	for (size_t i = 0; i < mc->n; i++) {
+		const struct srt_ypair *p = &mc->pairs[i];
+		const char *sub = srt_arena_printf(&m->doc->arena, "%s.%s", path, p->key->str);
+
+		if (key_is(p->key, "container")) {
+			if (!srt_ynode_is_null(p->value))
+				set_copy(m, svc, "container", p->value);
+		} else if (key_is(p->key, "master_extra_args")) {
+			if (p->value->kind == SRT_Y_SEQ ? p->value->n > 0 :
+							  !srt_ynode_is_null(p->value))
+				set_copy(m, svc, "args", p->value);
+		} else if (key_is(p->key, "env")) {
+			if (srt_ynode_is_null(p->value))
+				continue;
+			if (p->value->kind != SRT_Y_MAP)
+				fail(m, p->value, sub, "must be a mapping of NAME: value, not %s",
+				     srt_ynode_describe(p->value));
+			else
+				*mc_env = (struct srt_ynode *)p->value;
+		} else {
+			if (!options)
+				options = srt_ynode_new_map(m->doc);
+			if (!srt_ynode_is_null(p->value))
+				set_copy(m, options, p->key->str, p->value);
+			if (!key_is(p->key, "store_config"))
+				warn(m, p->key, sub,
+				     "kept as services[mooncake-master].options.%s; check that "
+				     "srtctl supports it",
+				     p->key->str);
+		}
+	}
+	if (options && options->n)
+		srt_ynode_map_set(m->doc, svc, "options", options);
+	if (!s->services)
+		s->services = srt_ynode_new_seq(m->doc);
+	srt_ynode_seq_push(m->doc, s->services, svc);
+}
+
+/*
+ * Add the mooncake env to each present role's env; a variable the role
+ * already sets keeps the role's value.
+ */
+static void spread_mooncake_env(struct mctx *m, struct section *s, const struct srt_ynode *env)
+{
+	bool any = false;
+
+	for (size_t j = 0; j < NMODES; j++) {
+		struct srt_ynode *r = s->roles[j];
+		struct srt_ynode *renv;
+
+		if (!r || !r->n)
+			continue;
+		any = true;
+		renv = srt_ynode_get(r, "env");
+		if (renv && renv->kind != SRT_Y_MAP)
+			continue; /* not a mapping: the validator reports it */
+		if (!renv) {
+			renv = srt_ynode_new_map(m->doc);
+			srt_ynode_map_set(m->doc, r, "env", renv);
+		}
+		for (size_t i = 0; i < env->n; i++) {
+			const struct srt_ypair *p = &env->pairs[i];
+
+			if (!srt_ynode_get(renv, p->key->str))
+				set_copy(m, renv, p->key->str, p->value);
+		}
+	}
+	if (!any && env->n)
+		fail(m, env, kpath(m, s, "backend.mooncake_kv_store.env"),
+		     "no prefill, decode or aggregated settings to put this env on; add "
+		     "resources.<mode>_nodes (or the env) for the roles that use the store");
+}
+
+/* Everything under backend: roles, services and the engine. */
+static void move_backend(struct mctx *m, struct section *s)
+{
+	const struct srt_ynode *backend = srt_ynode_get(s->src, "backend");
+	struct srt_ynode *extras = srt_ynode_new_map(m->doc);
+	const struct srt_ynode *mc = NULL;
+	struct srt_ynode *mc_env = NULL;
+	const char *bpath = kpath(m, s, "backend");
+
+	if (backend && srt_ynode_is_null(backend))
+		backend = NULL;
+	if (backend && backend->kind != SRT_Y_MAP) {
+		fail(m, backend, bpath, "must be a mapping, not %s", srt_ynode_describe(backend));
+		return;
+	}
+	if (s->inferred) {
+		char cfg[64];
+
+		snprintf(cfg, sizeof(cfg), "%s_config", s->engine);
+		if (srt_ynode_get(backend, cfg))
+			warn(m, backend, bpath,
+			     "backend.type is not set; inferred engine '%s' from backend.%s", s->engine,
+			     cfg);
+		else
+			warn(m, backend ? backend : s->src, bpath,
+			     "backend.type is not set and no engine config was found; assumed "
+			     "engine 'sglang'");
+	}
+	for (size_t i = 0; backend && i < backend->n; i++) {
+		const struct srt_ypair *p = &backend->pairs[i];
+		bool done = false;
+
+		for (size_t j = 0; j < NMODES && !done; j++) {
+			char env[64], extra[64];
+
+			snprintf(env, sizeof(env), "%s_environment", modes[j].backend);
+			snprintf(extra, sizeof(extra), "%s_extra_args", modes[j].backend);
+			done = true;
+			if (key_is(p->key, env))
+				to_role(m, s, j, "env", p->value);
+			else if (key_is(p->key, extra))
+				to_role(m, s, j, "extra_args", p->value);
+			else
+				done = false;
+		}
+		if (done || is_moved_backend_key(p->key, s->engine))
+			continue;
+		/* An engine-wide key: stays with the engine. */
+		set_copy(m, extras, p->key->str, p->value);
+		if (key_is(p->key, "kv_events_config"))
+			warn(m, p->key, kpath(m, s, "backend.kv_events_config"),
+			     "per-role kv_events is not supported by srtctl's v2 layout; kept as "
+			     "engine option engine.kv_events_config");
+		else if (strlen(p->key->str) > 7 &&
+			 !strcmp(p->key->str + strlen(p->key->str) - 7, "_config"))
+			warn(m, p->key, kpath(m, s, srt_arena_printf(&m->doc->arena, "backend.%s",
+								     p->key->str)),
+			     "does not belong to engine '%s'; kept as engine option engine.%s",
+			     s->engine, p->key->str);
+	}
+	if (backend)
+		move_config(m, s, backend, extras);
+	mc = srt_ynode_get(backend, "mooncake_kv_store");
+	if (mc)
+		move_mooncake(m, s, mc, &mc_env);
+	if (mc_env)
+		spread_mooncake_env(m, s, mc_env);
+
+	/* engine: a plain name, or {type: ..., <engine-wide keys>}. */
+	if (!extras->n && !m->engine_as_map) {
+		if (s->type_node)
+			s->engine_out = copy_node(m, s->type_node);
+		else if (!s->partial)
+			s->engine_out = srt_ynode_new_str(m->doc, s->engine, true);
+		return;
+	}
+	if (!s->type_node && s->partial && !extras->n)
+		return;
+	s->engine_out = srt_ynode_new_map(m->doc);
+	if (s->type_node)
+		set_copy(m, s->engine_out, "type", s->type_node);
+	else if (!s->partial)
+		srt_ynode_map_set(m->doc, s->engine_out, "type",
+				  srt_ynode_new_str(m->doc, s->engine, true));
+	for (size_t i = 0; i < extras->n; i++)
+		srt_ynode_map_set(m->doc, s->engine_out, extras->pairs[i].key->str,
+				  extras->pairs[i].value);
+}
+
+/* Order of the keys inside a role. */
+static const char *const role_keys[] = { "nodes", "workers", "gpus", "env", "args", "extra_args" };
+
+static struct srt_ynode *ordered_role(struct mctx *m, const struct srt_ynode *r)
+{
+	struct srt_ynode *o = srt_ynode_new_map(m->doc);
+
+	for (size_t i = 0; i < sizeof(role_keys) / sizeof(role_keys[0]); i++) {
+		struct srt_ynode *v = srt_ynode_get(r, role_keys[i]);
+
+		if (v)
+			srt_ynode_map_set(m->doc, o, role_keys[i], v);
+	}
+	return o;
+}
+
+/*
+ * The migrated section: name, schema, model, resources, slurm, engine,
+ * roles, services, then every other v1 key in its original order.
+ */
+static struct srt_ynode *write_section(struct mctx *m, struct section *s)
+{
+	static const char *const handled[] = { "name",	  "schema", "model",   "resources",
+					       "slurm",	  "backend", "services" };
+	struct srt_ynode *out = srt_ynode_new_map(m->doc);
+	const struct srt_ynode *v;
+	struct srt_ynode *roles = NULL;
+
+	out->line = s->src->line;
+	out->col = s->src->col;
+	if ((v = srt_ynode_get(s->src, "name")))
+		set_copy(m, out, "name", v);
+	if (!s->partial)
+		srt_ynode_map_set(m->doc, out, "schema", srt_ynode_new_str(m->doc, "2", true));
+	if ((v = srt_ynode_get(s->src, "model")))
+		set_copy(m, out, "model", v);
+	if (s->resources_out)
+		srt_ynode_map_set(m->doc, out, "resources", s->resources_out);
+	if ((v = srt_ynode_get(s->src, "slurm")))
+		set_copy(m, out, "slurm", v);
+	if (s->engine_out)
+		srt_ynode_map_set(m->doc, out, "engine", s->engine_out);
+	for (size_t j = 0; j < NMODES; j++) {
+		if (!s->roles[j] || !s->roles[j]->n)
+			continue;
+		if (!roles)
+			roles = srt_ynode_new_map(m->doc);
+		srt_ynode_map_set(m->doc, roles, modes[j].role, ordered_role(m, s->roles[j]));
+	}
+	if (roles)
+		srt_ynode_map_set(m->doc, out, "roles", roles);
+	if ((v = srt_ynode_get(s->src, "services"))) {
+		/* Not a v1 key, but keep what is there ahead of the migrated entries. */
+		struct srt_ynode *all = copy_node(m, v);
+
+		if (all->kind == SRT_Y_SEQ && s->services) {
+			for (size_t i = 0; i < s->services->n; i++)
+				srt_ynode_seq_push(m->doc, all, s->services->items[i]);
+		}
+		srt_ynode_map_set(m->doc, out, "services", all);
+	} else if (s->services) {
+		srt_ynode_map_set(m->doc, out, "services", s->services);
+	}
+	for (size_t i = 0; i < s->src->n; i++) {
+		const struct srt_ypair *p = &s->src->pairs[i];
+		bool skip = false;
+
+		for (size_t k = 0; k < sizeof(handled) / sizeof(handled[0]); k++)
+			if (key_is(p->key, handled[k]))
+				skip = true;
+		if (!skip)
+			set_copy(m, out, p->key->str, p->value);
+	}
+	return out;
+}
+
+/* Migrate one recipe mapping (whole, or a zip_override's partial recipe). */
+static struct srt_ynode *migrate_section(struct mctx *m, const struct srt_ynode *src,
+					 const char *prefix, bool partial, const char *base_engine)
+{
+	struct section s = { 0 };
+	const struct srt_ynode *backend;
+
+	s.src = src;
+	s.prefix = prefix;
+	s.partial = partial;
+	backend = srt_ynode_get(src, "backend");
+	s.type_node = srt_ynode_get(backend, "type");
+	if (srt_ynode_is_null(s.type_node))
+		s.type_node = NULL; /* null: not set */
+	s.engine = section_engine(backend, partial ? base_engine : NULL, &s.inferred);
+	if (s.type_node && s.type_node->kind == SRT_Y_SCALAR && !partial) {
+		const char *t = srt_ynode_str(s.type_node);
+
+		if (!t || !is_known_engine(t))
+			fail(m, s.type_node, kpath(m, &s, "backend.type"),
+			     "unknown engine '%s'; use sglang, vllm, trtllm or mocker",
+			     t ? t : "null");
+	}
+	move_resources(m, &s);
+	move_backend(m, &s);
+	return write_section(m, &s);
+}
+
+static void migrate_variants(struct mctx *m)
+{
+	const struct srt_ynode *root = m->v1->root;
+	const struct srt_ynode *base = srt_ynode_get(root, "base");
+	const char *base_engine = "sglang";
+	struct srt_ynode *out;
+	bool inferred;
+
+	if (!base || base->kind != SRT_Y_MAP) {
+		fail(m, base ? base : root, "base",
+		     "a variant file needs 'base:' holding a whole recipe mapping");
+		return;
+	}
+	base_engine = section_engine(srt_ynode_get(base, "backend"), NULL, &inferred);
+	/* One mapping-form engine forces the mapping form everywhere. */
+	for (size_t i = 0; i < root->n; i++) {
+		const struct srt_ynode *sec = root->pairs[i].value;
+		const struct srt_ynode *backend = srt_ynode_get(sec, "backend");
+		bool base_sec = key_is(root->pairs[i].key, "base");
+
+		if (sec->kind != SRT_Y_MAP)
+			continue;
+		if (needs_engine_map(backend, section_engine(backend, base_sec ? NULL : base_engine,
+							     &inferred)))
+			m->engine_as_map = true;
+	}
+	out = srt_ynode_new_map(m->doc);
+	for (size_t i = 0; i < root->n; i++) {
+		const struct srt_ypair *p = &root->pairs[i];
+		const char *prefix = srt_arena_printf(&m->doc->arena, "%s.", p->key->str);
+
+		if (key_is(p->key, "base")) {
+			srt_ynode_map_set(m->doc, out, "base",
+					  migrate_section(m, p->value, prefix, false, NULL));
+		} else if (!strncmp(p->key->str, OVERRIDE_PREFIX, strlen(OVERRIDE_PREFIX)) &&
+			   p->value->kind == SRT_Y_MAP) {
+			srt_ynode_map_set(m->doc, out, p->key->str,
+					  migrate_section(m, p->value, prefix, true, base_engine));
+		} else {
+			set_copy(m, out, p->key->str, p->value);
+		}
+	}
+	m->doc->root = out;
+}
+
+struct srt_ydoc *srt_migrate_v1(const struct srt_ydoc *v1, struct srt_diags *diags)
+{
+	struct mctx m = { 0 };
+	const struct srt_ynode *root = v1->root;
+	const struct srt_ynode *marker = NULL;
+
+	m.v1 = v1;
+	m.diags = diags;
+	m.errors_at_start = diags->nerrors;
+	if (!root || root->kind != SRT_Y_MAP) {
+		fail(&m, root, NULL, "a recipe must be a mapping, not %s; nothing to migrate",
+		     root ? srt_ynode_describe(root) : "an empty document");
+		goto out;
+	}
+	m.doc = srt_ydoc_new(v1->file);
+	if (srt_variants_is_variant_doc(root)) {
+		for (size_t i = 0; i < root->n && !marker; i++)
+			marker = v2_marker(root->pairs[i].value);
+	} else {
+		marker = v2_marker(root);
+	}
+	if (marker) {
+		fail(&m, marker, NULL,
+		     "already in the v2 layout; nothing to migrate ('%s' is a v2 key)",
+		     marker->str);
+		goto out;
+	}
+	if (srt_variants_is_variant_doc(root))
+		migrate_variants(&m);
+	else
+		m.doc->root = migrate_section(&m, root, "", false, NULL);
+out:
+	if (failed(&m)) {
+		srt_ydoc_free(m.doc);
+		m.doc = NULL;
+	}
+	return m.doc;
+}

@@ -1,0 +1,124 @@
+/* recipe/model.c: names of the model's enums and small lookups. */
+#include "recipe/model.h"
+
+#include <string.h>
+
+const char *srt_engine_name(enum srt_engine_type e)
+{
+	switch (e) {
+	case SRT_ENGINE_SGLANG:
+		return "sglang";
+	case SRT_ENGINE_VLLM:
+		return "vllm";
+	case SRT_ENGINE_TRTLLM:
+		return "trtllm";
+	case SRT_ENGINE_MOCKER:
+		return "mocker";
+	case SRT_ENGINE_UNSET:
+		break;
+	}
+	return "unset";
+}
+
+const char *srt_role_name(enum srt_role_kind k)
+{
+	static const char *const names[] = { "prefill", "decode", "agg" };
+
+	return k < SRT_ROLE_COUNT ? names[k] : "?";
+}
+
+const char *srt_placement_name(enum srt_placement p)
+{
+	switch (p) {
+	case SRT_PLACE_HEAD:
+		return "head";
+	case SRT_PLACE_INFRA:
+		return "infra";
+	case SRT_PLACE_DEDICATED:
+		return "dedicated";
+	case SRT_PLACE_PREFILL:
+		return "prefill";
+	case SRT_PLACE_DECODE:
+		return "decode";
+	case SRT_PLACE_AGG:
+		return "agg";
+	case SRT_PLACE_WORKERS:
+		return "workers";
+	case SRT_PLACE_DEFAULT:
+		break;
+	}
+	return "default";
+}
+
+const char *srt_start_name(enum srt_start s)
+{
+	switch (s) {
+	case SRT_START_BEFORE_WORKERS:
+		return "before_workers";
+	case SRT_START_WITH_WORKERS:
+		return "with_workers";
+	case SRT_START_AFTER_FRONTEND:
+		return "after_frontend";
+	case SRT_START_DEFAULT:
+		break;
+	}
+	return "default";
+}
+
+const char *srt_restart_mode_name(enum srt_restart_mode m)
+{
+	switch (m) {
+	case SRT_RESTART_NEVER:
+		return "never";
+	case SRT_RESTART_ON_FAILURE:
+		return "on-failure";
+	case SRT_RESTART_ALWAYS:
+		return "always";
+	}
+	return "?";
+}
+
+const char *srt_service_type_name(enum srt_service_type t)
+{
+	switch (t) {
+	case SRT_SVC_GENERIC:
+		return "generic";
+	case SRT_SVC_MOONCAKE_MASTER:
+		return "mooncake-master";
+	case SRT_SVC_MOONCAKE_STORE:
+		return "mooncake-store";
+	}
+	return "?";
+}
+
+const struct srt_env_var *srt_env_find(const struct srt_env *env, const char *name)
+{
+	for (size_t i = 0; i < env->n; i++)
+		if (!strcmp(env->v[i].name, name))
+			return &env->v[i];
+	return NULL;
+}
+
+const char *srt_env_get(const struct srt_env *env, const char *name)
+{
+	const struct srt_env_var *v = srt_env_find(env, name);
+
+	return v ? v->value : NULL;
+}
+
+const struct srt_service *srt_recipe_master(const struct srt_recipe *r)
+{
+	for (size_t i = 0; i < r->nservices; i++)
+		if (r->services[i].enabled && r->services[i].type == SRT_SVC_MOONCAKE_MASTER)
+			return &r->services[i];
+	return NULL;
+}
+
+bool srt_recipe_doc_is_v1(const struct srt_ynode *root)
+{
+	if (!root || root->kind != SRT_Y_MAP)
+		return false;
+	if (srt_ynode_get(root, "roles") || srt_ynode_get(root, "engine"))
+		return false;
+	return srt_ynode_get(root, "backend") != NULL;
+}

@@ -1,0 +1,229 @@
+/*
+ * recipe/model.h: the typed v2 recipe model.
+ *
+ * srt_recipe_parse() turns a YAML document into a struct srt_recipe and
+ * reports every structural problem (types, unknown keys, bad enums) with its
+ * file:line:col and key path.  Cross-field rules live in validate.c and are
+ * applied by srt_recipe_validate().  The recipe lives in the YAML document's
+ * arena: the struct, its arrays, and every string and node it points to die
+ * with srt_ydoc_free(recipe->doc).  There is no srt_recipe_free().
+ *
+ * The model is plain data: nothing here performs I/O.
+ */
+#ifndef SRT_RECIPE_MODEL_H
+#define SRT_RECIPE_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "recipe/yaml.h"
+#include "util/diag.h"
+
+/* Ports srtctl owns on the mooncake master (see the seed spec). */
+#define SRT_MC_RPC_PORT 8700
+#define SRT_MC_METADATA_PORT 8701
+#define SRT_MC_ADMIN_PORT 8702
+/* Default readiness budget for services (seconds). */
+#define SRT_READINESS_TIMEOUT_DEFAULT 120
+#define SRT_READINESS_INTERVAL_DEFAULT 2
+
+enum srt_engine_type {
+	SRT_ENGINE_UNSET,
+	SRT_ENGINE_SGLANG,
+	SRT_ENGINE_VLLM,
+	SRT_ENGINE_TRTLLM,
+	SRT_ENGINE_MOCKER,
+};
+
+enum srt_role_kind { SRT_ROLE_PREFILL, SRT_ROLE_DECODE, SRT_ROLE_AGG, SRT_ROLE_COUNT };
+
+enum srt_service_type {
+	SRT_SVC_GENERIC,
+	SRT_SVC_MOONCAKE_MASTER,
+	SRT_SVC_MOONCAKE_STORE,
+};
+
+enum srt_placement {
+	SRT_PLACE_DEFAULT, /* the type's default, resolved by the parser */
+	SRT_PLACE_HEAD,
+	SRT_PLACE_INFRA,
+	SRT_PLACE_DEDICATED,
+	SRT_PLACE_PREFILL,
+	SRT_PLACE_DECODE,
+	SRT_PLACE_AGG,
+	SRT_PLACE_WORKERS,
+};
+
+enum srt_start {
+	SRT_START_DEFAULT,
+	SRT_START_BEFORE_WORKERS,
+	SRT_START_WITH_WORKERS,
+	SRT_START_AFTER_FRONTEND,
+};
+
+enum srt_probe_kind { SRT_PROBE_NONE, SRT_PROBE_TCP, SRT_PROBE_HTTP };
+
+enum srt_restart_mode { SRT_RESTART_NEVER, SRT_RESTART_ON_FAILURE, SRT_RESTART_ALWAYS };
+
+/* Restart policy defaults (documented in docs/recipe-reference.md). */
+#define SRT_RESTART_MAX_DEFAULT 5
+#define SRT_RESTART_BACKOFF_DEFAULT 1
+#define SRT_RESTART_BACKOFF_MAX_DEFAULT 60
+#define SRT_RESTART_RESET_DEFAULT 300
+
+struct srt_restart_policy {
+	enum srt_restart_mode mode;
+	int max_restarts; /* restarts allowed before giving up */
+	int backoff_seconds; /* first delay; doubles each time */
+	int max_backoff_seconds; /* cap on the delay */
+	int reset_after_seconds; /* a run this long resets the count */
+};
+
+struct srt_probe {
+	enum srt_probe_kind kind;
+	int port;
+	const char *path; /* HTTP only; default "/health" */
+	int status; /* HTTP only; default 200 */
+};
+
+struct srt_readiness {
+	struct srt_probe probes[3]; /* the master gates on three ports */
+	size_t nprobes;
+	int timeout_seconds;
+	int interval_seconds;
+	bool explicit_; /* written in the recipe (not a type default) */
+	const struct srt_ynode *node;
+};
+
+struct srt_env_var {
+	const char *name;
+	const char *value;
+	const struct srt_ynode *node; /* the value's node, for diagnostics */
+};
+
+/* An ordered NAME=value list; later duplicates are rejected by the parser. */
+struct srt_env {
+	struct srt_env_var *v;
+	size_t n;
+};
+
+struct srt_argv {
+	const char **v;
+	size_t n;
+};
+
+struct srt_role {
+	bool present;
+	enum srt_role_kind kind;
+	const char *name; /* "prefill", "decode", "agg" */
+	int nodes; /* -1 when unset */
+	bool colocate; /* decode only: share the prefill nodes */
+	int workers; /* default 1 */
+	int gpus; /* GPUs per worker; 0 = derived from nodes and gpus_per_node */
+	const char *container; /* NULL: model.container */
+	struct srt_env env;
+	const struct srt_ynode *args; /* a mapping, or NULL */
+	struct srt_argv extra_args;
+	struct srt_restart_policy restart;
+	const struct srt_ynode *node;
+};
+
+struct srt_service {
+	const char *name;
+	enum srt_service_type type;
+	const char *type_name;
+	bool enabled;
+	const char *container; /* NULL: type default, then the job container */
+	struct srt_argv command; /* generic only */
+	struct srt_argv args;
+	struct srt_env env;
+	const struct srt_ynode *options; /* mapping or NULL */
+	const struct srt_ynode *store_config; /* options.store_config, or NULL */
+	enum srt_placement placement;
+	const char *external; /* "host:port" of a master that already runs */
+	const char *external_host;
+	int external_port;
+	enum srt_start start;
+	struct srt_readiness readiness;
+	struct srt_restart_policy restart;
+	bool critical;
+	const struct srt_ynode *node;
+};
+
+struct srt_frontend {
+	const char *type; /* default "none" */
+	struct srt_argv command; /* optional explicit argv */
+	const struct srt_ynode *args;
+	struct srt_env env;
+	int port; /* default 8000 */
+	const struct srt_ynode *node;
+};
+
+struct srt_benchmark {
+	const char *type; /* default "manual": no benchmark step */
+	const char *command; /* run with bash -c */
+	struct srt_env env;
+	const struct srt_ynode *node; /* the whole mapping (parameters) */
+};
+
+struct srt_recipe {
+	struct srt_ydoc *doc; /* borrowed: owns this struct and all it points to */
+	const struct srt_ynode *root;
+	const char *file;
+	const char *name;
+	int schema; /* 2, or 0 when not written */
+	enum srt_engine_type engine;
+	const char *engine_name;
+	const struct srt_ynode *engine_node;
+	struct {
+		const char *path, *container, *precision;
+	} model;
+	struct {
+		const char *gpu_type;
+		int gpus_per_node; /* default 4 */
+	} resources;
+	struct {
+		const char *account, *partition, *time_limit;
+		struct srt_env directives; /* extra #SBATCH --key=value */
+	} slurm;
+	struct srt_env environment; /* every process of the run */
+	struct srt_frontend frontend;
+	struct srt_benchmark benchmark;
+	struct srt_role roles[SRT_ROLE_COUNT];
+	struct srt_service *services;
+	size_t nservices;
+	/* Top-level sections srtctl keeps but does not act on (each warned once). */
+	const struct srt_ypair **unsupported;
+	size_t nunsupported;
+};
+
+/*
+ * Parse `root` (a node of doc; usually doc->root) into a recipe allocated in
+ * doc's arena.  Problems go to diags; the return value is NULL only when the
+ * node is not a recipe at all (not a mapping, or the v1 layout).  A non-NULL
+ * recipe may still carry errors in diags: callers check diags->nerrors.
+ * `default_name` is used when the recipe has no `name` (the file's stem).
+ */
+struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode *root,
+				    const char *default_name, struct srt_diags *diags);
+
+/* Cross-field validation (recipe/validate.c).  Adds to diags. */
+struct srt_cluster;
+void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *cluster,
+			 struct srt_diags *diags);
+
+/* Lookups and names. */
+const struct srt_service *srt_recipe_master(const struct srt_recipe *r);
+const char *srt_engine_name(enum srt_engine_type e);
+const char *srt_role_name(enum srt_role_kind k);
+const char *srt_placement_name(enum srt_placement p);
+const char *srt_start_name(enum srt_start s);
+const char *srt_restart_mode_name(enum srt_restart_mode m);
+const char *srt_service_type_name(enum srt_service_type t);
+const char *srt_env_get(const struct srt_env *env, const char *name);
+const struct srt_env_var *srt_env_find(const struct srt_env *env, const char *name);
+
+/* Is this document the v1 layout (a top-level `backend:` and no roles/engine)? */
+bool srt_recipe_doc_is_v1(const struct srt_ynode *root);
+
+#endif

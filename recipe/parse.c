@@ -1,0 +1,1055 @@
+/*
+ * recipe/parse.c: YAML tree -> struct srt_recipe.
+ *
+ * This file owns the shape of a recipe: which keys exist in each section
+ * srtctl models, their types, enums and defaults.  It reports every problem
+ * it finds (it never stops at the first) with the node's position and key
+ * path, and suggests the intended key for typos.  Cross-field rules (which
+ * need the whole recipe) are in validate.c.
+ */
+#include "recipe/model.h"
+#include "util/strutil.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <string.h>
+
+struct pctx {
+	struct srt_ydoc *doc;
+	struct srt_arena *a;
+	struct srt_diags *d;
+};
+
+/* A key that exists in srt-slurm's schema but that srtctl does not take here. */
+struct hint {
+	const char *key;
+	const char *text;
+};
+
+static void vdiag(struct pctx *c, enum srt_diag_level lvl, const struct srt_ynode *n,
+		  const char *path, const char *fmt, va_list ap)
+{
+	srt_diags_vadd(c->d, lvl, c->doc->file, n ? n->line : 0, n ? n->col : 0, path, fmt, ap);
+}
+
+static void err(struct pctx *c, const struct srt_ynode *n, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void warn(struct pctx *c, const struct srt_ynode *n, const char *path, const char *fmt,
+		 ...) __attribute__((format(printf, 4, 5)));
+
+static void err(struct pctx *c, const struct srt_ynode *n, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdiag(c, SRT_DIAG_ERROR, n, path, fmt, ap);
+	va_end(ap);
+}
+
+static void warn(struct pctx *c, const struct srt_ynode *n, const char *path, const char *fmt,
+		 ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdiag(c, SRT_DIAG_WARNING, n, path, fmt, ap);
+	va_end(ap);
+}
+
+static const char *join(struct pctx *c, const char *parent, const char *key)
+{
+	if (!parent || !*parent)
+		return srt_arena_strdup(c->a, key);
+	return srt_arena_printf(c->a, "%s.%s", parent, key);
+}
+
+static const char *idx(struct pctx *c, const char *parent, size_t i)
+{
+	return srt_arena_printf(c->a, "%s[%zu]", parent, i);
+}
+
+static bool in_list(const char *s, const char *const *list)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(s, list[i]))
+			return true;
+	return false;
+}
+
+static void join_list(char *out, size_t outsz, const char *const *list)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; list[i] && used + 1 < outsz; i++) {
+		int n = snprintf(out + used, outsz - used, "%s%s", i ? ", " : "", list[i]);
+
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+/* Report keys of `map` outside `allowed`; `hints` explains known-but-unsupported ones. */
+static void check_keys(struct pctx *c, const struct srt_ynode *map, const char *path,
+		       const char *const *allowed, const struct hint *hints)
+{
+	for (size_t i = 0; i < map->n; i++) {
+		const struct srt_ynode *k = map->pairs[i].key;
+		const char *key = k->str;
+		const char *kpath = join(c, path, key);
+		const char *sugg;
+		bool hinted = false;
+		char list[1024];
+
+		if (in_list(key, allowed))
+			continue;
+		for (size_t h = 0; hints && hints[h].key; h++) {
+			if (!strcmp(hints[h].key, key)) {
+				err(c, k, kpath, "%s", hints[h].text);
+				hinted = true;
+				break;
+			}
+		}
+		if (hinted)
+			continue;
+		sugg = srt_did_you_mean(key, allowed);
+		if (sugg) {
+			err(c, k, kpath, "unknown key '%s'; did you mean '%s'?", key, sugg);
+		} else {
+			join_list(list, sizeof(list), allowed);
+			err(c, k, kpath, "unknown key '%s'; expected one of: %s", key, list);
+		}
+	}
+}
+
+static bool want_map(struct pctx *c, const struct srt_ynode *n, const char *path)
+{
+	if (n && n->kind == SRT_Y_MAP)
+		return true;
+	err(c, n, path, "must be a mapping (key: value lines), not %s", srt_ynode_describe(n));
+	return false;
+}
+
+/* A scalar as text; numbers and booleans keep their written form. */
+static bool want_str(struct pctx *c, const struct srt_ynode *n, const char *path,
+		     const char **out)
+{
+	if (!n || n->kind != SRT_Y_SCALAR || srt_ynode_is_null(n)) {
+		err(c, n, path, "must be a string, not %s", srt_ynode_describe(n));
+		return false;
+	}
+	if (strlen(n->str) != n->len) {
+		err(c, n, path, "contains a NUL byte, which no process can receive");
+		return false;
+	}
+	*out = n->str;
+	return true;
+}
+
+static bool want_int(struct pctx *c, const struct srt_ynode *n, const char *path, int *out,
+		     int min, int max)
+{
+	int64_t v;
+
+	if (!srt_ynode_int(n, &v)) {
+		err(c, n, path, "must be an integer, not %s", srt_ynode_describe(n));
+		return false;
+	}
+	if (v < min || v > max) {
+		err(c, n, path, "must be between %d and %d, not %lld", min, max, (long long)v);
+		return false;
+	}
+	*out = (int)v;
+	return true;
+}
+
+static bool want_bool(struct pctx *c, const struct srt_ynode *n, const char *path, bool *out)
+{
+	if (!srt_ynode_bool(n, out)) {
+		err(c, n, path, "must be true or false, not %s", srt_ynode_describe(n));
+		return false;
+	}
+	return true;
+}
+
+/* Optional string field of a mapping. */
+static void opt_str(struct pctx *c, const struct srt_ynode *map, const char *path,
+		    const char *key, const char **out)
+{
+	const struct srt_ynode *v = srt_ynode_get(map, key);
+
+	if (v && !srt_ynode_is_null(v))
+		want_str(c, v, join(c, path, key), out);
+}
+
+static void opt_int(struct pctx *c, const struct srt_ynode *map, const char *path,
+		    const char *key, int *out, int min, int max)
+{
+	const struct srt_ynode *v = srt_ynode_get(map, key);
+
+	if (v && !srt_ynode_is_null(v))
+		want_int(c, v, join(c, path, key), out, min, max);
+}
+
+static void opt_bool(struct pctx *c, const struct srt_ynode *map, const char *path,
+		     const char *key, bool *out)
+{
+	const struct srt_ynode *v = srt_ynode_get(map, key);
+
+	if (v && !srt_ynode_is_null(v))
+		want_bool(c, v, join(c, path, key), out);
+}
+
+static void parse_env(struct pctx *c, const struct srt_ynode *n, const char *path,
+		      struct srt_env *env)
+{
+	if (srt_ynode_is_null(n))
+		return;
+	if (!want_map(c, n, path))
+		return;
+	env->v = srt_arena_alloc(c->a, (n->n ? n->n : 1) * sizeof(*env->v));
+	for (size_t i = 0; i < n->n; i++) {
+		const struct srt_ynode *k = n->pairs[i].key;
+		const struct srt_ynode *v = n->pairs[i].value;
+		const char *vpath = join(c, path, k->str);
+		struct srt_env_var *e;
+
+		if (!srt_is_env_name(k->str)) {
+			err(c, k, vpath,
+			    "'%s' is not a valid environment variable name (letters, digits and "
+			    "'_', not starting with a digit)",
+			    k->str);
+			continue;
+		}
+		if (v->kind != SRT_Y_SCALAR) {
+			err(c, v, vpath, "an environment value must be a string, not %s",
+			    srt_ynode_describe(v));
+			continue;
+		}
+		if (srt_ynode_is_null(v)) {
+			err(c, v, vpath,
+			    "has no value; write %s: \"\" for an empty value, or remove the line",
+			    k->str);
+			continue;
+		}
+		if (strlen(v->str) != v->len) {
+			err(c, v, vpath, "contains a NUL byte, which no process can receive");
+			continue;
+		}
+		e = &env->v[env->n++];
+		e->name = k->str;
+		e->value = v->str;
+		e->node = v;
+	}
+}
+
+/* A list of scalars as argv words. */
+static void parse_argv(struct pctx *c, const struct srt_ynode *n, const char *path,
+		       struct srt_argv *argv)
+{
+	if (srt_ynode_is_null(n))
+		return;
+	if (n->kind != SRT_Y_SEQ) {
+		err(c, n, path, "must be a list of strings (e.g. [\"--flag\", \"value\"]), not %s",
+		    srt_ynode_describe(n));
+		return;
+	}
+	argv->v = srt_arena_alloc(c->a, (n->n ? n->n : 1) * sizeof(*argv->v));
+	for (size_t i = 0; i < n->n; i++) {
+		const struct srt_ynode *it = n->items[i];
+
+		if (it->kind != SRT_Y_SCALAR || srt_ynode_is_null(it)) {
+			err(c, it, idx(c, path, i), "must be a string, not %s",
+			    srt_ynode_describe(it));
+			continue;
+		}
+		if (strlen(it->str) != it->len) {
+			err(c, it, idx(c, path, i),
+			    "contains a NUL byte, which no process can receive");
+			continue;
+		}
+		argv->v[argv->n++] = it->str;
+	}
+}
+
+static void restart_defaults(struct srt_restart_policy *p, enum srt_restart_mode mode)
+{
+	p->mode = mode;
+	p->max_restarts = SRT_RESTART_MAX_DEFAULT;
+	p->backoff_seconds = SRT_RESTART_BACKOFF_DEFAULT;
+	p->max_backoff_seconds = SRT_RESTART_BACKOFF_MAX_DEFAULT;
+	p->reset_after_seconds = SRT_RESTART_RESET_DEFAULT;
+}
+
+static bool parse_restart_mode(struct pctx *c, const struct srt_ynode *n, const char *path,
+			       enum srt_restart_mode *out)
+{
+	static const char *const modes[] = { "never", "on-failure", "always", NULL };
+	const char *s = NULL;
+	const char *sugg;
+
+	if (!want_str(c, n, path, &s))
+		return false;
+	if (!strcmp(s, "never"))
+		*out = SRT_RESTART_NEVER;
+	else if (!strcmp(s, "on-failure") || !strcmp(s, "on_failure"))
+		*out = SRT_RESTART_ON_FAILURE;
+	else if (!strcmp(s, "always"))
+		*out = SRT_RESTART_ALWAYS;
+	else {
+		sugg = srt_did_you_mean(s, modes);
+		err(c, n, path, "unknown restart policy '%s'%s%s%s; expected never, on-failure or always",
+		    s, sugg ? " (did you mean '" : "", sugg ? sugg : "", sugg ? "'?)" : "");
+		return false;
+	}
+	return true;
+}
+
+static void parse_restart(struct pctx *c, const struct srt_ynode *n, const char *path,
+			  struct srt_restart_policy *p)
+{
+	static const char *const keys[] = { "policy", "max_restarts", "backoff_seconds",
+					    "max_backoff_seconds", "reset_after_seconds", NULL };
+	const struct srt_ynode *v;
+
+	if (srt_ynode_is_null(n))
+		return;
+	if (n->kind == SRT_Y_SCALAR) {
+		parse_restart_mode(c, n, path, &p->mode);
+		return;
+	}
+	if (!want_map(c, n, path))
+		return;
+	check_keys(c, n, path, keys, NULL);
+	v = srt_ynode_get(n, "policy");
+	if (v)
+		parse_restart_mode(c, v, join(c, path, "policy"), &p->mode);
+	opt_int(c, n, path, "max_restarts", &p->max_restarts, 0, 1000000);
+	opt_int(c, n, path, "backoff_seconds", &p->backoff_seconds, 0, 86400);
+	opt_int(c, n, path, "max_backoff_seconds", &p->max_backoff_seconds, 0, 86400);
+	opt_int(c, n, path, "reset_after_seconds", &p->reset_after_seconds, 0, 86400 * 30);
+	if (p->max_backoff_seconds < p->backoff_seconds)
+		err(c, n, path,
+		    "max_backoff_seconds (%d) is smaller than backoff_seconds (%d); raise it",
+		    p->max_backoff_seconds, p->backoff_seconds);
+}
+
+/* ---- engine ---- */
+
+static void parse_engine(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
+{
+	static const char *const engines[] = { "sglang", "vllm", "trtllm", "mocker", NULL };
+	static const char *const unsupported[] = { "atom", "tilert", NULL };
+	const struct srt_ynode *tn = n;
+	const char *s = NULL;
+	const char *path = "engine";
+	const char *sugg;
+
+	r->engine_node = n;
+	if (srt_ynode_is_null(n))
+		return;
+	if (n->kind == SRT_Y_MAP) {
+		tn = srt_ynode_get(n, "type");
+		path = "engine.type";
+		if (!tn) {
+			err(c, n, "engine", "the engine mapping needs a 'type' (sglang or vllm)");
+			return;
+		}
+		for (size_t i = 0; i < n->n; i++) {
+			const char *k = n->pairs[i].key->str;
+
+			if (strcmp(k, "type"))
+				warn(c, n->pairs[i].key, join(c, "engine", k),
+				     "engine option '%s' is not used by srtctl and is ignored; put "
+				     "engine flags in roles.<role>.args",
+				     k);
+		}
+	}
+	if (!want_str(c, tn, path, &s))
+		return;
+	r->engine_name = s;
+	if (!strcmp(s, "sglang"))
+		r->engine = SRT_ENGINE_SGLANG;
+	else if (!strcmp(s, "vllm"))
+		r->engine = SRT_ENGINE_VLLM;
+	else if (!strcmp(s, "trtllm"))
+		r->engine = SRT_ENGINE_TRTLLM;
+	else if (!strcmp(s, "mocker"))
+		r->engine = SRT_ENGINE_MOCKER;
+	else if (in_list(s, unsupported))
+		err(c, tn, path, "engine '%s' is not supported by srtctl; use sglang or vllm", s);
+	else if ((sugg = srt_did_you_mean(s, engines)))
+		err(c, tn, path, "unknown engine '%s'; did you mean '%s'?", s, sugg);
+	else
+		err(c, tn, path, "unknown engine '%s'; expected sglang or vllm (also: trtllm, mocker)",
+		    s);
+}
+
+/* ---- roles ---- */
+
+static void parse_role(struct pctx *c, struct srt_recipe *r, struct srt_role *role,
+		       const struct srt_ynode *n, const char *path)
+{
+	static const char *const keys[] = { "nodes", "workers", "gpus", "env", "args",
+					    "extra_args", "container", "restart", NULL };
+	static const struct hint hints[] = {
+		{ "engine", "a per-role engine is not supported by srtctl; set the top-level 'engine'" },
+		{ "kv_events", "'kv_events' is not supported by srtctl; pass the engine's own flag in 'args'" },
+		{ "sidecar", "'sidecar' (Dynamo sidecars) is not supported by srtctl" },
+		{ "srun_options", "'srun_options' is not supported by srtctl" },
+		{ "critical", "'critical' is not supported on roles: every worker is critical; use 'restart' to keep workers alive" },
+		{ "gpus_per_worker", "unknown key 'gpus_per_worker'; did you mean 'gpus' (GPUs per worker)?" },
+		{ NULL, NULL },
+	};
+	const struct srt_ynode *v;
+
+	(void)r;
+	role->present = true;
+	role->node = n;
+	role->nodes = -1;
+	role->workers = 1;
+	restart_defaults(&role->restart, SRT_RESTART_ON_FAILURE);
+	if (srt_ynode_is_null(n))
+		return;
+	if (!want_map(c, n, path))
+		return;
+	check_keys(c, n, path, keys, hints);
+	v = srt_ynode_get(n, "nodes");
+	if (v && !srt_ynode_is_null(v)) {
+		const char *s = srt_ynode_str(v);
+
+		if (s && !strcmp(s, "colocate")) {
+			if (role->kind != SRT_ROLE_DECODE)
+				err(c, v, join(c, path, "nodes"),
+				    "'colocate' is only valid on roles.decode (it packs decode workers "
+				    "onto the prefill nodes)");
+			role->colocate = true;
+			role->nodes = 0;
+		} else {
+			want_int(c, v, join(c, path, "nodes"), &role->nodes, 1, 100000);
+		}
+	}
+	opt_int(c, n, path, "workers", &role->workers, 1, 100000);
+	opt_int(c, n, path, "gpus", &role->gpus, 1, 1024);
+	parse_env(c, srt_ynode_get(n, "env"), join(c, path, "env"), &role->env);
+	v = srt_ynode_get(n, "args");
+	if (v && !srt_ynode_is_null(v) && want_map(c, v, join(c, path, "args")))
+		role->args = v;
+	parse_argv(c, srt_ynode_get(n, "extra_args"), join(c, path, "extra_args"),
+		   &role->extra_args);
+	opt_str(c, n, path, "container", &role->container);
+	parse_restart(c, srt_ynode_get(n, "restart"), join(c, path, "restart"), &role->restart);
+}
+
+static void parse_roles(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
+{
+	static const char *const keys[] = { "prefill", "decode", "agg", NULL };
+	static const struct hint hints[] = {
+		{ "aggregated", "the aggregated role is called 'agg' in the v2 layout" },
+		{ NULL, NULL },
+	};
+
+	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+		r->roles[k].kind = (enum srt_role_kind)k;
+		r->roles[k].name = srt_role_name((enum srt_role_kind)k);
+	}
+	if (srt_ynode_is_null(n))
+		return;
+	if (!want_map(c, n, "roles"))
+		return;
+	check_keys(c, n, "roles", keys, hints);
+	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+		const struct srt_ypair *p = srt_ynode_get_pair(n, srt_role_name((enum srt_role_kind)k));
+
+		if (p)
+			parse_role(c, r, &r->roles[k], p->value, join(c, "roles", p->key->str));
+	}
+}
+
+/* ---- services ---- */
+
+static bool parse_placement(struct pctx *c, const struct srt_ynode *n, const char *path,
+			    enum srt_placement *out)
+{
+	static const char *const names[] = { "head", "infra", "dedicated", "prefill",
+					     "decode", "agg", "workers", NULL };
+	static const char *const kno[] = { "node", NULL };
+	static const struct hint hints[] = {
+		{ "pool", "'placement.pool' (service node pools) is not supported by srtctl" },
+		{ "per", "'placement.per' (per-worker sidecars) is not supported by srtctl" },
+		{ NULL, NULL },
+	};
+	const struct srt_ynode *v;
+	const char *s = NULL, *sugg;
+
+	if (srt_ynode_is_null(n))
+		return true;
+	if (!want_map(c, n, path))
+		return false;
+	check_keys(c, n, path, kno, hints);
+	v = srt_ynode_get(n, "node");
+	if (!v)
+		return true;
+	path = join(c, path, "node");
+	if (!want_str(c, v, path, &s))
+		return false;
+	for (int i = 0; names[i]; i++) {
+		if (!strcmp(s, names[i])) {
+			*out = (enum srt_placement)(SRT_PLACE_HEAD + i);
+			return true;
+		}
+	}
+	sugg = srt_did_you_mean(s, names);
+	if (sugg)
+		err(c, v, path, "unknown placement '%s'; did you mean '%s'?", s, sugg);
+	else
+		err(c, v, path,
+		    "unknown placement '%s'; expected head, infra, dedicated, prefill, decode, agg "
+		    "or workers",
+		    s);
+	return false;
+}
+
+static void parse_probe_port(struct pctx *c, const struct srt_ynode *n, const char *path,
+			     struct srt_probe *p, enum srt_probe_kind kind)
+{
+	static const char *const tcpkeys[] = { "port", NULL };
+	static const char *const httpkeys[] = { "port", "path", "status", NULL };
+	const struct srt_ynode *port;
+
+	p->kind = kind;
+	p->path = "/health";
+	p->status = 200;
+	if (!want_map(c, n, path))
+		return;
+	check_keys(c, n, path, kind == SRT_PROBE_TCP ? tcpkeys : httpkeys, NULL);
+	port = srt_ynode_get(n, "port");
+	if (!port)
+		err(c, n, path, "needs a 'port'");
+	else
+		want_int(c, port, join(c, path, "port"), &p->port, 1, 65535);
+	if (kind == SRT_PROBE_HTTP) {
+		opt_str(c, n, path, "path", &p->path);
+		if (p->path && p->path[0] != '/')
+			err(c, srt_ynode_get(n, "path"), join(c, path, "path"),
+			    "must start with '/' (e.g. /health)");
+		opt_int(c, n, path, "status", &p->status, 100, 599);
+	}
+}
+
+static void parse_readiness(struct pctx *c, const struct srt_ynode *n, const char *path,
+			    struct srt_readiness *rd)
+{
+	static const char *const keys[] = { "port", "tcp", "http", "timeout_seconds",
+					    "interval_seconds", NULL };
+	static const struct hint hints[] = {
+		{ "log", "log-pattern readiness probes are not supported by srtctl; use port, tcp or http" },
+		{ "file", "file readiness probes are not supported by srtctl; use port, tcp or http" },
+		{ NULL, NULL },
+	};
+	const struct srt_ynode *port, *tcp, *http;
+	int kinds;
+
+	rd->timeout_seconds = SRT_READINESS_TIMEOUT_DEFAULT;
+	rd->interval_seconds = SRT_READINESS_INTERVAL_DEFAULT;
+	if (srt_ynode_is_null(n))
+		return;
+	if (!want_map(c, n, path))
+		return;
+	rd->explicit_ = true;
+	rd->node = n;
+	check_keys(c, n, path, keys, hints);
+	port = srt_ynode_get(n, "port");
+	tcp = srt_ynode_get(n, "tcp");
+	http = srt_ynode_get(n, "http");
+	kinds = !!port + !!tcp + !!http;
+	if (kinds > 1)
+		err(c, n, path, "name exactly one probe: port, tcp or http (found %d)", kinds);
+	if (port) {
+		rd->probes[0].kind = SRT_PROBE_TCP;
+		want_int(c, port, join(c, path, "port"), &rd->probes[0].port, 1, 65535);
+		rd->nprobes = 1;
+	} else if (tcp) {
+		parse_probe_port(c, tcp, join(c, path, "tcp"), &rd->probes[0], SRT_PROBE_TCP);
+		rd->nprobes = 1;
+	} else if (http) {
+		parse_probe_port(c, http, join(c, path, "http"), &rd->probes[0], SRT_PROBE_HTTP);
+		rd->nprobes = 1;
+	}
+	opt_int(c, n, path, "timeout_seconds", &rd->timeout_seconds, 1, 86400);
+	opt_int(c, n, path, "interval_seconds", &rd->interval_seconds, 1, 3600);
+	if (rd->interval_seconds > rd->timeout_seconds)
+		err(c, n, path,
+		    "interval_seconds (%d) is longer than timeout_seconds (%d); the probe would "
+		    "run once at most",
+		    rd->interval_seconds, rd->timeout_seconds);
+}
+
+static void parse_start(struct pctx *c, const struct srt_ynode *n, const char *path,
+			enum srt_start *out)
+{
+	static const char *const names[] = { "before_workers", "with_workers", "after_frontend",
+					     NULL };
+	const char *s = NULL, *sugg;
+
+	if (srt_ynode_is_null(n) || !want_str(c, n, path, &s))
+		return;
+	if (!strcmp(s, "before_workers"))
+		*out = SRT_START_BEFORE_WORKERS;
+	else if (!strcmp(s, "with_workers"))
+		*out = SRT_START_WITH_WORKERS;
+	else if (!strcmp(s, "after_frontend"))
+		*out = SRT_START_AFTER_FRONTEND;
+	else if ((sugg = srt_did_you_mean(s, names)))
+		err(c, n, path, "unknown start phase '%s'; did you mean '%s'?", s, sugg);
+	else
+		err(c, n, path,
+		    "unknown start phase '%s'; expected before_workers, with_workers or "
+		    "after_frontend",
+		    s);
+}
+
+static void parse_external(struct pctx *c, struct srt_service *s, const struct srt_ynode *n,
+			   const char *path)
+{
+	const char *text = NULL;
+	const char *colon, *host_end;
+	char *end;
+	long port;
+
+	if (srt_ynode_is_null(n) || !want_str(c, n, path, &text))
+		return;
+	s->external = text;
+	if (text[0] == '[') {
+		host_end = strchr(text, ']');
+		colon = host_end ? host_end + 1 : NULL;
+		if (!host_end || *colon != ':')
+			colon = NULL;
+	} else {
+		colon = strrchr(text, ':');
+		host_end = colon;
+		if (colon && memchr(text, ':', (size_t)(colon - text)))
+			colon = NULL; /* bare IPv6 without brackets */
+	}
+	if (strstr(text, "://")) {
+		err(c, n, path,
+		    "'%s' must be host:port without a scheme (e.g. 10.0.0.5:8700)", text);
+		return;
+	}
+	if (!colon || colon == text || (text[0] == '[' && host_end == text + 1)) {
+		err(c, n, path, "'%s' is not host:port (e.g. 10.0.0.5:8700; IPv6 as [fd00::5]:8700)",
+		    text);
+		return;
+	}
+	port = strtol(colon + 1, &end, 10);
+	if (!colon[1] || *end || port < 1 || port > 65535) {
+		err(c, n, path, "'%s' has no valid port after ':' (1-65535)", text);
+		return;
+	}
+	if (text[0] == '[')
+		s->external_host = srt_arena_strndup(c->a, text + 1, (size_t)(host_end - text - 1));
+	else
+		s->external_host = srt_arena_strndup(c->a, text, (size_t)(colon - text));
+	for (const char *p = s->external_host; *p; p++) {
+		if (*p == ' ' || *p == '/' || *p == '\t') {
+			err(c, n, path, "'%s' has an invalid host part", text);
+			return;
+		}
+	}
+	s->external_port = (int)port;
+}
+
+static void parse_service(struct pctx *c, struct srt_service *s, const struct srt_ynode *n,
+			  const char *path)
+{
+	static const char *const keys[] = { "name", "type", "enabled", "container", "command",
+					    "args", "env", "options", "placement", "external",
+					    "start", "readiness", "restart", "critical", NULL };
+	static const struct hint hints[] = {
+		{ "source", "'source' (building a service from git) is not supported by srtctl" },
+		{ "build_command", "'build_command' is not supported by srtctl" },
+		{ "nodes", "service node pools ('nodes') are not supported by srtctl" },
+		{ "preamble", "'preamble' is not supported by srtctl; wrap the command instead (e.g. [bash, -c, \"ulimit -n 65536; exec ...\"])" },
+		{ "cpus_per_task", "'cpus_per_task' is not supported by srtctl" },
+		{ "cpu_bind", "'cpu_bind' is not supported by srtctl" },
+		{ "srun_options", "'srun_options' is not supported by srtctl" },
+		{ "metrics", "'metrics' scraping is not supported by srtctl" },
+		{ "terminal", "'terminal' services are not supported by srtctl" },
+		{ "inherit_discovery_env", "'inherit_discovery_env' is not supported by srtctl (srtctl runs no etcd/NATS)" },
+		{ "build_timeout_seconds", "'build_timeout_seconds' is not supported by srtctl" },
+		{ NULL, NULL },
+	};
+	static const char *const types[] = { "generic", "mooncake-master", "mooncake-store", NULL };
+	const struct srt_ynode *v;
+	const char *type = "generic", *sugg;
+
+	s->node = n;
+	s->enabled = true;
+	s->type_name = "generic";
+	if (!want_map(c, n, path))
+		return;
+	check_keys(c, n, path, keys, hints);
+	v = srt_ynode_get(n, "name");
+	if (!v)
+		err(c, n, path, "a service needs a 'name' (it names its log, service_<name>.out)");
+	else if (want_str(c, v, join(c, path, "name"), &s->name)) {
+		for (const char *p = s->name; *p; p++) {
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.')) {
+				err(c, v, join(c, path, "name"),
+				    "'%s' may contain only letters, digits, '-', '_' and '.' (it "
+				    "names files and SLURM steps)",
+				    s->name);
+				break;
+			}
+		}
+	}
+	v = srt_ynode_get(n, "type");
+	if (v && want_str(c, v, join(c, path, "type"), &type)) {
+		if (!strcmp(type, "mooncake-master"))
+			s->type = SRT_SVC_MOONCAKE_MASTER;
+		else if (!strcmp(type, "mooncake-store"))
+			s->type = SRT_SVC_MOONCAKE_STORE;
+		else if (!strcmp(type, "generic"))
+			s->type = SRT_SVC_GENERIC;
+		else if ((sugg = srt_did_you_mean(type, types)))
+			err(c, v, join(c, path, "type"), "unknown service type '%s'; did you mean '%s'?",
+			    type, sugg);
+		else
+			err(c, v, join(c, path, "type"),
+			    "service type '%s' is not supported by srtctl; expected mooncake-master, "
+			    "mooncake-store or generic (with a command)",
+			    type);
+		s->type_name = type;
+	}
+	opt_bool(c, n, path, "enabled", &s->enabled);
+	opt_str(c, n, path, "container", &s->container);
+	parse_argv(c, srt_ynode_get(n, "command"), join(c, path, "command"), &s->command);
+	parse_argv(c, srt_ynode_get(n, "args"), join(c, path, "args"), &s->args);
+	parse_env(c, srt_ynode_get(n, "env"), join(c, path, "env"), &s->env);
+	v = srt_ynode_get(n, "options");
+	if (v && !srt_ynode_is_null(v) && want_map(c, v, join(c, path, "options"))) {
+		static const char *const okeys[] = { "store_config", NULL };
+
+		s->options = v;
+		check_keys(c, v, join(c, path, "options"), okeys, NULL);
+		s->store_config = srt_ynode_get(v, "store_config");
+		if (s->store_config && srt_ynode_is_null(s->store_config))
+			s->store_config = NULL;
+		else if (s->store_config && s->store_config->kind != SRT_Y_MAP) {
+			err(c, s->store_config, join(c, path, "options.store_config"),
+			    "must be a mapping of MooncakeStoreConfig fields, not %s",
+			    srt_ynode_describe(s->store_config));
+			s->store_config = NULL;
+		}
+	}
+	parse_placement(c, srt_ynode_get(n, "placement"), join(c, path, "placement"),
+			&s->placement);
+	parse_external(c, s, srt_ynode_get(n, "external"), join(c, path, "external"));
+	parse_start(c, srt_ynode_get(n, "start"), join(c, path, "start"), &s->start);
+	parse_readiness(c, srt_ynode_get(n, "readiness"), join(c, path, "readiness"),
+			&s->readiness);
+	restart_defaults(&s->restart, SRT_RESTART_ON_FAILURE);
+	parse_restart(c, srt_ynode_get(n, "restart"), join(c, path, "restart"), &s->restart);
+
+	/* Type defaults. */
+	s->critical = s->type != SRT_SVC_GENERIC;
+	opt_bool(c, n, path, "critical", &s->critical);
+	if (s->placement == SRT_PLACE_DEFAULT)
+		s->placement = s->type == SRT_SVC_MOONCAKE_MASTER ? SRT_PLACE_INFRA :
+			       s->type == SRT_SVC_MOONCAKE_STORE  ? SRT_PLACE_WORKERS :
+								    SRT_PLACE_HEAD;
+	if (s->start == SRT_START_DEFAULT)
+		s->start = s->type == SRT_SVC_GENERIC ? SRT_START_AFTER_FRONTEND :
+							SRT_START_BEFORE_WORKERS;
+	if (s->type == SRT_SVC_MOONCAKE_MASTER) {
+		if (s->readiness.nprobes)
+			err(c, s->readiness.node, join(c, path, "readiness"),
+			    "the mooncake-master's readiness ports are owned by srtctl (RPC %d, HTTP "
+			    "metadata %d, admin %d); set only timeout_seconds and interval_seconds",
+			    SRT_MC_RPC_PORT, SRT_MC_METADATA_PORT, SRT_MC_ADMIN_PORT);
+		s->readiness.probes[0] = (struct srt_probe){ SRT_PROBE_TCP, SRT_MC_RPC_PORT, NULL, 0 };
+		s->readiness.probes[1] =
+			(struct srt_probe){ SRT_PROBE_TCP, SRT_MC_METADATA_PORT, NULL, 0 };
+		s->readiness.probes[2] =
+			(struct srt_probe){ SRT_PROBE_HTTP, SRT_MC_ADMIN_PORT, "/health", 200 };
+		s->readiness.nprobes = 3;
+	}
+}
+
+static void parse_services(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
+{
+	if (srt_ynode_is_null(n))
+		return;
+	if (n->kind != SRT_Y_SEQ) {
+		err(c, n, "services",
+		    "must be a list of service entries (each line starting with '- name: ...'), "
+		    "not %s",
+		    srt_ynode_describe(n));
+		return;
+	}
+	r->services = srt_arena_alloc(c->a, (n->n ? n->n : 1) * sizeof(*r->services));
+	r->nservices = n->n;
+	for (size_t i = 0; i < n->n; i++)
+		parse_service(c, &r->services[i], n->items[i], idx(c, "services", i));
+}
+
+/* ---- the other owned sections ---- */
+
+static void parse_model(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
+{
+	static const char *const keys[] = { "path", "container", "precision", NULL };
+	static const struct hint hints[] = {
+		{ "stage_dir", "'model.stage_dir' (staging to node-local disk) is not supported by srtctl" },
+		{ NULL, NULL },
+	};
+
+	if (srt_ynode_is_null(n) || !want_map(c, n, "model"))
+		return;
+	check_keys(c, n, "model", keys, hints);
+	opt_str(c, n, "model", "path", &r->model.path);
+	opt_str(c, n, "model", "container", &r->model.container);
+	opt_str(c, n, "model", "precision", &r->model.precision);
+}
+
+static void parse_resources(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
+{
+	static const char *const keys[] = { "gpu_type", "gpus_per_node", NULL };
+	static const struct hint hints[] = {
+		{ "prefill_nodes", "'resources.prefill_nodes' is the v1 layout; write roles.prefill.nodes (srtctl migrate rewrites it)" },
+		{ "decode_nodes", "'resources.decode_nodes' is the v1 layout; write roles.decode.nodes (srtctl migrate rewrites it)" },
+		{ "agg_nodes", "'resources.agg_nodes' is the v1 layout; write roles.agg.nodes (srtctl migrate rewrites it)" },
+		{ "prefill_workers", "'resources.prefill_workers' is the v1 layout; write roles.prefill.workers (srtctl migrate rewrites it)" },
+		{ "decode_workers", "'resources.decode_workers' is the v1 layout; write roles.decode.workers (srtctl migrate rewrites it)" },
+		{ "agg_workers", "'resources.agg_workers' is the v1 layout; write roles.agg.workers (srtctl migrate rewrites it)" },
+		{ "gpus_per_prefill", "'resources.gpus_per_prefill' is the v1 layout; write roles.prefill.gpus (srtctl migrate rewrites it)" },
+		{ "gpus_per_decode", "'resources.gpus_per_decode' is the v1 layout; write roles.decode.gpus (srtctl migrate rewrites it)" },
+		{ "gpus_per_agg", "'resources.gpus_per_agg' is the v1 layout; write roles.agg.gpus (srtctl migrate rewrites it)" },
+		{ "het_jobs", "heterogeneous jobs ('het_jobs') are not supported by srtctl" },
+		{ "spread_workers", "'spread_workers' is not supported by srtctl" },
+		{ NULL, NULL },
+	};
+
+	r->resources.gpus_per_node = 4;
+	if (srt_ynode_is_null(n) || !want_map(c, n, "resources"))
+		return;
+	check_keys(c, n, "resources", keys, hints);
+	opt_str(c, n, "resources", "gpu_type", &r->resources.gpu_type);
+	opt_int(c, n, "resources", "gpus_per_node", &r->resources.gpus_per_node, 1, 1024);
+}
+
+static void parse_slurm(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
+{
+	static const char *const keys[] = { "account", "partition", "time_limit", "directives",
+					    NULL };
+
+	if (srt_ynode_is_null(n) || !want_map(c, n, "slurm"))
+		return;
+	check_keys(c, n, "slurm", keys, NULL);
+	opt_str(c, n, "slurm", "account", &r->slurm.account);
+	opt_str(c, n, "slurm", "partition", &r->slurm.partition);
+	opt_str(c, n, "slurm", "time_limit", &r->slurm.time_limit);
+}
+
+/* sbatch directives: a mapping of option -> value ("" or null for a bare flag). */
+static void parse_directives(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n,
+			     const char *path)
+{
+	struct srt_env_var *nv;
+	size_t total;
+
+	if (srt_ynode_is_null(n) || !want_map(c, n, path))
+		return;
+	total = r->slurm.directives.n + n->n;
+	nv = srt_arena_alloc(c->a, (total ? total : 1) * sizeof(*nv));
+	if (r->slurm.directives.n)
+		memcpy(nv, r->slurm.directives.v, r->slurm.directives.n * sizeof(*nv));
+	r->slurm.directives.v = nv;
+	for (size_t i = 0; i < n->n; i++) {
+		const struct srt_ynode *k = n->pairs[i].key, *v = n->pairs[i].value;
+		const char *kp = join(c, path, k->str);
+		struct srt_env_var *e;
+		const char *name = k->str;
+
+		while (*name == '-')
+			name++;
+		if (!*name || strpbrk(name, " \t\n=#")) {
+			err(c, k, kp, "'%s' is not an sbatch option name (e.g. 'exclusive', 'mem')",
+			    k->str);
+			continue;
+		}
+		if (v->kind != SRT_Y_SCALAR) {
+			err(c, v, kp, "must be a string, not %s", srt_ynode_describe(v));
+			continue;
+		}
+		if (strchr(v->str, '\n') || strlen(v->str) != v->len) {
+			err(c, v, kp, "an sbatch directive value cannot contain a newline or NUL");
+			continue;
+		}
+		e = &r->slurm.directives.v[r->slurm.directives.n++];
+		e->name = name;
+		e->value = srt_ynode_is_null(v) ? "" : v->str;
+		e->node = v;
+	}
+}
+
+static void parse_frontend(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
+{
+	static const char *const keys[] = { "type", "command", "args", "env", "port",
+					    "enable_multiple_frontends",
+					    "num_additional_frontends", "nginx_container", NULL };
+	static const char *const ignored[] = { "enable_multiple_frontends",
+					       "num_additional_frontends", "nginx_container",
+					       NULL };
+	const struct srt_ynode *v;
+
+	r->frontend.type = "none";
+	r->frontend.port = 8000;
+	r->frontend.node = n;
+	if (srt_ynode_is_null(n) || !want_map(c, n, "frontend"))
+		return;
+	check_keys(c, n, "frontend", keys, NULL);
+	opt_str(c, n, "frontend", "type", &r->frontend.type);
+	parse_argv(c, srt_ynode_get(n, "command"), "frontend.command", &r->frontend.command);
+	v = srt_ynode_get(n, "args");
+	if (v && !srt_ynode_is_null(v) && want_map(c, v, "frontend.args"))
+		r->frontend.args = v;
+	parse_env(c, srt_ynode_get(n, "env"), "frontend.env", &r->frontend.env);
+	opt_int(c, n, "frontend", "port", &r->frontend.port, 1, 65535);
+	for (size_t i = 0; ignored[i]; i++) {
+		const struct srt_ypair *p = srt_ynode_get_pair(n, ignored[i]);
+
+		if (p)
+			warn(c, p->key, join(c, "frontend", ignored[i]),
+			     "accepted for compatibility but ignored: srtctl runs one frontend "
+			     "process and no nginx");
+	}
+}
+
+static void parse_benchmark(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
+{
+	/* srtctl runs `command`; the other fields are parameters handed to it as env. */
+	static const char *const keys[] = {
+		"type", "command", "env", "container_image", "isl", "osl", "concurrencies",
+		"req_rate", "stream_output", "num_examples", "max_tokens", "repeat",
+		"num_threads", "max_context_length", "categories", "num_shots", "temperature",
+		"top_p", "top_k", "num_requests", "concurrency", "prefix_ratios",
+		"mooncake_workload", "ttft_threshold_ms", "itl_threshold_ms",
+		"random_range_ratio", "num_prompts_mult", "num_warmup_mult", "dataset_name",
+		"dataset_path", "trace_file", "custom_tokenizer", "use_chat_template",
+		"aiperf_args", "aiperf_package", NULL
+	};
+	static const struct hint hints[] = {
+		{ "placement", "'benchmark.placement' is not supported by srtctl: the benchmark runs on the head node" },
+		{ "sweep", "'benchmark.sweep' is not supported by srtctl; use one recipe per point (or a variant file)" },
+		{ NULL, NULL },
+	};
+
+	r->benchmark.type = "manual";
+	r->benchmark.node = n;
+	if (srt_ynode_is_null(n) || !want_map(c, n, "benchmark"))
+		return;
+	check_keys(c, n, "benchmark", keys, hints);
+	opt_str(c, n, "benchmark", "type", &r->benchmark.type);
+	opt_str(c, n, "benchmark", "command", &r->benchmark.command);
+	parse_env(c, srt_ynode_get(n, "env"), "benchmark.env", &r->benchmark.env);
+}
+
+/* Top-level sections srtctl models. */
+static const char *const owned_keys[] = { "name", "schema", "engine", "roles", "services",
+					  "model", "resources", "slurm", "sbatch_directives",
+					  "environment", "frontend", "benchmark", NULL };
+
+struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode *root,
+				    const char *default_name, struct srt_diags *diags)
+{
+	struct pctx c = { doc, &doc->arena, diags };
+	struct srt_recipe *r;
+	const struct srt_ynode *v;
+
+	if (!root) {
+		srt_diags_add(diags, SRT_DIAG_ERROR, doc->file, 0, 0, NULL,
+			      "the file is empty; a recipe needs at least 'engine', 'roles' and "
+			      "'services' (see docs/recipe-reference.md)");
+		return NULL;
+	}
+	if (root->kind != SRT_Y_MAP) {
+		err(&c, root, NULL, "a recipe must be a mapping at the top level, not %s",
+		    srt_ynode_describe(root));
+		return NULL;
+	}
+	if (srt_recipe_doc_is_v1(root)) {
+		const struct srt_ypair *p = srt_ynode_get_pair(root, "backend");
+
+		err(&c, p->key, "backend",
+		    "this recipe uses the v1 layout ('backend:'); srtctl reads the v2 layout "
+		    "(engine, roles, services). Convert it with: srtctl migrate -f %s --in-place",
+		    doc->file);
+		return NULL;
+	}
+	r = srt_arena_alloc(c.a, sizeof(*r));
+	r->doc = doc;
+	r->root = root;
+	r->file = doc->file;
+	r->name = default_name;
+	opt_str(&c, root, NULL, "name", &r->name);
+	if (r->name) {
+		for (const char *p = r->name; *p; p++) {
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.')) {
+				err(&c, srt_ynode_get(root, "name"), "name",
+				    "'%s' may contain only letters, digits, '-', '_' and '.' (it names "
+				    "the SLURM job and the run directory)",
+				    r->name);
+				break;
+			}
+		}
+	}
+	v = srt_ynode_get(root, "schema");
+	if (v && want_int(&c, v, "schema", &r->schema, 1, 1000) && r->schema != 2)
+		err(&c, v, "schema",
+		    "schema %d is not supported; srtctl reads schema 2 (the v2 layout). For a v1 "
+		    "recipe run: srtctl migrate -f %s",
+		    r->schema, doc->file);
+	if (srt_ynode_get_pair(root, "backend")) {
+		const struct srt_ypair *p = srt_ynode_get_pair(root, "backend");
+
+		err(&c, p->key, "backend",
+		    "'backend' is the v1 layout and cannot be mixed with engine/roles; move its "
+		    "settings to engine and roles.<role> (srtctl migrate does it for v1 files)");
+	}
+	parse_engine(&c, r, srt_ynode_get(root, "engine"));
+	parse_roles(&c, r, srt_ynode_get(root, "roles"));
+	parse_services(&c, r, srt_ynode_get(root, "services"));
+	parse_model(&c, r, srt_ynode_get(root, "model"));
+	parse_resources(&c, r, srt_ynode_get(root, "resources"));
+	parse_slurm(&c, r, srt_ynode_get(root, "slurm"));
+	v = srt_ynode_get(root, "slurm");
+	if (v && v->kind == SRT_Y_MAP)
+		parse_directives(&c, r, srt_ynode_get(v, "directives"), "slurm.directives");
+	parse_directives(&c, r, srt_ynode_get(root, "sbatch_directives"), "sbatch_directives");
+	parse_env(&c, srt_ynode_get(root, "environment"), "environment", &r->environment);
+	parse_frontend(&c, r, srt_ynode_get(root, "frontend"));
+	parse_benchmark(&c, r, srt_ynode_get(root, "benchmark"));
+
+	/* Everything else is kept (it is part of the spec) but not acted on. */
+	r->unsupported = srt_arena_alloc(c.a, root->n * sizeof(*r->unsupported) + 1);
+	for (size_t i = 0; i < root->n; i++) {
+		const struct srt_ypair *p = &root->pairs[i];
+		const char *key = p->key->str;
+		const char *sugg;
+
+		if (in_list(key, owned_keys) || !strcmp(key, "backend"))
+			continue;
+		sugg = srt_did_you_mean(key, owned_keys);
+		if (sugg && strcmp(key, "profiling") && strcmp(key, "dynamo")) {
+			err(&c, p->key, key, "unknown top-level key '%s'; did you mean '%s'?", key,
+			    sugg);
+			continue;
+		}
+		r->unsupported[r->nunsupported++] = p;
+		warn(&c, p->key, key, "'%s' is not supported by srtctl and is ignored", key);
+	}
+	return r;
+}

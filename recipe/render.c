@@ -1,0 +1,1 @@
+/* recipe/render.c: placeholder until the module lands. */

@@ -1,0 +1,1 @@
+/* recipe/script.c: placeholder until the module lands. */

@@ -1,0 +1,698 @@
+/*
+ * recipe/validate.c: rules that need the whole recipe.
+ *
+ * Every rule of the Mooncake spec lives here, with its exact words where the
+ * spec gives them, plus the checks srtctl adds (listed, with examples, in
+ * docs/recipe-reference.md "Validation rules").  Rules only read the model:
+ * they add diagnostics and never change the recipe.
+ */
+#include "recipe/cluster.h"
+#include "recipe/model.h"
+#include "util/strutil.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The seed spec's text, verbatim. */
+static const char sglang_backend_msg[] =
+	"ValidationError: a mooncake-master service is configured but neither roles.prefill.args\n"
+	"nor roles.decode.args has 'disaggregation-transfer-backend: mooncake'.\n"
+	"Add it to both roles (and 'disaggregation-ib-device') so workers actually\n"
+	"use the mooncake master srtslurm launches for you.";
+
+struct vctx {
+	const struct srt_recipe *r;
+	const struct srt_cluster *cl;
+	struct srt_diags *d;
+	struct srt_arena *a;
+};
+
+static void verr(struct vctx *v, const struct srt_ynode *n, const char *path, const char *fmt,
+		 ...) __attribute__((format(printf, 4, 5)));
+static void vwarn(struct vctx *v, const struct srt_ynode *n, const char *path, const char *fmt,
+		  ...) __attribute__((format(printf, 4, 5)));
+
+static void verr(struct vctx *v, const struct srt_ynode *n, const char *path, const char *fmt,
+		 ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	srt_diags_vadd(v->d, SRT_DIAG_ERROR, v->r->file, n ? n->line : 0, n ? n->col : 0, path,
+		       fmt, ap);
+	va_end(ap);
+}
+
+static void vwarn(struct vctx *v, const struct srt_ynode *n, const char *path, const char *fmt,
+		  ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	srt_diags_vadd(v->d, SRT_DIAG_WARNING, v->r->file, n ? n->line : 0, n ? n->col : 0,
+		       path, fmt, ap);
+	va_end(ap);
+}
+
+static const char *spath(struct vctx *v, const struct srt_service *s, const char *sub)
+{
+	size_t i = (size_t)(s - v->r->services);
+
+	return sub ? srt_arena_printf(v->a, "services[%zu].%s", i, sub) :
+		     srt_arena_printf(v->a, "services[%zu]", i);
+}
+
+/* An args entry looked up in dash or underscore spelling. */
+static const struct srt_ypair *arg_pair(const struct srt_role *role, const char *dashed)
+{
+	if (!role->present || !role->args)
+		return NULL;
+	for (size_t i = 0; i < role->args->n; i++)
+		if (srt_str_eq_dashes(role->args->pairs[i].key->str, dashed))
+			return &role->args->pairs[i];
+	return NULL;
+}
+
+static bool role_uses_mooncake_backend(const struct srt_role *role)
+{
+	const struct srt_ypair *p = arg_pair(role, "disaggregation-transfer-backend");
+	const char *s = p ? srt_ynode_str(p->value) : NULL;
+
+	return s && !strcmp(s, "mooncake");
+}
+
+/* Show where a JSON text broke: the text with a caret under the position. */
+static char *json_excerpt(const char *text, int position)
+{
+	size_t len = strlen(text), pos = position < 0 ? 0 : (size_t)position;
+	size_t from, to;
+	char *out;
+	size_t o = 0;
+
+	if (pos > len)
+		pos = len;
+	from = pos > 40 ? pos - 40 : 0;
+	to = pos + 40 < len ? pos + 40 : len;
+	out = malloc((to - from) * 2 + 16);
+	if (!out)
+		return NULL;
+	out[o++] = '\n';
+	out[o++] = ' ';
+	out[o++] = ' ';
+	for (size_t i = from; i < to; i++)
+		out[o++] = text[i] == '\n' ? ' ' : text[i];
+	out[o++] = '\n';
+	out[o++] = ' ';
+	out[o++] = ' ';
+	for (size_t i = from; i < pos; i++)
+		out[o++] = ' ';
+	out[o++] = '^';
+	out[o] = '\0';
+	return out;
+}
+
+static bool connector_is_mooncake_store(json_t *obj)
+{
+	const char *name = json_string_value(json_object_get(obj, "kv_connector"));
+
+	return name && !strcmp(name, "MooncakeStoreConnector");
+}
+
+/*
+ * Does this role's kv-transfer-config name MooncakeStoreConnector (alone or
+ * inside MultiConnector)?  Malformed JSON is reported here.
+ */
+static bool role_uses_mooncake_connector(struct vctx *v, const struct srt_role *role)
+{
+	const struct srt_ypair *p = arg_pair(role, "kv-transfer-config");
+	const char *path;
+	json_t *cfg = NULL, *conns;
+	json_error_t jerr;
+	bool found = false;
+
+	if (!p)
+		return false;
+	path = srt_arena_printf(v->a, "roles.%s.args.%s", role->name, p->key->str);
+	if (p->value->kind == SRT_Y_MAP) {
+		cfg = srt_ynode_to_json(p->value);
+	} else if (p->value->kind == SRT_Y_SCALAR && srt_ynode_str(p->value)) {
+		cfg = json_loads(p->value->str, JSON_REJECT_DUPLICATES, &jerr);
+		if (!cfg) {
+			char *ex = json_excerpt(p->value->str, jerr.position);
+
+			verr(v, p->value, path,
+			     "is not valid JSON: %s at character %d (line %d, column %d):%s\n"
+			     "Write it as a single-quoted YAML string holding JSON, or as a YAML "
+			     "mapping.",
+			     jerr.text, jerr.position, jerr.line, jerr.column, ex ? ex : "");
+			free(ex);
+			return true; /* reported; do not also claim it is missing */
+		}
+	} else {
+		verr(v, p->value, path, "must be a JSON string or a mapping, not %s",
+		     srt_ynode_describe(p->value));
+		return true;
+	}
+	if (!json_is_object(cfg)) {
+		verr(v, p->value, path, "must be a JSON object ({\"kv_connector\": ...})");
+		json_decref(cfg);
+		return true;
+	}
+	if (connector_is_mooncake_store(cfg))
+		found = true;
+	conns = json_object_get(json_object_get(cfg, "kv_connector_extra_config"), "connectors");
+	if (json_is_array(conns)) {
+		size_t i;
+		json_t *c;
+
+		json_array_foreach(conns, i, c)
+			if (json_is_object(c) && connector_is_mooncake_store(c))
+				found = true;
+	}
+	json_decref(cfg);
+	return found;
+}
+
+/* vLLM's size parser accepts an int or <number>[gb|mb|kb|b], case-insensitive. */
+static bool vllm_size_ok(const struct srt_ynode *n)
+{
+	const char *s;
+	size_t i = 0, digits = 0;
+	char unit[8];
+	size_t u = 0;
+
+	if (srt_ynode_type(n) == SRT_YT_INT)
+		return true;
+	s = srt_ynode_str(n);
+	if (!s || n->kind != SRT_Y_SCALAR)
+		return false;
+	while (s[i] == ' ')
+		i++;
+	while ((s[i] >= '0' && s[i] <= '9') || s[i] == '.') {
+		i++;
+		digits++;
+	}
+	if (!digits)
+		return false;
+	while (s[i] == ' ')
+		i++;
+	while (s[i] && s[i] != ' ' && u < sizeof(unit) - 1) {
+		char ch = s[i++];
+
+		unit[u++] = (char)(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+	}
+	unit[u] = '\0';
+	while (s[i] == ' ')
+		i++;
+	if (s[i])
+		return false;
+	return !u || !strcmp(unit, "gb") || !strcmp(unit, "mb") || !strcmp(unit, "kb") ||
+	       !strcmp(unit, "b");
+}
+
+/* SGLang's MOONCAKE_GLOBAL_SEGMENT_SIZE parser: an integer, or "<int>gb". */
+static bool sglang_segment_ok(const char *s)
+{
+	size_t i = 0;
+
+	while (s[i] >= '0' && s[i] <= '9')
+		i++;
+	if (!i)
+		return false;
+	if (!s[i])
+		return true;
+	return (s[i] == 'g' || s[i] == 'G') && (s[i + 1] == 'b' || s[i + 1] == 'B') && !s[i + 2];
+}
+
+static bool is_port_flag(const char *arg, const char **which)
+{
+	static const char *const flags[] = { "rpc_port", "port", "http_metadata_server_port",
+					     "metrics_port", NULL };
+	const char *name = arg;
+	size_t len;
+
+	if (name[0] != '-')
+		return false;
+	while (*name == '-')
+		name++;
+	len = strcspn(name, "=");
+	for (size_t i = 0; flags[i]; i++) {
+		if (strlen(flags[i]) == len) {
+			char buf[64];
+
+			memcpy(buf, name, len);
+			buf[len] = '\0';
+			if (srt_str_eq_dashes(buf, flags[i])) {
+				*which = flags[i];
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static void check_master(struct vctx *v, const struct srt_service *m)
+{
+	const struct srt_recipe *r = v->r;
+	const struct srt_role *pre = &r->roles[SRT_ROLE_PREFILL];
+	const struct srt_role *dec = &r->roles[SRT_ROLE_DECODE];
+
+	/* Args that would move the ports srtctl points everyone at. */
+	for (size_t i = 0; i < m->args.n; i++) {
+		const char *which = NULL;
+		const char *a = m->args.v[i];
+		const struct srt_ynode *an = srt_ynode_get(m->node, "args");
+		const struct srt_ynode *item = an && i < an->n ? an->items[i] : an;
+		const char *ap = srt_arena_printf(v->a, "%s[%zu]", spath(v, m, "args"), i);
+
+		if (is_port_flag(a, &which)) {
+			verr(v, item, ap,
+			     "'%s' sets the master's %s, but srtctl owns the mooncake master's ports "
+			     "(RPC %d, HTTP metadata %d, admin/metrics %d): it points every worker "
+			     "and its readiness checks at them. Remove this argument.",
+			     a, which, SRT_MC_RPC_PORT, SRT_MC_METADATA_PORT, SRT_MC_ADMIN_PORT);
+		} else if (srt_str_has_prefix(a, "--enable_http_metadata_server") ||
+			   srt_str_has_prefix(a, "--enable-http-metadata-server")) {
+			verr(v, item, ap,
+			     "'%s': srtctl always enables the master's HTTP metadata server on port "
+			     "%d (workers get MOONCAKE_TE_META_DATA_SERVER pointing at it). Remove "
+			     "this argument.",
+			     a, SRT_MC_METADATA_PORT);
+		} else if (a[0] == '-' && !strchr(a, '=') && i + 1 < m->args.n &&
+			   (!strcmp(m->args.v[i + 1], "true") || !strcmp(m->args.v[i + 1], "false"))) {
+			vwarn(v, item, ap,
+			      "'%s %s': mooncake_master parses flags with gflags, where a boolean "
+			      "flag followed by a separate 'true'/'false' is read as the flag alone "
+			      "plus a stray argument; write '%s=%s'",
+			      a, m->args.v[i + 1], a, m->args.v[i + 1]);
+		}
+	}
+
+	if (m->placement != SRT_PLACE_INFRA && m->placement != SRT_PLACE_DEDICATED &&
+	    m->placement != SRT_PLACE_HEAD)
+		verr(v, srt_ynode_get(srt_ynode_get(m->node, "placement"), "node"),
+		     spath(v, m, "placement.node"),
+		     "the mooncake master runs once, on the infra node: placement.node must be "
+		     "infra (the default) or dedicated, not %s",
+		     srt_placement_name(m->placement));
+	if (m->start != SRT_START_BEFORE_WORKERS)
+		verr(v, srt_ynode_get(m->node, "start"), spath(v, m, "start"),
+		     "the mooncake master must start before_workers: workers connect to it at "
+		     "startup");
+	if (m->command.n)
+		verr(v, srt_ynode_get(m->node, "command"), spath(v, m, "command"),
+		     "the mooncake-master command is set by srtctl (commands.mooncake_master in "
+		     "srtslurm.yaml); use 'args' to append flags");
+	if (m->external && (m->args.n || m->container || m->env.n))
+		vwarn(v, srt_ynode_get(m->node, "external"), spath(v, m, "external"),
+		      "an external master is not launched by srtctl: its args, container and env "
+		      "are ignored");
+
+	/* The engine-side wiring the spec requires. */
+	if (r->engine == SRT_ENGINE_SGLANG && (pre->present || dec->present)) {
+		bool p_ok = role_uses_mooncake_backend(pre);
+		bool d_ok = role_uses_mooncake_backend(dec);
+
+		if (!p_ok && !d_ok)
+			verr(v, m->node, spath(v, m, NULL), "%s", sglang_backend_msg);
+		else if (pre->present && dec->present && p_ok != d_ok)
+			vwarn(v, (p_ok ? dec : pre)->node,
+			      srt_arena_printf(v->a, "roles.%s.args", (p_ok ? dec : pre)->name),
+			      "has no 'disaggregation-transfer-backend: mooncake' while roles.%s "
+			      "has it; prefill and decode must use the same transfer backend. Add it "
+			      "here too.",
+			      (p_ok ? pre : dec)->name);
+	}
+	if (r->engine == SRT_ENGINE_VLLM) {
+		bool found = false;
+
+		for (int k = 0; k < SRT_ROLE_COUNT; k++)
+			if (r->roles[k].present && role_uses_mooncake_connector(v, &r->roles[k]))
+				found = true;
+		if (!found)
+			verr(v, m->node, spath(v, m, NULL),
+			     "ValidationError: a mooncake-master service is configured but no role's "
+			     "args has a 'kv-transfer-config' that uses MooncakeStoreConnector\n"
+			     "(standalone, or inside MultiConnector's connectors list). Add it to "
+			     "roles.prefill.args and roles.decode.args so vLLM\n"
+			     "actually uses the mooncake master srtctl launches for you.");
+		if (!m->store_config && !m->external)
+			verr(v, m->options ? m->options : m->node, spath(v, m, "options.store_config"),
+			     "vLLM needs options.store_config on the mooncake-master service: it is "
+			     "rendered into the JSON file MOONCAKE_CONFIG_PATH points at. srtctl does "
+			     "not invent defaults for it (global_segment_size, protocol, device_name "
+			     "are hardware-specific): set them explicitly.");
+	} else if (m->store_config) {
+		verr(v, srt_ynode_get(m->options, "store_config"), spath(v, m, "options.store_config"),
+		     "options.store_config is for vLLM only (it becomes MOONCAKE_CONFIG_PATH for "
+		     "vLLM's MooncakeStoreConnector); with engine %s configure Mooncake through "
+		     "the roles' env. Remove it.",
+		     srt_engine_name(r->engine));
+	}
+	if (r->engine == SRT_ENGINE_TRTLLM || r->engine == SRT_ENGINE_MOCKER)
+		verr(v, m->node, spath(v, m, NULL),
+		     "a mooncake-master service is supported with engine sglang or vllm, not %s",
+		     srt_engine_name(r->engine));
+
+	if (m->store_config) {
+		const struct srt_ypair *p = srt_ynode_get_pair(m->store_config, "master_server_address");
+		static const char *const sizes[] = { "global_segment_size", "local_buffer_size", NULL };
+
+		if (p)
+			vwarn(v, p->key, spath(v, m, "options.store_config.master_server_address"),
+			      "is ignored: srtctl always sets it to <infra_node_ip>:%d", SRT_MC_RPC_PORT);
+		for (size_t i = 0; sizes[i]; i++) {
+			const struct srt_ynode *sv = srt_ynode_get(m->store_config, sizes[i]);
+
+			if (sv && !vllm_size_ok(sv))
+				verr(v, sv,
+				     spath(v, m, srt_arena_printf(v->a, "options.store_config.%s",
+								  sizes[i])),
+				     "'%s' is not a size vLLM's MooncakeStoreConfig accepts: write an "
+				     "integer number of bytes or a number with GB, MB, KB or B (e.g. "
+				     "\"4GB\"; \"4GiB\" and \"4G\" are rejected at startup)",
+				     sv->str);
+		}
+	}
+}
+
+static void check_role_env(struct vctx *v, bool have_master)
+{
+	static const char *const owned[] = { "MOONCAKE_MASTER", "MOONCAKE_TE_META_DATA_SERVER",
+					     "MOONCAKE_CONFIG_PATH", NULL };
+
+	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+		const struct srt_role *role = &v->r->roles[k];
+
+		if (!role->present)
+			continue;
+		for (size_t i = 0; have_master && owned[i]; i++) {
+			const struct srt_env_var *e = srt_env_find(&role->env, owned[i]);
+
+			if (e)
+				vwarn(v, e->node,
+				      srt_arena_printf(v->a, "roles.%s.env.%s", role->name, owned[i]),
+				      "setting %s here is a no-op: srtctl always sets it on every "
+				      "worker (it points at the mooncake master srtctl launches)",
+				      owned[i]);
+		}
+		if (v->r->engine == SRT_ENGINE_SGLANG) {
+			const struct srt_env_var *e =
+				srt_env_find(&role->env, "MOONCAKE_GLOBAL_SEGMENT_SIZE");
+
+			if (e && !sglang_segment_ok(e->value))
+				vwarn(v, e->node,
+				      srt_arena_printf(v->a, "roles.%s.env.MOONCAKE_GLOBAL_SEGMENT_SIZE",
+						       role->name),
+				      "'%s': SGLang accepts only a byte count or \"<integer>gb\" here "
+				      "(e.g. \"4gb\"); other forms raise ValueError at startup",
+				      e->value);
+		}
+		for (size_t i = 0; role->args && i < role->args->n; i++) {
+			const struct srt_ynode *key = role->args->pairs[i].key;
+
+			if (key->str[0] == '-')
+				verr(v, key, srt_arena_printf(v->a, "roles.%s.args", role->name),
+				     "write '%s' without the leading dashes (srtctl adds '--')",
+				     key->str);
+			for (size_t j = i + 1; j < role->args->n; j++)
+				if (srt_str_eq_dashes(key->str, role->args->pairs[j].key->str))
+					verr(v, role->args->pairs[j].key,
+					     srt_arena_printf(v->a, "roles.%s.args", role->name),
+					     "'%s' repeats '%s' (dashes and underscores are the same "
+					     "flag); keep one",
+					     role->args->pairs[j].key->str, key->str);
+		}
+		if (role->args && k != SRT_ROLE_AGG) {
+			const struct srt_ypair *p = arg_pair(role, "disaggregation-mode");
+			const char *mode = p ? srt_ynode_str(p->value) : NULL;
+
+			if (mode && strcmp(mode, role->name))
+				verr(v, p->value,
+				     srt_arena_printf(v->a, "roles.%s.args.%s", role->name,
+						      p->key->str),
+				     "is '%s' on the %s role; it must be '%s' (or left out)", mode,
+				     role->name, role->name);
+		}
+	}
+}
+
+/*
+ * Can two placements land on the same node?  The infra node is the head node
+ * unless a dedicated one is reserved; the head node is the first worker node;
+ * prefill and decode nodes are disjoint unless decode colocates.
+ */
+static bool may_share_node(const struct srt_recipe *r, enum srt_placement a, enum srt_placement b)
+{
+	bool colocated = r->roles[SRT_ROLE_DECODE].colocate;
+
+	if (a == SRT_PLACE_DEDICATED || b == SRT_PLACE_DEDICATED)
+		return a == b;
+	if (!colocated && ((a == SRT_PLACE_PREFILL && b == SRT_PLACE_DECODE) ||
+			   (a == SRT_PLACE_DECODE && b == SRT_PLACE_PREFILL)))
+		return false;
+	return true;
+}
+
+static void check_services(struct vctx *v)
+{
+	const struct srt_recipe *r = v->r;
+	const struct srt_service *master = NULL;
+	size_t nmasters = 0;
+
+	for (size_t i = 0; i < r->nservices; i++) {
+		const struct srt_service *s = &r->services[i];
+
+		if (!s->name)
+			continue;
+		for (size_t j = 0; j < i; j++) {
+			if (r->services[j].name && !strcmp(r->services[j].name, s->name))
+				verr(v, srt_ynode_get(s->node, "name"), spath(v, s, "name"),
+				     "duplicate service name '%s' (also services[%zu]); names must be "
+				     "unique because they name the logs and processes",
+				     s->name, j);
+		}
+		if (!s->enabled)
+			continue;
+		if (s->type == SRT_SVC_MOONCAKE_MASTER) {
+			if (nmasters++)
+				verr(v, s->node, spath(v, s, NULL),
+				     "a second mooncake-master service ('%s'); a run has one master "
+				     "(first: '%s')",
+				     s->name ? s->name : "?", master->name ? master->name : "?");
+			else
+				master = s;
+		}
+		if (s->external && s->type != SRT_SVC_MOONCAKE_MASTER)
+			verr(v, srt_ynode_get(s->node, "external"), spath(v, s, "external"),
+			     "'external' is only for a mooncake-master that already runs");
+		if (s->placement == SRT_PLACE_DEDICATED && s->type != SRT_SVC_MOONCAKE_MASTER)
+			verr(v, srt_ynode_get(srt_ynode_get(s->node, "placement"), "node"),
+			     spath(v, s, "placement.node"),
+			     "'dedicated' reserves the infra node for the mooncake master; other "
+			     "services use head, infra, prefill, decode, agg or workers");
+		if (s->type == SRT_SVC_GENERIC && !s->command.n)
+			verr(v, s->node, spath(v, s, NULL),
+			     "a generic service needs a 'command' (the argv to run)");
+		if (s->type != SRT_SVC_GENERIC && s->command.n && s->type != SRT_SVC_MOONCAKE_MASTER)
+			verr(v, srt_ynode_get(s->node, "command"), spath(v, s, "command"),
+			     "the %s command is set by srtctl (commands in srtslurm.yaml); use "
+			     "'args' to append flags",
+			     s->type_name);
+		if (s->store_config && s->type != SRT_SVC_MOONCAKE_MASTER)
+			verr(v, srt_ynode_get(s->options, "store_config"),
+			     spath(v, s, "options.store_config"),
+			     "options.store_config belongs on the mooncake-master service");
+		if ((s->placement == SRT_PLACE_PREFILL || s->placement == SRT_PLACE_DECODE ||
+		     s->placement == SRT_PLACE_AGG) &&
+		    !r->roles[s->placement == SRT_PLACE_PREFILL ? SRT_ROLE_PREFILL :
+			      s->placement == SRT_PLACE_DECODE  ? SRT_ROLE_DECODE :
+								  SRT_ROLE_AGG]
+			     .present)
+			verr(v, srt_ynode_get(srt_ynode_get(s->node, "placement"), "node"),
+			     spath(v, s, "placement.node"),
+			     "placement '%s' names a role the recipe does not have",
+			     srt_placement_name(s->placement));
+	}
+	for (size_t i = 0; i < r->nservices; i++) {
+		const struct srt_service *s = &r->services[i];
+
+		if (s->enabled && s->type == SRT_SVC_MOONCAKE_STORE && !master)
+			verr(v, s->node, spath(v, s, NULL),
+			     "a mooncake-store service needs a mooncake-master service in the same "
+			     "recipe (stores register with it); add one:\n"
+			     "  - name: mooncake-master\n    type: mooncake-master");
+	}
+	if (master)
+		check_master(v, master);
+
+	/* Two services gating on the same port where they can share a node. */
+	for (size_t i = 0; i < r->nservices; i++) {
+		const struct srt_service *a = &r->services[i];
+
+		if (!a->enabled || a->external)
+			continue;
+		for (size_t j = i + 1; j < r->nservices; j++) {
+			const struct srt_service *b = &r->services[j];
+
+			if (!b->enabled || b->external || !may_share_node(r, a->placement, b->placement))
+				continue;
+			for (size_t pa = 0; pa < a->readiness.nprobes; pa++)
+				for (size_t pb = 0; pb < b->readiness.nprobes; pb++)
+					if (a->readiness.probes[pa].port == b->readiness.probes[pb].port)
+						verr(v, b->readiness.node ? b->readiness.node : b->node,
+						     spath(v, b, "readiness"),
+						     "port %d is also the readiness port of '%s' "
+						     "(services[%zu]) and both can run on the same node "
+						     "(%s / %s); give one of them another port or "
+						     "disjoint placements",
+						     b->readiness.probes[pb].port, a->name ? a->name : "?",
+						     i, srt_placement_name(a->placement),
+						     srt_placement_name(b->placement));
+		}
+	}
+}
+
+static bool time_limit_ok(const char *s)
+{
+	int parts = 0, digits = 0;
+	const char *p = s;
+
+	if (!strcmp(s, "UNLIMITED") || !strcmp(s, "INFINITE") || !strcmp(s, "unlimited") ||
+	    !strcmp(s, "infinite"))
+		return true;
+	/* [days-]hours[:minutes[:seconds]] or minutes[:seconds] */
+	if (strchr(s, '-')) {
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p == s || *p != '-')
+			return false;
+		p++;
+	}
+	for (;; p++) {
+		if (*p >= '0' && *p <= '9') {
+			digits++;
+		} else if (*p == ':' || !*p) {
+			if (!digits)
+				return false;
+			parts++;
+			digits = 0;
+			if (!*p)
+				break;
+		} else {
+			return false;
+		}
+	}
+	return parts >= 1 && parts <= 3;
+}
+
+static void check_roles(struct vctx *v)
+{
+	const struct srt_recipe *r = v->r;
+	const struct srt_role *pre = &r->roles[SRT_ROLE_PREFILL];
+	const struct srt_role *dec = &r->roles[SRT_ROLE_DECODE];
+	const struct srt_role *agg = &r->roles[SRT_ROLE_AGG];
+	const struct srt_ynode *roles = srt_ynode_get(r->root, "roles");
+	int gpn = r->resources.gpus_per_node;
+
+	if (!pre->present && !dec->present && !agg->present) {
+		if (r->nservices == 0)
+			verr(v, roles ? roles : r->root, "roles",
+			     "the recipe runs nothing: add roles (prefill + decode, or agg) or "
+			     "services");
+		return;
+	}
+	if (r->engine == SRT_ENGINE_UNSET)
+		verr(v, r->root, "engine",
+		     "no engine: add 'engine: sglang' or 'engine: vllm' at the top level");
+	if (pre->present != dec->present)
+		verr(v, (pre->present ? pre : dec)->node, "roles",
+		     "a disaggregated recipe needs both roles.prefill and roles.decode (found only "
+		     "%s); for a single-role deployment use roles.agg",
+		     pre->present ? "prefill" : "decode");
+	if (agg->present && (pre->present || dec->present))
+		verr(v, agg->node, "roles.agg",
+		     "roles.agg (aggregated) cannot be combined with prefill/decode "
+		     "(disaggregated); choose one layout");
+	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+		const struct srt_role *role = &r->roles[k];
+		const char *rp = srt_arena_printf(v->a, "roles.%s", role->name);
+		int nodes;
+
+		if (!role->present)
+			continue;
+		if (role->colocate) {
+			if (!role->gpus || !pre->gpus)
+				verr(v, role->node, rp,
+				     "decode with nodes: colocate needs 'gpus' on both prefill and "
+				     "decode");
+			else if (pre->nodes > 0 &&
+				 pre->workers * pre->gpus + role->workers * role->gpus >
+					 pre->nodes * gpn)
+				verr(v, role->node, rp,
+				     "colocated decode does not fit: prefill %d x %d GPUs + decode %d x "
+				     "%d GPUs > %d node(s) x %d GPUs",
+				     pre->workers, pre->gpus, role->workers, role->gpus, pre->nodes, gpn);
+			continue;
+		}
+		nodes = role->nodes > 0 ? role->nodes : 1;
+		if (role->gpus && role->workers * role->gpus > nodes * gpn)
+			verr(v, role->node, rp,
+			     "%d worker(s) x %d GPUs do not fit on %d node(s) x %d GPUs "
+			     "(resources.gpus_per_node); raise nodes or lower gpus",
+			     role->workers, role->gpus, nodes, gpn);
+		if (!role->gpus && (nodes * gpn) % role->workers && role->workers < nodes * gpn)
+			vwarn(v, role->node, rp,
+			      "%d node(s) x %d GPUs do not divide evenly among %d workers; set "
+			      "'gpus' per worker",
+			      nodes, gpn, role->workers);
+		if (!role->gpus && role->workers > nodes * gpn)
+			verr(v, role->node, rp,
+			     "%d workers need at least one GPU each but %d node(s) have %d GPUs",
+			     role->workers, nodes, nodes * gpn);
+	}
+	if (r->slurm.time_limit && !time_limit_ok(r->slurm.time_limit))
+		verr(v, srt_ynode_get(srt_ynode_get(r->root, "slurm"), "time_limit"),
+		     "slurm.time_limit",
+		     "'%s' is not a SLURM time limit; use minutes, HH:MM:SS, D-HH:MM:SS or "
+		     "UNLIMITED",
+		     r->slurm.time_limit);
+}
+
+static void check_benchmark(struct vctx *v)
+{
+	const struct srt_recipe *r = v->r;
+
+	if (strcmp(r->benchmark.type, "manual") && !r->benchmark.command)
+		vwarn(v, srt_ynode_get(r->benchmark.node, "type"), "benchmark.type",
+		      "benchmark type '%s' has no 'command': srtctl runs benchmark.command (with "
+		      "bash -c, its parameters in SRT_BENCH_* env) and skips the step without one",
+		      r->benchmark.type);
+	if (strcmp(r->frontend.type, "none") && !r->frontend.command.n)
+		vwarn(v, srt_ynode_get(r->frontend.node, "type"), "frontend.type",
+		      "frontend type '%s' has no 'command': srtctl launches frontend.command and "
+		      "skips the frontend without one",
+		      r->frontend.type);
+}
+
+void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *cluster,
+			 struct srt_diags *diags)
+{
+	struct vctx v = { r, cluster, diags, &r->doc->arena };
+
+	check_roles(&v);
+	check_services(&v);
+	check_role_env(&v, srt_recipe_master(r) != NULL);
+	check_benchmark(&v);
+	if (cluster && cluster->container_runtime == SRT_CRT_PYXIS && !r->model.container) {
+		for (int k = 0; k < SRT_ROLE_COUNT; k++)
+			if (r->roles[k].present && !r->roles[k].container)
+				verr(&v, r->roles[k].node,
+				     srt_arena_printf(v.a, "roles.%s", r->roles[k].name),
+				     "the cluster runs containers (pyxis) but this role has no image: "
+				     "set model.container or roles.%s.container",
+				     r->roles[k].name);
+	}
+}

@@ -1,0 +1,40 @@
+/*
+ * util/buf.h: a growable, always NUL-terminated byte buffer.
+ *
+ * struct srt_buf is embedded by value: srt_buf_init() before use,
+ * srt_buf_release() to free what it holds.  Appends abort on allocation
+ * failure (srtctl treats out-of-memory as fatal, like git's xmalloc).
+ */
+#ifndef SRT_UTIL_BUF_H
+#define SRT_UTIL_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct srt_buf {
+	char *data; /* NUL-terminated; never NULL after srt_buf_init() */
+	size_t len;
+	size_t cap;
+};
+
+void srt_buf_init(struct srt_buf *b);
+void srt_buf_release(struct srt_buf *b);
+void srt_buf_reset(struct srt_buf *b);
+void srt_buf_append(struct srt_buf *b, const char *data, size_t len);
+void srt_buf_puts(struct srt_buf *b, const char *s);
+void srt_buf_putc(struct srt_buf *b, char c);
+void srt_buf_printf(struct srt_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void srt_buf_vprintf(struct srt_buf *b, const char *fmt, va_list ap);
+/* Hand the storage to the caller (who frees it with free()); b is reset. */
+char *srt_buf_detach(struct srt_buf *b);
+
+/* Allocation helpers that abort on failure. */
+void *srt_xmalloc(size_t n);
+void *srt_xcalloc(size_t n, size_t size);
+void *srt_xrealloc(void *p, size_t n);
+char *srt_xstrdup(const char *s);
+char *srt_xstrndup(const char *s, size_t n);
+char *srt_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
