@@ -318,7 +318,7 @@ static void check_master(struct vctx *v, const struct srt_service *m)
 		if (!p_ok && !d_ok)
 			verr(v, m->node, spath(v, m, NULL), "%s", sglang_backend_msg);
 		else if (pre->present && dec->present && p_ok != d_ok)
-			vwarn(v, (p_ok ? dec : pre)->node,
+			vwarn(v, (p_ok ? dec : pre)->args ? (p_ok ? dec : pre)->args : (p_ok ? dec : pre)->node,
 			      srt_arena_printf(v->a, "roles.%s.args", (p_ok ? dec : pre)->name),
 			      "has no 'disaggregation-transfer-backend: mooncake' while roles.%s "
 			      "has it; prefill and decode must use the same transfer backend. Add it "
@@ -493,7 +493,7 @@ static void check_services(struct vctx *v)
 			     spath(v, s, "placement.node"),
 			     "'dedicated' reserves the infra node for the mooncake master; other "
 			     "services use head, infra, prefill, decode, agg or workers");
-		if (s->type == SRT_SVC_GENERIC && !s->command.n)
+		if (s->type == SRT_SVC_GENERIC && !strcmp(s->type_name, "generic") && !s->command.n)
 			verr(v, s->node, spath(v, s, NULL),
 			     "a generic service needs a 'command' (the argv to run)");
 		if (s->type != SRT_SVC_GENERIC && s->command.n && s->type != SRT_SVC_MOONCAKE_MASTER)
@@ -604,7 +604,7 @@ static void check_roles(struct vctx *v)
 			     "services");
 		return;
 	}
-	if (r->engine == SRT_ENGINE_UNSET)
+	if (r->engine == SRT_ENGINE_UNSET && !srt_ynode_get(r->root, "engine"))
 		verr(v, r->root, "engine",
 		     "no engine: add 'engine: sglang' or 'engine: vllm' at the top level");
 	if (pre->present != dec->present)

@@ -262,7 +262,7 @@ static void finish_seq(struct parser *p, struct frame *f)
 }
 
 /* Attach a complete node to the open collection (or make it the root). */
-static void add_value(struct parser *p, struct srt_ynode *node)
+static void add_value(struct parser *p, struct srt_ynode *node, unsigned line, unsigned col)
 {
 	struct frame *f;
 
@@ -284,7 +284,7 @@ static void add_value(struct parser *p, struct srt_ynode *node)
 	}
 	if (!f->pending_key && !f->pending_merge) {
 		if (node->kind != SRT_Y_SCALAR) {
-			perr(p, node->line, node->col,
+			perr(p, line, col,
 			     "a mapping key must be a plain value, not %s; quote the key",
 			     srt_ynode_describe(node));
 			f->pending_key = node; /* keep the structure; value is dropped */
@@ -306,7 +306,7 @@ static void add_value(struct parser *p, struct srt_ynode *node)
 					ok = false;
 		}
 		if (!ok)
-			perr(p, node->line, node->col,
+			perr(p, line, col,
 			     "merge key '<<' needs a mapping or a list of mappings (an alias such "
 			     "as '<<: *defaults'), not %s",
 			     srt_ynode_describe(node));
@@ -353,7 +353,7 @@ static void close_collection(struct parser *p)
 		finish_seq(p, &f);
 	free(f.entries);
 	set_anchor(p, f.node->anchor, f.node);
-	add_value(p, f.node);
+	add_value(p, f.node, f.node->line, f.node->col);
 }
 
 static void report_libyaml_error(struct parser *p, yaml_parser_t *yp)
@@ -432,7 +432,7 @@ struct srt_ydoc *srt_ydoc_parse(const char *data, size_t len, const char *file,
 			node->tag = dup_str(&p, ev.data.scalar.tag);
 			node->anchor = dup_str(&p, ev.data.scalar.anchor);
 			set_anchor(&p, node->anchor, node);
-			add_value(&p, node);
+			add_value(&p, node, node->line, node->col);
 			break;
 		case YAML_ALIAS_EVENT:
 			node = find_anchor(&p, (const char *)ev.data.alias.anchor);
@@ -443,7 +443,8 @@ struct srt_ydoc *srt_ydoc_parse(const char *data, size_t len, const char *file,
 				     "(define '&%s' earlier in the file)",
 				     ev.data.alias.anchor, ev.data.alias.anchor);
 			else
-				add_value(&p, node);
+				add_value(&p, node, (unsigned)ev.start_mark.line + 1,
+					  (unsigned)ev.start_mark.column + 1);
 			break;
 		case YAML_MAPPING_START_EVENT:
 		case YAML_SEQUENCE_START_EVENT: {

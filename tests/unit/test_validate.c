@@ -1,0 +1,387 @@
+/*
+ * tests/unit/test_validate.c: every validation rule, table-driven.
+ *
+ * Each case is a recipe and the exact diagnostic it must produce (as the
+ * user sees it: file:line:col: [warning: ]path: message).  A case passes when
+ * that diagnostic is among those reported and the error count is as stated.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recipe/compile.h"
+
+#define SG_ROLES                                                                            \
+	"engine: sglang\n"                                                                  \
+	"roles:\n"                                                                          \
+	"  prefill:\n"                                                                      \
+	"    args:\n"                                                                       \
+	"      disaggregation-transfer-backend: mooncake\n"                                 \
+	"  decode:\n"                                                                       \
+	"    args:\n"                                                                       \
+	"      disaggregation-transfer-backend: mooncake\n"
+
+#define VLLM_KV "'{\"kv_connector\":\"MooncakeStoreConnector\",\"kv_role\":\"kv_both\"}'"
+
+#define VLLM_ROLES                                                                          \
+	"engine: vllm\n"                                                                    \
+	"roles:\n"                                                                          \
+	"  prefill:\n"                                                                      \
+	"    args:\n"                                                                       \
+	"      kv-transfer-config: " VLLM_KV "\n"                                           \
+	"  decode:\n"                                                                       \
+	"    args:\n"                                                                       \
+	"      kv-transfer-config: " VLLM_KV "\n"
+
+#define MASTER "services:\n  - name: mooncake-master\n    type: mooncake-master\n"
+
+struct vcase {
+	const char *name;
+	const char *yaml;
+	int nerrors; /* expected error count; -1: at least one */
+	const char *want; /* a diagnostic that must be present (NULL: none expected) */
+};
+
+static const struct vcase cases[] = {
+	{ "sglang quick start is valid", SG_ROLES MASTER, 0, NULL },
+	{ "vllm quick start is valid",
+	  VLLM_ROLES MASTER "    options:\n      store_config:\n        protocol: tcp\n", 0, NULL },
+	{ "sglang master without transfer backend (seed text, verbatim)",
+	  "engine: sglang\nroles:\n  prefill:\n    args:\n      tp: 1\n  decode:\n    args: {}\n" MASTER,
+	  1,
+	  "r.yaml:9:5: services[0]: ValidationError: a mooncake-master service is configured but "
+	  "neither roles.prefill.args\n"
+	  "nor roles.decode.args has 'disaggregation-transfer-backend: mooncake'.\n"
+	  "Add it to both roles (and 'disaggregation-ib-device') so workers actually\n"
+	  "use the mooncake master srtslurm launches for you." },
+	{ "underscore form of the backend flag is accepted",
+	  "engine: sglang\nroles:\n  prefill:\n    args:\n      disaggregation_transfer_backend: mooncake\n"
+	  "  decode:\n    args:\n      disaggregation_transfer_backend: mooncake\n" MASTER,
+	  0, NULL },
+	{ "backend on one role only warns",
+	  "engine: sglang\nroles:\n  prefill:\n    args:\n      disaggregation-transfer-backend: mooncake\n"
+	  "  decode:\n    args:\n      tp: 1\n" MASTER,
+	  0,
+	  "r.yaml:8:7: warning: roles.decode.args: has no 'disaggregation-transfer-backend: "
+	  "mooncake' while roles.prefill has it; prefill and decode must use the same transfer "
+	  "backend. Add it here too." },
+	{ "vllm without a mooncake connector",
+	  "engine: vllm\nroles:\n  prefill:\n    args:\n      kv-transfer-config: '{\"kv_connector\":\"NixlConnector\"}'\n"
+	  "  decode: {}\n" MASTER "    options:\n      store_config: {protocol: tcp}\n",
+	  1,
+	  "r.yaml:8:5: services[0]: ValidationError: a mooncake-master service is configured but "
+	  "no role's args has a 'kv-transfer-config' that uses MooncakeStoreConnector\n"
+	  "(standalone, or inside MultiConnector's connectors list). Add it to roles.prefill.args "
+	  "and roles.decode.args so vLLM\nactually uses the mooncake master srtctl launches for "
+	  "you." },
+	{ "vllm MultiConnector wrapping MooncakeStoreConnector is accepted",
+	  "engine: vllm\nroles:\n  prefill:\n    args:\n      kv-transfer-config: '{\"kv_connector\":\"MultiConnector\","
+	  "\"kv_connector_extra_config\":{\"connectors\":[{\"kv_connector\":\"NixlConnector\"},"
+	  "{\"kv_connector\":\"MooncakeStoreConnector\"}]}}'\n  decode: {}\n" MASTER
+	  "    options:\n      store_config: {protocol: tcp}\n",
+	  0, NULL },
+	{ "vllm malformed kv-transfer-config JSON shows where it broke",
+	  "engine: vllm\nroles:\n  prefill:\n    args:\n      kv-transfer-config: '{\"kv_connector\": MooncakeStoreConnector}'\n"
+	  "  decode: {}\n" MASTER "    options:\n      store_config: {protocol: tcp}\n",
+	  -1,
+	  "r.yaml:5:27: roles.prefill.args.kv-transfer-config: is not valid JSON: invalid token "
+	  "at character 39 (line 1, column 39):\n"
+	  "  {\"kv_connector\": MooncakeStoreConnector}\n"
+	  "                                         ^\n"
+	  "Write it as a single-quoted YAML string holding JSON, or as a YAML mapping." },
+	{ "vllm master needs store_config", VLLM_ROLES MASTER, 1,
+	  "r.yaml:10:5: services[0].options.store_config: vLLM needs options.store_config on the "
+	  "mooncake-master service: it is rendered into the JSON file MOONCAKE_CONFIG_PATH points "
+	  "at. srtctl does not invent defaults for it (global_segment_size, protocol, device_name "
+	  "are hardware-specific): set them explicitly." },
+	{ "store_config on sglang is an error",
+	  SG_ROLES MASTER "    options:\n      store_config: {protocol: tcp}\n", 1,
+	  "r.yaml:13:21: services[0].options.store_config: options.store_config is for vLLM only "
+	  "(it becomes MOONCAKE_CONFIG_PATH for vLLM's MooncakeStoreConnector); with engine sglang "
+	  "configure Mooncake through the roles' env. Remove it." },
+	{ "master_server_address is ignored with a warning",
+	  VLLM_ROLES MASTER "    options:\n      store_config:\n        master_server_address: 1.2.3.4:1\n",
+	  0,
+	  "r.yaml:14:9: warning: services[0].options.store_config.master_server_address: is "
+	  "ignored: srtctl always sets it to <infra_node_ip>:8700" },
+	{ "store_config size that vLLM rejects",
+	  VLLM_ROLES MASTER "    options:\n      store_config:\n        global_segment_size: 4GiB\n",
+	  1,
+	  "r.yaml:14:30: services[0].options.store_config.global_segment_size: '4GiB' is not a "
+	  "size vLLM's MooncakeStoreConfig accepts: write an integer number of bytes or a number "
+	  "with GB, MB, KB or B (e.g. \"4GB\"; \"4GiB\" and \"4G\" are rejected at startup)" },
+	{ "master args may not move the RPC port",
+	  SG_ROLES MASTER "    args: [\"--rpc_port=9000\"]\n", 1,
+	  "r.yaml:12:12: services[0].args[0]: '--rpc_port=9000' sets the master's rpc_port, but "
+	  "srtctl owns the mooncake master's ports (RPC 8700, HTTP metadata 8701, admin/metrics "
+	  "8702): it points every worker and its readiness checks at them. Remove this argument." },
+	{ "master args may not move the metrics port (dash form, separate value)",
+	  SG_ROLES MASTER "    args: [\"--metrics-port\", \"9\"]\n", 1,
+	  "r.yaml:12:12: services[0].args[0]: '--metrics-port' sets the master's metrics_port, "
+	  "but srtctl owns the mooncake master's ports (RPC 8700, HTTP metadata 8701, "
+	  "admin/metrics 8702): it points every worker and its readiness checks at them. Remove "
+	  "this argument." },
+	{ "master args may not set the metadata port",
+	  SG_ROLES MASTER "    args:\n      - --http_metadata_server_port=1\n", 1,
+	  "r.yaml:13:9: services[0].args[0]: '--http_metadata_server_port=1' sets the master's "
+	  "http_metadata_server_port, but srtctl owns the mooncake master's ports (RPC 8700, HTTP "
+	  "metadata 8701, admin/metrics 8702): it points every worker and its readiness checks at "
+	  "them. Remove this argument." },
+	{ "gflags bool pitfall warns",
+	  SG_ROLES MASTER "    args: [\"--enable_ha\", \"false\"]\n", 0,
+	  "r.yaml:12:12: warning: services[0].args[0]: '--enable_ha false': mooncake_master parses "
+	  "flags with gflags, where a boolean flag followed by a separate 'true'/'false' is read as "
+	  "the flag alone plus a stray argument; write '--enable_ha=false'" },
+	{ "MOONCAKE_MASTER in role env is a no-op",
+	  "engine: sglang\nroles:\n  prefill:\n    env:\n      MOONCAKE_MASTER: 1.1.1.1:1\n    args:\n"
+	  "      disaggregation-transfer-backend: mooncake\n  decode:\n    args:\n"
+	  "      disaggregation-transfer-backend: mooncake\n" MASTER,
+	  0,
+	  "r.yaml:5:24: warning: roles.prefill.env.MOONCAKE_MASTER: setting MOONCAKE_MASTER here is "
+	  "a no-op: srtctl always sets it on every worker (it points at the mooncake master srtctl "
+	  "launches)" },
+	{ "MOONCAKE_CONFIG_PATH in role env is a no-op",
+	  "engine: vllm\nroles:\n  prefill:\n    env:\n      MOONCAKE_CONFIG_PATH: /x.json\n    args:\n"
+	  "      kv-transfer-config: " VLLM_KV "\n  decode: {}\n" MASTER
+	  "    options:\n      store_config: {protocol: tcp}\n",
+	  0,
+	  "r.yaml:5:29: warning: roles.prefill.env.MOONCAKE_CONFIG_PATH: setting MOONCAKE_CONFIG_PATH "
+	  "here is a no-op: srtctl always sets it on every worker (it points at the mooncake master "
+	  "srtctl launches)" },
+	{ "store without master",
+	  SG_ROLES "services:\n  - name: store\n    type: mooncake-store\n", 1,
+	  "r.yaml:10:5: services[0]: a mooncake-store service needs a mooncake-master service in the "
+	  "same recipe (stores register with it); add one:\n  - name: mooncake-master\n    type: "
+	  "mooncake-master" },
+	{ "two masters",
+	  SG_ROLES MASTER "  - name: m2\n    type: mooncake-master\n    placement: {node: dedicated}\n",
+	  1,
+	  "r.yaml:12:5: services[1]: a second mooncake-master service ('m2'); a run has one master "
+	  "(first: 'mooncake-master')" },
+	{ "duplicate service names",
+	  SG_ROLES MASTER "  - name: mooncake-master\n    command: [sleep, '1']\n", -1,
+	  "r.yaml:12:11: services[1].name: duplicate service name 'mooncake-master' (also "
+	  "services[0]); names must be unique because they name the logs and processes" },
+	{ "same readiness port on the same node",
+	  SG_ROLES MASTER "  - name: a\n    command: [x]\n    readiness: {port: 9000}\n"
+	  "  - name: b\n    command: [y]\n    readiness: {port: 9000}\n",
+	  1,
+	  "r.yaml:17:16: services[2].readiness: port 9000 is also the readiness port of 'a' "
+	  "(services[1]) and both can run on the same node (head / head); give one of them another "
+	  "port or disjoint placements" },
+	{ "store readiness on a master port",
+	  SG_ROLES MASTER "  - name: s\n    type: mooncake-store\n    placement: {node: infra}\n"
+	  "    readiness: {port: 8701}\n",
+	  1,
+	  "r.yaml:15:16: services[1].readiness: port 8701 is also the readiness port of "
+	  "'mooncake-master' (services[0]) and both can run on the same node (infra / infra); give "
+	  "one of them another port or disjoint placements" },
+	{ "same port on prefill and decode nodes is fine",
+	  SG_ROLES MASTER "  - name: a\n    type: mooncake-store\n    placement: {node: prefill}\n"
+	  "    readiness: {port: 8800}\n  - name: b\n    type: mooncake-store\n"
+	  "    placement: {node: decode}\n    readiness: {port: 8800}\n",
+	  0, NULL },
+	{ "external that is not host:port",
+	  SG_ROLES MASTER "    external: 10.0.0.5\n", 1,
+	  "r.yaml:12:15: services[0].external: '10.0.0.5' is not host:port (e.g. 10.0.0.5:8700; "
+	  "IPv6 as [fd00::5]:8700)" },
+	{ "external with a scheme",
+	  SG_ROLES MASTER "    external: http://10.0.0.5:8700\n", 1,
+	  "r.yaml:12:15: services[0].external: 'http://10.0.0.5:8700' must be host:port without a "
+	  "scheme (e.g. 10.0.0.5:8700)" },
+	{ "external host:port is fine", SG_ROLES MASTER "    external: 10.0.0.5:8700\n", 0, NULL },
+	{ "external IPv6 is fine", SG_ROLES MASTER "    external: '[fd00::5]:8700'\n", 0, NULL },
+	{ "external on a store",
+	  SG_ROLES MASTER "  - name: s\n    type: mooncake-store\n    external: 1.2.3.4:5\n", 1,
+	  "r.yaml:14:15: services[1].external: 'external' is only for a mooncake-master that "
+	  "already runs" },
+	{ "master readiness ports are owned",
+	  SG_ROLES MASTER "    readiness: {port: 9999}\n", 1,
+	  "r.yaml:12:16: services[0].readiness: the mooncake-master's readiness ports are owned by "
+	  "srtctl (RPC 8700, HTTP metadata 8701, admin 8702); set only timeout_seconds and "
+	  "interval_seconds" },
+	{ "unknown key with suggestion",
+	  SG_ROLES MASTER "    contianer: img\n", 1,
+	  "r.yaml:12:5: services[0].contianer: unknown key 'contianer'; did you mean 'container'?" },
+	{ "unknown role key with suggestion",
+	  "engine: sglang\nroles:\n  prefill:\n    worker: 2\n  decode: {}\n", 1,
+	  "r.yaml:4:5: roles.prefill.worker: unknown key 'worker'; did you mean 'workers'?" },
+	{ "v1 topology key in resources",
+	  SG_ROLES MASTER "resources:\n  prefill_nodes: 1\n", 1,
+	  "r.yaml:13:3: resources.prefill_nodes: 'resources.prefill_nodes' is the v1 layout; write "
+	  "roles.prefill.nodes (srtctl migrate rewrites it)" },
+	{ "unsupported top-level section warns once",
+	  SG_ROLES MASTER "profiling:\n  type: nsys\n", 0,
+	  "r.yaml:12:1: warning: profiling: 'profiling' is not supported by srtctl and is ignored" },
+	{ "typo in a top-level key is an error",
+	  SG_ROLES "servces:\n  - name: x\n", 1,
+	  "r.yaml:9:1: servces: unknown top-level key 'servces'; did you mean 'services'?" },
+	{ "unknown engine", "engine: vlm\nroles:\n  agg: {}\n", 1,
+	  "r.yaml:1:9: engine: unknown engine 'vlm'; did you mean 'vllm'?" },
+	{ "engine as a mapping", "engine: {type: sglang}\nroles:\n  agg: {}\n", 0, NULL },
+	{ "prefill without decode", "engine: sglang\nroles:\n  prefill: {}\n", 1,
+	  "r.yaml:3:12: roles: a disaggregated recipe needs both roles.prefill and roles.decode "
+	  "(found only prefill); for a single-role deployment use roles.agg" },
+	{ "workers that do not fit",
+	  "engine: sglang\nroles:\n  agg:\n    nodes: 1\n    workers: 3\n    gpus: 2\n", 1,
+	  "r.yaml:4:5: roles.agg: 3 worker(s) x 2 GPUs do not fit on 1 node(s) x 4 GPUs "
+	  "(resources.gpus_per_node); raise nodes or lower gpus" },
+	{ "disaggregation-mode that contradicts the role",
+	  "engine: sglang\nroles:\n  prefill:\n    args: {disaggregation-mode: decode}\n  decode: {}\n", 1,
+	  "r.yaml:4:33: roles.prefill.args.disaggregation-mode: is 'decode' on the prefill role; it "
+	  "must be 'prefill' (or left out)" },
+	{ "dash and underscore spelling of one flag",
+	  "engine: sglang\nroles:\n  agg:\n    args:\n      tp-size: 1\n      tp_size: 2\n", 1,
+	  "r.yaml:6:7: roles.agg.args: 'tp_size' repeats 'tp-size' (dashes and underscores are the "
+	  "same flag); keep one" },
+	{ "args keys with leading dashes",
+	  "engine: sglang\nroles:\n  agg:\n    args:\n      --tp-size: 1\n", 1,
+	  "r.yaml:5:7: roles.agg.args: write '--tp-size' without the leading dashes (srtctl adds "
+	  "'--')" },
+	{ "bad env name", "engine: sglang\nroles:\n  agg:\n    env:\n      1BAD: x\n", 1,
+	  "r.yaml:5:7: roles.agg.env.1BAD: '1BAD' is not a valid environment variable name "
+	  "(letters, digits and '_', not starting with a digit)" },
+	{ "null env value", "engine: sglang\nroles:\n  agg:\n    env:\n      FOO:\n", 1,
+	  "r.yaml:5:11: roles.agg.env.FOO: has no value; write FOO: \"\" for an empty value, or "
+	  "remove the line" },
+	{ "sglang segment size form",
+	  "engine: sglang\nroles:\n  agg:\n    env:\n      MOONCAKE_GLOBAL_SEGMENT_SIZE: 4GiB\n", 0,
+	  "r.yaml:5:37: warning: roles.agg.env.MOONCAKE_GLOBAL_SEGMENT_SIZE: '4GiB': SGLang accepts "
+	  "only a byte count or \"<integer>gb\" here (e.g. \"4gb\"); other forms raise ValueError at "
+	  "startup" },
+	{ "time limit format",
+	  "engine: sglang\nroles:\n  agg: {}\nslurm:\n  time_limit: 2h\n", 1,
+	  "r.yaml:5:15: slurm.time_limit: '2h' is not a SLURM time limit; use minutes, HH:MM:SS, "
+	  "D-HH:MM:SS or UNLIMITED" },
+	{ "time limit D-HH:MM:SS is fine",
+	  "engine: sglang\nroles:\n  agg: {}\nslurm:\n  time_limit: 1-02:00:00\n", 0, NULL },
+	{ "readiness interval longer than timeout",
+	  SG_ROLES MASTER "  - name: g\n    command: [x]\n    readiness: {port: 1, timeout_seconds: 2, interval_seconds: 5}\n",
+	  1,
+	  "r.yaml:14:16: services[1].readiness: interval_seconds (5) is longer than timeout_seconds "
+	  "(2); the probe would run once at most" },
+	{ "generic service needs a command",
+	  SG_ROLES MASTER "  - name: g\n", 1,
+	  "r.yaml:12:5: services[1]: a generic service needs a 'command' (the argv to run)" },
+	{ "unsupported service type",
+	  SG_ROLES MASTER "  - name: e\n    type: etcd\n", 1,
+	  "r.yaml:13:11: services[1].type: service type 'etcd' is not supported by srtctl; expected "
+	  "mooncake-master, mooncake-store or generic (with a command)" },
+	{ "master placement on workers",
+	  SG_ROLES MASTER "    placement: {node: workers}\n", 1,
+	  "r.yaml:12:23: services[0].placement.node: the mooncake master runs once, on the infra "
+	  "node: placement.node must be infra (the default) or dedicated, not workers" },
+	{ "dedicated is for the master", SG_ROLES MASTER "  - name: g\n    command: [x]\n"
+	  "    placement: {node: dedicated}\n", 1,
+	  "r.yaml:14:23: services[1].placement.node: 'dedicated' reserves the infra node for the "
+	  "mooncake master; other services use head, infra, prefill, decode, agg or workers" },
+	{ "service names are file-safe", SG_ROLES MASTER "  - name: 'a b'\n    command: [x]\n", 1,
+	  "r.yaml:12:11: services[1].name: 'a b' may contain only letters, digits, '-', '_' and '.' "
+	  "(it names files and SLURM steps)" },
+	{ "restart policy", SG_ROLES MASTER "    restart: {policy: sometimes}\n", 1,
+	  "r.yaml:12:23: services[0].restart.policy: unknown restart policy 'sometimes'; expected "
+	  "never, on-failure or always" },
+	{ "schema 1", "schema: 1\nengine: sglang\nroles:\n  agg: {}\n", 1,
+	  "r.yaml:1:9: schema: schema 1 is not supported; srtctl reads schema 2 (the v2 layout). For "
+	  "a v1 recipe run: srtctl migrate -f r.yaml" },
+	{ "v1 layout names migrate", "name: x\nbackend:\n  type: sglang\n", 1,
+	  "r.yaml:2:1: backend: this recipe uses the v1 layout ('backend:'); srtctl reads the v2 "
+	  "layout (engine, roles, services). Convert it with: srtctl migrate -f r.yaml --in-place" },
+	{ "store_config must be a mapping", VLLM_ROLES MASTER "    options:\n      store_config: x\n", -1,
+	  "r.yaml:13:21: services[0].options.store_config: must be a mapping of MooncakeStoreConfig "
+	  "fields, not a string" },
+	{ "empty file", "", 1,
+	  "r.yaml: the file is empty; a recipe needs at least 'engine', 'roles' and 'services' (see "
+	  "docs/recipe-reference.md)" },
+};
+
+static bool run_case(const struct vcase *vc)
+{
+	struct srt_cluster cluster;
+	struct srt_compiled comp;
+	struct srt_diags d;
+	size_t nerr;
+	bool found = vc->want == NULL;
+
+	srt_cluster_defaults(&cluster);
+	srt_diags_init(&d);
+	nerr = srt_compile_bytes(vc->yaml, strlen(vc->yaml), "r.yaml", &cluster, &comp, &d);
+	for (size_t i = 0; i < d.n; i++) {
+		char *s = srt_diag_format(&d.items[i]);
+
+		if (vc->want && !strcmp(s, vc->want))
+			found = true;
+		free(s);
+	}
+	if (!found || (vc->nerrors >= 0 && nerr != (size_t)vc->nerrors) ||
+	    (vc->nerrors < 0 && nerr == 0)) {
+		fprintf(stderr, "case '%s': %zu error(s), want %d; diagnostics:\n", vc->name, nerr,
+			vc->nerrors);
+		srt_diags_print(&d, stderr);
+		if (vc->want)
+			fprintf(stderr, "wanted:\n%s\n", vc->want);
+		found = false;
+	} else {
+		found = true;
+	}
+	srt_compiled_release(&comp);
+	srt_diags_release(&d);
+	return found;
+}
+
+static void test_rules(void **state)
+{
+	size_t failed = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (!run_case(&cases[i]))
+			failed++;
+	assert_int_equal(failed, 0);
+}
+
+/* Every YAML example in the seed spec validates as written. */
+static void test_seed_examples(void **state)
+{
+	static const char *const files[] = { "seed-01.yaml", "seed-02.yaml", "seed-03.yaml",
+					     "seed-04.yaml", "seed-05.yaml", "seed-06.yaml",
+					     "seed-07.yaml", "seed-08.yaml", "seed-09.yaml",
+					     "seed-11.yaml", "seed-12.yaml", NULL };
+	struct srt_cluster cluster;
+
+	(void)state;
+	srt_cluster_defaults(&cluster);
+	for (size_t i = 0; files[i]; i++) {
+		char path[1024];
+		struct srt_compiled comp;
+		struct srt_diags d;
+		size_t nerr;
+
+		snprintf(path, sizeof(path), "%s/tests/data/seed/%s", SRT_SOURCE_DIR, files[i]);
+		srt_diags_init(&d);
+		nerr = srt_compile_file(path, &cluster, &comp, &d);
+		if (nerr) {
+			srt_diags_print(&d, stderr);
+			fail_msg("%s does not validate", files[i]);
+		}
+		assert_int_equal(comp.n, 1);
+		srt_compiled_release(&comp);
+		srt_diags_release(&d);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_seed_examples),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
