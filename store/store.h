@@ -1,0 +1,241 @@
+/*
+ * store/store.h: the SQLite state database.
+ *
+ * One file holds desired state (recipes, campaigns), observed state (runs and
+ * their conditions, services, workers) and the event history.  The schema is
+ * migrations/NNNN_*.sql, embedded in the binary and applied in order, one
+ * transaction each, recorded in PRAGMA user_version; a database written by a
+ * newer srtctl is refused.  Connections use WAL, foreign keys, a busy
+ * timeout, and prepared statements only.
+ *
+ * Writers wrap their work in srt_store_begin() (BEGIN IMMEDIATE, retried
+ * while another writer holds the lock, so callers never see SQLITE_BUSY) and
+ * srt_store_commit().  An event that explains a state change is written in
+ * the same transaction as the change.
+ *
+ * Every function that can fail returns -1 and fills `err` with a message a
+ * user can act on (which database, what failed, what to do).  Rows returned
+ * to the caller are malloc'd; free them with the matching _release/_free.
+ * Times are Unix milliseconds.
+ */
+#ifndef SRT_STORE_STORE_H
+#define SRT_STORE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/clock.h"
+#include "util/err.h"
+
+struct srt_store;
+
+/* The newest schema version this binary knows (the number of migrations). */
+int srt_store_schema_version(void);
+
+/*
+ * The database path: `explicit_path` if non-NULL, else $SRTCTL_DB, else
+ * $XDG_STATE_HOME/srtctl/srtctl.db, else ~/.local/state/srtctl/srtctl.db.
+ * Caller frees.
+ */
+char *srt_store_default_path(const char *explicit_path);
+
+enum srt_store_flags {
+	SRT_STORE_CREATE = 1, /* create the file (mode 0600, parent dirs 0700) if missing */
+	SRT_STORE_READONLY = 2, /* open read-only; never migrates */
+};
+
+/*
+ * Open (and migrate) the database.  Without SRT_STORE_CREATE a missing file
+ * is an error that says how to create one ("srtctl apply" creates it).
+ * `clock` may be NULL for the system clock; it is borrowed.
+ */
+int srt_store_open(struct srt_store **out, const char *path, int flags,
+		   const struct srt_clock *clock, struct srt_error *err);
+void srt_store_close(struct srt_store *s);
+const char *srt_store_path(const struct srt_store *s);
+int64_t srt_store_now(const struct srt_store *s);
+
+/* Apply migrations up to `target` (for tests of each upgrade path). */
+int srt_store_open_at_version(struct srt_store **out, const char *path, int target,
+			      struct srt_error *err);
+
+int srt_store_begin(struct srt_store *s, struct srt_error *err);
+int srt_store_commit(struct srt_store *s, struct srt_error *err);
+void srt_store_rollback(struct srt_store *s);
+
+/* ---- recipes ---- */
+
+struct srt_recipe_row {
+	int64_t id;
+	char *uid, *name, *spec, *spec_hash, *source_file, *source_yaml;
+	int64_t generation, created_at, applied_at;
+	int64_t deleted_at; /* 0 when not deleted */
+};
+
+enum srt_apply_result { SRT_APPLY_CREATED, SRT_APPLY_CONFIGURED, SRT_APPLY_UNCHANGED };
+
+/*
+ * Record `spec` (canonical JSON) as the desired state of recipe `name`.
+ * Created: generation 1.  Configured: the spec hash differs, generation + 1.
+ * Unchanged: same hash (a deleted recipe re-applied is "configured" and
+ * undeleted).  Writes a Normal event (RecipeCreated / RecipeConfigured) in
+ * the same transaction.  Must be called inside srt_store_begin/commit.
+ */
+int srt_store_recipe_apply(struct srt_store *s, const char *name, const char *spec,
+			   const char *source_file, const char *source_yaml,
+			   enum srt_apply_result *result, int64_t *generation,
+			   struct srt_error *err);
+
+/* 1 found, 0 not found, -1 error. */
+int srt_store_recipe_get(struct srt_store *s, const char *name, struct srt_recipe_row *out,
+			 struct srt_error *err);
+/* All recipes by name; deleted ones only when include_deleted. */
+int srt_store_recipe_list(struct srt_store *s, bool include_deleted,
+			  struct srt_recipe_row **rows, size_t *n, struct srt_error *err);
+/* Mark deleted (event RecipeDeleted).  1 done, 0 no such recipe, -1 error.  Needs a transaction. */
+int srt_store_recipe_delete(struct srt_store *s, const char *name, struct srt_error *err);
+void srt_recipe_row_release(struct srt_recipe_row *r);
+void srt_recipe_rows_free(struct srt_recipe_row *rows, size_t n);
+
+/* ---- runs, conditions, services, workers (written by the controller) ---- */
+
+struct srt_run_row {
+	int64_t id;
+	char *uid, *name, *recipe, *phase, *job_name, *job_comment, *slurm_state, *run_dir,
+		*message;
+	int64_t generation, attempt;
+	int64_t slurm_job_id; /* 0 when not yet known */
+	int64_t exit_code; /* -1 when unknown */
+	int64_t created_at, updated_at, started_at, finished_at; /* 0 when unset */
+};
+
+struct srt_condition_row {
+	char *type, *status, *reason, *message;
+	int64_t observed_generation, last_transition_at;
+};
+
+struct srt_service_row {
+	int64_t id;
+	char *run, *name, *service, *type, *node, *endpoint, *state, *last_probe, *message;
+	int64_t restarts, last_probe_at, started_at, updated_at;
+};
+
+struct srt_worker_row {
+	int64_t id;
+	char *run, *role, *node, *ip, *env_hash, *state, *message;
+	int64_t idx, restarts, started_at, updated_at;
+};
+
+/* Create a run (phase Pending) for recipe `recipe` at its current generation. */
+int srt_store_run_create(struct srt_store *s, const char *recipe, int64_t attempt,
+			 struct srt_run_row *out, struct srt_error *err);
+/* Filter by recipe name when non-NULL. */
+int srt_store_run_list(struct srt_store *s, const char *recipe, struct srt_run_row **rows,
+		       size_t *n, struct srt_error *err);
+int srt_store_run_get(struct srt_store *s, const char *name, struct srt_run_row *out,
+		      struct srt_error *err); /* 1/0/-1 */
+/* Update phase/job fields; NULL strings and negative ids leave a field alone. */
+int srt_store_run_update(struct srt_store *s, const char *name, const char *phase,
+			 int64_t slurm_job_id, const char *slurm_state, const char *message,
+			 struct srt_error *err);
+int srt_store_condition_set(struct srt_store *s, const char *run, const char *type,
+			    const char *status, const char *reason, const char *message,
+			    int64_t observed_generation, struct srt_error *err);
+int srt_store_condition_list(struct srt_store *s, const char *run,
+			     struct srt_condition_row **rows, size_t *n, struct srt_error *err);
+
+/* Insert or update by (run, name). */
+int srt_store_service_upsert(struct srt_store *s, const struct srt_service_row *row,
+			     struct srt_error *err);
+/* run and name filters may be NULL. */
+int srt_store_service_list(struct srt_store *s, const char *run, const char *name,
+			   struct srt_service_row **rows, size_t *n, struct srt_error *err);
+int srt_store_worker_upsert(struct srt_store *s, const struct srt_worker_row *row,
+			    struct srt_error *err);
+int srt_store_worker_list(struct srt_store *s, const char *run, struct srt_worker_row **rows,
+			  size_t *n, struct srt_error *err);
+
+void srt_run_rows_free(struct srt_run_row *rows, size_t n);
+void srt_run_row_release(struct srt_run_row *r);
+void srt_condition_rows_free(struct srt_condition_row *rows, size_t n);
+void srt_service_rows_free(struct srt_service_row *rows, size_t n);
+void srt_worker_rows_free(struct srt_worker_row *rows, size_t n);
+
+/* ---- campaigns (room for them; driven by a later issue) ---- */
+
+struct srt_campaign_row {
+	int64_t id;
+	char *uid, *name, *spec, *state;
+	int64_t created_at, updated_at, deleted_at;
+};
+int srt_store_campaign_list(struct srt_store *s, struct srt_campaign_row **rows, size_t *n,
+			    struct srt_error *err);
+void srt_campaign_rows_free(struct srt_campaign_row *rows, size_t n);
+
+/* ---- events ---- */
+
+struct srt_event_row {
+	int64_t id;
+	char *type, *reason, *kind, *name, *message, *source;
+	int64_t count, first_at, last_at;
+};
+
+/* An identical event (type, reason, object, message) within this window bumps `count`. */
+#define SRT_EVENT_DEDUP_WINDOW_MS (10 * 60 * 1000)
+#define SRT_EVENT_RETENTION_DEFAULT_MS (30LL * 24 * 3600 * 1000)
+
+/*
+ * Record an event.  `type` is "Normal" or "Warning"; `reason` CamelCase;
+ * `kind`/`name` the object.  Within SRT_EVENT_DEDUP_WINDOW_MS of an
+ * identical event the existing row's count and last_at are bumped instead.
+ * Call inside a transaction that also holds the state change it explains.
+ */
+int srt_store_event(struct srt_store *s, struct srt_error *err, const char *type,
+		    const char *reason, const char *kind, const char *name, const char *source,
+		    const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+/* The same with an explicit time (for ingesting agent events). */
+int srt_store_event_at(struct srt_store *s, int64_t at, const char *type, const char *reason,
+		       const char *kind, const char *name, const char *source,
+		       const char *message, struct srt_error *err);
+
+struct srt_event_filter {
+	const char *kind, *name; /* both or neither */
+	int64_t since; /* last_at >= since; 0 = all */
+	const char *type; /* NULL = any */
+	const char *reason; /* NULL = any */
+	int64_t after_id; /* id > after_id (for --watch); 0 = all */
+	int64_t limit; /* newest `limit` rows; 0 = no limit */
+};
+/* Matching events, oldest first. */
+int srt_store_event_list(struct srt_store *s, const struct srt_event_filter *f,
+			 struct srt_event_row **rows, size_t *n, struct srt_error *err);
+/* Delete events with last_at < before; *deleted gets the count. */
+int srt_store_event_prune(struct srt_store *s, int64_t before, int64_t *deleted,
+			  struct srt_error *err);
+void srt_event_rows_free(struct srt_event_row *rows, size_t n);
+
+/* Batch insert for benchmarks and ingestion: one prepared statement, no dedup. */
+int srt_store_event_insert_raw(struct srt_store *s, const struct srt_event_row *ev,
+			       struct srt_error *err);
+
+/* ---- the controller lock (a flock on "<db path>.lock") ---- */
+
+/*
+ * Take the exclusive controller lock for this database.  Returns the held
+ * fd (>= 0), or -1 with err saying which process holds it (the lock file
+ * records the holder's pid and host).  Released by srt_store_lock_release()
+ * or process exit.
+ */
+int srt_store_lock_acquire(const char *db_path, struct srt_error *err);
+void srt_store_lock_release(int fd);
+/* Is a controller holding the lock right now?  (Never blocks.) */
+bool srt_store_lock_is_held(const char *db_path);
+
+/*
+ * A number that changes whenever any connection commits to the database
+ * (PRAGMA data_version plus this connection's own changes), for --watch.
+ */
+int64_t srt_store_change_counter(struct srt_store *s);
+
+#endif
