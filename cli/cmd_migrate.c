@@ -1,10 +1,417 @@
-/* placeholder until the verb lands */
+/*
+ * cli/cmd_migrate.c: `srtctl migrate -f FILE|DIR [-o OUT | --in-place]`.
+ *
+ * Reads v1 recipes, rewrites them in the v2 layout (recipe/migrate.c),
+ * writes them as YAML (recipe/yemit.c) and runs the result through the
+ * same compiler `srtctl validate` uses, so a migrated file that would not
+ * validate is reported and, with --in-place, never replaces the original.
+ * Files are written atomically: a temporary file in the target directory,
+ * then rename(2).  --in-place first keeps the original as FILE.v1.bak and
+ * refuses to run when that backup already exists.
+ */
 #include "cli/cli.h"
+#include "recipe/migrate.h"
+#include "recipe/yemit.h"
+#include "util/buf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BACKUP_SUFFIX ".v1.bak"
+#define MAX_INPUT_BYTES (16u * 1024u * 1024u)
+
+static const char usage_text[] =
+	"usage: srtctl migrate -f FILE|DIR [-o OUT | --in-place]\n"
+	"\n"
+	"Rewrite recipes written in the v1 layout (backend:, resources.<mode>_nodes, ...)\n"
+	"into the v2 layout (engine, roles, services). The result is checked like\n"
+	"'srtctl validate' would. A result that does not validate is reported (exit 1):\n"
+	"--in-place then leaves the file unchanged; to stdout or -o it is still written\n"
+	"so you can finish it by hand. Comments of the v1 file are not carried over.\n"
+	"\n"
+	"Options:\n"
+	"  -f, --filename PATH   v1 recipe file, directory of *.yaml/*.yml files, or - for stdin\n"
+	"  -o, --output OUT      write to OUT instead of stdout (a directory when PATH is one)\n"
+	"  -i, --in-place        replace each file, keeping the original as FILE" BACKUP_SUFFIX "\n"
+	"  -h, --help            show this help\n"
+	"\n"
+	"Without -o or --in-place the migrated YAML goes to stdout (one file only).\n"
+	"Exit codes: 0 migrated, 1 invalid input or the result does not validate,\n"
+	"2 usage or I/O error (including an existing backup).\n"
+	"\n"
+	"Examples:\n"
+	"  srtctl migrate -f old/recipe.yaml                   # print the v2 recipe\n"
+	"  srtctl migrate -f old/recipe.yaml -o recipe.yaml    # write it to a new file\n"
+	"  srtctl migrate -f recipes/ --in-place               # rewrite a directory, with backups\n"
+	"  srtctl migrate -f recipes/ -o recipes-v2/           # write a migrated copy of each file\n";
+
+struct migrate_opts {
+	const char *input;
+	const char *output;
+	bool in_place;
+	bool input_is_dir;
+	bool output_is_dir;
+	struct srt_cluster cluster;
+};
+
+static int worst(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Read a whole file ("-" is stdin).  Returns 0, or -1 after printing why. */
+static int read_all(const char *path, struct srt_buf *out)
+{
+	bool is_stdin = !strcmp(path, "-");
+	FILE *f = is_stdin ? stdin : fopen(path, "rb");
+	char chunk[65536];
+	size_t n;
+	int rc = -1;
+
+	if (!f) {
+		fprintf(stderr, "srtctl migrate: cannot open '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (out->len + n > MAX_INPUT_BYTES) {
+			fprintf(stderr,
+				"srtctl migrate: '%s' is larger than %u MiB; is it really a recipe?\n",
+				path, MAX_INPUT_BYTES / (1024u * 1024u));
+			goto out;
+		}
+		srt_buf_append(out, chunk, n);
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "srtctl migrate: cannot read '%s': %s\n", path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (!is_stdin)
+		fclose(f);
+	return rc;
+}
+
+static int write_fully(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, data, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		data += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Write `data` to `path` atomically: a temporary file next to it, fsync,
+ * then rename over it.  `mode` is the new file's permission bits.
+ */
+static int write_atomic(const char *path, const char *data, size_t len, mode_t mode)
+{
+	char *tmp = srt_xasprintf("%s.tmp.XXXXXX", path);
+	int fd = -1, rc = -1;
+
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "srtctl migrate: cannot create a temporary file next to '%s': %s\n",
+			path, strerror(errno));
+		goto out;
+	}
+	if (fchmod(fd, mode) != 0 || write_fully(fd, data, len) != 0 || fsync(fd) != 0) {
+		fprintf(stderr, "srtctl migrate: cannot write '%s': %s\n", tmp, strerror(errno));
+		goto out;
+	}
+	if (close(fd) != 0) {
+		fd = -1;
+		fprintf(stderr, "srtctl migrate: cannot write '%s': %s\n", tmp, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0) {
+		fprintf(stderr, "srtctl migrate: cannot replace '%s': %s\n", path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rc != 0)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+/* Create `path` holding `data`; fails when it already exists. */
+static int write_backup(const char *path, const char *data, size_t len, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+
+	if (fd < 0) {
+		fprintf(stderr, "srtctl migrate: cannot create backup '%s': %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	if (write_fully(fd, data, len) != 0 || fsync(fd) != 0) {
+		fprintf(stderr, "srtctl migrate: cannot write backup '%s': %s\n", path,
+			strerror(errno));
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	if (close(fd) != 0) {
+		fprintf(stderr, "srtctl migrate: cannot write backup '%s': %s\n", path,
+			strerror(errno));
+		unlink(path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Migrate the bytes of one file into `out` (header comment + YAML) and
+ * check the result with the compiler; every diagnostic is printed.
+ * Returns 0 when `out` holds a migrated recipe (*valid says whether it
+ * passed the check), or -1 when the input could not be migrated.
+ */
+static int migrate_bytes(struct migrate_opts *o, const char *path, const struct srt_buf *in,
+			 struct srt_buf *out, bool *valid)
+{
+	const char *display = !strcmp(path, "-") ? "<stdin>" : path;
+	struct srt_ydoc *v1 = NULL, *v2 = NULL;
+	struct srt_compiled comp = { 0 };
+	struct srt_diags d;
+	char *checked_name = NULL;
+	int rc = -1;
+
+	*valid = false;
+	srt_diags_init(&d);
+	v1 = srt_ydoc_parse(in->data, in->len, display, &d);
+	if (!v1)
+		goto out;
+	v2 = srt_migrate_v1(v1, &d);
+	if (!v2)
+		goto out;
+	srt_buf_printf(out, "# Migrated to the v2 layout by srtctl migrate from %s.\n",
+		       !strcmp(path, "-") ? "stdin" : base_name(path));
+	if (srt_yemit(v2->root, out) != 0) {
+		srt_diags_add(&d, SRT_DIAG_ERROR, display, 0, 0, NULL,
+			      "cannot write the migrated recipe as YAML (nested deeper than %u "
+			      "levels, or a string that is not UTF-8); simplify the recipe",
+			      SRT_YAML_MAX_DEPTH);
+		goto out;
+	}
+	/* Diagnostics of the check point into the migrated text, not the v1 file. */
+	checked_name = srt_xasprintf("%s (migrated)", display);
+	*valid = srt_compile_bytes(out->data, out->len, checked_name, &o->cluster, &comp, &d) == 0;
+	rc = 0;
+out:
+	srt_diags_print(&d, stderr);
+	srt_diags_release(&d);
+	srt_compiled_release(&comp);
+	free(checked_name);
+	srt_ydoc_free(v2);
+	srt_ydoc_free(v1);
+	return rc;
+}
+
+/*
+ * Migrate one file to stdout, to a file or directory, or in place.  A
+ * result that does not validate never replaces the original (--in-place);
+ * to stdout or -o it is still written, for the user to finish by hand.
+ */
+static int migrate_one(struct migrate_opts *o, const char *path)
+{
+	struct srt_buf in, out;
+	char *backup = NULL, *dest = NULL;
+	struct stat st;
+	mode_t mode = 0644;
+	bool valid = false;
+	int rc = SRT_EXIT_USAGE;
+
+	srt_buf_init(&in);
+	srt_buf_init(&out);
+	if (o->in_place) {
+		backup = srt_xasprintf("%s%s", path, BACKUP_SUFFIX);
+		if (lstat(backup, &st) == 0) {
+			fprintf(stderr,
+				"srtctl migrate: backup '%s' already exists, so '%s' was probably "
+				"migrated before; remove or rename the backup to migrate again\n",
+				backup, path);
+			goto out;
+		}
+	}
+	if (read_all(path, &in) != 0)
+		goto out;
+	if (migrate_bytes(o, path, &in, &out, &valid) != 0) {
+		rc = SRT_EXIT_INVALID;
+		goto out;
+	}
+	if (!valid && o->in_place) {
+		fprintf(stderr,
+			"srtctl migrate: the migrated '%s' does not validate (see above), so the "
+			"file was left unchanged; fix the v1 recipe and run again, or migrate with "
+			"-o and fix the output by hand\n",
+			path);
+		rc = SRT_EXIT_INVALID;
+		goto out;
+	}
+	if (o->in_place) {
+		if (stat(path, &st) == 0)
+			mode = st.st_mode & 07777;
+		if (write_backup(backup, in.data, in.len, mode) != 0)
+			goto out;
+		if (write_atomic(path, out.data, out.len, mode) != 0)
+			goto out;
+		fprintf(stderr, "migrated %s (original kept as %s)\n", path, backup);
+	} else if (o->output) {
+		mode_t mask = umask(0);
+
+		umask(mask);
+		mode = 0666 & ~mask;
+		dest = o->output_is_dir ?
+			       srt_xasprintf("%s/%s", o->output,
+					     !strcmp(path, "-") ? "stdin.yaml" : base_name(path)) :
+			       srt_xstrdup(o->output);
+		if (write_atomic(dest, out.data, out.len, mode) != 0)
+			goto out;
+		fprintf(stderr, "migrated %s -> %s\n", path, dest);
+	} else if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
+		fprintf(stderr, "srtctl migrate: cannot write to stdout: %s\n", strerror(errno));
+		goto out;
+	}
+	rc = SRT_EXIT_OK;
+	if (!valid) {
+		fprintf(stderr,
+			"srtctl migrate: the migrated '%s' does not validate (see above); it was "
+			"written anyway: fix it by hand (or fix the v1 recipe and run again)\n",
+			path);
+		rc = SRT_EXIT_INVALID;
+	}
+out:
+	free(backup);
+	free(dest);
+	srt_buf_release(&in);
+	srt_buf_release(&out);
+	return rc;
+}
+
+/* Decide whether -o names a directory; create it for a directory input. */
+static int prepare_output(struct migrate_opts *o)
+{
+	struct stat st;
+
+	if (!o->output)
+		return 0;
+	if (o->input_is_dir) {
+		if (stat(o->output, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			srt_cli_usage_error("migrate",
+					    "'%s' is a file, but -f names a directory; give -o a "
+					    "directory",
+					    o->output);
+			return -1;
+		}
+		if (mkdir(o->output, 0755) != 0 && errno != EEXIST) {
+			fprintf(stderr, "srtctl migrate: cannot create directory '%s': %s\n",
+				o->output, strerror(errno));
+			return -1;
+		}
+		o->output_is_dir = true;
+		return 0;
+	}
+	o->output_is_dir = stat(o->output, &st) == 0 && S_ISDIR(st.st_mode);
+	return 0;
+}
 
 int srt_cmd_migrate(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fputs("srtctl: not implemented yet\n", stderr);
-	return SRT_EXIT_USAGE;
+	static const struct option opts[] = {
+		{ "filename", required_argument, NULL, 'f' },
+		{ "file", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "in-place", no_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct migrate_opts o = { 0 };
+	char **files = NULL;
+	size_t nfiles = 0;
+	bool cluster_loaded = false;
+	struct stat st;
+	int c, rc = SRT_EXIT_OK;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:o:ih", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (o.input)
+				return srt_cli_usage_error("migrate", "give -f only once");
+			o.input = optarg;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'i':
+			o.in_place = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return SRT_EXIT_OK;
+		default:
+			return srt_cli_usage_error("migrate", "unknown option");
+		}
+	}
+	if (optind < argc)
+		return srt_cli_usage_error("migrate", "unexpected argument '%s' (use -f FILE)",
+					   argv[optind]);
+	if (!o.input)
+		return srt_cli_usage_error("migrate", "no recipe given; use -f FILE|DIR");
+	if (o.in_place && o.output)
+		return srt_cli_usage_error("migrate", "-o and --in-place cannot be used together");
+	if (o.in_place && !strcmp(o.input, "-"))
+		return srt_cli_usage_error("migrate", "--in-place needs a file, not stdin");
+	o.input_is_dir = strcmp(o.input, "-") && stat(o.input, &st) == 0 && S_ISDIR(st.st_mode);
+
+	if (srt_cli_expand_path("migrate", o.input, &files, &nfiles) != 0)
+		return SRT_EXIT_USAGE;
+	if (nfiles > 1 && !o.in_place && !o.output) {
+		rc = srt_cli_usage_error("migrate",
+					 "'%s' holds %zu recipes; give -o DIR to write them there "
+					 "or --in-place to rewrite them",
+					 o.input, nfiles);
+		goto out;
+	}
+	if (prepare_output(&o) != 0) {
+		rc = SRT_EXIT_USAGE;
+		goto out;
+	}
+	if (srt_cli_load_cluster(&o.cluster) != 0) {
+		rc = SRT_EXIT_INVALID;
+		goto out;
+	}
+	cluster_loaded = true;
+	for (size_t i = 0; i < nfiles; i++)
+		rc = worst(rc, migrate_one(&o, files[i]));
+out:
+	if (cluster_loaded)
+		srt_cluster_release(&o.cluster);
+	srt_cli_free_files(files, nfiles);
+	return rc;
 }

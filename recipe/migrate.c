@@ -9,11 +9,14 @@
  *   1. choosing the engine: backend.type, or (whole recipes only) the
  *      engine whose *_config key is present, sglang when none is;
  *   2. moving the per-mode keys of backend and the topology keys of
- *      resources into roles.prefill / roles.decode / roles.agg;
+ *      resources into roles.prefill / roles.decode / roles.agg
+ *      (resources.decode_nodes: 0, "share the prefill nodes", becomes
+ *      roles.decode.nodes: colocate);
  *   3. turning backend.mooncake_kv_store into a mooncake-master service
  *      and its env into each present role's env (the role's own values win);
- *   4. keeping every engine-wide backend key as an engine option, in which
- *      case engine is written as a mapping {type: ..., key: ...};
+ *   4. keeping every engine-wide backend key (kv_events_config included,
+ *      with a warning) as an engine option, in which case engine is written
+ *      as a mapping {type: ..., key: ...};
  *   5. writing the top-level keys in the v2 order (see write_section()).
  *
  * A variant file is migrated section by section: base as a whole recipe,
@@ -35,7 +38,7 @@
 /* The three worker modes: v1 backend name, v1 resources name, v2 role. */
 struct mode {
 	const char *backend; /* <backend>_environment, <engine>_config.<backend> */
-	const char *res; /* resources.<res>_nodes, gpus_per_<res> */
+	const char *res;     /* resources.<res>_nodes, gpus_per_<res> */
 	const char *role;
 };
 
@@ -61,36 +64,34 @@ struct mctx {
 
 /* One section being migrated. */
 struct section {
-	const struct srt_ynode *src; /* the v1 recipe mapping */
-	const char *prefix; /* "" for a plain file, "base." or "zip_override_x." */
-	bool partial; /* a zip_override section */
-	const char *engine; /* engine name used to pick <engine>_config */
+	const struct srt_ynode *src;	   /* the v1 recipe mapping */
+	const char *prefix;		   /* "" for a plain file, "base." or "zip_override_x." */
+	bool partial;			   /* a zip_override section */
+	const char *engine;		   /* engine name used to pick <engine>_config */
 	const struct srt_ynode *type_node; /* backend.type as written, or NULL */
-	bool inferred; /* engine inferred (no backend.type) */
-	struct srt_ynode *roles[NMODES]; /* built role mappings (NULL: none yet) */
-	struct srt_ynode *services; /* a list, or NULL */
-	struct srt_ynode *engine_out; /* what `engine:` becomes, or NULL */
-	struct srt_ynode *resources_out; /* what stays under resources, or NULL */
+	bool inferred;			   /* engine inferred (no backend.type) */
+	struct srt_ynode *roles[NMODES];   /* built role mappings (NULL: none yet) */
+	struct srt_ynode *services;	   /* a list, or NULL */
+	struct srt_ynode *engine_out;	   /* what `engine:` becomes, or NULL */
+	struct srt_ynode *resources_out;   /* what stays under resources, or NULL */
 };
 
-static void warn(struct mctx *m, const struct srt_ynode *at, const char *path, const char *fmt,
-		 ...) __attribute__((format(printf, 4, 5)));
-static void fail(struct mctx *m, const struct srt_ynode *at, const char *path, const char *fmt,
-		 ...) __attribute__((format(printf, 4, 5)));
+static void warn(struct mctx *m, const struct srt_ynode *at, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void fail(struct mctx *m, const struct srt_ynode *at, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
-static void warn(struct mctx *m, const struct srt_ynode *at, const char *path, const char *fmt,
-		 ...)
+static void warn(struct mctx *m, const struct srt_ynode *at, const char *path, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	srt_diags_vadd(m->diags, SRT_DIAG_WARNING, m->v1->file, at ? at->line : 0,
-		       at ? at->col : 0, path, fmt, ap);
+	srt_diags_vadd(m->diags, SRT_DIAG_WARNING, m->v1->file, at ? at->line : 0, at ? at->col : 0,
+		       path, fmt, ap);
 	va_end(ap);
 }
 
-static void fail(struct mctx *m, const struct srt_ynode *at, const char *path, const char *fmt,
-		 ...)
+static void fail(struct mctx *m, const struct srt_ynode *at, const char *path, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -296,8 +297,8 @@ static bool is_zero(const struct srt_ynode *v)
  * spells that `nodes: colocate`.  In an override each zipped value is
  * converted on its own.
  */
-static struct srt_ynode *decode_nodes(struct mctx *m, struct section *s,
-				      const struct srt_ynode *v, const char *path)
+static struct srt_ynode *decode_nodes(struct mctx *m, struct section *s, const struct srt_ynode *v,
+				      const char *path)
 {
 	struct srt_ynode *c = copy_node(m, v);
 	bool changed = false;
@@ -405,8 +406,8 @@ static void move_config(struct mctx *m, struct section *s, const struct srt_ynod
 			rest = srt_ynode_new_map(m->doc);
 		set_copy(m, rest, p->key->str, p->value);
 		warn(m, p->key,
-		     kpath(m, s, srt_arena_printf(&m->doc->arena, "backend.%s.%s", cfgkey,
-						  p->key->str)),
+		     kpath(m, s,
+			   srt_arena_printf(&m->doc->arena, "backend.%s.%s", cfgkey, p->key->str)),
 		     "not a prefill, decode or aggregated setting; kept as engine option "
 		     "engine.%s.%s",
 		     cfgkey, p->key->str);
@@ -432,7 +433,8 @@ static void move_mooncake(struct mctx *m, struct section *s, const struct srt_yn
 		return;
 	}
 	if (mc->kind != SRT_Y_MAP) {
-		fail(m, mc, path, "must be a mapping (container, env, master_extra_args, ...), not %s",
+		fail(m, mc, path,
+		     "must be a mapping (container, env, master_extra_args, ...), not %s",
 		     srt_ynode_describe(mc));
 		return;
 	}
@@ -535,8 +537,8 @@ static void move_backend(struct mctx *m, struct section *s)
 		snprintf(cfg, sizeof(cfg), "%s_config", s->engine);
 		if (srt_ynode_get(backend, cfg))
 			warn(m, backend, bpath,
-			     "backend.type is not set; inferred engine '%s' from backend.%s", s->engine,
-			     cfg);
+			     "backend.type is not set; inferred engine '%s' from backend.%s",
+			     s->engine, cfg);
 		else
 			warn(m, backend ? backend : s->src, bpath,
 			     "backend.type is not set and no engine config was found; assumed "
@@ -569,8 +571,9 @@ static void move_backend(struct mctx *m, struct section *s)
 			     "engine option engine.kv_events_config");
 		else if (strlen(p->key->str) > 7 &&
 			 !strcmp(p->key->str + strlen(p->key->str) - 7, "_config"))
-			warn(m, p->key, kpath(m, s, srt_arena_printf(&m->doc->arena, "backend.%s",
-								     p->key->str)),
+			warn(m, p->key,
+			     kpath(m, s,
+				   srt_arena_printf(&m->doc->arena, "backend.%s", p->key->str)),
 			     "does not belong to engine '%s'; kept as engine option engine.%s",
 			     s->engine, p->key->str);
 	}
@@ -619,14 +622,68 @@ static struct srt_ynode *ordered_role(struct mctx *m, const struct srt_ynode *r)
 	return o;
 }
 
+/* An integer engine flag in a role's args, by any of its spellings (dash or underscore). */
+static int64_t arg_int(const struct srt_ynode *args, const char *const *names)
+{
+	for (size_t i = 0; args && args->kind == SRT_Y_MAP && i < args->n; i++) {
+		const char *k = args->pairs[i].key->str;
+
+		for (size_t j = 0; names[j]; j++) {
+			size_t a = 0;
+			int64_t v;
+
+			while (k[a] && names[j][a] &&
+			       (k[a] == names[j][a] || (k[a] == '_' && names[j][a] == '-')))
+				a++;
+			if (!k[a] && !names[j][a] && srt_ynode_int(args->pairs[i].value, &v) && v > 0)
+				return v;
+		}
+	}
+	return 0;
+}
+
+/*
+ * v1 computed GPUs per worker itself when decode shared the prefill nodes;
+ * v2 needs `gpus` on both roles then.  Take them from the engine's own
+ * parallelism flags (tensor x pipeline parallel size) when they are written.
+ */
+static void infer_colocate_gpus(struct mctx *m, struct section *s)
+{
+	static const char *const tp[] = { "tensor-parallel-size", "tp-size", "tp", NULL };
+	static const char *const pp[] = { "pipeline-parallel-size", "pp-size", "pp", NULL };
+	const struct srt_ynode *nodes = s->roles[1] ? srt_ynode_get(s->roles[1], "nodes") : NULL;
+
+	if (s->partial || !nodes || nodes->kind != SRT_Y_SCALAR || strcmp(nodes->str, "colocate"))
+		return;
+	for (size_t j = 0; j < 2; j++) {
+		const struct srt_ynode *args;
+		int64_t t, p;
+		char buf[32];
+
+		if (!s->roles[j] || srt_ynode_get(s->roles[j], "gpus"))
+			continue;
+		args = srt_ynode_get(s->roles[j], "args");
+		t = arg_int(args, tp);
+		if (!t)
+			continue;
+		p = arg_int(args, pp);
+		snprintf(buf, sizeof(buf), "%lld", (long long)(t * (p ? p : 1)));
+		srt_ynode_map_set(m->doc, s->roles[j], "gpus", srt_ynode_new_str(m->doc, buf, true));
+		warn(m, nodes, kpath(m, s, "resources.decode_nodes"),
+		     "decode shares the prefill nodes, so v2 needs roles.%s.gpus: set to %s from "
+		     "its tensor-parallel-size%s",
+		     modes[j].role, buf, p ? " x pipeline-parallel-size" : "");
+	}
+}
+
 /*
  * The migrated section: name, schema, model, resources, slurm, engine,
  * roles, services, then every other v1 key in its original order.
  */
 static struct srt_ynode *write_section(struct mctx *m, struct section *s)
 {
-	static const char *const handled[] = { "name",	  "schema", "model",   "resources",
-					       "slurm",	  "backend", "services" };
+	static const char *const handled[] = { "name",	"schema",  "model",   "resources",
+					       "slurm", "backend", "services" };
 	struct srt_ynode *out = srt_ynode_new_map(m->doc);
 	const struct srt_ynode *v;
 	struct srt_ynode *roles = NULL;
@@ -645,6 +702,7 @@ static struct srt_ynode *write_section(struct mctx *m, struct section *s)
 		set_copy(m, out, "slurm", v);
 	if (s->engine_out)
 		srt_ynode_map_set(m->doc, out, "engine", s->engine_out);
+	infer_colocate_gpus(m, s);
 	for (size_t j = 0; j < NMODES; j++) {
 		if (!s->roles[j] || !s->roles[j]->n)
 			continue;

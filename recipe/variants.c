@@ -54,7 +54,7 @@ bool srt_variants_is_variant_doc(const struct srt_ynode *root)
 struct zip_check {
 	const char *file;
 	struct srt_diags *diags;
-	size_t n; /* 0 until the first list */
+	size_t n;	  /* 0 until the first list */
 	char *first_path; /* where N came from */
 	bool failed;
 };
@@ -205,9 +205,9 @@ static void name_variant(struct srt_ydoc *doc, struct srt_ynode *root, const str
 	if (given && !srt_ynode_is_null(given))
 		return; /* merge() already put it in place */
 	if (base_name)
-		name = srt_ynode_new_str(doc, srt_arena_printf(&doc->arena, "%s-%s%zu", base_name,
-							       suffix, i),
-					 false);
+		name = srt_ynode_new_str(
+			doc, srt_arena_printf(&doc->arena, "%s-%s%zu", base_name, suffix, i),
+			false);
 	else
 		name = srt_ynode_new_str(doc, srt_arena_printf(&doc->arena, "%s%zu", suffix, i),
 					 false);

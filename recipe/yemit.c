@@ -24,7 +24,12 @@
 /* libyaml reads implicit keys of at most 1024 characters; stay well below. */
 #define MAX_IMPLICIT_KEY 512
 
-enum scalar_style { STYLE_PLAIN, STYLE_SINGLE, STYLE_DOUBLE, STYLE_LITERAL };
+enum scalar_style {
+	STYLE_PLAIN,
+	STYLE_SINGLE,
+	STYLE_DOUBLE,
+	STYLE_LITERAL
+};
 
 /*
  * Decode one UTF-8 sequence at s[0..len).  Returns its length and sets *cp,
@@ -92,6 +97,29 @@ static bool plain_changes_type(const char *s, size_t len)
 	return srt_ynode_type(&probe) != SRT_YT_STR;
 }
 
+/*
+ * Would a YAML 1.1 reader (PyYAML, older tools that also read recipes) take
+ * the plain text for something other than a string?  srtctl's parser
+ * follows YAML 1.2, but quoting these too costs nothing: yes/no/on/off,
+ * and number-like text such as 1_000, 1:30, 017 or 0b101.
+ */
+static bool yaml11_special(const char *s)
+{
+	static const char *const words[] = { "y",   "Y",   "yes", "Yes", "YES", "n",  "N",
+					     "no",  "No",  "NO",  "on",	 "On",	"ON", "off",
+					     "Off", "OFF", "=",	  "<<",	 NULL };
+
+	for (size_t i = 0; words[i]; i++)
+		if (!strcmp(s, words[i]))
+			return true;
+	if (!strchr("0123456789+-.", s[0]))
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!strchr("0123456789_:.+-eEoObBxXabcdefABCDEF", *p))
+			return false;
+	return true;
+}
+
 static bool is_indicator(char c)
 {
 	return strchr("-?:,[]{}#&*!|>'\"%@`", c) != NULL;
@@ -107,7 +135,7 @@ static bool plain_ok(const char *s, size_t len, bool is_key)
 
 	if (!len || strlen(s) != len)
 		return false;
-	if (plain_changes_type(s, len))
+	if (plain_changes_type(s, len) || yaml11_special(s))
 		return false;
 	if (s[0] == ' ' || s[0] == '\t' || s[len - 1] == ' ' || s[len - 1] == '\t')
 		return false;
@@ -328,12 +356,12 @@ static void put_literal(struct srt_buf *out, const char *s, size_t len, unsigned
 }
 
 /* Write a scalar on the current line (no newline after it). */
-static int put_scalar(struct srt_buf *out, const struct srt_ynode *n, bool is_key,
-		      unsigned indent)
+static int put_scalar(struct srt_buf *out, const struct srt_ynode *n, bool is_key, unsigned indent)
 {
 	switch (choose_style(n, is_key)) {
 	case STYLE_PLAIN:
-		srt_buf_puts(out, n->len ? n->str : "null");
+		/* An empty plain scalar is null; a key keeps its (empty) text. */
+		srt_buf_puts(out, n->len ? n->str : is_key ? "''" : "null");
 		return 0;
 	case STYLE_SINGLE:
 		put_single(out, n->str, n->len);
@@ -364,12 +392,18 @@ static int emit_value(struct srt_buf *out, const struct srt_ynode *v, unsigned i
 		      bool after_dash, unsigned depth)
 {
 	if (v->kind == SRT_Y_SCALAR) {
+		if (!v->len && srt_ynode_type(v) == SRT_YT_NULL) {
+			srt_buf_putc(out, '\n'); /* "key:" with nothing after it, as written */
+			return 0;
+		}
 		srt_buf_putc(out, ' ');
 		if (put_scalar(out, v, false, indent) < 0)
 			return -1;
 		srt_buf_putc(out, '\n');
 		return 0;
 	}
+	if (depth + 1 >= SRT_YAML_MAX_DEPTH)
+		return -1; /* deeper than srt_ydoc_parse() reads back */
 	if (is_empty_collection(v)) {
 		srt_buf_puts(out, v->kind == SRT_Y_MAP ? " {}\n" : " []\n");
 		return 0;
@@ -385,21 +419,13 @@ static int emit_value(struct srt_buf *out, const struct srt_ynode *v, unsigned i
 }
 
 /*
- * Emit a collection whose first line starts at the current position (the
- * indentation of that first line is already written); later lines are
+ * Emit a mapping or list whose first line starts at the current position
+ * (the indentation of that first line is already written); later lines are
  * indented by `indent`.
  */
 static int emit_node(struct srt_buf *out, const struct srt_ynode *n, unsigned indent,
 		     unsigned depth)
 {
-	if (depth > SRT_YAML_MAX_DEPTH)
-		return -1;
-	if (n->kind == SRT_Y_SCALAR) {
-		if (put_scalar(out, n, false, indent) < 0)
-			return -1;
-		srt_buf_putc(out, '\n');
-		return 0;
-	}
 	if (is_empty_collection(n)) {
 		srt_buf_puts(out, n->kind == SRT_Y_MAP ? "{}\n" : "[]\n");
 		return 0;
@@ -409,10 +435,10 @@ static int emit_node(struct srt_buf *out, const struct srt_ynode *n, unsigned in
 			put_indent(out, indent);
 		if (n->kind == SRT_Y_MAP) {
 			const struct srt_ypair *p = &n->pairs[i];
-
 			size_t mark = out->len;
 
-			if (p->key->kind != SRT_Y_SCALAR || put_scalar(out, p->key, true, indent) < 0)
+			if (p->key->kind != SRT_Y_SCALAR ||
+			    put_scalar(out, p->key, true, indent) < 0)
 				return -1;
 			if (out->len - mark > MAX_IMPLICIT_KEY) {
 				/* Too long for an implicit key: "? key" then ": value". */
@@ -437,7 +463,6 @@ static int emit_node(struct srt_buf *out, const struct srt_ynode *n, unsigned in
 int srt_yemit(const struct srt_ynode *root, struct srt_buf *out)
 {
 	size_t mark = out->len;
-
 	int rc;
 
 	if (!root)

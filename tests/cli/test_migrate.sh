@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# tests/cli/test_migrate.sh: `srtctl migrate` as a user runs it.
+#
+# Checks stdout output, -o FILE, -o DIR for a directory, --in-place with its
+# .v1.bak backup (and the refusal to run twice), that v2 input is refused
+# with exit 1, that a result which does not validate never replaces a file,
+# and the usage errors (exit 2).
+set -euo pipefail
+
+: "${SRTCTL:?set SRTCTL to the srtctl binary}"
+: "${SRT_SHARED_DIR:?set SRT_SHARED_DIR to the shared directory}"
+: "${SRT_SOURCE_DIR:?set SRT_SOURCE_DIR to the source tree}"
+
+CORPUS="$SRT_SHARED_DIR/corpus/srt-slurm-v1"
+DATA="$SRT_SOURCE_DIR/tests/data/migrate"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export SRTSLURM_CONFIG=
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# run CODE CMD...: run CMD, require exit CODE; stdout/stderr in out/err.
+run() {
+	local want=$1 rc=0
+	shift
+	"$@" >out 2>err || rc=$?
+	if [[ $rc -ne $want ]]; then
+		echo "--- stdout" >&2
+		cat out >&2
+		echo "--- stderr" >&2
+		cat err >&2
+		fail "'$*' exited $rc, expected $want"
+	fi
+}
+
+# --help: usage with examples, exit 0.
+run 0 "$SRTCTL" migrate --help
+grep -q '^usage: srtctl migrate -f FILE|DIR' out || fail "help has no usage line"
+grep -q 'Examples:' out || fail "help has no examples"
+
+# stdout: the header comment, then the v2 recipe.
+run 0 "$SRTCTL" migrate -f "$DATA/mooncake-sglang.v1.yaml"
+[[ $(head -n1 out) == "# Migrated to the v2 layout by srtctl migrate from mooncake-sglang.v1.yaml." ]] ||
+	fail "first line is '$(head -n1 out)'"
+grep -qx 'schema: 2' out || fail "no 'schema: 2' in the output"
+grep -qx 'engine: sglang' out || fail "no 'engine: sglang' in the output"
+grep -qx '    type: mooncake-master' out || fail "no mooncake-master service"
+if grep -q '^backend:' out; then fail "backend: left in the output"; fi
+cp out stdout.yaml
+
+# The printed recipe validates as it is.
+run 0 "$SRTCTL" validate -f stdout.yaml
+
+# -o FILE writes the same text and prints nothing on stdout.
+run 0 "$SRTCTL" migrate -f "$DATA/mooncake-sglang.v1.yaml" -o written.yaml
+[[ -f written.yaml ]] || fail "-o did not write written.yaml"
+[[ ! -s out ]] || fail "-o also printed to stdout"
+cmp -s written.yaml stdout.yaml || fail "-o output differs from stdout output"
+
+# --in-place: keeps FILE.v1.bak (the original bytes), rewrites FILE.
+cp "$DATA/mooncake-vllm.v1.yaml" recipe.yaml
+run 0 "$SRTCTL" migrate -f recipe.yaml --in-place
+[[ -f recipe.yaml.v1.bak ]] || fail "no backup written"
+cmp -s recipe.yaml.v1.bak "$DATA/mooncake-vllm.v1.yaml" || fail "backup is not the original"
+grep -qx 'schema: 2' recipe.yaml || fail "recipe.yaml was not rewritten"
+grep -q 'inferred engine' err || fail "no inference warning on stderr"
+ls recipe.yaml.tmp.* >/dev/null 2>&1 && fail "temporary file left behind"
+cp recipe.yaml migrated-once.yaml
+
+# A second --in-place refuses because the backup exists, and changes nothing.
+run 2 "$SRTCTL" migrate -f recipe.yaml --in-place
+grep -q "backup 'recipe.yaml.v1.bak' already exists" err || fail "refusal does not name the backup"
+cmp -s recipe.yaml migrated-once.yaml || fail "refused run changed recipe.yaml"
+cmp -s recipe.yaml.v1.bak "$DATA/mooncake-vllm.v1.yaml" || fail "refused run changed the backup"
+
+# v2 input: exit 1, says so, writes nothing.
+run 1 "$SRTCTL" migrate -f "$DATA/already-v2.yaml"
+grep -q 'already in the v2 layout; nothing to migrate' err || fail "no 'already v2' message"
+[[ ! -s out ]] || fail "v2 input printed output"
+cp "$DATA/already-v2.yaml" v2.yaml
+run 1 "$SRTCTL" migrate -f v2.yaml --in-place
+[[ ! -e v2.yaml.v1.bak ]] || fail "backup written for a file that was not migrated"
+cmp -s v2.yaml "$DATA/already-v2.yaml" || fail "v2.yaml was changed"
+
+# Migrated but invalid: exit 1; --in-place leaves the file alone (no
+# backup), -o still writes the result for the user to finish by hand.
+cp "$DATA/invalid-after.v1.yaml" bad.yaml
+run 1 "$SRTCTL" migrate -f bad.yaml --in-place
+grep -q 'roles.agg.nodes' err || fail "the validation error is not shown"
+grep -q 'left unchanged' err || fail "no 'left unchanged' message"
+cmp -s bad.yaml "$DATA/invalid-after.v1.yaml" || fail "invalid result replaced bad.yaml"
+[[ ! -e bad.yaml.v1.bak ]] || fail "backup written although nothing was replaced"
+run 1 "$SRTCTL" migrate -f bad.yaml -o bad-v2.yaml
+grep -q 'written anyway' err || fail "no 'written anyway' message"
+grep -qx '    nodes: -3' bad-v2.yaml || fail "-o did not write the invalid result"
+
+# A directory: several files need -o DIR (or --in-place).
+mkdir in
+cp "$DATA/mooncake-sglang.v1.yaml" "$CORPUS/b200-fp4__1k1k.yaml" in/
+run 2 "$SRTCTL" migrate -f in
+grep -q 'give -o DIR' err || fail "no hint to use -o DIR"
+run 0 "$SRTCTL" migrate -f in -o outdir
+[[ -f outdir/mooncake-sglang.v1.yaml && -f outdir/b200-fp4__1k1k.yaml ]] ||
+	fail "-o DIR did not write both files"
+grep -q '^zip_override_stp_lowlat:' outdir/b200-fp4__1k1k.yaml || fail "variant sections lost"
+run 0 "$SRTCTL" validate -f outdir/b200-fp4__1k1k.yaml
+
+# Usage errors exit 2.
+run 2 "$SRTCTL" migrate
+run 2 "$SRTCTL" migrate -f "$DATA/mooncake-sglang.v1.yaml" -o x.yaml --in-place
+run 2 "$SRTCTL" migrate -f does-not-exist.yaml
+run 2 "$SRTCTL" migrate -f "$DATA/mooncake-sglang.v1.yaml" extra-arg
+
+echo "test_migrate.sh: ok"
