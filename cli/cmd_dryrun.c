@@ -1,10 +1,437 @@
-/* placeholder until the verb lands */
+/*
+ * cli/cmd_dryrun.c: `srtctl dry-run -f FILE [-o text|json]`.
+ *
+ * Shows what a run of a recipe would do without touching SLURM: the batch
+ * script, every process with its full command line, placement, container,
+ * readiness and env, an env table per role (the MOONCAKE_* values srtctl
+ * stamps included, with node placeholders such as <infra_node_ip>), the
+ * rendered vLLM store_config, and the warnings.  A variant file prints each
+ * variant; in JSON that is {"kind": "List", "items": [...]}.
+ */
 #include "cli/cli.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recipe/render.h"
+#include "recipe/script.h"
+#include "util/buf.h"
+#include "util/shell.h"
+
+static const char usage_text[] =
+	"usage: srtctl dry-run -f FILE [-o text|json] [--cluster-config PATH] [--job-name NAME]\n"
+	"\n"
+	"Render a recipe without running it: the sbatch batch script, every process (mooncake\n"
+	"master, stores, workers, frontend, benchmark) with its command line, an env table per\n"
+	"role with the MOONCAKE_* values srtctl sets (owner 'srtctl'), the vLLM store_config\n"
+	"JSON, and warnings. Node names and IPs are only known inside the allocation, so they\n"
+	"appear as placeholders: <infra_node_ip>, <prefill_node_0>, <prefill_node_0_ip>,\n"
+	"<worker_ip> (each worker's own node IP), <log_dir>.\n"
+	"\n"
+	"Options:\n"
+	"  -f, --filename FILE      recipe file, or - for stdin\n"
+	"  -o, --output FORMAT      text (default) or json\n"
+	"      --cluster-config P   srtslurm.yaml to use (default: $SRTSLURM_CONFIG, then\n"
+	"                           ./srtslurm.yaml, then built-in defaults)\n"
+	"      --job-name NAME      SLURM job name (default: the recipe name)\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	"Exit codes: 0 rendered, 1 the recipe is invalid, 2 usage or I/O error.\n"
+	"\n"
+	"Examples:\n"
+	"  srtctl dry-run -f recipes/qwen3-mooncake.yaml\n"
+	"  srtctl dry-run -f recipes/qwen3-mooncake.yaml -o json | jq '.env'\n";
+
+/* A value on one display line: control bytes escaped, the rest as is. */
+static void put_display(struct srt_buf *b, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\n')
+			srt_buf_puts(b, "\\n");
+		else if (*p == '\t')
+			srt_buf_puts(b, "\\t");
+		else if (*p < 0x20 || *p == 0x7f)
+			srt_buf_printf(b, "\\x%02x", *p);
+		else
+			srt_buf_putc(b, (char)*p);
+	}
+}
+
+static void owner_text(struct srt_buf *b, const struct srt_renv_var *v)
+{
+	srt_buf_puts(b, srt_env_owner_name(v->owner));
+	if (v->owner == SRT_OWNER_RECIPE) {
+		srt_buf_printf(b, " (%s)", v->layer ? v->layer : "");
+	} else {
+		srt_buf_printf(b, " (%s", v->layer ? v->layer : "");
+		if (v->overridden) {
+			srt_buf_puts(b, "; overrides '");
+			put_display(b, v->overridden);
+			srt_buf_printf(b, "' from %s",
+				       v->overridden_layer ? v->overridden_layer : "?");
+		}
+		srt_buf_putc(b, ')');
+	}
+}
+
+static void print_env_table(FILE *out, const struct srt_renv *e, const char *indent)
+{
+	size_t wn = strlen("NAME"), wv = strlen("VALUE");
+	struct srt_buf val, own;
+
+	srt_buf_init(&val);
+	srt_buf_init(&own);
+	for (size_t i = 0; i < e->n; i++) {
+		size_t n = strlen(e->v[i].name);
+
+		srt_buf_reset(&val);
+		put_display(&val, e->v[i].value);
+		wn = n > wn ? n : wn;
+		wv = val.len > wv ? val.len : wv;
+	}
+	if (wv > 60)
+		wv = 60;
+	fprintf(out, "%s%-*s  %-*s  %s\n", indent, (int)wn, "NAME", (int)wv, "VALUE", "OWNER");
+	for (size_t i = 0; i < e->n; i++) {
+		srt_buf_reset(&val);
+		srt_buf_reset(&own);
+		put_display(&val, e->v[i].value);
+		owner_text(&own, &e->v[i]);
+		fprintf(out, "%s%-*s  %-*s  %s\n", indent, (int)wn, e->v[i].name, (int)wv, val.data,
+			own.data);
+	}
+	if (!e->n)
+		fprintf(out, "%s(empty)\n", indent);
+	srt_buf_release(&val);
+	srt_buf_release(&own);
+}
+
+static void readiness_text(struct srt_buf *b, const struct srt_readiness *rd)
+{
+	if (!rd->nprobes) {
+		srt_buf_puts(b, "none (started once launched)");
+		return;
+	}
+	for (size_t i = 0; i < rd->nprobes; i++) {
+		const struct srt_probe *p = &rd->probes[i];
+
+		if (i)
+			srt_buf_putc(b, ' ');
+		if (p->kind == SRT_PROBE_HTTP)
+			srt_buf_printf(b, "http:%d GET %s -> %d", p->port,
+				       p->path ? p->path : "/health", p->status ? p->status : 200);
+		else
+			srt_buf_printf(b, "tcp:%d", p->port);
+	}
+	srt_buf_printf(b, " (timeout %ds, every %ds)", rd->timeout_seconds, rd->interval_seconds);
+}
+
+static void print_proc(FILE *out, const struct srt_plan *p, size_t idx)
+{
+	const struct srt_proc *pr = &p->procs[idx];
+	const struct srt_lnode *node = &p->layout.nodes[pr->node];
+	struct srt_buf b;
+
+	srt_buf_init(&b);
+	switch (pr->kind) {
+	case SRT_PROC_SERVICE:
+		fprintf(out, "[%zu] %s: service '%s', type %s, placement %s, start %s%s\n", idx,
+			pr->name, pr->service->name, srt_service_type_name(pr->service->type),
+			srt_placement_name(pr->service->placement), srt_start_name(pr->phase),
+			pr->critical ? ", critical" : "");
+		break;
+	case SRT_PROC_WORKER:
+		fprintf(out, "[%zu] %s: %s worker %d%s\n", idx, pr->name, srt_role_name(pr->role),
+			pr->index, pr->rank ? " (additional node)" : "");
+		break;
+	default:
+		fprintf(out, "[%zu] %s\n", idx, pr->name);
+		break;
+	}
+	fprintf(out, "    node:      %s (%s)\n", node->host, node->ip);
+	srt_shell_argv(&b, pr->argv.v, pr->argv.n);
+	fprintf(out, "    command:   %s\n", b.data);
+	fprintf(out, "    container: %s\n", pr->container ? pr->container : "none (bare node)");
+	srt_buf_reset(&b);
+	readiness_text(&b, &pr->readiness);
+	fprintf(out, "    readiness: %s\n", b.data);
+	fprintf(out, "    log:       <log_dir>/%s\n", pr->log_file);
+	fprintf(out, "    env:\n");
+	print_env_table(out, &pr->env, "      ");
+	srt_buf_release(&b);
+}
+
+static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_plan *p,
+		       const char *script, const struct srt_diags *warnings)
+{
+	const struct srt_layout *l = &p->layout;
+	struct srt_arena a;
+
+	srt_arena_init(&a);
+	fprintf(out, "# Recipe '%s' (engine %s, %s)\n\n", r->name ? r->name : "?",
+		srt_engine_name(r->engine), r->file ? r->file : "-");
+	fputs("## Batch script\n\n", out);
+	fputs(script, out);
+	fputs("\n## Nodes\n\n", out);
+	for (size_t i = 0; i < l->nnodes; i++)
+		fprintf(out, "  %zu  %-20s %-24s%s%s\n", i, l->nodes[i].host, l->nodes[i].ip,
+			i == l->head ? " head" : "", i == l->infra ? " infra" : "");
+	if (p->master)
+		fprintf(out, "\n  mooncake master: %s (metadata %s)%s\n", p->master_addr,
+			srt_render_metadata_url(&a, r, l), p->master_external ? ", external" : "");
+	fputs("\n## Services and processes (start order)\n\n", out);
+	for (size_t i = 0; i < p->nprocs; i++) {
+		print_proc(out, p, i);
+		fputc('\n', out);
+	}
+	if (!p->nprocs)
+		fputs("(none)\n\n", out);
+	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+		struct srt_renv e;
+
+		if (!r->roles[k].present)
+			continue;
+		srt_render_role_env(&e, &a, r, p->cluster, l, (enum srt_role_kind)k,
+				    SRT_PH_WORKER_IP);
+		fprintf(out, "## Env: %s workers\n\n", srt_role_name((enum srt_role_kind)k));
+		print_env_table(out, &e, "");
+		fputc('\n', out);
+	}
+	fputs("## store_config\n\n", out);
+	if (p->store_config) {
+		char *text = json_dumps(p->store_config, JSON_INDENT(2));
+
+		fprintf(out, "Written to %s by the batch script (MOONCAKE_CONFIG_PATH):\n%s\n",
+			p->store_config_file, text ? text : "{}");
+		free(text);
+	} else {
+		fprintf(out, "none (%s)\n",
+			!p->master ?
+				"no mooncake-master service" :
+				"only vLLM reads a store_config; other engines use the roles' env");
+	}
+	fputs("\n## Warnings\n\n", out);
+	for (size_t i = 0; i < warnings->n; i++) {
+		char *s = srt_diag_format(&warnings->items[i]);
+
+		fprintf(out, "%s\n", s);
+		free(s);
+	}
+	if (!warnings->n)
+		fputs("(none)\n", out);
+	srt_arena_release(&a);
+}
+
+static json_t *to_json(const struct srt_recipe *r, const struct srt_plan *p, const char *script,
+		       const struct srt_diags *warnings)
+{
+	json_t *o = json_object(), *plan = srt_plan_to_json(p), *services = json_array();
+	json_t *env = json_array(), *warn = json_array(), *procs;
+	struct srt_arena a;
+
+	srt_arena_init(&a);
+	json_object_set_new(o, "recipe", json_string(r->name ? r->name : ""));
+	json_object_set_new(o, "file", json_string(r->file ? r->file : "-"));
+	json_object_set_new(o, "engine", json_string(srt_engine_name(r->engine)));
+	json_object_set_new(o, "batch_script", json_string(script));
+	procs = json_object_get(plan, "processes");
+	for (size_t i = 0; i < json_array_size(procs); i++) {
+		json_t *pj = json_array_get(procs, i);
+
+		if (!strcmp(json_string_value(json_object_get(pj, "kind")), "service"))
+			json_array_append(services, pj);
+	}
+	json_object_set_new(o, "services", services);
+	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+		struct srt_renv e;
+		json_t *rows;
+		size_t i;
+		json_t *row;
+
+		if (!r->roles[k].present)
+			continue;
+		srt_render_role_env(&e, &a, r, p->cluster, &p->layout, (enum srt_role_kind)k,
+				    SRT_PH_WORKER_IP);
+		rows = srt_renv_to_json(&e);
+		json_array_foreach(rows, i, row)
+		{
+			json_t *full = json_object();
+
+			json_object_set_new(full, "role",
+					    json_string(srt_role_name((enum srt_role_kind)k)));
+			json_object_update(full, row);
+			json_array_append_new(env, full);
+		}
+		json_decref(rows);
+	}
+	json_object_set_new(o, "env", env);
+	json_object_set_new(o, "store_config",
+			    p->store_config ? json_deep_copy(p->store_config) : json_null());
+	for (size_t i = 0; i < warnings->n; i++) {
+		char *s = srt_diag_format(&warnings->items[i]);
+
+		json_array_append_new(warn, json_string(s));
+		free(s);
+	}
+	json_object_set_new(o, "warnings", warn);
+	json_object_set_new(o, "plan", plan);
+	srt_arena_release(&a);
+	return o;
+}
 
 int srt_cmd_dryrun(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fputs("srtctl: not implemented yet\n", stderr);
-	return SRT_EXIT_USAGE;
+	enum {
+		OPT_CLUSTER = 256,
+		OPT_JOB
+	};
+	static const struct option opts[] = {
+		{ "filename", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "cluster-config", required_argument, NULL, OPT_CLUSTER },
+		{ "job-name", required_argument, NULL, OPT_JOB },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum srt_output fmt = SRT_OUT_TEXT;
+	const char *file = NULL, *cluster_path = NULL;
+	struct srt_script_opts so = { NULL, NULL };
+	struct srt_cluster cluster;
+	struct srt_compiled comp = { NULL, NULL, 0 };
+	struct srt_diags d;
+	json_t *items = NULL;
+	struct srt_buf text;
+	bool have_cluster = false;
+	int c, rc = SRT_EXIT_OK;
+
+	srt_diags_init(&d);
+	srt_buf_init(&text);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (file)
+				return srt_cli_usage_error("dry-run",
+							   "give one recipe file (-f) per dry-run");
+			file = optarg;
+			break;
+		case 'o':
+			if (srt_cli_parse_output("dry-run", optarg, &fmt, false) != 0)
+				return SRT_EXIT_USAGE;
+			break;
+		case OPT_CLUSTER:
+			cluster_path = optarg;
+			break;
+		case OPT_JOB:
+			so.job_name = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return SRT_EXIT_OK;
+		default:
+			return srt_cli_usage_error("dry-run", "unknown option");
+		}
+	}
+	if (optind < argc)
+		return srt_cli_usage_error("dry-run", "unexpected argument '%s' (use -f FILE)",
+					   argv[optind]);
+	if (!file)
+		return srt_cli_usage_error("dry-run", "no recipe given; use -f FILE");
+
+	if (cluster_path) {
+		if (srt_cluster_load(&cluster, cluster_path, &d) != 0) {
+			srt_diags_print(&d, stderr);
+			rc = SRT_EXIT_INVALID;
+			goto out;
+		}
+	} else if (srt_cli_load_cluster(&cluster) != 0) {
+		rc = SRT_EXIT_INVALID;
+		goto out;
+	}
+	have_cluster = true;
+
+	if (srt_compile_file(file, &cluster, &comp, &d)) {
+		srt_diags_print(&d, stderr);
+		fprintf(stderr,
+			"srtctl dry-run: %s is not valid; fix the errors above (srtctl "
+			"validate -f %s shows the same)\n",
+			file, file);
+		rc = SRT_EXIT_INVALID;
+		goto out;
+	}
+	if (!comp.n) {
+		srt_diags_print(&d, stderr);
+		rc = SRT_EXIT_INVALID;
+		goto out;
+	}
+	if (fmt == SRT_OUT_JSON)
+		items = json_array();
+	for (size_t i = 0; i < comp.n; i++) {
+		const struct srt_recipe *r = comp.recipes[i];
+		struct srt_diags local;
+		struct srt_plan *p;
+		char *script = NULL;
+
+		/* The file's warnings concern every variant; each adds its own. */
+		srt_diags_init(&local);
+		for (size_t k = 0; k < d.n; k++)
+			if (d.items[k].level == SRT_DIAG_WARNING &&
+			    (!d.items[k].file || !r->file || !strcmp(d.items[k].file, r->file)))
+				srt_diags_add(&local, SRT_DIAG_WARNING, d.items[k].file,
+					      d.items[k].line, d.items[k].col, d.items[k].path,
+					      "%s", d.items[k].msg);
+		p = srt_plan_build(r, &cluster, &local);
+		if (p)
+			script = srt_script_render(p, &so, &local);
+		if (!p || !script || local.nerrors) {
+			srt_diags_print(&local, stderr);
+			fprintf(stderr,
+				"srtctl dry-run: recipe '%s' cannot be rendered; fix the "
+				"errors above\n",
+				r->name ? r->name : "?");
+			rc = SRT_EXIT_INVALID;
+		} else if (fmt == SRT_OUT_JSON) {
+			json_array_append_new(items, to_json(r, p, script, &local));
+		} else {
+			FILE *mem;
+			char *buf = NULL;
+			size_t len = 0;
+
+			mem = open_memstream(&buf, &len);
+			if (mem) {
+				if (i)
+					fputs("\n", mem);
+				print_text(mem, r, p, script, &local);
+				fclose(mem);
+				srt_buf_append(&text, buf, len);
+				free(buf);
+			}
+		}
+		free(script);
+		srt_plan_free(p);
+		srt_diags_release(&local);
+	}
+	if (rc != SRT_EXIT_OK)
+		goto out;
+	if (fmt == SRT_OUT_JSON) {
+		json_t *top = json_array_size(items) == 1 ?
+				      json_incref(json_array_get(items, 0)) :
+				      json_pack("{s:s, s:O}", "kind", "List", "items", items);
+
+		json_dumpf(top, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(top);
+	} else {
+		fwrite(text.data, 1, text.len, stdout);
+	}
+out:
+	json_decref(items);
+	srt_buf_release(&text);
+	srt_compiled_release(&comp);
+	srt_diags_release(&d);
+	if (have_cluster)
+		srt_cluster_release(&cluster);
+	return rc;
 }

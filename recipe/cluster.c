@@ -23,7 +23,8 @@ static const char *const default_cmds[SRT_CMD_COUNT][4] = {
 	[SRT_CMD_SRTCTL] = { "srtctl", NULL },
 };
 
-static const char *const cmd_names[SRT_CMD_COUNT] = {
+/* NULL-terminated: also the list of allowed keys under `commands:`. */
+static const char *const cmd_names[SRT_CMD_COUNT + 1] = {
 	[SRT_CMD_MOONCAKE_MASTER] = "mooncake_master",
 	[SRT_CMD_MOONCAKE_STORE] = "mooncake_store",
 	[SRT_CMD_SGLANG] = "sglang",
@@ -31,6 +32,7 @@ static const char *const cmd_names[SRT_CMD_COUNT] = {
 	[SRT_CMD_TRTLLM] = "trtllm",
 	[SRT_CMD_MOCKER] = "mocker",
 	[SRT_CMD_SRTCTL] = "srtctl",
+	[SRT_CMD_COUNT] = NULL,
 };
 
 const char *srt_cmd_kind_name(enum srt_cmd_kind k)

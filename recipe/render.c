@@ -1,1 +1,1276 @@
-/* recipe/render.c: placeholder until the module lands. */
+/*
+ * recipe/render.c: layout, environments, argv and the run plan.
+ *
+ * This file owns the rules that turn a validated recipe into processes:
+ * which node each worker and service lands on, the env layers of every
+ * process and which values srtctl owns (MOONCAKE_*), the argv of the
+ * mooncake master, stores, generic services and engine workers, and the
+ * vLLM store_config JSON.  It performs no I/O; node names and IPs are
+ * placeholders that the batch script (recipe/script.c) or the agent
+ * substitutes at run time.  See recipe/render.h for the rules themselves.
+ */
+#include "recipe/render.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/strutil.h"
+
+/* ---- small arena helpers ---- */
+
+struct argvb {
+	const char **v;
+	size_t n, cap;
+};
+
+static void argvb_push(struct argvb *b, struct srt_arena *a, const char *s)
+{
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 16;
+		const char **v = srt_arena_alloc(a, cap * sizeof(*v));
+
+		if (b->n)
+			memcpy(v, b->v, b->n * sizeof(*v));
+		b->v = v;
+		b->cap = cap;
+	}
+	b->v[b->n++] = s;
+}
+
+static void argvb_push_all(struct argvb *b, struct srt_arena *a, const struct srt_argv *src)
+{
+	for (size_t i = 0; i < src->n; i++)
+		argvb_push(b, a, src->v[i]);
+}
+
+static void argvb_finish(struct argvb *b, struct srt_argv *out)
+{
+	out->v = b->v;
+	out->n = b->n;
+}
+
+/* ---- layout ---- */
+
+/*
+ * The shape of one role: its nodes (`nodes`, default 1, as validation
+ * assumes), nodes per worker and workers per node.  With `gpus` per worker
+ * the workers pack onto gpus_per_node; without it the nodes are split
+ * evenly between the workers, or the workers share them.
+ */
+struct role_shape {
+	size_t nodes, npw, wpn;
+};
+
+static struct role_shape role_shape(const struct srt_recipe *r, const struct srt_role *role)
+{
+	size_t w = role->workers > 0 ? (size_t)role->workers : 1;
+	size_t g = r->resources.gpus_per_node > 0 ? (size_t)r->resources.gpus_per_node : 4;
+	struct role_shape sh = { role->nodes > 0 ? (size_t)role->nodes : 1, 1, 1 };
+
+	if (role->gpus > 0) {
+		size_t gpus = (size_t)role->gpus;
+
+		if (gpus >= g)
+			sh.npw = (gpus + g - 1) / g;
+		else
+			sh.wpn = g / gpus;
+	} else if (w <= sh.nodes) {
+		sh.npw = sh.nodes / w;
+	} else {
+		sh.wpn = (w + sh.nodes - 1) / sh.nodes;
+	}
+	return sh;
+}
+
+static bool service_launched(const struct srt_service *s)
+{
+	return s->enabled && !(s->type == SRT_SVC_MOONCAKE_MASTER && s->external);
+}
+
+static void add_node(struct srt_layout *l, struct srt_arena *a, size_t cap, const char *label,
+		     bool dedicated)
+{
+	struct srt_lnode *n;
+
+	if (l->nnodes >= cap)
+		return;
+	n = &l->nodes[l->nnodes++];
+	n->label = srt_arena_strdup(a, label);
+	n->host = srt_arena_printf(a, "<%s>", label);
+	n->ip = srt_arena_printf(a, "<%s_ip>", label);
+	n->dedicated = dedicated;
+}
+
+void srt_layout_build(struct srt_layout *l, struct srt_arena *a, const struct srt_recipe *r)
+{
+	struct role_shape sh[SRT_ROLE_COUNT];
+	size_t cap = 2, wcap = 0;
+	bool dedicated = false;
+
+	memset(l, 0, sizeof(*l));
+	l->infra_ip = SRT_PH_INFRA_IP;
+	l->log_dir = SRT_PH_LOG_DIR;
+	for (size_t i = 0; i < r->nservices; i++)
+		if (service_launched(&r->services[i]) &&
+		    r->services[i].placement == SRT_PLACE_DEDICATED)
+			dedicated = true;
+	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+		const struct srt_role *role = &r->roles[k];
+
+		if (!role->present)
+			continue;
+		sh[k] = role_shape(r, role);
+		cap += sh[k].nodes;
+		wcap += role->workers > 0 ? (size_t)role->workers : 1;
+	}
+	l->nodes = srt_arena_alloc(a, cap * sizeof(*l->nodes));
+	l->workers = srt_arena_alloc(a, (wcap ? wcap : 1) * sizeof(*l->workers));
+	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+		const struct srt_role *role = &r->roles[k];
+		size_t first, n, w;
+
+		if (!role->present)
+			continue;
+		if (k == SRT_ROLE_DECODE && role->colocate && r->roles[SRT_ROLE_PREFILL].present &&
+		    l->roles[SRT_ROLE_PREFILL].n) {
+			first = l->roles[SRT_ROLE_PREFILL].first;
+			n = l->roles[SRT_ROLE_PREFILL].n;
+		} else {
+			first = l->nnodes;
+			n = sh[k].nodes;
+			for (size_t j = 0; j < n; j++) {
+				char label[64];
+
+				snprintf(label, sizeof(label), "%s_node_%zu",
+					 srt_role_name((enum srt_role_kind)k), j);
+				add_node(l, a, cap, label, false);
+			}
+		}
+		l->roles[k].first = first;
+		l->roles[k].n = n;
+		w = role->workers > 0 ? (size_t)role->workers : 1;
+		for (size_t i = 0; i < w; i++) {
+			struct srt_lworker *lw = &l->workers[l->nworkers++];
+
+			lw->role = (enum srt_role_kind)k;
+			lw->index = (int)i;
+			if (sh[k].npw > 1 && !(k == SRT_ROLE_DECODE && role->colocate) &&
+			    (i + 1) * sh[k].npw <= n) {
+				lw->node = first + i * sh[k].npw;
+				lw->nnodes = sh[k].npw;
+			} else {
+				lw->node = first + (i / sh[k].wpn) % (n ? n : 1);
+				lw->nnodes = 1;
+			}
+		}
+	}
+	if (!l->nnodes)
+		add_node(l, a, cap, "head_node", false);
+	l->head = 0;
+	l->infra = 0;
+	if (dedicated) {
+		l->nodes[l->nnodes].label = "infra_node";
+		l->nodes[l->nnodes].host = "<infra_node>";
+		l->nodes[l->nnodes].ip = SRT_PH_INFRA_IP;
+		l->nodes[l->nnodes].dedicated = true;
+		l->infra = l->nnodes++;
+		l->dedicated = true;
+	}
+}
+
+static bool starts_with(const char *s, const char *p, size_t *len)
+{
+	size_t n = strlen(p);
+
+	if (strncmp(s, p, n))
+		return false;
+	*len = n;
+	return true;
+}
+
+bool srt_layout_ref(const struct srt_layout *l, const char *s, struct srt_lref *ref)
+{
+	size_t n;
+
+	if (*s != '<')
+		return false;
+	if (starts_with(s, l->infra_ip, &n)) {
+		*ref = (struct srt_lref){ SRT_LREF_INFRA_IP, l->infra, n };
+		return true;
+	}
+	if (starts_with(s, l->log_dir, &n)) {
+		*ref = (struct srt_lref){ SRT_LREF_LOG_DIR, 0, n };
+		return true;
+	}
+	for (size_t i = 0; i < l->nnodes; i++) {
+		if (starts_with(s, l->nodes[i].ip, &n)) {
+			*ref = (struct srt_lref){ SRT_LREF_NODE_IP, i, n };
+			return true;
+		}
+		if (starts_with(s, l->nodes[i].host, &n)) {
+			*ref = (struct srt_lref){ SRT_LREF_NODE_HOST, i, n };
+			return true;
+		}
+	}
+	return false;
+}
+
+const struct srt_lworker *srt_layout_worker(const struct srt_layout *l, enum srt_role_kind role,
+					    int index)
+{
+	for (size_t i = 0; i < l->nworkers; i++)
+		if (l->workers[i].role == role && l->workers[i].index == index)
+			return &l->workers[i];
+	return NULL;
+}
+
+/* ---- environment ---- */
+
+const char *srt_env_owner_name(enum srt_env_owner o)
+{
+	return o == SRT_OWNER_SRTCTL ? "srtctl" : "recipe";
+}
+
+const struct srt_renv_var *srt_renv_find(const struct srt_renv *e, const char *name)
+{
+	for (size_t i = 0; i < e->n; i++)
+		if (!strcmp(e->v[i].name, name))
+			return &e->v[i];
+	return NULL;
+}
+
+static struct srt_renv_var *env_slot(struct srt_renv *e, struct srt_arena *a, const char *name,
+				     bool *existed)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		if (!strcmp(e->v[i].name, name)) {
+			*existed = true;
+			return &e->v[i];
+		}
+	}
+	*existed = false;
+	if (e->n == e->cap) {
+		size_t cap = e->cap ? e->cap * 2 : 16;
+		struct srt_renv_var *v = srt_arena_alloc(a, cap * sizeof(*v));
+
+		if (e->n)
+			memcpy(v, e->v, e->n * sizeof(*v));
+		e->v = v;
+		e->cap = cap;
+	}
+	memset(&e->v[e->n], 0, sizeof(e->v[e->n]));
+	e->v[e->n].name = name;
+	return &e->v[e->n++];
+}
+
+static void env_layer(struct srt_renv *e, struct srt_arena *a, const struct srt_env *src,
+		      const char *layer)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		bool existed;
+		struct srt_renv_var *v = env_slot(e, a, src->v[i].name, &existed);
+
+		v->value = src->v[i].value;
+		v->owner = SRT_OWNER_RECIPE;
+		v->layer = layer;
+		v->runtime = false;
+		v->overridden = NULL;
+		v->overridden_layer = NULL;
+	}
+}
+
+static void env_stamp(struct srt_renv *e, struct srt_arena *a, const char *name, const char *value,
+		      const char *why, bool runtime)
+{
+	bool existed;
+	struct srt_renv_var *v = env_slot(e, a, name, &existed);
+
+	if (existed && v->owner == SRT_OWNER_RECIPE) {
+		v->overridden = v->value;
+		v->overridden_layer = v->layer;
+	}
+	v->value = value;
+	v->owner = SRT_OWNER_SRTCTL;
+	v->layer = why;
+	v->runtime = runtime;
+}
+
+/* Master endpoints, computed once per call site. */
+struct endpoints {
+	const struct srt_service *master;
+	const char *addr, *metadata, *why;
+	bool runtime;
+};
+
+static struct endpoints endpoints(struct srt_arena *a, const struct srt_recipe *r,
+				  const struct srt_layout *l)
+{
+	struct endpoints ep = { srt_recipe_master(r), NULL, NULL, NULL, false };
+
+	if (!ep.master)
+		return ep;
+	if (ep.master->external) {
+		const char *h = ep.master->external_host ? ep.master->external_host : "";
+
+		ep.addr = ep.master->external;
+		ep.metadata = strchr(h, ':') ? srt_arena_printf(a, "http://[%s]:%d/metadata", h,
+								SRT_MC_METADATA_PORT) :
+					       srt_arena_printf(a, "http://%s:%d/metadata", h,
+								SRT_MC_METADATA_PORT);
+		ep.why = "mooncake-master (external)";
+		ep.runtime = false;
+	} else {
+		ep.addr = srt_arena_printf(a, "%s:%d", l->infra_ip, SRT_MC_RPC_PORT);
+		ep.metadata = srt_arena_printf(a, "http://%s:%d/metadata", l->infra_ip,
+					       SRT_MC_METADATA_PORT);
+		ep.why = "mooncake-master";
+		ep.runtime = true;
+	}
+	return ep;
+}
+
+const char *srt_render_master_addr(struct srt_arena *a, const struct srt_recipe *r,
+				   const struct srt_layout *l)
+{
+	return endpoints(a, r, l).addr;
+}
+
+const char *srt_render_metadata_url(struct srt_arena *a, const struct srt_recipe *r,
+				    const struct srt_layout *l)
+{
+	return endpoints(a, r, l).metadata;
+}
+
+static bool in_container(const struct srt_cluster *c, const char *image)
+{
+	return c && c->container_runtime == SRT_CRT_PYXIS && image;
+}
+
+void srt_render_role_env(struct srt_renv *out, struct srt_arena *a, const struct srt_recipe *r,
+			 const struct srt_cluster *c, const struct srt_layout *l,
+			 enum srt_role_kind role, const char *self_ip)
+{
+	const struct srt_role *ro = &r->roles[role];
+	struct endpoints ep = endpoints(a, r, l);
+
+	memset(out, 0, sizeof(*out));
+	env_layer(out, a, &r->environment, "environment");
+	env_layer(out, a, &ro->env, srt_arena_printf(a, "roles.%s.env", srt_role_name(role)));
+	if (!ep.master)
+		return;
+	env_stamp(out, a, "MOONCAKE_MASTER", ep.addr, ep.why, ep.runtime);
+	env_stamp(out, a, "MOONCAKE_TE_META_DATA_SERVER", ep.metadata, ep.why, ep.runtime);
+	if (!srt_env_find(&ro->env, "MOONCAKE_LOCAL_HOSTNAME"))
+		env_stamp(out, a, "MOONCAKE_LOCAL_HOSTNAME", self_ip, "the worker's node IP", true);
+	if (r->engine == SRT_ENGINE_VLLM) {
+		if (in_container(c, srt_render_role_container(r, c, role)))
+			env_stamp(out, a, "MOONCAKE_CONFIG_PATH",
+				  SRT_CONTAINER_LOG_DIR "/" SRT_STORE_CONFIG_FILE,
+				  "options.store_config", false);
+		else
+			env_stamp(out, a, "MOONCAKE_CONFIG_PATH",
+				  srt_arena_printf(a, "%s/%s", l->log_dir, SRT_STORE_CONFIG_FILE),
+				  "options.store_config", true);
+	}
+}
+
+void srt_render_worker_env(struct srt_renv *out, struct srt_arena *a, const struct srt_recipe *r,
+			   const struct srt_cluster *c, const struct srt_layout *l,
+			   enum srt_role_kind role, int index)
+{
+	const struct srt_lworker *w = srt_layout_worker(l, role, index);
+	const char *ip = w ? l->nodes[w->node].ip : SRT_PH_WORKER_IP;
+
+	srt_render_role_env(out, a, r, c, l, role, ip);
+}
+
+void srt_render_service_env(struct srt_renv *out, struct srt_arena *a, const struct srt_recipe *r,
+			    const struct srt_layout *l, const struct srt_service *s, size_t node)
+{
+	struct endpoints ep;
+
+	memset(out, 0, sizeof(*out));
+	env_layer(out, a, &r->environment, "environment");
+	env_layer(out, a, &s->env, srt_arena_printf(a, "services.%s.env", s->name));
+	if (s->type != SRT_SVC_MOONCAKE_STORE)
+		return;
+	ep = endpoints(a, r, l);
+	if (!ep.master)
+		return;
+	env_stamp(out, a, "MOONCAKE_MASTER", ep.addr, ep.why, ep.runtime);
+	env_stamp(out, a, "MOONCAKE_TE_META_DATA_SERVER", ep.metadata, ep.why, ep.runtime);
+	if (!srt_env_find(&s->env, "MOONCAKE_LOCAL_HOSTNAME") && node < l->nnodes)
+		env_stamp(out, a, "MOONCAKE_LOCAL_HOSTNAME", l->nodes[node].ip,
+			  "the store's node IP", true);
+}
+
+json_t *srt_renv_to_json(const struct srt_renv *e)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < e->n; i++) {
+		const struct srt_renv_var *v = &e->v[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "name", json_string(v->name));
+		json_object_set_new(o, "value", json_string(v->value));
+		json_object_set_new(o, "owner", json_string(srt_env_owner_name(v->owner)));
+		json_object_set_new(o, "layer", json_string(v->layer ? v->layer : ""));
+		if (v->runtime)
+			json_object_set_new(o, "runtime", json_true());
+		if (v->overridden) {
+			json_object_set_new(o, "overridden", json_string(v->overridden));
+			json_object_set_new(o, "overridden_layer",
+					    json_string(v->overridden_layer ? v->overridden_layer :
+									      ""));
+		}
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+/* ---- store_config and containers ---- */
+
+json_t *srt_render_store_config(const struct srt_recipe *r, const struct srt_layout *l)
+{
+	struct srt_arena a;
+	struct endpoints ep;
+	json_t *out = NULL, *user = NULL;
+	const char *key;
+	json_t *val;
+
+	srt_arena_init(&a);
+	ep = endpoints(&a, r, l);
+	if (!ep.master || r->engine != SRT_ENGINE_VLLM)
+		goto out;
+	out = json_object();
+	json_object_set_new(out, "master_server_address", json_string(ep.addr));
+	user = ep.master->store_config ? srt_ynode_to_json(ep.master->store_config) : NULL;
+	if (json_is_object(user)) {
+		json_object_foreach(user, key, val)
+		{
+			if (strcmp(key, "master_server_address"))
+				json_object_set(out, key, val);
+		}
+	}
+out:
+	json_decref(user);
+	srt_arena_release(&a);
+	return out;
+}
+
+static const char *resolve(const struct srt_cluster *c, const char *name)
+{
+	if (!name)
+		return NULL;
+	return c ? srt_cluster_container(c, name) : name;
+}
+
+const char *srt_render_job_container(const struct srt_recipe *r, const struct srt_cluster *c)
+{
+	return resolve(c, r->model.container);
+}
+
+const char *srt_render_role_container(const struct srt_recipe *r, const struct srt_cluster *c,
+				      enum srt_role_kind role)
+{
+	const char *name = r->roles[role].container;
+
+	return name ? resolve(c, name) : srt_render_job_container(r, c);
+}
+
+const char *srt_render_service_container(const struct srt_recipe *r, const struct srt_cluster *c,
+					 const struct srt_service *s)
+{
+	const struct srt_service *m;
+
+	if (s->container)
+		return resolve(c, s->container);
+	if (s->type == SRT_SVC_MOONCAKE_STORE) {
+		m = srt_recipe_master(r);
+		if (m && m->container)
+			return resolve(c, m->container);
+	}
+	return srt_render_job_container(r, c);
+}
+
+/* ---- argv ---- */
+
+static bool has_nul(const struct srt_ynode *n)
+{
+	return n->kind == SRT_Y_SCALAR && n->str && strlen(n->str) != n->len;
+}
+
+static void nul_error(struct srt_diags *d, const char *file, const struct srt_ynode *n,
+		      const char *path)
+{
+	srt_diags_add(d, SRT_DIAG_ERROR, file, n->line, n->col, path,
+		      "contains a NUL byte, which no process can receive in its arguments; "
+		      "remove it");
+}
+
+/* Compact JSON of a list or mapping, in the arena; NULL when not representable. */
+static const char *json_text(struct srt_arena *a, const struct srt_ynode *n)
+{
+	json_t *j = srt_ynode_to_json(n);
+	char *s = j ? json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+	const char *out = s ? srt_arena_strdup(a, s) : NULL;
+
+	free(s);
+	json_decref(j);
+	return out;
+}
+
+/* Does any scalar in the subtree hold a NUL (keys included)? */
+static const struct srt_ynode *find_nul(const struct srt_ynode *n)
+{
+	const struct srt_ynode *bad;
+
+	if (!n)
+		return NULL;
+	if (n->kind == SRT_Y_SCALAR)
+		return has_nul(n) ? n : NULL;
+	for (size_t i = 0; i < n->n; i++) {
+		if (n->kind == SRT_Y_MAP) {
+			if ((bad = find_nul(n->pairs[i].key)) ||
+			    (bad = find_nul(n->pairs[i].value)))
+				return bad;
+		} else if ((bad = find_nul(n->items[i]))) {
+			return bad;
+		}
+	}
+	return NULL;
+}
+
+static int push_value(struct argvb *b, struct srt_arena *a, const struct srt_ynode *v,
+		      const char *file, const char *path, struct srt_diags *d)
+{
+	const char *text;
+	const struct srt_ynode *bad = find_nul(v);
+
+	if (bad) {
+		nul_error(d, file, bad, path);
+		return -1;
+	}
+	if (v->kind == SRT_Y_SCALAR) {
+		argvb_push(b, a, v->str ? v->str : "");
+		return 0;
+	}
+	text = json_text(a, v);
+	if (!text) {
+		srt_diags_add(d, SRT_DIAG_ERROR, file, v->line, v->col, path,
+			      "cannot be rendered as JSON (is every string valid UTF-8?); write "
+			      "the value as a quoted JSON string instead");
+		return -1;
+	}
+	argvb_push(b, a, text);
+	return 0;
+}
+
+static int render_args(struct argvb *b, struct srt_arena *a, const struct srt_ynode *args,
+		       const char *file, const char *path, struct srt_diags *d)
+{
+	int rc = 0;
+
+	if (!args || args->kind != SRT_Y_MAP)
+		return 0;
+	for (size_t i = 0; i < args->n; i++) {
+		const struct srt_ynode *k = args->pairs[i].key, *v = args->pairs[i].value;
+		const char *kpath = srt_arena_printf(a, "%s.%s", path, k->str);
+		const char *flag;
+		bool on;
+
+		if (has_nul(k)) {
+			nul_error(d, file, k, kpath);
+			rc = -1;
+			continue;
+		}
+		flag = k->str[0] == '-' ? k->str : srt_arena_printf(a, "--%s", k->str);
+		if (srt_ynode_is_null(v))
+			continue;
+		if (v->kind == SRT_Y_SCALAR && srt_ynode_bool(v, &on)) {
+			if (on)
+				argvb_push(b, a, flag);
+			continue;
+		}
+		if (v->kind == SRT_Y_SEQ) {
+			const struct srt_ynode *bad = find_nul(v);
+
+			if (bad) {
+				nul_error(d, file, bad, kpath);
+				rc = -1;
+				continue;
+			}
+			if (!v->n)
+				continue;
+			argvb_push(b, a, flag);
+			for (size_t j = 0; j < v->n; j++)
+				if (push_value(b, a, v->items[j], file, kpath, d) < 0)
+					rc = -1;
+			continue;
+		}
+		argvb_push(b, a, flag);
+		if (push_value(b, a, v, file, kpath, d) < 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+int srt_render_args(struct srt_argv *out, struct srt_arena *a, const struct srt_ynode *args,
+		    const char *file, const char *path, struct srt_diags *d)
+{
+	struct argvb b = { NULL, 0, 0 };
+	int rc;
+
+	argvb_push_all(&b, a, out);
+	rc = render_args(&b, a, args, file, path, d);
+	argvb_finish(&b, out);
+	return rc;
+}
+
+static enum srt_cmd_kind engine_cmd(enum srt_engine_type e)
+{
+	switch (e) {
+	case SRT_ENGINE_VLLM:
+		return SRT_CMD_VLLM;
+	case SRT_ENGINE_TRTLLM:
+		return SRT_CMD_TRTLLM;
+	case SRT_ENGINE_MOCKER:
+		return SRT_CMD_MOCKER;
+	case SRT_ENGINE_SGLANG:
+	case SRT_ENGINE_UNSET:
+		break;
+	}
+	return SRT_CMD_SGLANG;
+}
+
+int srt_render_worker_argv(struct srt_argv *out, struct srt_arena *a, const struct srt_recipe *r,
+			   const struct srt_cluster *c, enum srt_role_kind role,
+			   struct srt_diags *d)
+{
+	const struct srt_role *ro = &r->roles[role];
+	enum srt_cmd_kind ck = engine_cmd(r->engine);
+	struct argvb b = { NULL, 0, 0 };
+	int rc;
+
+	if (!c->commands[ck].n) {
+		srt_diags_add(d, SRT_DIAG_ERROR, c->source ? c->source : r->file, 0, 0, "commands",
+			      "the cluster config has no command for '%s'; set commands.%s in "
+			      "srtslurm.yaml (e.g. [python3, -m, sglang.launch_server])",
+			      srt_cmd_kind_name(ck), srt_cmd_kind_name(ck));
+		return -1;
+	}
+	argvb_push_all(&b, a, &c->commands[ck]);
+	rc = render_args(&b, a, ro->args, r->file,
+			 srt_arena_printf(a, "roles.%s.args", srt_role_name(role)), d);
+	argvb_push_all(&b, a, &ro->extra_args);
+	argvb_finish(&b, out);
+	return rc;
+}
+
+void srt_render_service_argv(struct srt_argv *out, struct srt_arena *a, const struct srt_cluster *c,
+			     const struct srt_service *s)
+{
+	struct argvb b = { NULL, 0, 0 };
+
+	switch (s->type) {
+	case SRT_SVC_MOONCAKE_MASTER:
+		argvb_push_all(&b, a, &c->commands[SRT_CMD_MOONCAKE_MASTER]);
+		argvb_push(&b, a, srt_arena_printf(a, "--rpc_port=%d", SRT_MC_RPC_PORT));
+		argvb_push(&b, a, "--enable_http_metadata_server=true");
+		argvb_push(&b, a,
+			   srt_arena_printf(a, "--http_metadata_server_port=%d",
+					    SRT_MC_METADATA_PORT));
+		argvb_push(&b, a, srt_arena_printf(a, "--metrics_port=%d", SRT_MC_ADMIN_PORT));
+		break;
+	case SRT_SVC_MOONCAKE_STORE:
+		argvb_push_all(&b, a, &c->commands[SRT_CMD_MOONCAKE_STORE]);
+		break;
+	case SRT_SVC_GENERIC:
+		argvb_push_all(&b, a, &s->command);
+		break;
+	}
+	argvb_push_all(&b, a, &s->args);
+	argvb_finish(&b, out);
+}
+
+/* ---- plan ---- */
+
+const char *srt_proc_kind_name(enum srt_proc_kind k)
+{
+	switch (k) {
+	case SRT_PROC_SERVICE:
+		return "service";
+	case SRT_PROC_WORKER:
+		return "worker";
+	case SRT_PROC_FRONTEND:
+		return "frontend";
+	case SRT_PROC_BENCHMARK:
+		return "benchmark";
+	}
+	return "?";
+}
+
+struct pb {
+	struct srt_plan *p;
+	struct srt_arena *a;
+	struct srt_diags *d;
+	size_t cap;
+	int rc;
+};
+
+static struct srt_proc *new_proc(struct pb *b)
+{
+	struct srt_plan *p = b->p;
+
+	if (p->nprocs == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 16;
+		struct srt_proc *v = srt_arena_alloc(b->a, cap * sizeof(*v));
+
+		if (p->nprocs)
+			memcpy(v, p->procs, p->nprocs * sizeof(*v));
+		p->procs = v;
+		b->cap = cap;
+	}
+	memset(&p->procs[p->nprocs], 0, sizeof(p->procs[0]));
+	return &p->procs[p->nprocs++];
+}
+
+static void readiness_defaults(struct srt_readiness *rd)
+{
+	if (rd->timeout_seconds <= 0)
+		rd->timeout_seconds = SRT_READINESS_TIMEOUT_DEFAULT;
+	if (rd->interval_seconds <= 0)
+		rd->interval_seconds = SRT_READINESS_INTERVAL_DEFAULT;
+	for (size_t i = 0; i < rd->nprobes; i++) {
+		if (rd->probes[i].kind == SRT_PROBE_HTTP) {
+			if (!rd->probes[i].path)
+				rd->probes[i].path = "/health";
+			if (!rd->probes[i].status)
+				rd->probes[i].status = 200;
+		}
+	}
+}
+
+/* The nodes a service runs on; returns how many were written to nodes[]. */
+static size_t service_nodes(const struct srt_layout *l, const struct srt_service *s, size_t *nodes)
+{
+	size_t n = 0;
+	enum srt_role_kind role;
+
+	switch (s->placement) {
+	case SRT_PLACE_HEAD:
+		nodes[n++] = l->head;
+		return n;
+	case SRT_PLACE_DEFAULT:
+		/* The parser resolves defaults; the master's is the infra node. */
+		nodes[n++] = s->type == SRT_SVC_MOONCAKE_MASTER ? l->infra : l->head;
+		return n;
+	case SRT_PLACE_INFRA:
+	case SRT_PLACE_DEDICATED:
+		nodes[n++] = l->infra;
+		return n;
+	case SRT_PLACE_WORKERS:
+		for (size_t i = 0; i < l->nnodes; i++)
+			if (!l->nodes[i].dedicated)
+				nodes[n++] = i;
+		return n;
+	case SRT_PLACE_PREFILL:
+		role = SRT_ROLE_PREFILL;
+		break;
+	case SRT_PLACE_DECODE:
+		role = SRT_ROLE_DECODE;
+		break;
+	case SRT_PLACE_AGG:
+		role = SRT_ROLE_AGG;
+		break;
+	default:
+		return 0;
+	}
+	/* The distinct nodes the role's workers use (a multi-node worker counts each). */
+	for (size_t i = 0; i < l->nworkers; i++) {
+		const struct srt_lworker *w = &l->workers[i];
+
+		if (w->role != role)
+			continue;
+		for (size_t k = 0; k < w->nnodes; k++) {
+			size_t node = w->node + k;
+			bool seen = false;
+
+			for (size_t j = 0; j < n; j++)
+				seen = seen || nodes[j] == node;
+			if (!seen)
+				nodes[n++] = node;
+		}
+	}
+	return n;
+}
+
+static void warn_at(struct pb *b, const struct srt_ynode *n, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void warn_at(struct pb *b, const struct srt_ynode *n, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	srt_diags_vadd(b->d, SRT_DIAG_WARNING, b->p->recipe->file, n ? n->line : 0, n ? n->col : 0,
+		       path, fmt, ap);
+	va_end(ap);
+}
+
+static void add_service(struct pb *b, const struct srt_service *s, size_t si)
+{
+	struct srt_plan *p = b->p;
+	const struct srt_layout *l = &p->layout;
+	size_t *nodes = srt_arena_alloc(b->a, (l->nnodes + 1) * sizeof(*nodes));
+	size_t n = service_nodes(l, s, nodes);
+
+	if (!n) {
+		warn_at(b, s->node, srt_arena_printf(b->a, "services[%zu].placement", si),
+			"service '%s' is placed on the %s nodes but the recipe has no %s role; it "
+			"does not run",
+			s->name, srt_placement_name(s->placement),
+			srt_placement_name(s->placement));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct srt_proc *pr = new_proc(b);
+		const char *host = l->nodes[nodes[i]].host;
+
+		pr->kind = SRT_PROC_SERVICE;
+		pr->service = s;
+		pr->phase = s->start;
+		pr->node = nodes[i];
+		pr->name = n == 1 ? s->name : srt_arena_printf(b->a, "%s_%s", s->name, host);
+		pr->log_file = n == 1 ? srt_arena_printf(b->a, "service_%s.out", s->name) :
+					srt_arena_printf(b->a, "service_%s_%s.out", s->name, host);
+		srt_render_service_argv(&pr->argv, b->a, p->cluster, s);
+		srt_render_service_env(&pr->env, b->a, p->recipe, l, s, nodes[i]);
+		pr->container = srt_render_service_container(p->recipe, p->cluster, s);
+		pr->readiness = s->readiness;
+		if (s->type == SRT_SVC_MOONCAKE_MASTER && !pr->readiness.nprobes) {
+			pr->readiness.probes[0] =
+				(struct srt_probe){ SRT_PROBE_TCP, SRT_MC_RPC_PORT, NULL, 0 };
+			pr->readiness.probes[1] =
+				(struct srt_probe){ SRT_PROBE_TCP, SRT_MC_METADATA_PORT, NULL, 0 };
+			pr->readiness.probes[2] =
+				(struct srt_probe){ SRT_PROBE_TCP, SRT_MC_ADMIN_PORT, NULL, 0 };
+			pr->readiness.nprobes = 3;
+		}
+		readiness_defaults(&pr->readiness);
+		pr->critical = s->critical;
+		if (!pr->argv.n) {
+			srt_diags_add(
+				b->d, SRT_DIAG_ERROR, p->recipe->file, s->node ? s->node->line : 0,
+				s->node ? s->node->col : 0,
+				srt_arena_printf(b->a, "services[%zu]", si),
+				s->type == SRT_SVC_GENERIC ?
+					"service '%s' has no command to run; give it a 'command'" :
+					"service '%s' has no command to run; set commands.%s in "
+					"srtslurm.yaml",
+				s->name,
+				s->type == SRT_SVC_MOONCAKE_STORE ? "mooncake_store" :
+								    "mooncake_master");
+			b->rc = -1;
+		}
+	}
+}
+
+static void add_services(struct pb *b, enum srt_start phase)
+{
+	const struct srt_recipe *r = b->p->recipe;
+
+	for (size_t i = 0; i < r->nservices; i++) {
+		const struct srt_service *s = &r->services[i];
+
+		if (!service_launched(s) || s == b->p->master)
+			continue;
+		if (s->start == phase ||
+		    (s->start == SRT_START_DEFAULT &&
+		     phase == (s->type == SRT_SVC_GENERIC ? SRT_START_AFTER_FRONTEND :
+							    SRT_START_BEFORE_WORKERS)))
+			add_service(b, s, i);
+	}
+}
+
+static void add_workers(struct pb *b)
+{
+	struct srt_plan *p = b->p;
+	const struct srt_layout *l = &p->layout;
+	struct srt_argv argv[SRT_ROLE_COUNT];
+	bool done[SRT_ROLE_COUNT] = { false, false, false };
+
+	for (size_t i = 0; i < l->nworkers; i++) {
+		const struct srt_lworker *w = &l->workers[i];
+		const char *role = srt_role_name(w->role);
+
+		if (!done[w->role]) {
+			memset(&argv[w->role], 0, sizeof(argv[w->role]));
+			if (srt_render_worker_argv(&argv[w->role], b->a, p->recipe, p->cluster,
+						   w->role, b->d) < 0)
+				b->rc = -1;
+			done[w->role] = true;
+		}
+		for (size_t k = 0; k < w->nnodes; k++) {
+			struct srt_proc *pr = new_proc(b);
+			size_t node = w->node + k;
+			const char *host = l->nodes[node].host;
+
+			pr->kind = SRT_PROC_WORKER;
+			pr->role = w->role;
+			pr->index = w->index;
+			pr->rank = (int)k;
+			pr->phase = SRT_START_WITH_WORKERS;
+			pr->node = node;
+			if (w->nnodes == 1) {
+				pr->name = srt_arena_printf(b->a, "%s_%d", role, w->index);
+				pr->log_file =
+					srt_arena_printf(b->a, "worker_%s_%d.out", role, w->index);
+			} else {
+				pr->name = srt_arena_printf(b->a, "%s_%d_%s", role, w->index, host);
+				pr->log_file = srt_arena_printf(b->a, "worker_%s_%d_%s.out", role,
+								w->index, host);
+			}
+			pr->argv = argv[w->role];
+			srt_render_role_env(&pr->env, b->a, p->recipe, p->cluster, l, w->role,
+					    l->nodes[node].ip);
+			pr->container = srt_render_role_container(p->recipe, p->cluster, w->role);
+			pr->critical = true;
+		}
+	}
+}
+
+static void add_frontend(struct pb *b)
+{
+	struct srt_plan *p = b->p;
+	const struct srt_recipe *r = p->recipe;
+	const struct srt_frontend *f = &r->frontend;
+	struct argvb av = { NULL, 0, 0 };
+	struct srt_proc *pr;
+	int port = f->port > 0 ? f->port : 8000;
+
+	/* Without a command there is no frontend (validation warns about a type without one). */
+	if (!f->command.n)
+		return;
+	argvb_push_all(&av, b->a, &f->command);
+	if (render_args(&av, b->a, f->args, r->file, "frontend.args", b->d) < 0)
+		b->rc = -1;
+	pr = new_proc(b);
+	pr->kind = SRT_PROC_FRONTEND;
+	pr->name = "frontend";
+	pr->log_file = "frontend.out";
+	pr->node = p->layout.head;
+	pr->phase = SRT_START_AFTER_FRONTEND;
+	argvb_finish(&av, &pr->argv);
+	env_layer(&pr->env, b->a, &r->environment, "environment");
+	env_layer(&pr->env, b->a, &f->env, "frontend.env");
+	pr->container = srt_render_job_container(r, p->cluster);
+	pr->readiness.probes[0] = (struct srt_probe){ SRT_PROBE_TCP, port, NULL, 0 };
+	pr->readiness.nprobes = 1;
+	pr->readiness.timeout_seconds = SRT_FRONTEND_READY_TIMEOUT;
+	readiness_defaults(&pr->readiness);
+	pr->critical = true;
+}
+
+/* "isl" -> "SRT_BENCH_ISL"; NULL when the key cannot name a variable. */
+static const char *bench_var(struct srt_arena *a, const char *key)
+{
+	char *name = srt_arena_printf(a, "SRT_BENCH_%s", key);
+
+	for (char *q = name; *q; q++) {
+		if (*q >= 'a' && *q <= 'z')
+			*q = (char)(*q - 'a' + 'A');
+		else if (*q == '-' || *q == '.')
+			*q = '_';
+	}
+	return srt_is_env_name(name) ? name : NULL;
+}
+
+/*
+ * The benchmark's parameters (every key but command, env and
+ * container_image) as SRT_BENCH_<KEY>: scalars as written, lists and
+ * mappings as compact JSON, null as "".
+ */
+static void bench_params(struct pb *b, struct srt_renv *env, const struct srt_ynode *bm)
+{
+	const struct srt_recipe *r = b->p->recipe;
+
+	for (size_t i = 0; bm && bm->kind == SRT_Y_MAP && i < bm->n; i++) {
+		const struct srt_ynode *k = bm->pairs[i].key, *v = bm->pairs[i].value;
+		const char *path = srt_arena_printf(b->a, "benchmark.%s", k->str);
+		const struct srt_ynode *bad = find_nul(v);
+		const char *name, *value;
+		bool existed;
+		struct srt_renv_var *slot;
+
+		if (!strcmp(k->str, "command") || !strcmp(k->str, "env") ||
+		    !strcmp(k->str, "container_image"))
+			continue;
+		if (bad) {
+			nul_error(b->d, r->file, bad, path);
+			b->rc = -1;
+			continue;
+		}
+		name = bench_var(b->a, k->str);
+		if (!name)
+			continue;
+		if (srt_ynode_is_null(v))
+			value = "";
+		else if (v->kind == SRT_Y_SCALAR)
+			value = v->str;
+		else if (!(value = json_text(b->a, v)))
+			continue;
+		slot = env_slot(env, b->a, name, &existed);
+		slot->value = value;
+		slot->owner = SRT_OWNER_RECIPE;
+		slot->layer = path;
+	}
+}
+
+static void add_benchmark(struct pb *b)
+{
+	struct srt_plan *p = b->p;
+	const struct srt_recipe *r = p->recipe;
+	const struct srt_benchmark *bm = &r->benchmark;
+	const struct srt_ynode *cmdn = srt_ynode_get(bm->node, "command");
+	const char *image = srt_ynode_str(srt_ynode_get(bm->node, "container_image"));
+	struct argvb av = { NULL, 0, 0 };
+	struct srt_proc *pr;
+
+	/* No command, no step (validation warns about a type without one). */
+	if (!bm->command)
+		return;
+	if (cmdn && has_nul(cmdn)) {
+		nul_error(b->d, r->file, cmdn, "benchmark.command");
+		b->rc = -1;
+		return;
+	}
+	argvb_push(&av, b->a, "bash");
+	argvb_push(&av, b->a, "-c");
+	argvb_push(&av, b->a, bm->command);
+	pr = new_proc(b);
+	pr->kind = SRT_PROC_BENCHMARK;
+	pr->name = "benchmark";
+	pr->log_file = "benchmark.out";
+	pr->node = p->layout.head;
+	pr->phase = SRT_START_AFTER_FRONTEND;
+	argvb_finish(&av, &pr->argv);
+	env_layer(&pr->env, b->a, &r->environment, "environment");
+	bench_params(b, &pr->env, bm->node);
+	env_layer(&pr->env, b->a, &bm->env, "benchmark.env");
+	pr->container = image ? resolve(p->cluster, image) :
+				srt_render_job_container(r, p->cluster);
+	pr->critical = false;
+}
+
+struct srt_plan *srt_plan_build(const struct srt_recipe *r, const struct srt_cluster *c,
+				struct srt_diags *d)
+{
+	struct srt_plan *p = srt_xcalloc(1, sizeof(*p));
+	struct pb b = { p, &p->arena, d, 0, 0 };
+
+	srt_arena_init(&p->arena);
+	p->recipe = r;
+	p->cluster = c;
+	srt_layout_build(&p->layout, &p->arena, r);
+	p->master = srt_recipe_master(r);
+	p->master_external = p->master && p->master->external;
+	p->master_addr = srt_render_master_addr(&p->arena, r, &p->layout);
+	p->store_config = srt_render_store_config(r, &p->layout);
+	if (p->store_config)
+		p->store_config_file = srt_arena_printf(&p->arena, "%s/%s", p->layout.log_dir,
+							SRT_STORE_CONFIG_FILE);
+
+	if (p->master && !p->master_external)
+		add_service(&b, p->master, (size_t)(p->master - r->services));
+	add_services(&b, SRT_START_BEFORE_WORKERS);
+	add_services(&b, SRT_START_WITH_WORKERS);
+	add_workers(&b);
+	add_frontend(&b);
+	add_services(&b, SRT_START_AFTER_FRONTEND);
+	add_benchmark(&b);
+
+	if (c && c->container_runtime == SRT_CRT_NONE) {
+		for (size_t i = 0; i < p->nprocs; i++) {
+			if (p->procs[i].container) {
+				srt_diags_add(
+					d, SRT_DIAG_WARNING, c->source, 0, 0,
+					"runtime.container_runtime",
+					"container_runtime is 'none', so container images "
+					"(e.g. '%s' for '%s') are ignored and every process runs "
+					"on the bare node; set container_runtime: pyxis to use them",
+					p->procs[i].container, p->procs[i].name);
+				break;
+			}
+		}
+	}
+	if (b.rc < 0) {
+		srt_plan_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void srt_plan_free(struct srt_plan *p)
+{
+	if (!p)
+		return;
+	json_decref(p->store_config);
+	srt_arena_release(&p->arena);
+	free(p);
+}
+
+/* ---- plan.json ---- */
+
+static json_t *argv_json(const struct srt_argv *av)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < av->n; i++)
+		json_array_append_new(arr, json_string(av->v[i]));
+	return arr;
+}
+
+static const char *probe_kind_name(enum srt_probe_kind k)
+{
+	return k == SRT_PROBE_HTTP ? "http" : k == SRT_PROBE_TCP ? "tcp" : "none";
+}
+
+static json_t *readiness_json(const struct srt_readiness *rd)
+{
+	json_t *o, *probes;
+
+	if (!rd->nprobes)
+		return json_null();
+	o = json_object();
+	probes = json_array();
+	for (size_t i = 0; i < rd->nprobes; i++) {
+		const struct srt_probe *pr = &rd->probes[i];
+		json_t *j = json_object();
+
+		json_object_set_new(j, "kind", json_string(probe_kind_name(pr->kind)));
+		json_object_set_new(j, "port", json_integer(pr->port));
+		if (pr->kind == SRT_PROBE_HTTP) {
+			json_object_set_new(j, "path",
+					    json_string(pr->path ? pr->path : "/health"));
+			json_object_set_new(j, "status",
+					    json_integer(pr->status ? pr->status : 200));
+		}
+		json_array_append_new(probes, j);
+	}
+	json_object_set_new(o, "probes", probes);
+	json_object_set_new(o, "timeout_seconds", json_integer(rd->timeout_seconds));
+	json_object_set_new(o, "interval_seconds", json_integer(rd->interval_seconds));
+	return o;
+}
+
+static json_t *restart_json(const struct srt_restart_policy *rp)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "mode", json_string(srt_restart_mode_name(rp->mode)));
+	json_object_set_new(o, "max_restarts", json_integer(rp->max_restarts));
+	json_object_set_new(o, "backoff_seconds", json_integer(rp->backoff_seconds));
+	json_object_set_new(o, "max_backoff_seconds", json_integer(rp->max_backoff_seconds));
+	json_object_set_new(o, "reset_after_seconds", json_integer(rp->reset_after_seconds));
+	return o;
+}
+
+static json_t *proc_json(const struct srt_plan *p, const struct srt_proc *pr)
+{
+	static const struct srt_restart_policy never = { SRT_RESTART_NEVER, 0, 0, 0, 0 };
+	json_t *o = json_object();
+	const struct srt_restart_policy *rp = &never;
+
+	json_object_set_new(o, "name", json_string(pr->name));
+	json_object_set_new(o, "kind", json_string(srt_proc_kind_name(pr->kind)));
+	if (pr->kind == SRT_PROC_SERVICE) {
+		json_object_set_new(o, "service", json_string(pr->service->name));
+		json_object_set_new(o, "type",
+				    json_string(srt_service_type_name(pr->service->type)));
+		json_object_set_new(o, "placement",
+				    json_string(srt_placement_name(pr->service->placement)));
+		rp = &pr->service->restart;
+	} else if (pr->kind == SRT_PROC_WORKER) {
+		json_object_set_new(o, "role", json_string(srt_role_name(pr->role)));
+		json_object_set_new(o, "index", json_integer(pr->index));
+		json_object_set_new(o, "rank", json_integer(pr->rank));
+		rp = &p->recipe->roles[pr->role].restart;
+	}
+	json_object_set_new(o, "phase", json_string(srt_start_name(pr->phase)));
+	json_object_set_new(o, "node", json_integer((json_int_t)pr->node));
+	json_object_set_new(o, "host", json_string(p->layout.nodes[pr->node].host));
+	json_object_set_new(o, "argv", argv_json(&pr->argv));
+	json_object_set_new(o, "env", srt_renv_to_json(&pr->env));
+	json_object_set_new(o, "container",
+			    pr->container ? json_string(pr->container) : json_null());
+	json_object_set_new(o, "readiness", readiness_json(&pr->readiness));
+	json_object_set_new(o, "log_file", json_string(pr->log_file));
+	json_object_set_new(o, "critical", json_boolean(pr->critical));
+	json_object_set_new(o, "restart", restart_json(rp));
+	return o;
+}
+
+json_t *srt_plan_to_json(const struct srt_plan *p)
+{
+	const struct srt_layout *l = &p->layout;
+	json_t *o = json_object(), *nodes = json_array(), *workers = json_array();
+	json_t *procs = json_array();
+
+	json_object_set_new(o, "version", json_integer(1));
+	json_object_set_new(o, "recipe", json_string(p->recipe->name ? p->recipe->name : ""));
+	json_object_set_new(o, "engine", json_string(srt_engine_name(p->recipe->engine)));
+	json_object_set_new(o, "log_dir", json_string(l->log_dir));
+	json_object_set_new(o, "head_node", json_integer((json_int_t)l->head));
+	json_object_set_new(o, "infra_node", json_integer((json_int_t)l->infra));
+	json_object_set_new(o, "infra_ip", json_string(l->infra_ip));
+	json_object_set_new(o, "dedicated_infra_node", json_boolean(l->dedicated));
+	for (size_t i = 0; i < l->nnodes; i++) {
+		json_t *n = json_object();
+
+		json_object_set_new(n, "index", json_integer((json_int_t)i));
+		json_object_set_new(n, "label", json_string(l->nodes[i].label));
+		json_object_set_new(n, "host", json_string(l->nodes[i].host));
+		json_object_set_new(n, "ip", json_string(l->nodes[i].ip));
+		json_object_set_new(n, "dedicated", json_boolean(l->nodes[i].dedicated));
+		json_array_append_new(nodes, n);
+	}
+	json_object_set_new(o, "nodes", nodes);
+	for (size_t i = 0; i < l->nworkers; i++) {
+		json_t *w = json_object();
+
+		json_object_set_new(w, "role", json_string(srt_role_name(l->workers[i].role)));
+		json_object_set_new(w, "index", json_integer(l->workers[i].index));
+		json_object_set_new(w, "node", json_integer((json_int_t)l->workers[i].node));
+		json_object_set_new(w, "nnodes", json_integer((json_int_t)l->workers[i].nnodes));
+		json_array_append_new(workers, w);
+	}
+	json_object_set_new(o, "workers", workers);
+	if (p->master) {
+		json_t *m = json_object();
+		struct srt_arena a;
+
+		srt_arena_init(&a);
+		json_object_set_new(m, "name", json_string(p->master->name));
+		json_object_set_new(m, "external", json_boolean(p->master_external));
+		json_object_set_new(m, "address", json_string(p->master_addr));
+		json_object_set_new(m, "metadata_server",
+				    json_string(srt_render_metadata_url(&a, p->recipe, l)));
+		srt_arena_release(&a);
+		json_object_set_new(o, "mooncake_master", m);
+	} else {
+		json_object_set_new(o, "mooncake_master", json_null());
+	}
+	json_object_set_new(o, "store_config",
+			    p->store_config ? json_deep_copy(p->store_config) : json_null());
+	json_object_set_new(o, "store_config_file",
+			    p->store_config_file ? json_string(p->store_config_file) : json_null());
+	for (size_t i = 0; i < p->nprocs; i++)
+		json_array_append_new(procs, proc_json(p, &p->procs[i]));
+	json_object_set_new(o, "processes", procs);
+	return o;
+}

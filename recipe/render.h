@@ -71,15 +71,15 @@
 
 struct srt_lnode {
 	const char *label; /* "prefill_node_0", "infra_node", "head_node" */
-	const char *host; /* "<prefill_node_0>" */
-	const char *ip; /* "<prefill_node_0_ip>" */
-	bool dedicated; /* the reserved infra node (runs no worker) */
+	const char *host;  /* "<prefill_node_0>" */
+	const char *ip;	   /* "<prefill_node_0_ip>" */
+	bool dedicated;	   /* the reserved infra node (runs no worker) */
 };
 
 struct srt_lworker {
 	enum srt_role_kind role;
-	int index; /* 0-based within the role */
-	size_t node; /* first node */
+	int index;     /* 0-based within the role */
+	size_t node;   /* first node */
 	size_t nnodes; /* nodes it spans: >1 for a multi-node worker */
 };
 
@@ -91,28 +91,34 @@ struct srt_layout {
 	struct {
 		size_t first, n; /* the role's nodes: nodes[first .. first+n) */
 	} roles[SRT_ROLE_COUNT];
-	size_t head; /* always 0 */
-	size_t infra; /* the node infra services run on */
-	bool dedicated; /* infra is an extra, reserved node */
+	size_t head;	      /* always 0 */
+	size_t infra;	      /* the node infra services run on */
+	bool dedicated;	      /* infra is an extra, reserved node */
 	const char *infra_ip; /* SRT_PH_INFRA_IP */
-	const char *log_dir; /* SRT_PH_LOG_DIR */
+	const char *log_dir;  /* SRT_PH_LOG_DIR */
 };
 
 /*
  * Compute the node layout of r (allocated in a; cannot fail).  Per role:
- * `nodes` set -> that many nodes, split evenly between the workers (or
- * workers packed onto them when there are more workers than nodes); else
- * `gpus` per worker packed onto gpus_per_node; else one node per worker.
+ * `nodes` nodes (default 1, as validation assumes); with `gpus` per worker
+ * the workers are packed onto gpus_per_node GPUs per node (a worker with
+ * more GPUs than a node spans several); without it the nodes are split
+ * evenly between the workers, or the workers share them.
  */
 void srt_layout_build(struct srt_layout *l, struct srt_arena *a, const struct srt_recipe *r);
 
 /* A placeholder recognised at the start of a string (see srt_layout_ref()). */
-enum srt_lref_kind { SRT_LREF_INFRA_IP, SRT_LREF_NODE_HOST, SRT_LREF_NODE_IP, SRT_LREF_LOG_DIR };
+enum srt_lref_kind {
+	SRT_LREF_INFRA_IP,
+	SRT_LREF_NODE_HOST,
+	SRT_LREF_NODE_IP,
+	SRT_LREF_LOG_DIR
+};
 
 struct srt_lref {
 	enum srt_lref_kind kind;
 	size_t node; /* SRT_LREF_NODE_* */
-	size_t len; /* bytes of the placeholder */
+	size_t len;  /* bytes of the placeholder */
 };
 
 /* Does s start with one of l's placeholders?  Fills *ref when it does. */
@@ -124,7 +130,10 @@ const struct srt_lworker *srt_layout_worker(const struct srt_layout *l, enum srt
 
 /* ---- environment ---- */
 
-enum srt_env_owner { SRT_OWNER_RECIPE, SRT_OWNER_SRTCTL };
+enum srt_env_owner {
+	SRT_OWNER_RECIPE,
+	SRT_OWNER_SRTCTL
+};
 
 struct srt_renv_var {
 	const char *name;
@@ -134,7 +143,7 @@ struct srt_renv_var {
 	 * "services.store.env", "frontend.env", "benchmark.env").
 	 * srtctl: why ("mooncake-master", "mooncake-master (external)"). */
 	const char *layer;
-	bool runtime; /* value holds layout placeholders to substitute */
+	bool runtime;		/* value holds layout placeholders to substitute */
 	const char *overridden; /* a recipe value srtctl replaced, or NULL */
 	const char *overridden_layer;
 };
@@ -172,9 +181,8 @@ void srt_render_worker_env(struct srt_renv *out, struct srt_arena *a, const stru
  * MOONCAKE_LOCAL_HOSTNAME (the node's IP unless the entry's env pins it).
  * The master gets no role env and no stamped variables.
  */
-void srt_render_service_env(struct srt_renv *out, struct srt_arena *a,
-			    const struct srt_recipe *r, const struct srt_layout *l,
-			    const struct srt_service *s, size_t node);
+void srt_render_service_env(struct srt_renv *out, struct srt_arena *a, const struct srt_recipe *r,
+			    const struct srt_layout *l, const struct srt_service *s, size_t node);
 
 /* JSON array of {name, value, owner, layer[, runtime][, overridden, overridden_layer]}. */
 json_t *srt_renv_to_json(const struct srt_renv *e);
@@ -205,8 +213,8 @@ const char *srt_render_role_container(const struct srt_recipe *r, const struct s
  * A service's image: its container; a mooncake-store falls back to the
  * mooncake-master entry's container; then the job container.
  */
-const char *srt_render_service_container(const struct srt_recipe *r,
-					 const struct srt_cluster *c, const struct srt_service *s);
+const char *srt_render_service_container(const struct srt_recipe *r, const struct srt_cluster *c,
+					 const struct srt_service *s);
 
 /* ---- argv ---- */
 
@@ -233,41 +241,46 @@ int srt_render_worker_argv(struct srt_argv *out, struct srt_arena *a, const stru
  * --flag=value form: gflags reads "--flag false" as true);
  * mooncake-store = commands[mooncake_store] + args; generic = command + args.
  */
-void srt_render_service_argv(struct srt_argv *out, struct srt_arena *a,
-			     const struct srt_cluster *c, const struct srt_service *s);
+void srt_render_service_argv(struct srt_argv *out, struct srt_arena *a, const struct srt_cluster *c,
+			     const struct srt_service *s);
 
 /* ---- plan ---- */
 
-enum srt_proc_kind { SRT_PROC_SERVICE, SRT_PROC_WORKER, SRT_PROC_FRONTEND, SRT_PROC_BENCHMARK };
+enum srt_proc_kind {
+	SRT_PROC_SERVICE,
+	SRT_PROC_WORKER,
+	SRT_PROC_FRONTEND,
+	SRT_PROC_BENCHMARK
+};
 
 struct srt_proc {
 	const char *name; /* unique step name: "mooncake-master", "store_<prefill_node_0>",
 			   * "prefill_0", "frontend", "benchmark" */
 	enum srt_proc_kind kind;
 	const struct srt_service *service; /* SRT_PROC_SERVICE only */
-	enum srt_role_kind role; /* SRT_PROC_WORKER only */
-	int index, rank; /* worker index; node rank within a multi-node worker */
-	enum srt_start phase; /* services; workers are SRT_START_WITH_WORKERS */
-	size_t node; /* layout node it runs on */
+	enum srt_role_kind role;	   /* SRT_PROC_WORKER only */
+	int index, rank;		   /* worker index; node rank within a multi-node worker */
+	enum srt_start phase;		   /* services; workers are SRT_START_WITH_WORKERS */
+	size_t node;			   /* layout node it runs on */
 	struct srt_argv argv;
 	struct srt_renv env;
-	const char *container; /* image, or NULL for the bare node */
+	const char *container;		/* image, or NULL for the bare node */
 	struct srt_readiness readiness; /* nprobes == 0: started once launched */
-	const char *log_file; /* relative to the log dir; may hold a host placeholder */
+	const char *log_file;		/* relative to the log dir; may hold a host placeholder */
 	bool critical;
 };
 
 struct srt_plan {
-	struct srt_arena arena; /* owns everything below except store_config */
-	const struct srt_recipe *recipe; /* borrowed */
+	struct srt_arena arena;		   /* owns everything below except store_config */
+	const struct srt_recipe *recipe;   /* borrowed */
 	const struct srt_cluster *cluster; /* borrowed */
 	struct srt_layout layout;
 	struct srt_proc *procs; /* in start order */
 	size_t nprocs;
 	const struct srt_service *master; /* enabled mooncake-master entry, or NULL */
 	bool master_external;
-	const char *master_addr; /* NULL without a master */
-	json_t *store_config; /* owned; NULL unless vLLM with a master */
+	const char *master_addr;       /* NULL without a master */
+	json_t *store_config;	       /* owned; NULL unless vLLM with a master */
 	const char *store_config_file; /* "<log_dir>/mooncake/store_config.json", or NULL */
 };
 
@@ -275,15 +288,19 @@ struct srt_plan {
  * Render every process of the run in start order: the mooncake master, the
  * before_workers services (stores, in declaration order, one instance per
  * node of their placement), with_workers services, the workers (prefill,
- * decode, agg; one process per node of a multi-node worker), the frontend,
- * after_frontend services, the benchmark.  Log files: service_<name>.out
- * (service_<name>_<host>.out when a service runs on several nodes),
- * worker_<role>_<i>.out (worker_<role>_<i>_<host>.out per node of a
- * multi-node worker), frontend.out, benchmark.out.
+ * decode, agg; one process per node of a multi-node worker), the frontend
+ * (frontend.command + rendered frontend.args on the head node, gated on
+ * TCP frontend.port; none without a command), after_frontend services, the
+ * benchmark (bash -c benchmark.command on the head node, its other keys as
+ * SRT_BENCH_<KEY> env; none without a command).  Log files:
+ * service_<name>.out (service_<name>_<host>.out when a service runs on
+ * several nodes), worker_<role>_<i>.out (worker_<role>_<i>_<host>.out per
+ * node of a multi-node worker), frontend.out, benchmark.out.
  *
  * Returns a plan (free with srt_plan_free()), or NULL after adding errors
- * to d.  Warnings (a frontend type with no built-in command, a benchmark
- * without a command, containers with container_runtime: none) go to d too.
+ * to d (a NUL byte in rendered args, a cluster config without the engine's
+ * command).  A warning goes to d when container_runtime is none but
+ * processes name images.
  */
 struct srt_plan *srt_plan_build(const struct srt_recipe *r, const struct srt_cluster *c,
 				struct srt_diags *d);

@@ -23,10 +23,11 @@ int srt_shell_quote(struct srt_buf *out, const char *s, size_t len, struct srt_e
 	bool bare = len > 0;
 
 	if (nul)
-		return srt_error_set(err,
-				     "the value contains a NUL byte at offset %zu, which no "
-				     "process can receive in its arguments or environment; remove it",
-				     (size_t)(nul - s));
+		return srt_error_set(
+			err,
+			"the value contains a NUL byte at offset %zu, which no "
+			"process can receive in its arguments or environment; remove it",
+			(size_t)(nul - s));
 	for (size_t i = 0; i < len && bare; i++)
 		bare = safe_byte((unsigned char)s[i]);
 	if (bare) {

@@ -1,0 +1,165 @@
+#!/bin/bash
+# tests/cli/test_dryrun.sh: `srtctl dry-run` as a user sees it.
+#
+# The seed's SGLang and vLLM quick starts and the fixtures in
+# tests/data/render/ are rendered in text and JSON; the assertions are on the
+# env table rows (values and owners), the JSON keys, the store_config, the
+# exit codes, and that the batch script is valid bash.
+set -euo pipefail
+
+: "${SRTCTL:?set SRTCTL to the srtctl binary}"
+: "${SRT_SOURCE_DIR:?set SRT_SOURCE_DIR to the source tree}"
+
+SEED=$SRT_SOURCE_DIR/tests/data/seed
+DATA=$SRT_SOURCE_DIR/tests/data/render
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+cd "$TMP" # no ./srtslurm.yaml: the built-in cluster defaults apply
+export SRTSLURM_CONFIG=
+
+fails=0
+fail() {
+	echo "FAIL: $*" >&2
+	fails=$((fails + 1))
+}
+
+# expect_row FILE ROLE NAME VALUE OWNER: the text env table of ROLE has the row.
+expect_row() {
+	local file=$1 role=$2 name=$3 value=$4 owner=$5
+	if ! awk -v sect="## Env: $role workers" '
+		$0 == sect { on = 1; next }
+		/^## / { on = 0 }
+		on' "$file" | grep -Eq "^$name +$value +$owner"; then
+		fail "$file: no '$name $value $owner' row in the $role env table"
+	fi
+}
+
+# jq-like checks with python3: py JSONFILE EXPR (EXPR must be true; d is the document).
+py() {
+	python3 - "$1" "$2" <<'EOF' || fail "$1: $2"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = eval(sys.argv[2], {"d": d})
+sys.exit(0 if ok else 1)
+EOF
+}
+
+# ---- SGLang quick start (text) ----
+"$SRTCTL" dry-run -f "$SEED/seed-02.yaml" >sglang.txt
+grep -q '^#!/bin/bash$' sglang.txt || fail "sglang: no batch script"
+grep -q '^#SBATCH --nodes=2$' sglang.txt || fail "sglang: node count"
+grep -q '^## Services and processes' sglang.txt || fail "sglang: no services section"
+grep -Eq 'command: +mooncake_master --rpc_port=8700 --enable_http_metadata_server=true --http_metadata_server_port=8701 --metrics_port=8702$' sglang.txt ||
+	fail "sglang: master command line"
+grep -q 'log:       <log_dir>/service_mooncake-master.out' sglang.txt || fail "sglang: master log"
+expect_row sglang.txt prefill MOONCAKE_PROTOCOL rdma 'recipe \(roles\.prefill\.env\)'
+expect_row sglang.txt prefill MOONCAKE_MASTER '<infra_node_ip>:8700' 'srtctl'
+expect_row sglang.txt prefill MOONCAKE_TE_META_DATA_SERVER 'http://<infra_node_ip>:8701/metadata' 'srtctl'
+expect_row sglang.txt prefill MOONCAKE_LOCAL_HOSTNAME '<worker_ip>' 'srtctl'
+expect_row sglang.txt decode MOONCAKE_MASTER '<infra_node_ip>:8700' 'srtctl'
+grep -A2 '^## store_config' sglang.txt | grep -q '^none' || fail "sglang: store_config should be none"
+
+# ---- SGLang quick start (JSON) ----
+"$SRTCTL" dry-run -f "$SEED/seed-02.yaml" -o json >sglang.json
+python3 -c 'import json,sys; json.load(sys.stdin)' <sglang.json || fail "sglang: -o json is not JSON"
+py sglang.json 'all(k in d for k in ("batch_script", "services", "env", "store_config", "warnings", "plan"))'
+py sglang.json 'd["batch_script"].startswith("#!/bin/bash\n")'
+py sglang.json 'd["store_config"] is None'
+py sglang.json '[s["name"] for s in d["services"]] == ["mooncake-master"]'
+py sglang.json 'd["services"][0]["type"] == "mooncake-master" and d["services"][0]["placement"] == "infra"'
+py sglang.json 'd["services"][0]["argv"][1:] == ["--rpc_port=8700", "--enable_http_metadata_server=true", "--http_metadata_server_port=8701", "--metrics_port=8702"]'
+py sglang.json '{"role": "prefill", "name": "MOONCAKE_MASTER", "value": "<infra_node_ip>:8700", "owner": "srtctl"}.items() <= [r for r in d["env"] if r["role"] == "prefill" and r["name"] == "MOONCAKE_MASTER"][0].items()'
+py sglang.json '[r["owner"] for r in d["env"] if r["role"] == "decode" and r["name"] == "MOONCAKE_LOCAL_HOSTNAME"] == ["srtctl"]'
+py sglang.json '[r["value"] for r in d["env"] if r["role"] == "decode" and r["name"] == "MOONCAKE_PROTOCOL"] == ["rdma"]'
+py sglang.json 'isinstance(d["warnings"], list)'
+python3 -c 'import json,sys; sys.stdout.write(json.load(sys.stdin)["batch_script"])' <sglang.json >job.sh
+bash -n job.sh || fail "sglang: the batch script is not valid bash"
+
+# ---- vLLM quick start ----
+"$SRTCTL" dry-run -f "$SEED/seed-04.yaml" >vllm.txt
+expect_row vllm.txt prefill MC_ENABLE_DEST_DEVICE_AFFINITY 1 'recipe \(roles\.prefill\.env\)'
+expect_row vllm.txt prefill MOONCAKE_MASTER '<infra_node_ip>:8700' 'srtctl'
+expect_row vllm.txt decode MOONCAKE_CONFIG_PATH '<log_dir>/mooncake/store_config.json' 'srtctl'
+grep -q '"master_server_address": "<infra_node_ip>:8700"' vllm.txt || fail "vllm: store_config text"
+"$SRTCTL" dry-run -f "$SEED/seed-04.yaml" -o json >vllm.json
+py vllm.json 'd["store_config"]["master_server_address"] == "<infra_node_ip>:8700"'
+py vllm.json 'd["store_config"]["global_segment_size"] == "100GB" and d["store_config"]["device_name"] == "mlx5_0,mlx5_1"'
+py vllm.json 'list(d["store_config"])[0] == "master_server_address"'
+py vllm.json '[r["owner"] for r in d["env"] if r["name"] == "MOONCAKE_CONFIG_PATH"] == ["srtctl", "srtctl"]'
+py vllm.json '"MOONCAKE_CONFIG_PATH" not in [e["name"] for e in d["services"][0]["env"]]'
+grep -q 'store_config.json' <(python3 -c 'import json,sys; print(json.load(sys.stdin)["batch_script"])' <vllm.json) ||
+	fail "vllm: the batch script does not write store_config.json"
+
+# ---- overrides and pins ----
+"$SRTCTL" dry-run -f "$DATA/sglang-overrides.yaml" >over.txt
+expect_row over.txt prefill MOONCAKE_MASTER '<infra_node_ip>:8700' "srtctl \(mooncake-master; overrides '10\.1\.2\.3:9999' from roles\.prefill\.env\)"
+expect_row over.txt decode MOONCAKE_LOCAL_HOSTNAME '192\.168\.50\.7' 'recipe \(roles\.decode\.env\)'
+expect_row over.txt prefill MOONCAKE_LOCAL_HOSTNAME '<worker_ip>' 'srtctl'
+expect_row over.txt prefill SHARED_KNOB 1 'recipe \(environment\)'
+grep -q 'warning: roles.prefill.env.MOONCAKE_MASTER' over.txt || fail "overrides: the no-op warning is not shown"
+"$SRTCTL" dry-run -f "$DATA/sglang-overrides.yaml" -o json >over.json
+py over.json '[(r["value"], r["owner"], r.get("overridden")) for r in d["env"] if r["role"] == "prefill" and r["name"] == "MOONCAKE_MASTER"] == [("<infra_node_ip>:8700", "srtctl", "10.1.2.3:9999")]'
+py over.json '[(r["value"], r["owner"], r["layer"]) for r in d["env"] if r["role"] == "decode" and r["name"] == "MOONCAKE_LOCAL_HOSTNAME"] == [("192.168.50.7", "recipe", "roles.decode.env")]'
+py over.json '[s["name"] for s in d["services"]] == ["mooncake-master", "store"]'
+py over.json '[e["value"] for e in d["services"][1]["env"] if e["name"] == "MOONCAKE_LOCAL_HOSTNAME"] == ["<decode_node_0_ip>"]'
+py over.json 'd["services"][1]["argv"][-2:] == ["--port", "8800"] and d["services"][1]["log_file"] == "service_store.out"'
+py over.json 'd["services"][0]["argv"][-1] == "--eviction_high_watermark_ratio=0.9"'
+py over.json 'any("MOONCAKE_MASTER" in w for w in d["warnings"])'
+
+# ---- a variant file: one item per variant ----
+"$SRTCTL" dry-run -f "$DATA/variants.yaml" -o json >var.json
+py var.json 'd["kind"] == "List" and len(d["items"]) == 2'
+py var.json '[i["plan"]["processes"][1]["argv"][-2:] for i in d["items"]] == [["--tp-size", "2"], ["--tp-size", "4"]]'
+[[ $(grep -c '^# Recipe ' <("$SRTCTL" dry-run -f "$DATA/variants.yaml")) == 2 ]] ||
+	fail "variants: the text output should show both variants"
+
+# ---- errors ----
+set +e
+"$SRTCTL" dry-run -f "$DATA/invalid.yaml" >inv.out 2>inv.err
+rc=$?
+set -e
+[[ $rc == 1 ]] || fail "invalid recipe: exit $rc, want 1"
+[[ ! -s inv.out ]] || fail "invalid recipe: nothing should go to stdout"
+grep -q "invalid.yaml:7:5: services\[0\]: ValidationError" inv.err || fail "invalid recipe: no located diagnostic"
+
+set +e
+"$SRTCTL" dry-run >/dev/null 2>usage.err
+rc=$?
+"$SRTCTL" dry-run -f "$SEED/seed-02.yaml" -o yaml >/dev/null 2>/dev/null
+rc2=$?
+set -e
+[[ $rc == 2 ]] || fail "no -f: exit $rc, want 2"
+grep -q 'use -f FILE' usage.err || fail "no -f: the message should say what to do"
+[[ $rc2 == 2 ]] || fail "-o yaml: exit $rc2, want 2"
+
+# ---- a cluster config: pyxis, aliases, command prefixes ----
+cat >cluster.yaml <<'EOF'
+runtime:
+  container_runtime: pyxis
+  network_interface: ib0
+containers:
+  mc: registry.example/mooncake:0.3.12
+commands:
+  mooncake_master: [/opt/mooncake/bin/mooncake_master]
+EOF
+cat >pyxis.yaml <<'EOF'
+name: pyxis-run
+engine: sglang
+model: {container: registry.example/sglang:0.5}
+roles:
+  prefill: {args: {disaggregation-transfer-backend: mooncake}}
+  decode: {args: {disaggregation-transfer-backend: mooncake}}
+services:
+  - {name: mooncake-master, type: mooncake-master, container: mc}
+EOF
+"$SRTCTL" dry-run -f pyxis.yaml --cluster-config cluster.yaml -o json >pyxis.json
+py pyxis.json 'd["services"][0]["container"] == "registry.example/mooncake:0.3.12"'
+py pyxis.json 'd["services"][0]["argv"][0] == "/opt/mooncake/bin/mooncake_master"'
+py pyxis.json '"--container-image=registry.example/mooncake:0.3.12" in d["batch_script"]'
+py pyxis.json '"SRT_IFACE=ib0" in d["batch_script"]'
+
+if ((fails)); then
+	echo "$fails check(s) failed" >&2
+	exit 1
+fi
+echo "dry-run: all checks passed"

@@ -1,0 +1,760 @@
+/*
+ * tests/unit/test_render.c: recipe/render (layout, env layers, argv, plan).
+ *
+ * Recipes are compiled from YAML with srt_compile_bytes() against the
+ * built-in cluster defaults (or a tweaked copy), so every test exercises
+ * the same model dry-run and the batch script see.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recipe/compile.h"
+#include "recipe/render.h"
+
+struct fx {
+	struct srt_cluster cl;
+	struct srt_compiled comp;
+	struct srt_diags d;
+	struct srt_arena a;
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	srt_cluster_defaults(&f->cl);
+	srt_diags_init(&f->d);
+	srt_arena_init(&f->a);
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+
+	srt_compiled_release(&f->comp);
+	srt_diags_release(&f->d);
+	srt_arena_release(&f->a);
+	free(f);
+	return 0;
+}
+
+static const struct srt_recipe *compile(struct fx *f, const char *yaml)
+{
+	size_t nerr;
+
+	srt_compiled_release(&f->comp);
+	srt_diags_release(&f->d);
+	srt_diags_init(&f->d);
+	nerr = srt_compile_bytes(yaml, strlen(yaml), "test.yaml", &f->cl, &f->comp, &f->d);
+	if (nerr) {
+		srt_diags_print(&f->d, stdout);
+		fail_msg("the test recipe does not compile");
+	}
+	assert_int_equal(f->comp.n, 1);
+	return f->comp.recipes[0];
+}
+
+static void assert_env(const struct srt_renv *e, const char *name, const char *value,
+		       enum srt_env_owner owner, const char *layer)
+{
+	const struct srt_renv_var *v = srt_renv_find(e, name);
+
+	if (!v)
+		fail_msg("env has no %s", name);
+	assert_string_equal(v->value, value);
+	assert_string_equal(srt_env_owner_name(v->owner), srt_env_owner_name(owner));
+	if (layer)
+		assert_string_equal(v->layer, layer);
+}
+
+static const char sglang_quickstart[] = "engine: sglang\n"
+					"roles:\n"
+					"  prefill:\n"
+					"    env:\n"
+					"      MOONCAKE_PROTOCOL: rdma\n"
+					"      MOONCAKE_GLOBAL_SEGMENT_SIZE: \"4gb\"\n"
+					"    args:\n"
+					"      disaggregation-transfer-backend: mooncake\n"
+					"      disaggregation-ib-device: \"mlx5_0,mlx5_1\"\n"
+					"  decode:\n"
+					"    env:\n"
+					"      MOONCAKE_PROTOCOL: rdma\n"
+					"      MOONCAKE_GLOBAL_SEGMENT_SIZE: \"4gb\"\n"
+					"    args:\n"
+					"      disaggregation-transfer-backend: mooncake\n"
+					"      disaggregation-ib-device: \"mlx5_0,mlx5_1\"\n"
+					"services:\n"
+					"  - name: mooncake-master\n"
+					"    type: mooncake-master\n";
+
+static const char vllm_quickstart[] =
+	"engine: vllm\n"
+	"model:\n"
+	"  container: nvcr.io/nvidia/vllm:latest\n"
+	"roles:\n"
+	"  prefill:\n"
+	"    env:\n"
+	"      MC_ENABLE_DEST_DEVICE_AFFINITY: \"1\"\n"
+	"    args:\n"
+	"      kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\",\"kv_role\":\"kv_both\"}'\n"
+	"  decode:\n"
+	"    env:\n"
+	"      MC_ENABLE_DEST_DEVICE_AFFINITY: \"1\"\n"
+	"      MOONCAKE_CONFIG_PATH: /mine.json\n"
+	"    args:\n"
+	"      kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\",\"kv_role\":\"kv_both\"}'\n"
+	"services:\n"
+	"  - name: mooncake-master\n"
+	"    type: mooncake-master\n"
+	"    options:\n"
+	"      store_config:\n"
+	"        metadata_server: \"P2PHANDSHAKE\"\n"
+	"        master_server_address: \"1.2.3.4:9999\"\n"
+	"        global_segment_size: \"100GB\"\n"
+	"        local_buffer_size: \"4GB\"\n"
+	"        protocol: \"rdma\"\n"
+	"        device_name: \"mlx5_0,mlx5_1\"\n"
+	"        port: 12345\n";
+
+/* ---- env ---- */
+
+static void test_sglang_role_env(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(f, sglang_quickstart);
+	struct srt_layout l;
+	struct srt_renv e;
+
+	srt_layout_build(&l, &f->a, r);
+	srt_render_role_env(&e, &f->a, r, &f->cl, &l, SRT_ROLE_PREFILL, SRT_PH_WORKER_IP);
+	assert_int_equal(e.n, 5);
+	/* Order: recipe layers first, then srtctl's. */
+	assert_string_equal(e.v[0].name, "MOONCAKE_PROTOCOL");
+	assert_string_equal(e.v[1].name, "MOONCAKE_GLOBAL_SEGMENT_SIZE");
+	assert_string_equal(e.v[2].name, "MOONCAKE_MASTER");
+	assert_env(&e, "MOONCAKE_PROTOCOL", "rdma", SRT_OWNER_RECIPE, "roles.prefill.env");
+	assert_env(&e, "MOONCAKE_GLOBAL_SEGMENT_SIZE", "4gb", SRT_OWNER_RECIPE,
+		   "roles.prefill.env");
+	assert_env(&e, "MOONCAKE_MASTER", "<infra_node_ip>:8700", SRT_OWNER_SRTCTL, NULL);
+	assert_env(&e, "MOONCAKE_TE_META_DATA_SERVER", "http://<infra_node_ip>:8701/metadata",
+		   SRT_OWNER_SRTCTL, NULL);
+	assert_env(&e, "MOONCAKE_LOCAL_HOSTNAME", "<worker_ip>", SRT_OWNER_SRTCTL, NULL);
+	assert_true(srt_renv_find(&e, "MOONCAKE_MASTER")->runtime);
+	assert_false(srt_renv_find(&e, "MOONCAKE_PROTOCOL")->runtime);
+	assert_null(srt_renv_find(&e, "MOONCAKE_CONFIG_PATH"));
+
+	/* The worker form carries the worker's own node IP. */
+	srt_render_worker_env(&e, &f->a, r, &f->cl, &l, SRT_ROLE_DECODE, 0);
+	assert_env(&e, "MOONCAKE_LOCAL_HOSTNAME", "<decode_node_0_ip>", SRT_OWNER_SRTCTL, NULL);
+}
+
+static void test_env_overrides_and_pins(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r =
+		compile(f, "engine: sglang\n"
+			   "environment:\n"
+			   "  SHARED: top\n"
+			   "  MOONCAKE_LOCAL_HOSTNAME: 9.9.9.9\n"
+			   "  ORDER: env\n"
+			   "roles:\n"
+			   "  prefill:\n"
+			   "    env:\n"
+			   "      MOONCAKE_MASTER: 10.9.9.9:1234\n"
+			   "      MOONCAKE_LOCAL_HOSTNAME: 192.168.7.7\n"
+			   "      SHARED: role\n"
+			   "    args: {disaggregation-transfer-backend: mooncake}\n"
+			   "  decode:\n"
+			   "    args: {disaggregation-transfer-backend: mooncake}\n"
+			   "services:\n"
+			   "  - name: mooncake-master\n"
+			   "    type: mooncake-master\n");
+	struct srt_layout l;
+	struct srt_renv e;
+	const struct srt_renv_var *v;
+
+	srt_layout_build(&l, &f->a, r);
+	srt_render_role_env(&e, &f->a, r, &f->cl, &l, SRT_ROLE_PREFILL, SRT_PH_WORKER_IP);
+	/* A role value replaces the top-level one in place. */
+	assert_string_equal(e.v[0].name, "SHARED");
+	assert_env(&e, "SHARED", "role", SRT_OWNER_RECIPE, "roles.prefill.env");
+	assert_env(&e, "ORDER", "env", SRT_OWNER_RECIPE, "environment");
+	/* srtctl always owns MOONCAKE_MASTER; the user's value is recorded. */
+	v = srt_renv_find(&e, "MOONCAKE_MASTER");
+	assert_env(&e, "MOONCAKE_MASTER", "<infra_node_ip>:8700", SRT_OWNER_SRTCTL, NULL);
+	assert_string_equal(v->overridden, "10.9.9.9:1234");
+	assert_string_equal(v->overridden_layer, "roles.prefill.env");
+	/* A role pin wins. */
+	assert_env(&e, "MOONCAKE_LOCAL_HOSTNAME", "192.168.7.7", SRT_OWNER_RECIPE,
+		   "roles.prefill.env");
+	assert_null(srt_renv_find(&e, "MOONCAKE_LOCAL_HOSTNAME")->overridden);
+
+	/* Decode has no pin: the top-level value does not pin, srtctl overrides it. */
+	srt_render_role_env(&e, &f->a, r, &f->cl, &l, SRT_ROLE_DECODE, SRT_PH_WORKER_IP);
+	v = srt_renv_find(&e, "MOONCAKE_LOCAL_HOSTNAME");
+	assert_env(&e, "MOONCAKE_LOCAL_HOSTNAME", "<worker_ip>", SRT_OWNER_SRTCTL, NULL);
+	assert_string_equal(v->overridden, "9.9.9.9");
+	assert_string_equal(v->overridden_layer, "environment");
+	assert_env(&e, "SHARED", "top", SRT_OWNER_RECIPE, "environment");
+}
+
+static void test_no_master_no_stamps(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(f, "engine: sglang\n"
+						"roles:\n"
+						"  agg:\n"
+						"    env: {A: \"1\"}\n");
+	struct srt_layout l;
+	struct srt_renv e;
+
+	srt_layout_build(&l, &f->a, r);
+	srt_render_role_env(&e, &f->a, r, &f->cl, &l, SRT_ROLE_AGG, SRT_PH_WORKER_IP);
+	assert_int_equal(e.n, 1);
+	assert_env(&e, "A", "1", SRT_OWNER_RECIPE, "roles.agg.env");
+	assert_null(srt_render_store_config(r, &l));
+	assert_null(srt_render_master_addr(&f->a, r, &l));
+}
+
+static void test_vllm_env_and_store_config(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(f, vllm_quickstart);
+	struct srt_layout l;
+	struct srt_renv e;
+	json_t *sc;
+	char *text;
+	const struct srt_renv_var *v;
+
+	srt_layout_build(&l, &f->a, r);
+	srt_render_role_env(&e, &f->a, r, &f->cl, &l, SRT_ROLE_DECODE, SRT_PH_WORKER_IP);
+	assert_env(&e, "MC_ENABLE_DEST_DEVICE_AFFINITY", "1", SRT_OWNER_RECIPE, "roles.decode.env");
+	/* No container runtime: the host path under the log dir. */
+	assert_env(&e, "MOONCAKE_CONFIG_PATH", "<log_dir>/mooncake/store_config.json",
+		   SRT_OWNER_SRTCTL, NULL);
+	v = srt_renv_find(&e, "MOONCAKE_CONFIG_PATH");
+	assert_true(v->runtime);
+	assert_string_equal(v->overridden, "/mine.json");
+	assert_env(&e, "MOONCAKE_MASTER", "<infra_node_ip>:8700", SRT_OWNER_SRTCTL, NULL);
+	assert_env(&e, "MOONCAKE_LOCAL_HOSTNAME", "<worker_ip>", SRT_OWNER_SRTCTL, NULL);
+
+	/* pyxis + a container: the path inside the container. */
+	f->cl.container_runtime = SRT_CRT_PYXIS;
+	srt_render_role_env(&e, &f->a, r, &f->cl, &l, SRT_ROLE_PREFILL, SRT_PH_WORKER_IP);
+	assert_env(&e, "MOONCAKE_CONFIG_PATH", "/logs/mooncake/store_config.json", SRT_OWNER_SRTCTL,
+		   NULL);
+	assert_false(srt_renv_find(&e, "MOONCAKE_CONFIG_PATH")->runtime);
+
+	sc = srt_render_store_config(r, &l);
+	assert_non_null(sc);
+	text = json_dumps(sc, JSON_COMPACT);
+	assert_string_equal(text, "{\"master_server_address\":\"<infra_node_ip>:8700\","
+				  "\"metadata_server\":\"P2PHANDSHAKE\","
+				  "\"global_segment_size\":\"100GB\",\"local_buffer_size\":\"4GB\","
+				  "\"protocol\":\"rdma\",\"device_name\":\"mlx5_0,mlx5_1\","
+				  "\"port\":12345}");
+	free(text);
+	json_decref(sc);
+}
+
+static void test_external_master(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(
+		f,
+		"engine: vllm\n"
+		"roles:\n"
+		"  agg:\n"
+		"    args:\n"
+		"      kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\",\"kv_role\":\"kv_both\"}'\n"
+		"services:\n"
+		"  - name: mooncake-master\n"
+		"    type: mooncake-master\n"
+		"    external: 10.0.0.5:8700\n"
+		"    options:\n"
+		"      store_config: {protocol: tcp}\n");
+	struct srt_layout l;
+	struct srt_renv e;
+	struct srt_plan *p;
+	json_t *sc;
+	char *text;
+
+	srt_layout_build(&l, &f->a, r);
+	srt_render_role_env(&e, &f->a, r, &f->cl, &l, SRT_ROLE_AGG, SRT_PH_WORKER_IP);
+	assert_env(&e, "MOONCAKE_MASTER", "10.0.0.5:8700", SRT_OWNER_SRTCTL,
+		   "mooncake-master (external)");
+	assert_false(srt_renv_find(&e, "MOONCAKE_MASTER")->runtime);
+	assert_env(&e, "MOONCAKE_TE_META_DATA_SERVER", "http://10.0.0.5:8701/metadata",
+		   SRT_OWNER_SRTCTL, NULL);
+	sc = srt_render_store_config(r, &l);
+	text = json_dumps(sc, JSON_COMPACT);
+	assert_string_equal(text,
+			    "{\"master_server_address\":\"10.0.0.5:8700\",\"protocol\":\"tcp\"}");
+	free(text);
+	json_decref(sc);
+
+	/* Nothing launches for an external master. */
+	p = srt_plan_build(r, &f->cl, &f->d);
+	assert_non_null(p);
+	for (size_t i = 0; i < p->nprocs; i++)
+		assert_int_not_equal(p->procs[i].kind, SRT_PROC_SERVICE);
+	assert_true(p->master_external);
+	srt_plan_free(p);
+
+	r = compile(
+		f,
+		"engine: sglang\n"
+		"roles:\n"
+		"  prefill: {args: {disaggregation-transfer-backend: mooncake}}\n"
+		"  decode: {args: {disaggregation-transfer-backend: mooncake}}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master, external: '[fd00::5]:8700'}\n");
+	srt_layout_build(&l, &f->a, r);
+	assert_string_equal(srt_render_metadata_url(&f->a, r, &l),
+			    "http://[fd00::5]:8701/metadata");
+	assert_string_equal(srt_render_master_addr(&f->a, r, &l), "[fd00::5]:8700");
+	assert_null(srt_render_store_config(r, &l)); /* sglang */
+}
+
+/* ---- argv ---- */
+
+static void assert_argv(const struct srt_argv *av, const char *const *want, size_t n)
+{
+	for (size_t i = 0; i < n && i < av->n; i++)
+		assert_string_equal(av->v[i], want[i]);
+	assert_int_equal(av->n, n);
+}
+
+static void test_worker_args(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(f, "engine: sglang\n"
+						"roles:\n"
+						"  agg:\n"
+						"    args:\n"
+						"      tp-size: 8\n"
+						"      mem-fraction-static: 0.85\n"
+						"      trust-remote-code: true\n"
+						"      enable-foo: false\n"
+						"      skip-me: null\n"
+						"      quoted-bool: \"true\"\n"
+						"      hex: 0x1F\n"
+						"      cuda-graph-bs: [1, 2, 4]\n"
+						"      empty-list: []\n"
+						"      ib-device: {\"0\": mlx5_0, \"1\": mlx5_1}\n"
+						"      json-string: '{\"a\": 1}'\n"
+						"      empty: \"\"\n"
+						"    extra_args: [--log-level, debug]\n");
+	static const char *const want[] = {
+		"python3",
+		"-m",
+		"sglang.launch_server",
+		"--tp-size",
+		"8",
+		"--mem-fraction-static",
+		"0.85",
+		"--trust-remote-code",
+		"--quoted-bool",
+		"true",
+		"--hex",
+		"0x1F",
+		"--cuda-graph-bs",
+		"1",
+		"2",
+		"4",
+		"--ib-device",
+		"{\"0\":\"mlx5_0\",\"1\":\"mlx5_1\"}",
+		"--json-string",
+		"{\"a\": 1}",
+		"--empty",
+		"",
+		"--log-level",
+		"debug",
+	};
+	struct srt_argv av = { NULL, 0 };
+
+	assert_int_equal(srt_render_worker_argv(&av, &f->a, r, &f->cl, SRT_ROLE_AGG, &f->d), 0);
+	assert_argv(&av, want, sizeof(want) / sizeof(want[0]));
+}
+
+static void test_args_nul_is_an_error(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(f, "engine: sglang\n"
+						"roles:\n"
+						"  agg:\n"
+						"    args:\n"
+						"      bad: \"a\\0b\"\n");
+	struct srt_argv av = { NULL, 0 };
+
+	assert_int_equal(srt_render_worker_argv(&av, &f->a, r, &f->cl, SRT_ROLE_AGG, &f->d), -1);
+	assert_int_equal(f->d.nerrors, 1);
+	assert_string_equal(f->d.items[f->d.n - 1].path, "roles.agg.args.bad");
+	assert_non_null(strstr(f->d.items[f->d.n - 1].msg, "NUL byte"));
+	assert_int_equal(f->d.items[f->d.n - 1].line, 5);
+	assert_null(srt_plan_build(r, &f->cl, &f->d));
+}
+
+static void test_master_argv_env_container(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r =
+		compile(f, "engine: sglang\n"
+			   "model: {container: mycontainer}\n"
+			   "environment: {TOP: \"1\"}\n"
+			   "roles:\n"
+			   "  prefill:\n"
+			   "    env: {ROLE_ONLY: x}\n"
+			   "    args: {disaggregation-transfer-backend: mooncake}\n"
+			   "  decode: {args: {disaggregation-transfer-backend: mooncake}}\n"
+			   "services:\n"
+			   "  - name: mooncake-master\n"
+			   "    type: mooncake-master\n"
+			   "    args: [--nof_eviction_high_watermark_ratio=0.9]\n"
+			   "    env: {MC_RPC_PROTOCOL: tcp}\n");
+	static const char *const want[] = { "mooncake_master",
+					    "--rpc_port=8700",
+					    "--enable_http_metadata_server=true",
+					    "--http_metadata_server_port=8701",
+					    "--metrics_port=8702",
+					    "--nof_eviction_high_watermark_ratio=0.9" };
+	const struct srt_service *m = srt_recipe_master(r);
+	struct srt_argv av = { NULL, 0 };
+	struct srt_renv e;
+	struct srt_layout l;
+	static const char *const cmd[] = { "/opt/mc/bin/mooncake_master", "--v=1" };
+
+	srt_layout_build(&l, &f->a, r);
+	srt_render_service_argv(&av, &f->a, &f->cl, m);
+	assert_argv(&av, want, 6);
+	srt_render_service_env(&e, &f->a, r, &l, m, l.infra);
+	assert_int_equal(e.n, 2);
+	assert_env(&e, "TOP", "1", SRT_OWNER_RECIPE, "environment");
+	assert_env(&e, "MC_RPC_PROTOCOL", "tcp", SRT_OWNER_RECIPE, "services.mooncake-master.env");
+	assert_null(srt_renv_find(&e, "ROLE_ONLY"));
+	assert_null(srt_renv_find(&e, "MOONCAKE_MASTER"));
+	/* Job container, through no alias. */
+	assert_string_equal(srt_render_service_container(r, &f->cl, m), "mycontainer");
+
+	/* A cluster command prefix replaces the binary; the flags follow. */
+	f->cl.commands[SRT_CMD_MOONCAKE_MASTER].v = (const char **)cmd;
+	f->cl.commands[SRT_CMD_MOONCAKE_MASTER].n = 2;
+	av.n = 0;
+	srt_render_service_argv(&av, &f->a, &f->cl, m);
+	assert_int_equal(av.n, 7);
+	assert_string_equal(av.v[0], "/opt/mc/bin/mooncake_master");
+	assert_string_equal(av.v[1], "--v=1");
+	assert_string_equal(av.v[2], "--rpc_port=8700");
+}
+
+static void test_containers_and_aliases(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r;
+	struct srt_env_var aliases[] = {
+		{ "mooncake", "nvcr.io/nvidia/mooncake:24.10", NULL },
+		{ "job", "nvcr.io/nvidia/sglang:0.5", NULL },
+	};
+
+	f->cl.containers.v = aliases;
+	f->cl.containers.n = 2;
+	r = compile(
+		f,
+		"engine: sglang\n"
+		"model: {container: job}\n"
+		"roles:\n"
+		"  prefill:\n"
+		"    container: other:1\n"
+		"    args: {disaggregation-transfer-backend: mooncake}\n"
+		"  decode: {args: {disaggregation-transfer-backend: mooncake}}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master, container: mooncake}\n"
+		"  - {name: store, type: mooncake-store}\n"
+		"  - {name: own, type: mooncake-store, container: x:2, placement: {node: decode},"
+		" readiness: {port: 8801}}\n"
+		"  - {name: side, command: [sleep, '1']}\n");
+	assert_string_equal(srt_render_job_container(r, &f->cl), "nvcr.io/nvidia/sglang:0.5");
+	assert_string_equal(srt_render_role_container(r, &f->cl, SRT_ROLE_PREFILL), "other:1");
+	assert_string_equal(srt_render_role_container(r, &f->cl, SRT_ROLE_DECODE),
+			    "nvcr.io/nvidia/sglang:0.5");
+	assert_string_equal(srt_render_service_container(r, &f->cl, &r->services[0]),
+			    "nvcr.io/nvidia/mooncake:24.10");
+	/* A store defaults to the master's container. */
+	assert_string_equal(srt_render_service_container(r, &f->cl, &r->services[1]),
+			    "nvcr.io/nvidia/mooncake:24.10");
+	assert_string_equal(srt_render_service_container(r, &f->cl, &r->services[2]), "x:2");
+	assert_string_equal(srt_render_service_container(r, &f->cl, &r->services[3]),
+			    "nvcr.io/nvidia/sglang:0.5");
+}
+
+/* ---- layout ---- */
+
+static void test_layout(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(
+		f,
+		"engine: sglang\n"
+		"roles:\n"
+		"  prefill: {nodes: 2, workers: 1, args: {disaggregation-transfer-backend: mooncake}}\n"
+		"  decode: {nodes: 2, workers: 3, gpus: 2, args: {disaggregation-transfer-backend: mooncake}}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master, placement: {node: dedicated}}\n");
+	struct srt_layout l;
+
+	srt_layout_build(&l, &f->a, r);
+	/* prefill: 1 worker over 2 nodes; decode: 3 x 2 GPUs on 4-GPU nodes = 2 nodes; + infra. */
+	assert_int_equal(l.nnodes, 5);
+	assert_string_equal(l.nodes[0].label, "prefill_node_0");
+	assert_string_equal(l.nodes[1].host, "<prefill_node_1>");
+	assert_string_equal(l.nodes[2].ip, "<decode_node_0_ip>");
+	assert_string_equal(l.nodes[4].label, "infra_node");
+	assert_string_equal(l.nodes[4].ip, "<infra_node_ip>");
+	assert_true(l.nodes[4].dedicated);
+	assert_true(l.dedicated);
+	assert_int_equal(l.infra, 4);
+	assert_int_equal(l.head, 0);
+	assert_int_equal(l.nworkers, 4);
+	assert_int_equal(l.workers[0].nnodes, 2);
+	assert_int_equal(l.workers[1].node, 2);
+	assert_int_equal(l.workers[2].node, 2);
+	assert_int_equal(l.workers[3].node, 3);
+
+	r = compile(
+		f,
+		"engine: sglang\n"
+		"roles:\n"
+		"  prefill: {nodes: 1, workers: 1, gpus: 2, args: {disaggregation-transfer-backend: mooncake}}\n"
+		"  decode: {nodes: colocate, workers: 2, gpus: 1, args: {disaggregation-transfer-backend: mooncake}}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master}\n");
+	srt_layout_build(&l, &f->a, r);
+	assert_int_equal(l.nnodes, 1);
+	assert_false(l.dedicated);
+	assert_int_equal(l.infra, 0);
+	assert_int_equal(l.roles[SRT_ROLE_DECODE].first, 0);
+	assert_int_equal(l.roles[SRT_ROLE_DECODE].n, 1);
+	for (size_t i = 0; i < l.nworkers; i++)
+		assert_int_equal(l.workers[i].node, 0);
+}
+
+static void test_layout_refs(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(f, sglang_quickstart);
+	struct srt_layout l;
+	struct srt_lref ref;
+
+	srt_layout_build(&l, &f->a, r);
+	assert_true(srt_layout_ref(&l, "<infra_node_ip>:8700", &ref));
+	assert_int_equal(ref.kind, SRT_LREF_INFRA_IP);
+	assert_int_equal(ref.len, strlen("<infra_node_ip>"));
+	assert_true(srt_layout_ref(&l, "<decode_node_0_ip>", &ref));
+	assert_int_equal(ref.kind, SRT_LREF_NODE_IP);
+	assert_int_equal(ref.node, 1);
+	assert_true(srt_layout_ref(&l, "<prefill_node_0>.out", &ref));
+	assert_int_equal(ref.kind, SRT_LREF_NODE_HOST);
+	assert_int_equal(ref.node, 0);
+	assert_true(srt_layout_ref(&l, "<log_dir>/x", &ref));
+	assert_int_equal(ref.kind, SRT_LREF_LOG_DIR);
+	assert_false(srt_layout_ref(&l, "<worker_ip>", &ref));
+	assert_false(srt_layout_ref(&l, "x<log_dir>", &ref));
+}
+
+/* ---- plan ---- */
+
+static void test_plan_order_and_logs(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(
+		f,
+		"engine: sglang\n"
+		"roles:\n"
+		"  prefill: {args: {disaggregation-transfer-backend: mooncake}}\n"
+		"  decode: {nodes: 2, workers: 2, args: {disaggregation-transfer-backend: mooncake}}\n"
+		"frontend:\n"
+		"  type: sglang\n"
+		"  command: [python3, -m, sglang_router.launch_router]\n"
+		"  args: {port: 8000}\n"
+		"benchmark:\n"
+		"  type: sa-bench\n"
+		"  command: run-bench --quick\n"
+		"  isl: 1024\n"
+		"  concurrencies: [1, 2]\n"
+		"services:\n"
+		"  - name: late\n"
+		"    command: [sleep, infinity]\n"
+		"  - name: store\n"
+		"    type: mooncake-store\n"
+		"    placement: {node: workers}\n"
+		"    args: [--port, \"8800\"]\n"
+		"    env: {MOONCAKE_GLOBAL_SEGMENT_SIZE: 100gb}\n"
+		"    readiness: {port: 8800}\n"
+		"  - name: mooncake-master\n"
+		"    type: mooncake-master\n");
+	struct srt_plan *p = srt_plan_build(r, &f->cl, &f->d);
+	static const char *const names[] = {
+		"mooncake-master",
+		"store_<prefill_node_0>",
+		"store_<decode_node_0>",
+		"store_<decode_node_1>",
+		"prefill_0",
+		"decode_0",
+		"decode_1",
+		"frontend",
+		"late",
+		"benchmark",
+	};
+	static const char *const logs[] = {
+		"service_mooncake-master.out",
+		"service_store_<prefill_node_0>.out",
+		"service_store_<decode_node_0>.out",
+		"service_store_<decode_node_1>.out",
+		"worker_prefill_0.out",
+		"worker_decode_0.out",
+		"worker_decode_1.out",
+		"frontend.out",
+		"service_late.out",
+		"benchmark.out",
+	};
+	const struct srt_proc *pr;
+
+	assert_non_null(p);
+	assert_int_equal(p->nprocs, 10);
+	for (size_t i = 0; i < p->nprocs; i++) {
+		assert_string_equal(p->procs[i].name, names[i]);
+		assert_string_equal(p->procs[i].log_file, logs[i]);
+	}
+	/* The master: infra node (= head), three probes. */
+	pr = &p->procs[0];
+	assert_int_equal(pr->node, 0);
+	assert_int_equal(pr->readiness.nprobes, 3);
+	assert_int_equal(pr->readiness.probes[0].port, 8700);
+	assert_int_equal(pr->readiness.probes[1].port, 8701);
+	assert_int_equal(pr->readiness.probes[2].port, 8702);
+	assert_int_equal(pr->readiness.timeout_seconds, 120);
+	assert_true(pr->critical);
+	/* A store: its node's IP, srtctl's endpoints, argv from the cluster command. */
+	pr = &p->procs[2];
+	assert_int_equal(pr->node, 1);
+	assert_env(&pr->env, "MOONCAKE_LOCAL_HOSTNAME", "<decode_node_0_ip>", SRT_OWNER_SRTCTL,
+		   NULL);
+	assert_env(&pr->env, "MOONCAKE_MASTER", "<infra_node_ip>:8700", SRT_OWNER_SRTCTL, NULL);
+	assert_env(&pr->env, "MOONCAKE_GLOBAL_SEGMENT_SIZE", "100gb", SRT_OWNER_RECIPE,
+		   "services.store.env");
+	assert_string_equal(pr->argv.v[0], "python3");
+	assert_string_equal(pr->argv.v[2], "mooncake.mooncake_store_service");
+	assert_string_equal(pr->argv.v[3], "--port");
+	assert_string_equal(pr->argv.v[4], "8800");
+	assert_int_equal(pr->readiness.probes[0].port, 8800);
+	/* Workers. */
+	pr = &p->procs[6];
+	assert_int_equal(pr->kind, SRT_PROC_WORKER);
+	assert_int_equal(pr->index, 1);
+	assert_int_equal(pr->node, 2);
+	assert_env(&pr->env, "MOONCAKE_LOCAL_HOSTNAME", "<decode_node_1_ip>", SRT_OWNER_SRTCTL,
+		   NULL);
+	assert_string_equal(pr->argv.v[3], "--disaggregation-transfer-backend");
+	/* Frontend: command + args, gated on its port. */
+	pr = &p->procs[7];
+	assert_string_equal(pr->argv.v[2], "sglang_router.launch_router");
+	assert_string_equal(pr->argv.v[3], "--port");
+	assert_int_equal(pr->readiness.probes[0].port, 8000);
+	/* Benchmark: bash -c and its parameters. */
+	pr = &p->procs[9];
+	assert_string_equal(pr->argv.v[0], "bash");
+	assert_string_equal(pr->argv.v[2], "run-bench --quick");
+	assert_env(&pr->env, "SRT_BENCH_ISL", "1024", SRT_OWNER_RECIPE, "benchmark.isl");
+	assert_env(&pr->env, "SRT_BENCH_CONCURRENCIES", "[1,2]", SRT_OWNER_RECIPE, NULL);
+	assert_env(&pr->env, "SRT_BENCH_TYPE", "sa-bench", SRT_OWNER_RECIPE, NULL);
+	assert_null(srt_renv_find(&pr->env, "SRT_BENCH_COMMAND"));
+	assert_false(pr->critical);
+	srt_plan_free(p);
+}
+
+static void test_plan_multinode_worker(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(f, "engine: sglang\n"
+						"roles:\n"
+						"  agg: {nodes: 2}\n");
+	struct srt_plan *p = srt_plan_build(r, &f->cl, &f->d);
+
+	assert_non_null(p);
+	assert_int_equal(p->nprocs, 2);
+	assert_string_equal(p->procs[0].name, "agg_0_<agg_node_0>");
+	assert_string_equal(p->procs[1].log_file, "worker_agg_0_<agg_node_1>.out");
+	assert_int_equal(p->procs[1].rank, 1);
+	srt_plan_free(p);
+}
+
+static void test_plan_json(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(f, vllm_quickstart);
+	struct srt_plan *p = srt_plan_build(r, &f->cl, &f->d);
+	json_t *j, *procs, *m, *env;
+	char *text;
+
+	assert_non_null(p);
+	j = srt_plan_to_json(p);
+	assert_int_equal(json_integer_value(json_object_get(j, "version")), 1);
+	assert_string_equal(json_string_value(json_object_get(j, "engine")), "vllm");
+	assert_int_equal(json_array_size(json_object_get(j, "nodes")), 2);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "store_config"),
+							      "master_server_address")),
+			    "<infra_node_ip>:8700");
+	assert_string_equal(json_string_value(json_object_get(j, "store_config_file")),
+			    "<log_dir>/mooncake/store_config.json");
+	procs = json_object_get(j, "processes");
+	assert_int_equal(json_array_size(procs), 3);
+	m = json_array_get(procs, 0);
+	assert_string_equal(json_string_value(json_object_get(m, "type")), "mooncake-master");
+	assert_string_equal(json_string_value(json_object_get(m, "log_file")),
+			    "service_mooncake-master.out");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(m, "argv"), 1)),
+			    "--rpc_port=8700");
+	assert_int_equal(
+		json_array_size(json_object_get(json_object_get(m, "readiness"), "probes")), 3);
+	env = json_object_get(json_array_get(procs, 2), "env");
+	text = json_dumps(env, JSON_COMPACT);
+	assert_non_null(strstr(text, "{\"name\":\"MOONCAKE_CONFIG_PATH\",\"value\":\"<log_dir>/"
+				     "mooncake/store_config.json\",\"owner\":\"srtctl\""));
+	assert_non_null(strstr(text, "\"overridden\":\"/mine.json\""));
+	free(text);
+	json_decref(j);
+	srt_plan_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sglang_role_env, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_env_overrides_and_pins, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_no_master_no_stamps, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_vllm_env_and_store_config, fx_setup,
+						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_external_master, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_worker_args, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_args_nul_is_an_error, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_master_argv_env_container, fx_setup,
+						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_containers_and_aliases, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_layout, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_layout_refs, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_order_and_logs, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_multinode_worker, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_json, fx_setup, fx_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
