@@ -1,0 +1,169 @@
+/* tests/unit/test_parse.c: the recipe model's defaults and typing (recipe/parse.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "recipe/compile.h"
+
+static const struct srt_recipe *compile(const char *yaml, struct srt_compiled *comp,
+					struct srt_diags *d)
+{
+	struct srt_cluster cluster;
+
+	srt_cluster_defaults(&cluster);
+	srt_diags_init(d);
+	if (srt_compile_bytes(yaml, strlen(yaml), "dir/my-recipe.yaml", &cluster, comp, d)) {
+		srt_diags_print(d, stderr);
+		fail_msg("recipe did not compile");
+	}
+	assert_int_equal(comp->n, 1);
+	return comp->recipes[0];
+}
+
+static void test_defaults(void **state)
+{
+	struct srt_compiled comp;
+	struct srt_diags d;
+	const struct srt_recipe *r =
+		compile("engine: sglang\nroles:\n  prefill:\n    args:\n"
+			"      disaggregation-transfer-backend: mooncake\n  decode:\n    args:\n"
+			"      disaggregation-transfer-backend: mooncake\n"
+			"services:\n  - name: mooncake-master\n    type: mooncake-master\n"
+			"  - name: side\n    command: [sleep, '10']\n",
+			&comp, &d);
+	const struct srt_service *m, *g;
+
+	(void)state;
+	assert_string_equal(r->name, "my-recipe"); /* the file's stem */
+	assert_int_equal(r->engine, SRT_ENGINE_SGLANG);
+	assert_int_equal(r->resources.gpus_per_node, 4);
+	assert_true(r->roles[SRT_ROLE_PREFILL].present);
+	assert_false(r->roles[SRT_ROLE_AGG].present);
+	assert_int_equal(r->roles[SRT_ROLE_PREFILL].workers, 1);
+	assert_int_equal(r->roles[SRT_ROLE_PREFILL].nodes, -1);
+	assert_int_equal(r->roles[SRT_ROLE_PREFILL].restart.mode, SRT_RESTART_ON_FAILURE);
+	assert_int_equal(r->roles[SRT_ROLE_PREFILL].restart.max_restarts, 5);
+	assert_string_equal(r->frontend.type, "none");
+	assert_string_equal(r->benchmark.type, "manual");
+	assert_int_equal(r->nservices, 2);
+	m = srt_recipe_master(r);
+	assert_ptr_equal(m, &r->services[0]);
+	assert_int_equal(m->placement, SRT_PLACE_INFRA);
+	assert_int_equal(m->start, SRT_START_BEFORE_WORKERS);
+	assert_true(m->critical);
+	assert_int_equal(m->readiness.nprobes, 3);
+	assert_int_equal(m->readiness.probes[0].kind, SRT_PROBE_TCP);
+	assert_int_equal(m->readiness.probes[0].port, 8700);
+	assert_int_equal(m->readiness.probes[1].port, 8701);
+	assert_int_equal(m->readiness.probes[2].kind, SRT_PROBE_HTTP);
+	assert_int_equal(m->readiness.probes[2].port, 8702);
+	assert_string_equal(m->readiness.probes[2].path, "/health");
+	assert_int_equal(m->readiness.timeout_seconds, 120);
+	assert_int_equal(m->readiness.interval_seconds, 2);
+	g = &r->services[1];
+	assert_int_equal(g->type, SRT_SVC_GENERIC);
+	assert_int_equal(g->placement, SRT_PLACE_HEAD);
+	assert_int_equal(g->start, SRT_START_AFTER_FRONTEND);
+	assert_false(g->critical);
+	assert_int_equal(g->command.n, 2);
+	assert_string_equal(g->command.v[1], "10");
+	srt_compiled_release(&comp);
+	srt_diags_release(&d);
+}
+
+static void test_values(void **state)
+{
+	struct srt_compiled comp;
+	struct srt_diags d;
+	const struct srt_recipe *r = compile(
+		"name: n1\nschema: 2\nengine: {type: vllm}\n"
+		"model: {path: /m, container: img, precision: fp8}\n"
+		"resources: {gpu_type: h100, gpus_per_node: 8}\n"
+		"slurm: {account: acct, partition: p, time_limit: '01:00:00', directives: {exclusive: ''}}\n"
+		"sbatch_directives: {mem: 0}\n"
+		"environment: {A: 1, B: true, C: 'x y'}\n"
+		"roles:\n  agg:\n    nodes: 2\n    workers: 4\n    gpus: 4\n    container: c2\n"
+		"    env: {N: 01}\n"
+		"    args: {kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\"}'}\n"
+		"    extra_args: [--x, '1']\n    restart: {policy: always, max_restarts: 2}\n"
+		"services:\n  - name: m\n    type: mooncake-master\n    placement: {node: dedicated}\n"
+		"    external: 10.0.0.5:8700\n    readiness: {timeout_seconds: 30}\n    options:\n"
+		"      store_config: {protocol: tcp}\n"
+		"  - name: s\n    type: mooncake-store\n    readiness: {http: {port: 8800}}\n"
+		"    restart: never\n"
+		"roles_extra_guard: null\n",
+		&comp, &d);
+	const struct srt_role *agg;
+
+	(void)state;
+	assert_string_equal(r->name, "n1");
+	assert_int_equal(r->schema, 2);
+	assert_int_equal(r->engine, SRT_ENGINE_VLLM);
+	assert_string_equal(r->model.container, "img");
+	assert_int_equal(r->resources.gpus_per_node, 8);
+	assert_string_equal(r->slurm.time_limit, "01:00:00");
+	assert_int_equal(r->slurm.directives.n, 2);
+	assert_string_equal(r->slurm.directives.v[0].name, "exclusive");
+	assert_string_equal(r->slurm.directives.v[0].value, "");
+	assert_string_equal(r->slurm.directives.v[1].name, "mem");
+	assert_string_equal(srt_env_get(&r->environment, "A"), "1");
+	assert_string_equal(srt_env_get(&r->environment, "B"), "true");
+	agg = &r->roles[SRT_ROLE_AGG];
+	assert_int_equal(agg->nodes, 2);
+	assert_int_equal(agg->workers, 4);
+	assert_int_equal(agg->gpus, 4);
+	/* env values keep their written text */
+	assert_string_equal(srt_env_get(&agg->env, "N"), "01");
+	assert_int_equal(agg->extra_args.n, 2);
+	assert_int_equal(agg->restart.mode, SRT_RESTART_ALWAYS);
+	assert_int_equal(agg->restart.max_restarts, 2);
+	assert_int_equal(agg->restart.backoff_seconds, 1);
+	assert_string_equal(r->services[0].external_host, "10.0.0.5");
+	assert_int_equal(r->services[0].external_port, 8700);
+	assert_int_equal(r->services[0].placement, SRT_PLACE_DEDICATED);
+	assert_int_equal(r->services[0].readiness.timeout_seconds, 30);
+	assert_non_null(r->services[0].store_config);
+	assert_int_equal(r->services[1].placement, SRT_PLACE_WORKERS);
+	assert_int_equal(r->services[1].readiness.probes[0].kind, SRT_PROBE_HTTP);
+	assert_string_equal(r->services[1].readiness.probes[0].path, "/health");
+	assert_int_equal(r->services[1].restart.mode, SRT_RESTART_NEVER);
+	/* the unknown top-level key is kept and warned about */
+	assert_int_equal(r->nunsupported, 1);
+	assert_int_equal(d.nwarnings, 1);
+	srt_compiled_release(&comp);
+	srt_diags_release(&d);
+}
+
+static void test_stem(void **state)
+{
+	static const struct {
+		const char *path, *stem;
+	} cases[] = {
+		{ "a/b/c.yaml", "c" }, { "c.yml", "c" }, { "x.json", "x.json" }, { "-", "stdin" },
+		{ "dir.v1/r", "r" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s = srt_file_stem(cases[i].path);
+
+		assert_string_equal(s, cases[i].stem);
+		free(s);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_stem),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
