@@ -9,6 +9,7 @@
 #define SRT_CLI_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "recipe/compile.h"
@@ -23,6 +24,12 @@ int srt_cmd_validate(int argc, char **argv);
 int srt_cmd_dryrun(int argc, char **argv);
 int srt_cmd_migrate(int argc, char **argv);
 int srt_cmd_version(int argc, char **argv);
+int srt_cmd_apply(int argc, char **argv);
+int srt_cmd_diff(int argc, char **argv);
+int srt_cmd_get(int argc, char **argv);
+int srt_cmd_describe(int argc, char **argv);
+int srt_cmd_events(int argc, char **argv);
+int srt_cmd_delete(int argc, char **argv);
 
 /* Shared helpers (cli/load.c). */
 
@@ -48,5 +55,80 @@ int srt_cli_load_cluster(struct srt_cluster *c);
  */
 int srt_cli_expand_path(const char *verb, const char *path, char ***files, size_t *n);
 void srt_cli_free_files(char **files, size_t n);
+
+/* Recipes as they go into the state database (cli/specs.c). */
+
+struct srt_cli_spec {
+	char *name; /* the recipe's name */
+	char *file; /* the path as given ("-" for stdin) */
+	char *source; /* absolute path, or "-" for stdin */
+	char *spec; /* canonical JSON (recipe/canon.h) */
+	char *yaml; /* the file's text (shared by the variants of one file) */
+};
+
+struct srt_cli_specs {
+	struct srt_cli_spec *v;
+	size_t n;
+	char **texts; /* owns every ->yaml */
+	size_t ntexts;
+};
+
+/*
+ * Read and compile every FILE|DIR in paths[0..npaths) (stdin at most once),
+ * printing diagnostics to stderr, and collect the canonical spec of every
+ * recipe (a variant file gives several).  Two recipes with one name are an
+ * error.  Returns SRT_EXIT_OK; SRT_EXIT_INVALID when a recipe is invalid;
+ * SRT_EXIT_USAGE when a path cannot be read.  Release *out in every case.
+ */
+int srt_cli_specs_load(const char *verb, char *const *paths, size_t npaths,
+		       struct srt_cli_specs *out);
+void srt_cli_specs_release(struct srt_cli_specs *s);
+
+/* The state database (cli/db.c). */
+
+struct srt_store;
+
+/* The database path: --db (may be NULL), else $SRTCTL_DB, else the XDG default.  Caller frees. */
+char *srt_cli_db_path(const char *db_arg);
+
+/*
+ * Open the database at `path` for `verb` (flags as for srt_store_open()).
+ * Returns 0; 1 when the file does not exist and `flags` lacks
+ * SRT_STORE_CREATE (nothing printed: each verb says what that means for
+ * it); -1 after printing "srtctl VERB: <error>".
+ */
+int srt_cli_db_open(const char *verb, const char *path, int flags, struct srt_store **out);
+
+/* Print "srtctl VERB: no state database at PATH yet; `srtctl apply -f RECIPE` creates it". */
+void srt_cli_db_missing(const char *verb, const char *path);
+
+/* When no controller holds the lock of `path`, print one note to stderr saying how to start one. */
+void srt_cli_controller_note(const char *path);
+
+/* --watch (cli/watch.c). */
+
+struct srt_watch {
+	int ifd; /* inotify fd on the database's directory, or -1 */
+	char *base; /* the database's file name */
+	int64_t deadline; /* monotonic ms, 0 = none */
+	int64_t counter; /* srt_store_change_counter() when last woken */
+};
+
+/*
+ * Start watching the database at `path`: SIGINT and SIGTERM end the watch
+ * instead of the process, and the watch ends by itself after `timeout`
+ * (a duration; NULL for $SRTCTL_WATCH_TIMEOUT, else never).  Returns 0, or
+ * -1 after printing a usage error for `verb` (bad timeout).
+ */
+int srt_watch_init(struct srt_watch *w, const char *verb, const char *path, const char *timeout,
+		   struct srt_store *s);
+/*
+ * Block until the database may have changed (true) or the watch is over
+ * (false: a signal, or the timeout).  Sleeps on inotify events for the
+ * database and its -wal file, checking srt_store_change_counter(), and
+ * re-checks every two seconds for filesystems without inotify.
+ */
+bool srt_watch_wait(struct srt_watch *w, struct srt_store *s);
+void srt_watch_release(struct srt_watch *w);
 
 #endif

@@ -14,6 +14,12 @@ static const struct verb verbs[] = {
 	{ "validate", srt_cmd_validate, "check recipes (schema and cross-field rules)" },
 	{ "dry-run", srt_cmd_dryrun, "show the batch script, commands, env table and store_config" },
 	{ "migrate", srt_cmd_migrate, "rewrite v1 recipes (backend:) into the v2 layout" },
+	{ "apply", srt_cmd_apply, "record recipes as desired state in the state database" },
+	{ "diff", srt_cmd_diff, "show how recipe files differ from what was applied" },
+	{ "get", srt_cmd_get, "list recipes, runs, jobs, services, workers or campaigns" },
+	{ "describe", srt_cmd_describe, "show one run, service or recipe in full, with events" },
+	{ "events", srt_cmd_events, "show (or prune) the event history" },
+	{ "delete", srt_cmd_delete, "mark a recipe deleted (its runs are stopped)" },
 	{ "version", srt_cmd_version, "print the version" },
 	{ NULL, NULL, NULL },
 };

@@ -11,12 +11,15 @@
  * Writers wrap their work in srt_store_begin() (BEGIN IMMEDIATE, retried
  * while another writer holds the lock, so callers never see SQLITE_BUSY) and
  * srt_store_commit().  An event that explains a state change is written in
- * the same transaction as the change.
+ * the same transaction as the change.  A writing function called without an
+ * open transaction runs in one of its own.  After a failed call inside a
+ * transaction, the caller rolls back.
  *
  * Every function that can fail returns -1 and fills `err` with a message a
  * user can act on (which database, what failed, what to do).  Rows returned
  * to the caller are malloc'd; free them with the matching _release/_free.
- * Times are Unix milliseconds.
+ * Times are Unix milliseconds.  A struct srt_store (one SQLite connection)
+ * is used by one thread at a time.
  */
 #ifndef SRT_STORE_STORE_H
 #define SRT_STORE_STORE_H
@@ -35,14 +38,15 @@ int srt_store_schema_version(void);
 
 /*
  * The database path: `explicit_path` if non-NULL, else $SRTCTL_DB, else
- * $XDG_STATE_HOME/srtctl/srtctl.db, else ~/.local/state/srtctl/srtctl.db.
- * Caller frees.
+ * $XDG_STATE_HOME/srtctl/srtctl.db (when absolute), else
+ * ~/.local/state/srtctl/srtctl.db ($HOME, else the passwd entry).  Caller
+ * frees.  NULL only when there is no home directory at all.
  */
 char *srt_store_default_path(const char *explicit_path);
 
 enum srt_store_flags {
 	SRT_STORE_CREATE = 1, /* create the file (mode 0600, parent dirs 0700) if missing */
-	SRT_STORE_READONLY = 2, /* open read-only; never migrates */
+	SRT_STORE_READONLY = 2, /* open read-only; never migrates; needs the current schema */
 };
 
 /*
@@ -78,9 +82,12 @@ enum srt_apply_result { SRT_APPLY_CREATED, SRT_APPLY_CONFIGURED, SRT_APPLY_UNCHA
 /*
  * Record `spec` (canonical JSON) as the desired state of recipe `name`.
  * Created: generation 1.  Configured: the spec hash differs, generation + 1.
- * Unchanged: same hash (a deleted recipe re-applied is "configured" and
- * undeleted).  Writes a Normal event (RecipeCreated / RecipeConfigured) in
- * the same transaction.  Must be called inside srt_store_begin/commit.
+ * Unchanged: same hash; applied_at and the source are still updated.  A
+ * deleted recipe re-applied is "configured", undeleted and gets generation
+ * + 1 even with the same spec (so the controller sees a new generation to
+ * run).  Writes a Normal event (RecipeCreated / RecipeConfigured) in the
+ * same transaction.  Call it inside srt_store_begin/commit (to apply a
+ * directory all or nothing).  `result` and `generation` may be NULL.
  */
 int srt_store_recipe_apply(struct srt_store *s, const char *name, const char *spec,
 			   const char *source_file, const char *source_yaml,
@@ -93,7 +100,7 @@ int srt_store_recipe_get(struct srt_store *s, const char *name, struct srt_recip
 /* All recipes by name; deleted ones only when include_deleted. */
 int srt_store_recipe_list(struct srt_store *s, bool include_deleted,
 			  struct srt_recipe_row **rows, size_t *n, struct srt_error *err);
-/* Mark deleted (event RecipeDeleted).  1 done, 0 no such recipe, -1 error.  Needs a transaction. */
+/* Mark deleted (event RecipeDeleted).  1 done, 0 no such recipe (or already deleted), -1 error. */
 int srt_store_recipe_delete(struct srt_store *s, const char *name, struct srt_error *err);
 void srt_recipe_row_release(struct srt_recipe_row *r);
 void srt_recipe_rows_free(struct srt_recipe_row *rows, size_t n);
@@ -127,7 +134,12 @@ struct srt_worker_row {
 	int64_t idx, restarts, started_at, updated_at;
 };
 
-/* Create a run (phase Pending) for recipe `recipe` at its current generation. */
+/*
+ * Create a run (phase Pending) for recipe `recipe` at its current generation:
+ * name and SLURM job name "<recipe>-<generation>-<attempt>", job comment
+ * "srtctl:<run uid>:<attempt>".  Fails when the recipe is unknown or deleted,
+ * or the run exists.  `out` may be NULL.
+ */
 int srt_store_run_create(struct srt_store *s, const char *recipe, int64_t attempt,
 			 struct srt_run_row *out, struct srt_error *err);
 /* Filter by recipe name when non-NULL. */
@@ -135,22 +147,32 @@ int srt_store_run_list(struct srt_store *s, const char *recipe, struct srt_run_r
 		       size_t *n, struct srt_error *err);
 int srt_store_run_get(struct srt_store *s, const char *name, struct srt_run_row *out,
 		      struct srt_error *err); /* 1/0/-1 */
-/* Update phase/job fields; NULL strings and negative ids leave a field alone. */
+/*
+ * Update phase/job fields; NULL strings and negative ids leave a field
+ * alone, slurm_job_id 0 clears it.  started_at is set the first time the
+ * phase is Starting or later, finished_at the first time it is final
+ * (Succeeded, Failed, Cancelled).  An unknown run is an error.
+ */
 int srt_store_run_update(struct srt_store *s, const char *name, const char *phase,
 			 int64_t slurm_job_id, const char *slurm_state, const char *message,
 			 struct srt_error *err);
+/* Insert or update by (run, type); last_transition_at changes only with the status. */
 int srt_store_condition_set(struct srt_store *s, const char *run, const char *type,
 			    const char *status, const char *reason, const char *message,
 			    int64_t observed_generation, struct srt_error *err);
 int srt_store_condition_list(struct srt_store *s, const char *run,
 			     struct srt_condition_row **rows, size_t *n, struct srt_error *err);
 
-/* Insert or update by (run, name). */
+/*
+ * Insert or update by (run, name).  A NULL `service` means the same as
+ * `name`; updated_at 0 means now; other times of 0 are stored as unset.
+ */
 int srt_store_service_upsert(struct srt_store *s, const struct srt_service_row *row,
 			     struct srt_error *err);
-/* run and name filters may be NULL. */
+/* run and name filters may be NULL; name matches the instance or the service name. */
 int srt_store_service_list(struct srt_store *s, const char *run, const char *name,
 			   struct srt_service_row **rows, size_t *n, struct srt_error *err);
+/* Insert or update by (run, role, idx); updated_at 0 means now. */
 int srt_store_worker_upsert(struct srt_store *s, const struct srt_worker_row *row,
 			    struct srt_error *err);
 int srt_store_worker_list(struct srt_store *s, const char *run, struct srt_worker_row **rows,
@@ -169,6 +191,7 @@ struct srt_campaign_row {
 	char *uid, *name, *spec, *state;
 	int64_t created_at, updated_at, deleted_at;
 };
+/* All campaigns by name, deleted ones included (deleted_at != 0). */
 int srt_store_campaign_list(struct srt_store *s, struct srt_campaign_row **rows, size_t *n,
 			    struct srt_error *err);
 void srt_campaign_rows_free(struct srt_campaign_row *rows, size_t n);
@@ -183,13 +206,17 @@ struct srt_event_row {
 
 /* An identical event (type, reason, object, message) within this window bumps `count`. */
 #define SRT_EVENT_DEDUP_WINDOW_MS (10 * 60 * 1000)
+/* ... if it is among the object's this many newest events (see srt_store_event). */
+#define SRT_EVENT_DEDUP_SCAN 256
 #define SRT_EVENT_RETENTION_DEFAULT_MS (30LL * 24 * 3600 * 1000)
 
 /*
  * Record an event.  `type` is "Normal" or "Warning"; `reason` CamelCase;
- * `kind`/`name` the object.  Within SRT_EVENT_DEDUP_WINDOW_MS of an
- * identical event the existing row's count and last_at are bumped instead.
- * Call inside a transaction that also holds the state change it explains.
+ * `kind`/`name` the object; `source` NULL means "cli".  Within
+ * SRT_EVENT_DEDUP_WINDOW_MS of an identical event the existing row's count
+ * and last_at are bumped instead (when that row is among the object's
+ * SRT_EVENT_DEDUP_SCAN newest, which bounds the search).  Call inside a
+ * transaction that also holds the state change it explains.
  */
 int srt_store_event(struct srt_store *s, struct srt_error *err, const char *type,
 		    const char *reason, const char *kind, const char *name, const char *source,
@@ -207,7 +234,7 @@ struct srt_event_filter {
 	int64_t after_id; /* id > after_id (for --watch); 0 = all */
 	int64_t limit; /* newest `limit` rows; 0 = no limit */
 };
-/* Matching events, oldest first. */
+/* Matching events, oldest first (by last_at, then id). */
 int srt_store_event_list(struct srt_store *s, const struct srt_event_filter *f,
 			 struct srt_event_row **rows, size_t *n, struct srt_error *err);
 /* Delete events with last_at < before; *deleted gets the count. */
@@ -229,7 +256,12 @@ int srt_store_event_insert_raw(struct srt_store *s, const struct srt_event_row *
  */
 int srt_store_lock_acquire(const char *db_path, struct srt_error *err);
 void srt_store_lock_release(int fd);
-/* Is a controller holding the lock right now?  (Never blocks.) */
+/*
+ * Is a controller holding the lock right now?  (Never blocks, never creates
+ * the lock file.)  The probe holds a shared lock for an instant; a controller
+ * starting in that instant is not refused, because srt_store_lock_acquire()
+ * retries for about a second before it reports the lock as taken.
+ */
 bool srt_store_lock_is_held(const char *db_path);
 
 /*

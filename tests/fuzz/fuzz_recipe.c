@@ -5,8 +5,9 @@
  * same pipeline `srtctl validate` uses (srt_compile_bytes(): YAML, variant
  * expansion, parse, validation) with the built-in cluster defaults.  A recipe
  * that compiles cleanly is also rendered, as `srtctl dry-run` would.  An
- * input in the v1 layout is migrated, written back out as YAML, and that text
- * must parse again (migrate's output is always a readable document).
+ * input in the v1 layout is migrated and written back out as YAML; that text
+ * must parse again (migrate's output is always a readable document), and it
+ * then goes through the same compile + render pipeline.
  *
  * Crashes, sanitizer reports and leaks are the failures: every object made
  * here is released before returning.  The input is not NUL-terminated.
@@ -16,10 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <jansson.h>
+
 #include "recipe/cluster.h"
 #include "recipe/compile.h"
 #include "recipe/migrate.h"
 #include "recipe/model.h"
+#include "recipe/render.h"
+#include "recipe/script.h"
 #include "recipe/variants.h"
 #include "recipe/yaml.h"
 #include "recipe/yemit.h"
@@ -29,16 +34,84 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /*
- * Render every recipe of a clean compile, as dry-run does.
- *
- * TODO(render): call the renderer once recipe/render.h and recipe/script.h
- * exist (env table, store_config JSON, batch script for each recipe in c),
- * freeing everything it returns.
+ * Render every recipe of a clean compile, as dry-run does: the plan and its
+ * JSON (plan.json), the per-role env tables, and the batch script.
  */
 static void render_all(const struct srt_compiled *c, const struct srt_cluster *cluster)
 {
-	(void)c;
-	(void)cluster;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct srt_recipe *r = c->recipes[i];
+		struct srt_diags diags;
+		struct srt_plan *plan = NULL;
+		char *script = NULL;
+
+		srt_diags_init(&diags);
+		plan = srt_plan_build(r, cluster, &diags);
+		if (plan) {
+			json_decref(srt_plan_to_json(plan));
+			for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+				struct srt_renv env = { 0 };
+
+				if (!r->roles[k].present)
+					continue;
+				srt_render_role_env(&env, &plan->arena, r, cluster, &plan->layout,
+						    (enum srt_role_kind)k, SRT_PH_WORKER_IP);
+				json_decref(srt_renv_to_json(&env));
+			}
+			script = srt_script_render(plan, NULL, &diags);
+			free(script);
+		}
+		srt_plan_free(plan);
+		srt_diags_release(&diags);
+	}
+}
+
+/* The validate + dry-run pipeline on one input. */
+static void compile_and_render(const char *data, size_t size, const char *file)
+{
+	struct srt_cluster cluster;
+	struct srt_compiled compiled = { 0 };
+	struct srt_diags diags;
+	size_t nerrors;
+
+	srt_cluster_defaults(&cluster);
+	srt_diags_init(&diags);
+
+	nerrors = srt_compile_bytes(data, size, file, &cluster, &compiled, &diags);
+	if (nerrors == 0)
+		render_all(&compiled, &cluster);
+
+	/* Formatting every diagnostic exercises the located-message code too. */
+	for (size_t i = 0; i < diags.n; i++)
+		free(srt_diag_format(&diags.items[i]));
+
+	srt_compiled_release(&compiled);
+	srt_diags_release(&diags);
+}
+
+/*
+ * Nesting depth of n, counted up to `cap` (deeper trees return cap).
+ * migrate moves sections one or two levels down, so an input already near
+ * SRT_YAML_MAX_DEPTH may legitimately migrate into a document the parser
+ * refuses as too deep; the round-trip check skips those.
+ */
+static unsigned depth_of(const struct srt_ynode *n, unsigned cap)
+{
+	unsigned d = 0, c;
+
+	if (!n || cap == 0)
+		return 0;
+	for (size_t i = 0; i < n->n && d + 1 < cap; i++) {
+		if (n->kind == SRT_Y_MAP)
+			c = depth_of(n->pairs[i].value, cap - 1);
+		else if (n->kind == SRT_Y_SEQ)
+			c = depth_of(n->items[i], cap - 1);
+		else
+			break;
+		if (c > d)
+			d = c;
+	}
+	return d + 1;
 }
 
 /* v1 input: migrate, emit, and check that the emitted text parses again. */
@@ -56,6 +129,8 @@ static void migrate_roundtrip(const char *data, size_t size)
 		goto out;
 	if (!srt_recipe_doc_is_v1(doc->root) && !srt_variants_is_variant_doc(doc->root))
 		goto out;
+	if (depth_of(doc->root, SRT_YAML_MAX_DEPTH) > SRT_YAML_MAX_DEPTH - 8)
+		goto out;
 
 	v2 = srt_migrate_v1(doc, &diags);
 	if (!v2 || !v2->root)
@@ -72,6 +147,8 @@ static void migrate_roundtrip(const char *data, size_t size)
 		fprintf(stderr, "fuzz_recipe: migrated output does not parse:\n%s\n", out.data);
 		abort();
 	}
+	/* The migrated recipe then goes through the v2 pipeline like any other. */
+	compile_and_render(out.data, out.len, "migrated.yaml");
 
 out:
 	srt_ydoc_free(again);
@@ -83,26 +160,7 @@ out:
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct srt_cluster cluster;
-	struct srt_compiled compiled = { 0 };
-	struct srt_diags diags;
-	size_t nerrors;
-
-	srt_cluster_defaults(&cluster);
-	srt_diags_init(&diags);
-
-	nerrors = srt_compile_bytes((const char *)data, size, "fuzz.yaml", &cluster, &compiled,
-				    &diags);
-	if (nerrors == 0)
-		render_all(&compiled, &cluster);
-
-	/* Formatting every diagnostic exercises the located-message code too. */
-	for (size_t i = 0; i < diags.n; i++)
-		free(srt_diag_format(&diags.items[i]));
-
-	srt_compiled_release(&compiled);
-	srt_diags_release(&diags);
-
+	compile_and_render((const char *)data, size, "fuzz.yaml");
 	migrate_roundtrip((const char *)data, size);
 	return 0;
 }

@@ -90,11 +90,15 @@ struct box {
 static const char fake_srun[] =
 	"#!/bin/bash\n"
 	"# srun stand-in: drop the --options, run the command on this machine.\n"
+	"# The options of one call are recorded with one write, so steps started\n"
+	"# in parallel cannot interleave their lines.\n"
+	"opts=\n"
 	"while [[ $# -gt 0 && $1 == --* ]]; do\n"
 	"\tcase $1 in --nodelist=*) export SRT_FAKE_NODE=${1#--nodelist=} ;; esac\n"
-	"\tprintf '%s\\n' \"$1\" >>\"$SRT_RECORD_DIR/srun-options\"\n"
+	"\topts+=$1$'\\n'\n"
 	"\tshift\n"
 	"done\n"
+	"printf '%s' \"$opts\" >>\"$SRT_RECORD_DIR/srun-options\"\n"
 	"exec \"$@\"\n";
 
 static const char fake_scontrol[] = "#!/bin/bash\n"

@@ -1,0 +1,191 @@
+/* cli/cmd_delete.c: `srtctl delete recipe NAME... [--db PATH]`. */
+#include "cli/cli.h"
+#include "store/store.h"
+#include "util/buf.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"usage: srtctl delete recipe NAME [NAME...] [--db PATH]\n"
+	"\n"
+	"Mark recipes deleted. The controller cancels their SLURM jobs and stops their\n"
+	"runs; the recipe, its runs and its events stay in the database for `get`,\n"
+	"`describe` and `events`. Applying the recipe again brings it back\n"
+	"(recipe/NAME configured). All names are deleted in one transaction: if one is\n"
+	"unknown, nothing is deleted. RECIPE/NAME is accepted too (recipe/my-recipe).\n"
+	"\n"
+	"Options:\n"
+	"      --db PATH   state database (default: $SRTCTL_DB, else\n"
+	"                  $XDG_STATE_HOME/srtctl/srtctl.db)\n"
+	"  -h, --help      show this help\n"
+	"\n"
+	"Exit codes: 0 deleted, 1 no such recipe (nothing deleted), 2 usage or I/O.\n"
+	"\n"
+	"Examples:\n"
+	"  srtctl delete recipe qwen3-mooncake\n"
+	"  srtctl delete recipe/qwen3-mooncake\n";
+
+static bool is_kind(const char *s, const char *singular)
+{
+	size_t n = strlen(singular);
+
+	return !strcmp(s, singular) || (!strncmp(s, singular, n) && !strcmp(s + n, "s"));
+}
+
+/* Delete names[0..n) in one transaction.  Returns an exit code. */
+static int delete_recipes(const char *db, char **names, size_t n)
+{
+	struct srt_store *store = NULL;
+	struct srt_error err;
+	size_t missing = 0;
+	int rc = SRT_EXIT_OK, o;
+
+	o = srt_cli_db_open("delete", db, 0, &store);
+	if (o < 0)
+		return SRT_EXIT_USAGE;
+	if (o > 0) {
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, "srtctl delete: recipe '%s' not found\n", names[i]);
+		srt_cli_db_missing("delete", db);
+		return SRT_EXIT_INVALID;
+	}
+	if (srt_store_begin(store, &err) != 0)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		struct srt_recipe_row row;
+		int found;
+
+		memset(&row, 0, sizeof(row));
+		found = srt_store_recipe_get(store, names[i], &row, &err);
+		if (found < 0) {
+			srt_store_rollback(store);
+			goto fail;
+		}
+		if (found && row.deleted_at) {
+			fprintf(stderr,
+				"srtctl delete: recipe '%s' not found (it is already deleted; "
+				"`srtctl apply` brings it back)\n",
+				names[i]);
+			missing++;
+		} else {
+			if (found)
+				found = srt_store_recipe_delete(store, names[i], &err);
+			if (found < 0) {
+				srt_recipe_row_release(&row);
+				srt_store_rollback(store);
+				goto fail;
+			}
+			if (!found) {
+				fprintf(stderr,
+					"srtctl delete: recipe '%s' not found; `srtctl get "
+					"recipes` lists them\n",
+					names[i]);
+				missing++;
+			}
+		}
+		srt_recipe_row_release(&row);
+	}
+	if (missing) {
+		srt_store_rollback(store);
+		if (n > 1)
+			fprintf(stderr, "srtctl delete: nothing was deleted\n");
+		rc = SRT_EXIT_INVALID;
+		goto out;
+	}
+	if (srt_store_commit(store, &err) != 0) {
+		srt_store_rollback(store);
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++)
+		printf("recipe/%s deleted\n", names[i]);
+	fflush(stdout);
+	srt_cli_controller_note(db);
+	goto out;
+fail:
+	fprintf(stderr, "srtctl delete: %s; nothing was deleted\n", err.msg);
+	rc = SRT_EXIT_USAGE;
+out:
+	srt_store_close(store);
+	return rc;
+}
+
+int srt_cmd_delete(int argc, char **argv)
+{
+	enum {
+		OPT_DB = 256
+	};
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db_arg = NULL, *kind;
+	char **names = NULL, *db = NULL, *kind_buf = NULL;
+	size_t nnames = 0;
+	int c, rc = SRT_EXIT_OK;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DB:
+			db_arg = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return SRT_EXIT_OK;
+		default:
+			return srt_cli_usage_error("delete", "unknown option");
+		}
+	}
+	if (optind >= argc)
+		return srt_cli_usage_error("delete", "say what to delete: recipe NAME");
+	names = srt_xcalloc((size_t)argc, sizeof(*names));
+	kind = argv[optind];
+	if (strchr(kind, '/')) {
+		/* KIND/NAME [KIND/NAME...]: every argument names its kind. */
+		const char *slash = strchr(kind, '/');
+
+		kind_buf = srt_xstrndup(kind, (size_t)(slash - kind));
+		kind = kind_buf;
+		for (int i = optind; i < argc; i++) {
+			const char *s = strchr(argv[i], '/');
+
+			if (!s || strncmp(argv[i], kind_buf, (size_t)(s - argv[i])) ||
+			    s - argv[i] != (long)strlen(kind_buf) || !s[1]) {
+				rc = srt_cli_usage_error("delete", "'%s' is not %s/NAME", argv[i],
+							 kind_buf);
+				goto out;
+			}
+			names[nnames++] = (char *)s + 1;
+		}
+	} else {
+		for (int i = optind + 1; i < argc; i++)
+			names[nnames++] = argv[i];
+	}
+	if (is_kind(kind, "campaign")) {
+		fprintf(stderr, "srtctl delete: campaigns are not supported yet (they arrive with "
+				"the campaign controller); nothing was deleted\n");
+		rc = SRT_EXIT_USAGE;
+		goto out;
+	}
+	if (!is_kind(kind, "recipe")) {
+		rc = srt_cli_usage_error("delete",
+					 "cannot delete '%s'; only recipes can be deleted "
+					 "(runs stop when their recipe is deleted)",
+					 kind);
+		goto out;
+	}
+	if (!nnames) {
+		rc = srt_cli_usage_error("delete", "no recipe name given");
+		goto out;
+	}
+	db = srt_cli_db_path(db_arg);
+	rc = delete_recipes(db, names, nnames);
+out:
+	free(kind_buf);
+	free(names);
+	free(db);
+	return rc;
+}

@@ -1,0 +1,645 @@
+/*
+ * cli/cmd_get.c: `srtctl get KIND [NAME] [-o wide|json|yaml] [--watch]`.
+ *
+ * Each kind has one function that reads its rows and fills both a table
+ * and a JSON item per row, so the table and -o json/yaml never disagree
+ * about what a field is.  JSON items carry every field (wide or not) under
+ * the snake_case names documented in docs/cli-reference.md, with times in
+ * RFC 3339 and null for what is not known yet.
+ */
+#include "cli/cli.h"
+#include "cli/print.h"
+#include "store/store.h"
+#include "util/buf.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"usage: srtctl get recipes|runs|jobs|services|workers|campaigns [NAME]\n"
+	"                  [-o wide|json|yaml] [--watch] [--db PATH]\n"
+	"\n"
+	"List objects from the state database: what was applied (recipes, campaigns) and\n"
+	"what the controller observed (runs, their SLURM jobs, services, workers).\n"
+	"AGE is the time since the object was created (services and workers: started).\n"
+	"Kinds may be singular (recipe) or plural (recipes); svc means services.\n"
+	"\n"
+	"NAME selects one object: a recipe, run or campaign name; for jobs the run name or\n"
+	"the SLURM job id; for services the instance name; for workers ROLE-INDEX\n"
+	"(prefill-0).\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FORMAT    text (default), wide (more columns), json or yaml;\n"
+	"                         json/yaml print {\"kind\": \"List\", \"items\": [...]}\n"
+	"  -w, --watch            print again whenever the data changes (Ctrl-C stops)\n"
+	"      --recipe NAME      runs and jobs: only this recipe's\n"
+	"      --run NAME         services and workers: only this run's\n"
+	"      --include-deleted  recipes: list deleted ones too\n"
+	"      --db PATH          state database (default: $SRTCTL_DB, else\n"
+	"                         $XDG_STATE_HOME/srtctl/srtctl.db)\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Exit codes: 0 ok (also when nothing is found), 1 NAME not found, 2 usage or I/O.\n"
+	"\n"
+	"Examples:\n"
+	"  srtctl get recipes\n"
+	"  srtctl get runs -o wide\n"
+	"  srtctl get services --run qwen3-mooncake-2-1 --watch\n"
+	"  srtctl get recipe qwen3-mooncake -o json\n";
+
+struct get_ctx {
+	struct srt_store *store;
+	enum srt_output fmt;
+	bool wide;
+	const char *name;	  /* NULL: every object */
+	const char *recipe, *run; /* filters */
+	bool include_deleted;
+	int64_t now;
+};
+
+/* Fill `t` (headers first) and `items`; -1 with err set on a database error. */
+typedef int (*kind_fn)(struct get_ctx *c, struct srt_table *t, json_t *items,
+		       struct srt_error *err);
+
+static void headers(struct srt_table *t, bool wide, const char *const *base, size_t nbase,
+		    const char *const *more, size_t nmore)
+{
+	srt_table_init(t, nbase + (wide ? nmore : 0));
+	for (size_t i = 0; i < nbase; i++)
+		srt_table_add(t, base[i]);
+	for (size_t i = 0; wide && i < nmore; i++)
+		srt_table_add(t, more[i]);
+}
+
+#define HEADERS(t, wide, base, more) \
+	headers(t, wide, base, sizeof(base) / sizeof(*base), more, sizeof(more) / sizeof(*more))
+
+static json_t *opt_int(int64_t v, int64_t none_below)
+{
+	return v < none_below ? json_null() : json_integer((json_int_t)v);
+}
+
+static int64_t age_origin(int64_t started, int64_t fallback)
+{
+	return started ? started : fallback;
+}
+
+/* ---- recipes ---- */
+
+static int get_recipes(struct get_ctx *c, struct srt_table *t, json_t *items, struct srt_error *err)
+{
+	static const char *const base[] = { "NAME", "GENERATION", "AGE" };
+	static const char *const more[] = { "SPEC_HASH", "SOURCE", "DELETED" };
+	struct srt_recipe_row *rows = NULL;
+	size_t n = 0;
+
+	HEADERS(t, c->wide, base, more);
+	if (c->name) {
+		struct srt_recipe_row one;
+		int found;
+
+		memset(&one, 0, sizeof(one));
+		found = srt_store_recipe_get(c->store, c->name, &one, err);
+		if (found < 0)
+			return -1;
+		if (found) {
+			rows = srt_xcalloc(1, sizeof(*rows));
+			rows[0] = one;
+			n = 1;
+		} else {
+			srt_recipe_row_release(&one);
+		}
+	} else if (srt_store_recipe_list(c->store, c->include_deleted, &rows, &n, err) != 0) {
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct srt_recipe_row *r = &rows[i];
+		json_t *spec = json_loads(r->spec ? r->spec : "null", JSON_DECODE_ANY, NULL);
+		char hash[13] = "";
+
+		if (r->spec_hash)
+			snprintf(hash, sizeof(hash), "%s", r->spec_hash);
+		srt_table_add(t, r->name);
+		srt_table_add_int(t, r->generation, 0);
+		srt_table_add_age(t, c->now, r->created_at);
+		if (c->wide) {
+			srt_table_add(t, hash);
+			srt_table_add(t, r->source_file);
+			if (r->deleted_at)
+				srt_table_add_age(t, c->now, r->deleted_at);
+			else
+				srt_table_add(t, NULL);
+		}
+		json_array_append_new(
+			items,
+			json_pack("{s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "name",
+				  srt_json_str(r->name), "uid", srt_json_str(r->uid), "generation",
+				  (json_int_t)r->generation, "spec_hash",
+				  srt_json_str(r->spec_hash), "source_file",
+				  srt_json_str(r->source_file), "created_at",
+				  srt_json_time(r->created_at), "applied_at",
+				  srt_json_time(r->applied_at), "deleted_at",
+				  srt_json_time(r->deleted_at), "spec", spec ? spec : json_null()));
+	}
+	srt_recipe_rows_free(rows, n);
+	return 0;
+}
+
+/* ---- runs and jobs ---- */
+
+static int load_runs(struct get_ctx *c, struct srt_run_row **rows, size_t *n, struct srt_error *err)
+{
+	*rows = NULL;
+	*n = 0;
+	if (c->name) {
+		struct srt_run_row one;
+		int found;
+
+		memset(&one, 0, sizeof(one));
+		found = srt_store_run_get(c->store, c->name, &one, err);
+		if (found < 0)
+			return -1;
+		if (found && (!c->recipe || (one.recipe && !strcmp(one.recipe, c->recipe)))) {
+			*rows = srt_xcalloc(1, sizeof(**rows));
+			**rows = one;
+			*n = 1;
+		} else {
+			srt_run_row_release(&one);
+		}
+		return 0;
+	}
+	return srt_store_run_list(c->store, c->recipe, rows, n, err);
+}
+
+static int get_runs(struct get_ctx *c, struct srt_table *t, json_t *items, struct srt_error *err)
+{
+	static const char *const base[] = { "NAME",  "RECIPE", "GENERATION", "ATTEMPT",
+					    "PHASE", "JOB",    "AGE" };
+	static const char *const more[] = { "SLURM_STATE", "EXIT_CODE", "RUN_DIR", "MESSAGE" };
+	struct srt_run_row *rows;
+	size_t n;
+
+	HEADERS(t, c->wide, base, more);
+	if (load_runs(c, &rows, &n, err) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct srt_run_row *r = &rows[i];
+
+		srt_table_add(t, r->name);
+		srt_table_add(t, r->recipe);
+		srt_table_add_int(t, r->generation, 0);
+		srt_table_add_int(t, r->attempt, 0);
+		srt_table_add(t, r->phase);
+		srt_table_add_int(t, r->slurm_job_id, 1);
+		srt_table_add_age(t, c->now, r->created_at);
+		if (c->wide) {
+			srt_table_add(t, r->slurm_state);
+			srt_table_add_int(t, r->exit_code, 0);
+			srt_table_add(t, r->run_dir);
+			srt_table_add(t, r->message);
+		}
+		json_array_append_new(
+			items,
+			json_pack(
+				"{s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
+				" s:o, s:o, s:o, s:o}",
+				"name", srt_json_str(r->name), "uid", srt_json_str(r->uid),
+				"recipe", srt_json_str(r->recipe), "generation",
+				(json_int_t)r->generation, "attempt", (json_int_t)r->attempt,
+				"phase", srt_json_str(r->phase), "slurm_job_id",
+				opt_int(r->slurm_job_id, 1), "slurm_state",
+				srt_json_str(r->slurm_state), "job_name", srt_json_str(r->job_name),
+				"job_comment", srt_json_str(r->job_comment), "exit_code",
+				opt_int(r->exit_code, 0), "run_dir", srt_json_str(r->run_dir),
+				"message", srt_json_str(r->message), "created_at",
+				srt_json_time(r->created_at), "updated_at",
+				srt_json_time(r->updated_at), "started_at",
+				srt_json_time(r->started_at), "finished_at",
+				srt_json_time(r->finished_at)));
+	}
+	srt_run_rows_free(rows, n);
+	return 0;
+}
+
+static int get_jobs(struct get_ctx *c, struct srt_table *t, json_t *items, struct srt_error *err)
+{
+	static const char *const base[] = { "RUN", "JOB_ID", "STATE", "ATTEMPT", "AGE" };
+	static const char *const more[] = { "JOB_NAME", "EXIT_CODE" };
+	struct srt_run_row *rows;
+	const char *name = c->name;
+	size_t n;
+	int rc;
+
+	HEADERS(t, c->wide, base, more);
+	c->name = NULL; /* NAME may be a job id: filter below */
+	rc = load_runs(c, &rows, &n, err);
+	c->name = name;
+	if (rc != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct srt_run_row *r = &rows[i];
+		char id[32];
+
+		if (r->slurm_job_id <= 0)
+			continue; /* not submitted yet: see `get runs` */
+		snprintf(id, sizeof(id), "%lld", (long long)r->slurm_job_id);
+		if (name && strcmp(name, r->name) && strcmp(name, id))
+			continue;
+		srt_table_add(t, r->name);
+		srt_table_add(t, id);
+		srt_table_add(t, r->slurm_state ? r->slurm_state : "<unknown>");
+		srt_table_add_int(t, r->attempt, 0);
+		srt_table_add_age(t, c->now, r->created_at);
+		if (c->wide) {
+			srt_table_add(t, r->job_name);
+			srt_table_add_int(t, r->exit_code, 0);
+		}
+		json_array_append_new(
+			items,
+			json_pack("{s:o, s:I, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:o}", "run",
+				  srt_json_str(r->name), "job_id", (json_int_t)r->slurm_job_id,
+				  "job_name", srt_json_str(r->job_name), "job_comment",
+				  srt_json_str(r->job_comment), "attempt", (json_int_t)r->attempt,
+				  "state", srt_json_str(r->slurm_state), "exit_code",
+				  opt_int(r->exit_code, 0), "created_at",
+				  srt_json_time(r->created_at), "started_at",
+				  srt_json_time(r->started_at), "finished_at",
+				  srt_json_time(r->finished_at)));
+	}
+	srt_run_rows_free(rows, n);
+	return 0;
+}
+
+/* ---- services and workers ---- */
+
+static int get_services(struct get_ctx *c, struct srt_table *t, json_t *items,
+			struct srt_error *err)
+{
+	static const char *const base[] = { "RUN",	"NAME",	    "TYPE", "STATE",
+					    "ENDPOINT", "RESTARTS", "AGE" };
+	static const char *const more[] = { "NODE", "LAST_PROBE" };
+	struct srt_service_row *rows = NULL;
+	size_t n = 0;
+
+	HEADERS(t, c->wide, base, more);
+	if (srt_store_service_list(c->store, c->run, c->name, &rows, &n, err) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct srt_service_row *r = &rows[i];
+
+		srt_table_add(t, r->run);
+		srt_table_add(t, r->name);
+		srt_table_add(t, r->type);
+		srt_table_add(t, r->state);
+		srt_table_add(t, r->endpoint);
+		srt_table_add_int(t, r->restarts, 0);
+		srt_table_add_age(t, c->now, age_origin(r->started_at, r->updated_at));
+		if (c->wide) {
+			srt_table_add(t, r->node);
+			srt_table_add(t, r->last_probe);
+		}
+		json_array_append_new(
+			items,
+			json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o,"
+				  " s:o}",
+				  "run", srt_json_str(r->run), "name", srt_json_str(r->name),
+				  "service", srt_json_str(r->service), "type",
+				  srt_json_str(r->type), "node", srt_json_str(r->node), "endpoint",
+				  srt_json_str(r->endpoint), "state", srt_json_str(r->state),
+				  "restarts", (json_int_t)r->restarts, "last_probe",
+				  srt_json_str(r->last_probe), "last_probe_at",
+				  srt_json_time(r->last_probe_at), "message",
+				  srt_json_str(r->message), "started_at",
+				  srt_json_time(r->started_at), "updated_at",
+				  srt_json_time(r->updated_at)));
+	}
+	srt_service_rows_free(rows, n);
+	return 0;
+}
+
+static int get_workers(struct get_ctx *c, struct srt_table *t, json_t *items, struct srt_error *err)
+{
+	static const char *const base[] = { "RUN", "ROLE",  "INDEX",	"NODE",
+					    "IP",  "STATE", "RESTARTS", "AGE" };
+	static const char *const more[] = { "ENV_HASH", "MESSAGE" };
+	struct srt_worker_row *rows = NULL;
+	size_t n = 0;
+
+	HEADERS(t, c->wide, base, more);
+	if (srt_store_worker_list(c->store, c->run, &rows, &n, err) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct srt_worker_row *r = &rows[i];
+		char wname[128], hash[13] = "";
+
+		snprintf(wname, sizeof(wname), "%s-%lld", r->role ? r->role : "",
+			 (long long)r->idx);
+		if (c->name && strcmp(c->name, wname))
+			continue;
+		if (r->env_hash)
+			snprintf(hash, sizeof(hash), "%s", r->env_hash);
+		srt_table_add(t, r->run);
+		srt_table_add(t, r->role);
+		srt_table_add_int(t, r->idx, 0);
+		srt_table_add(t, r->node);
+		srt_table_add(t, r->ip);
+		srt_table_add(t, r->state);
+		srt_table_add_int(t, r->restarts, 0);
+		srt_table_add_age(t, c->now, age_origin(r->started_at, r->updated_at));
+		if (c->wide) {
+			srt_table_add(t, hash);
+			srt_table_add(t, r->message);
+		}
+		json_array_append_new(
+			items,
+			json_pack("{s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o}", "run",
+				  srt_json_str(r->run), "role", srt_json_str(r->role), "index",
+				  (json_int_t)r->idx, "node", srt_json_str(r->node), "ip",
+				  srt_json_str(r->ip), "env_hash", srt_json_str(r->env_hash),
+				  "state", srt_json_str(r->state), "restarts",
+				  (json_int_t)r->restarts, "message", srt_json_str(r->message),
+				  "started_at", srt_json_time(r->started_at), "updated_at",
+				  srt_json_time(r->updated_at)));
+	}
+	srt_worker_rows_free(rows, n);
+	return 0;
+}
+
+/* ---- campaigns ---- */
+
+static int get_campaigns(struct get_ctx *c, struct srt_table *t, json_t *items,
+			 struct srt_error *err)
+{
+	static const char *const base[] = { "NAME", "STATE", "AGE" };
+	static const char *const more[] = { "DELETED" };
+	struct srt_campaign_row *rows = NULL;
+	size_t n = 0;
+
+	HEADERS(t, c->wide, base, more);
+	if (srt_store_campaign_list(c->store, &rows, &n, err) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct srt_campaign_row *r = &rows[i];
+
+		if (c->name && (!r->name || strcmp(c->name, r->name)))
+			continue;
+		srt_table_add(t, r->name);
+		srt_table_add(t, r->state);
+		srt_table_add_age(t, c->now, r->created_at);
+		if (c->wide) {
+			if (r->deleted_at)
+				srt_table_add_age(t, c->now, r->deleted_at);
+			else
+				srt_table_add(t, NULL);
+		}
+		json_array_append_new(items,
+				      json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "name",
+						srt_json_str(r->name), "uid", srt_json_str(r->uid),
+						"state", srt_json_str(r->state), "created_at",
+						srt_json_time(r->created_at), "updated_at",
+						srt_json_time(r->updated_at), "deleted_at",
+						srt_json_time(r->deleted_at)));
+	}
+	srt_campaign_rows_free(rows, n);
+	return 0;
+}
+
+struct kind {
+	const char *plural, *singular, *alias;
+	kind_fn fn;
+};
+
+static const struct kind kinds[] = {
+	{ "recipes", "recipe", "rcp", get_recipes },
+	{ "runs", "run", NULL, get_runs },
+	{ "jobs", "job", NULL, get_jobs },
+	{ "services", "service", "svc", get_services },
+	{ "workers", "worker", NULL, get_workers },
+	{ "campaigns", "campaign", NULL, get_campaigns },
+	{ NULL, NULL, NULL, NULL },
+};
+
+static const struct kind *find_kind(const char *s)
+{
+	for (size_t i = 0; kinds[i].plural; i++)
+		if (!strcmp(s, kinds[i].plural) || !strcmp(s, kinds[i].singular) ||
+		    (kinds[i].alias && !strcmp(s, kinds[i].alias)))
+			return &kinds[i];
+	return NULL;
+}
+
+/*
+ * Query and render once.  *items gets the JSON items (caller decrefs).
+ * Returns 0, or -1 after printing a database error.
+ */
+static int render(struct get_ctx *c, const struct kind *k, struct srt_buf *text, json_t **items)
+{
+	struct srt_table t;
+	struct srt_error err;
+	FILE *mem;
+	char *data = NULL;
+	size_t len = 0;
+	int rc;
+
+	*items = json_array();
+	c->now = srt_store_now(c->store);
+	srt_error_clear(&err);
+	rc = k->fn(c, &t, *items, &err);
+	if (rc != 0) {
+		fprintf(stderr, "srtctl get: %s\n", err.msg);
+		srt_table_release(&t);
+		json_decref(*items);
+		*items = NULL;
+		return -1;
+	}
+	mem = open_memstream(&data, &len);
+	if (mem) {
+		if (c->fmt == SRT_OUT_JSON || c->fmt == SRT_OUT_YAML)
+			srt_print_list(mem, json_incref(*items), c->fmt);
+		else if (srt_table_rows(&t))
+			srt_table_print(&t, mem, "", false);
+		fclose(mem);
+		srt_buf_append(text, data, len);
+		free(data);
+	}
+	srt_table_release(&t);
+	return 0;
+}
+
+static void print_nothing(const struct get_ctx *c)
+{
+	if (c->fmt == SRT_OUT_JSON || c->fmt == SRT_OUT_YAML)
+		srt_print_list(stdout, json_array(), c->fmt);
+	else
+		fputs("No resources found.\n", stderr);
+}
+
+static int run_get(struct get_ctx *c, const struct kind *k, const char *db, bool watch,
+		   const char *watch_timeout)
+{
+	struct srt_watch w;
+	struct srt_buf text;
+	json_t *items = NULL, *prev = NULL;
+	bool watching = false;
+	int rc = SRT_EXIT_OK;
+
+	srt_buf_init(&text);
+	if (render(c, k, &text, &items) != 0) {
+		rc = SRT_EXIT_USAGE;
+		goto out;
+	}
+	if (!json_array_size(items) && c->name) {
+		fprintf(stderr, "srtctl get: %s '%s' not found; `srtctl get %s` lists them\n",
+			k->singular, c->name, k->plural);
+		rc = SRT_EXIT_INVALID;
+		goto out;
+	}
+	if (json_array_size(items))
+		fputs(text.data, stdout);
+	else
+		print_nothing(c);
+	fflush(stdout);
+	if (!watch)
+		goto out;
+	if (srt_watch_init(&w, "get", db, watch_timeout, c->store) != 0) {
+		rc = SRT_EXIT_USAGE;
+		goto out;
+	}
+	watching = true;
+	while (srt_watch_wait(&w, c->store)) {
+		prev = items;
+		items = NULL;
+		srt_buf_reset(&text);
+		if (render(c, k, &text, &items) != 0) {
+			rc = SRT_EXIT_USAGE;
+			goto out;
+		}
+		if (json_equal(prev, items)) {
+			json_decref(prev);
+			prev = NULL;
+			continue;
+		}
+		json_decref(prev);
+		prev = NULL;
+		if (json_array_size(items))
+			fputs(text.data, stdout);
+		else
+			print_nothing(c);
+		fflush(stdout);
+	}
+out:
+	if (watching)
+		srt_watch_release(&w);
+	json_decref(prev);
+	json_decref(items);
+	srt_buf_release(&text);
+	return rc;
+}
+
+int srt_cmd_get(int argc, char **argv)
+{
+	enum {
+		OPT_DB = 256,
+		OPT_RECIPE,
+		OPT_RUN,
+		OPT_DELETED,
+		OPT_WATCH_TIMEOUT
+	};
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "watch", no_argument, NULL, 'w' },
+		{ "watch-timeout", required_argument, NULL, OPT_WATCH_TIMEOUT }, /* for tests */
+		{ "recipe", required_argument, NULL, OPT_RECIPE },
+		{ "run", required_argument, NULL, OPT_RUN },
+		{ "include-deleted", no_argument, NULL, OPT_DELETED },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct get_ctx ctx = { 0 };
+	const struct kind *k;
+	const char *db_arg = NULL, *watch_timeout = NULL;
+	char *db = NULL;
+	bool watch = false;
+	int c, o, rc = SRT_EXIT_OK;
+
+	ctx.fmt = SRT_OUT_TEXT;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:wh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (srt_cli_parse_output("get", optarg, &ctx.fmt, true) != 0)
+				return SRT_EXIT_USAGE;
+			break;
+		case 'w':
+			watch = true;
+			break;
+		case OPT_WATCH_TIMEOUT:
+			watch_timeout = optarg;
+			break;
+		case OPT_RECIPE:
+			ctx.recipe = optarg;
+			break;
+		case OPT_RUN:
+			ctx.run = optarg;
+			break;
+		case OPT_DELETED:
+			ctx.include_deleted = true;
+			break;
+		case OPT_DB:
+			db_arg = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return SRT_EXIT_OK;
+		default:
+			return srt_cli_usage_error("get", "unknown option");
+		}
+	}
+	if (optind >= argc)
+		return srt_cli_usage_error("get",
+					   "say what to list: recipes, runs, jobs, services, "
+					   "workers or campaigns");
+	k = find_kind(argv[optind]);
+	if (!k)
+		return srt_cli_usage_error("get",
+					   "unknown kind '%s' (expected recipes, runs, jobs, "
+					   "services, workers or campaigns)",
+					   argv[optind]);
+	if (optind + 1 < argc)
+		ctx.name = argv[optind + 1];
+	if (optind + 2 < argc)
+		return srt_cli_usage_error("get", "unexpected argument '%s' (one NAME at most)",
+					   argv[optind + 2]);
+	if (ctx.recipe && k->fn != get_runs && k->fn != get_jobs)
+		return srt_cli_usage_error("get", "--recipe applies to runs and jobs only");
+	if (ctx.run && k->fn != get_services && k->fn != get_workers)
+		return srt_cli_usage_error("get", "--run applies to services and workers only");
+	if (ctx.include_deleted && k->fn != get_recipes)
+		return srt_cli_usage_error("get", "--include-deleted applies to recipes only");
+	ctx.wide = ctx.fmt == SRT_OUT_WIDE;
+
+	db = srt_cli_db_path(db_arg);
+	o = srt_cli_db_open("get", db, SRT_STORE_READONLY, &ctx.store);
+	if (o < 0) {
+		rc = SRT_EXIT_USAGE;
+	} else if (o > 0) {
+		/* No database yet: nothing has been applied, which is not an error for a list. */
+		print_nothing(&ctx);
+		if (ctx.fmt != SRT_OUT_JSON && ctx.fmt != SRT_OUT_YAML)
+			fprintf(stderr,
+				"(no state database at %s yet; `srtctl apply -f RECIPE` "
+				"creates it)\n",
+				db);
+		if (ctx.name) {
+			fprintf(stderr, "srtctl get: %s '%s' not found\n", k->singular, ctx.name);
+			rc = SRT_EXIT_INVALID;
+		}
+	} else {
+		rc = run_get(&ctx, k, db, watch, watch_timeout);
+		srt_store_close(ctx.store);
+	}
+	free(db);
+	return rc;
+}

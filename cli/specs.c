@@ -1,0 +1,172 @@
+/*
+ * cli/specs.c: from recipe files to canonical specs, for `apply` and `diff`.
+ *
+ * Each file is read once into memory and compiled from those bytes, so the
+ * YAML text stored with a recipe is exactly the text that was validated.
+ * Every file is compiled before the caller writes anything: one invalid
+ * recipe anywhere stops the whole apply.
+ */
+#include "cli/cli.h"
+#include "recipe/canon.h"
+#include "util/buf.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Read a whole file ("-" is stdin) into *text.  Returns 0, or -1 after printing why not. */
+static int read_text(const char *verb, const char *path, struct srt_buf *text)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	char chunk[65536];
+	size_t n;
+	int rc = 0;
+
+	if (!f) {
+		fprintf(stderr, "srtctl %s: cannot read %s: %s\n", verb, path, strerror(errno));
+		return -1;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		srt_buf_append(text, chunk, n);
+	if (ferror(f)) {
+		fprintf(stderr, "srtctl %s: cannot read %s: %s\n", verb,
+			f == stdin ? "standard input" : path, strerror(errno));
+		rc = -1;
+	}
+	if (f != stdin)
+		fclose(f);
+	return rc;
+}
+
+static char *absolute(const char *path)
+{
+	char *abs;
+
+	if (!strcmp(path, "-"))
+		return srt_xstrdup("-");
+	abs = realpath(path, NULL);
+	return abs ? abs : srt_xstrdup(path);
+}
+
+static void add_spec(struct srt_cli_specs *out, size_t *cap, const struct srt_cli_spec *sp)
+{
+	if (out->n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		out->v = srt_xrealloc(out->v, *cap * sizeof(*out->v));
+	}
+	out->v[out->n++] = *sp;
+}
+
+/* Compile one file and add its recipes.  Returns the number of errors. */
+static size_t load_file(const char *verb, const char *file, const struct srt_cluster *cluster,
+			struct srt_cli_specs *out, size_t *cap, bool *io_error)
+{
+	struct srt_buf text;
+	struct srt_compiled comp;
+	struct srt_diags d;
+	size_t nerr;
+	char *yaml;
+
+	srt_buf_init(&text);
+	if (read_text(verb, file, &text) != 0) {
+		srt_buf_release(&text);
+		*io_error = true;
+		return 1;
+	}
+	srt_diags_init(&d);
+	nerr = srt_compile_bytes(text.data, text.len, file, cluster, &comp, &d);
+	yaml = srt_buf_detach(&text);
+	out->texts = srt_xrealloc(out->texts, (out->ntexts + 1) * sizeof(*out->texts));
+	out->texts[out->ntexts++] = yaml;
+	for (size_t i = 0; !nerr && i < comp.n; i++) {
+		const struct srt_recipe *r = comp.recipes[i];
+		struct srt_cli_spec sp = { 0 };
+		struct srt_error err;
+
+		if (!r->name || !*r->name) {
+			srt_diags_add(&d, SRT_DIAG_ERROR, file, 1, 1, "name",
+				      "the recipe has no name; add 'name: NAME'");
+			nerr++;
+			continue;
+		}
+		sp.spec = srt_canon_spec(r->root, &err);
+		if (!sp.spec) {
+			srt_diags_add(&d, SRT_DIAG_ERROR, file, 1, 1, "", "recipe '%s': %s",
+				      r->name, err.msg);
+			nerr++;
+			continue;
+		}
+		sp.name = srt_xstrdup(r->name);
+		sp.file = srt_xstrdup(file);
+		sp.source = absolute(file);
+		sp.yaml = yaml;
+		add_spec(out, cap, &sp);
+	}
+	if (!nerr && !comp.n) {
+		srt_diags_add(&d, SRT_DIAG_ERROR, file, 1, 1, "", "the file holds no recipe");
+		nerr++;
+	}
+	srt_diags_print(&d, stderr);
+	srt_diags_release(&d);
+	srt_compiled_release(&comp);
+	return nerr;
+}
+
+int srt_cli_specs_load(const char *verb, char *const *paths, size_t npaths,
+		       struct srt_cli_specs *out)
+{
+	struct srt_cluster cluster;
+	size_t cap = 0, nerr = 0, nstdin = 0;
+	bool io_error = false;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t p = 0; p < npaths; p++)
+		if (!strcmp(paths[p], "-"))
+			nstdin++;
+	if (nstdin > 1)
+		return srt_cli_usage_error(verb, "'-f -' (standard input) can be given only once");
+	if (srt_cli_load_cluster(&cluster) != 0)
+		return SRT_EXIT_INVALID;
+	for (size_t p = 0; p < npaths; p++) {
+		char **files;
+		size_t nfiles;
+
+		if (srt_cli_expand_path(verb, paths[p], &files, &nfiles) != 0) {
+			io_error = true;
+			continue;
+		}
+		for (size_t i = 0; i < nfiles; i++)
+			nerr += load_file(verb, files[i], &cluster, out, &cap, &io_error);
+		srt_cli_free_files(files, nfiles);
+	}
+	srt_cluster_release(&cluster);
+	for (size_t i = 0; i < out->n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(out->v[i].name, out->v[j].name)) {
+				fprintf(stderr,
+					"srtctl %s: recipe '%s' is defined twice, in %s and in %s; "
+					"give one of them another 'name:'\n",
+					verb, out->v[i].name, out->v[j].file, out->v[i].file);
+				nerr++;
+				break;
+			}
+	if (io_error)
+		return SRT_EXIT_USAGE;
+	return nerr ? SRT_EXIT_INVALID : SRT_EXIT_OK;
+}
+
+void srt_cli_specs_release(struct srt_cli_specs *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].name);
+		free(s->v[i].file);
+		free(s->v[i].source);
+		free(s->v[i].spec);
+	}
+	free(s->v);
+	for (size_t i = 0; i < s->ntexts; i++)
+		free(s->texts[i]);
+	free(s->texts);
+	memset(s, 0, sizeof(*s));
+}
