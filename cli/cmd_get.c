@@ -55,10 +55,21 @@ struct get_ctx {
 	const char *name;	  /* NULL: every object */
 	const char *recipe, *run; /* filters */
 	bool include_deleted;
+	bool want_json; /* -o json|yaml, or --watch (which compares items) */
 	int64_t now;
 };
 
-/* Fill `t` (headers first) and `items`; -1 with err set on a database error. */
+/*
+ * Append a JSON item, building it only when JSON is wanted: with table output
+ * (and no --watch) items is NULL and the per-row objects are never made.
+ */
+#define ADD_ITEM(items, ...)                                                                        \
+	do {                                                                                        \
+		if (items)                                                                          \
+			json_array_append_new(items, __VA_ARGS__);                                  \
+	} while (0)
+
+/* Fill `t` (headers first) and `items` (when non-NULL); -1 with err set on a database error. */
 typedef int (*kind_fn)(struct get_ctx *c, struct srt_table *t, json_t *items,
 		       struct srt_error *err);
 
@@ -131,7 +142,7 @@ static int get_recipes(struct get_ctx *c, struct srt_table *t, json_t *items, st
 			else
 				srt_table_add(t, NULL);
 		}
-		json_array_append_new(
+		ADD_ITEM(
 			items,
 			json_pack("{s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "name",
 				  srt_json_str(r->name), "uid", srt_json_str(r->uid), "generation",
@@ -199,7 +210,7 @@ static int get_runs(struct get_ctx *c, struct srt_table *t, json_t *items, struc
 			srt_table_add(t, r->run_dir);
 			srt_table_add(t, r->message);
 		}
-		json_array_append_new(
+		ADD_ITEM(
 			items,
 			json_pack(
 				"{s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
@@ -255,7 +266,7 @@ static int get_jobs(struct get_ctx *c, struct srt_table *t, json_t *items, struc
 			srt_table_add(t, r->job_name);
 			srt_table_add_int(t, r->exit_code, 0);
 		}
-		json_array_append_new(
+		ADD_ITEM(
 			items,
 			json_pack("{s:o, s:I, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:o}", "run",
 				  srt_json_str(r->name), "job_id", (json_int_t)r->slurm_job_id,
@@ -299,7 +310,7 @@ static int get_services(struct get_ctx *c, struct srt_table *t, json_t *items,
 			srt_table_add(t, r->node);
 			srt_table_add(t, r->last_probe);
 		}
-		json_array_append_new(
+		ADD_ITEM(
 			items,
 			json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o,"
 				  " s:o}",
@@ -351,7 +362,7 @@ static int get_workers(struct get_ctx *c, struct srt_table *t, json_t *items, st
 			srt_table_add(t, hash);
 			srt_table_add(t, r->message);
 		}
-		json_array_append_new(
+		ADD_ITEM(
 			items,
 			json_pack("{s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o}", "run",
 				  srt_json_str(r->run), "role", srt_json_str(r->role), "index",
@@ -393,7 +404,7 @@ static int get_campaigns(struct get_ctx *c, struct srt_table *t, json_t *items,
 			else
 				srt_table_add(t, NULL);
 		}
-		json_array_append_new(items,
+		ADD_ITEM(items,
 				      json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "name",
 						srt_json_str(r->name), "uid", srt_json_str(r->uid),
 						"state", srt_json_str(r->state), "created_at",
@@ -433,7 +444,8 @@ static const struct kind *find_kind(const char *s)
  * Query and render once.  *items gets the JSON items (caller decrefs).
  * Returns 0, or -1 after printing a database error.
  */
-static int render(struct get_ctx *c, const struct kind *k, struct srt_buf *text, json_t **items)
+static int render(struct get_ctx *c, const struct kind *k, struct srt_buf *text, json_t **items,
+		  size_t *count)
 {
 	struct srt_table t;
 	struct srt_error err;
@@ -442,7 +454,7 @@ static int render(struct get_ctx *c, const struct kind *k, struct srt_buf *text,
 	size_t len = 0;
 	int rc;
 
-	*items = json_array();
+	*items = c->want_json ? json_array() : NULL;
 	c->now = srt_store_now(c->store);
 	srt_error_clear(&err);
 	rc = k->fn(c, &t, *items, &err);
@@ -453,6 +465,7 @@ static int render(struct get_ctx *c, const struct kind *k, struct srt_buf *text,
 		*items = NULL;
 		return -1;
 	}
+	*count = *items ? json_array_size(*items) : srt_table_rows(&t);
 	mem = open_memstream(&data, &len);
 	if (mem) {
 		if (c->fmt == SRT_OUT_JSON || c->fmt == SRT_OUT_YAML)
@@ -482,20 +495,22 @@ static int run_get(struct get_ctx *c, const struct kind *k, const char *db, bool
 	struct srt_buf text;
 	json_t *items = NULL, *prev = NULL;
 	bool watching = false;
+	size_t count = 0;
 	int rc = SRT_EXIT_OK;
 
 	srt_buf_init(&text);
-	if (render(c, k, &text, &items) != 0) {
+	c->want_json = watch || c->fmt == SRT_OUT_JSON || c->fmt == SRT_OUT_YAML;
+	if (render(c, k, &text, &items, &count) != 0) {
 		rc = SRT_EXIT_USAGE;
 		goto out;
 	}
-	if (!json_array_size(items) && c->name) {
+	if (!count && c->name) {
 		fprintf(stderr, "srtctl get: %s '%s' not found; `srtctl get %s` lists them\n",
 			k->singular, c->name, k->plural);
 		rc = SRT_EXIT_INVALID;
 		goto out;
 	}
-	if (json_array_size(items))
+	if (count)
 		fputs(text.data, stdout);
 	else
 		print_nothing(c);
@@ -511,7 +526,7 @@ static int run_get(struct get_ctx *c, const struct kind *k, const char *db, bool
 		prev = items;
 		items = NULL;
 		srt_buf_reset(&text);
-		if (render(c, k, &text, &items) != 0) {
+		if (render(c, k, &text, &items, &count) != 0) {
 			rc = SRT_EXIT_USAGE;
 			goto out;
 		}
@@ -522,7 +537,7 @@ static int run_get(struct get_ctx *c, const struct kind *k, const char *db, bool
 		}
 		json_decref(prev);
 		prev = NULL;
-		if (json_array_size(items))
+		if (count)
 			fputs(text.data, stdout);
 		else
 			print_nothing(c);
