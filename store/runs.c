@@ -46,6 +46,10 @@ static const char SQL_RUN_UPDATE[] =
 	"finished_at = CASE WHEN finished_at IS NULL AND ?2 IN ('Succeeded', 'Failed', "
 	"'Cancelled') THEN ?6 ELSE finished_at END "
 	"WHERE name = ?1";
+static const char SQL_RUN_DETAILS[] =
+	"UPDATE runs SET run_dir = coalesce(?2, run_dir), "
+	"exit_code = CASE WHEN ?3 IS NULL THEN exit_code ELSE ?3 END, updated_at = ?4 "
+	"WHERE name = ?1";
 static const char SQL_COND_SET[] =
 	"INSERT INTO run_conditions (run_id, type, status, reason, message, observed_generation, "
 	"last_transition_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
@@ -349,6 +353,39 @@ int srt_store_run_update(struct srt_store *s, const char *name, const char *phas
 	if (srt_store_tx_enter(s, &own, err) != 0)
 		return -1;
 	rc = update_locked(s, name, phase, slurm_job_id, slurm_state, message, err);
+	if (srt_store_tx_end(s, own, rc == 0, err) != 0)
+		rc = -1;
+	return rc;
+}
+
+int srt_store_run_set_details(struct srt_store *s, const char *name, const char *run_dir,
+			      bool set_exit_code, int64_t exit_code, struct srt_error *err)
+{
+	sqlite3_stmt *st;
+	bool own;
+	int rc;
+
+	if (srt_store_tx_enter(s, &own, err) != 0)
+		return -1;
+	st = srt_store_stmt(s, SQL_RUN_DETAILS, err);
+	rc = st ? 0 : -1;
+	if (st) {
+		srt_store_bind_text(st, 1, name);
+		srt_store_bind_text(st, 2, run_dir);
+		if (set_exit_code)
+			sqlite3_bind_int64(st, 3, exit_code);
+		else
+			sqlite3_bind_null(st, 3);
+		sqlite3_bind_int64(st, 4, srt_store_now(s));
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			rc = srt_store_sql_error(s, err, rc, "cannot update run '%s'", name);
+		else if (sqlite3_changes(s->db) == 0)
+			rc = srt_error_set(err, "no run named '%s'", name);
+		else
+			rc = 0;
+	}
 	if (srt_store_tx_end(s, own, rc == 0, err) != 0)
 		rc = -1;
 	return rc;

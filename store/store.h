@@ -157,6 +157,9 @@ int srt_store_run_update(struct srt_store *s, const char *name, const char *phas
 			 int64_t slurm_job_id, const char *slurm_state, const char *message,
 			 struct srt_error *err);
 /* Insert or update by (run, type); last_transition_at changes only with the status. */
+/* Record the run directory and/or the job's exit code (NULL / !set_exit_code leave them). */
+int srt_store_run_set_details(struct srt_store *s, const char *name, const char *run_dir,
+			      bool set_exit_code, int64_t exit_code, struct srt_error *err);
 int srt_store_condition_set(struct srt_store *s, const char *run, const char *type,
 			    const char *status, const char *reason, const char *message,
 			    int64_t observed_generation, struct srt_error *err);

@@ -1,0 +1,286 @@
+/*
+ * reconcilers/runs.c: the run/job reconciler (see runs.h for the rules).
+ *
+ * For every recipe: a deleted one has its live runs cancelled; a live one
+ * has runs of older generations cancelled and the newest attempt of its
+ * current generation driven forward: created, found again (adopted) or
+ * submitted, its phase kept in step with SLURM and its agent, and a new
+ * attempt started when the job ended badly and attempts remain.
+ */
+#include "reconcilers/runs.h"
+#include "util/buf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const phase_names[SRT_RC_PHASE_COUNT] = {
+	"Pending", "Submitted", "Starting",   "Ready",	   "Degraded",
+	"Succeeded", "Failed",	"Cancelling", "Cancelled",
+};
+
+const char *srt_rc_phase_name(enum srt_rc_phase p)
+{
+	return p < SRT_RC_PHASE_COUNT ? phase_names[p] : "Unknown";
+}
+
+bool srt_rc_phase_parse(const char *s, enum srt_rc_phase *out)
+{
+	for (int i = 0; s && i < SRT_RC_PHASE_COUNT; i++) {
+		if (!strcmp(s, phase_names[i])) {
+			*out = (enum srt_rc_phase)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool srt_rc_phase_is_final(enum srt_rc_phase p)
+{
+	return p == SRT_RC_SUCCEEDED || p == SRT_RC_FAILED || p == SRT_RC_CANCELLED;
+}
+
+static struct srt_rc_action *push(struct srt_rc_actions *a, enum srt_rc_action_kind kind,
+				  const char *recipe, const struct srt_rc_run *run)
+{
+	struct srt_rc_action *x;
+
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 16;
+		a->v = srt_xrealloc(a->v, a->cap * sizeof(*a->v));
+	}
+	x = &a->v[a->n++];
+	memset(x, 0, sizeof(*x));
+	x->kind = kind;
+	x->recipe = recipe;
+	if (run) {
+		x->run = run->name;
+		x->generation = run->generation;
+		x->attempt = run->attempt;
+		x->job_id = run->job_id;
+	}
+	return x;
+}
+
+void srt_rc_actions_release(struct srt_rc_actions *a)
+{
+	free(a->v);
+	memset(a, 0, sizeof(*a));
+}
+
+static const struct srt_rc_job *job_by_id(const struct srt_rc_world *w, int64_t id)
+{
+	for (size_t i = 0; id && i < w->njobs; i++)
+		if (w->jobs[i].id == id)
+			return &w->jobs[i];
+	return NULL;
+}
+
+/* The newest job carrying this comment (a resubmission after a crash may leave two). */
+static const struct srt_rc_job *job_by_comment(const struct srt_rc_world *w, const char *comment)
+{
+	const struct srt_rc_job *best = NULL;
+
+	for (size_t i = 0; comment && *comment && i < w->njobs; i++)
+		if (w->jobs[i].comment && !strcmp(w->jobs[i].comment, comment) &&
+		    (!best || w->jobs[i].id > best->id))
+			best = &w->jobs[i];
+	return best;
+}
+
+static const struct srt_rc_job *find_job(const struct srt_rc_world *w,
+					 const struct srt_rc_run *run)
+{
+	const struct srt_rc_job *j = job_by_id(w, run->job_id);
+
+	return j ? j : (run->job_id ? NULL : job_by_comment(w, run->job_comment));
+}
+
+/* The phase a run is in, from its job's state and its agent's report. */
+static enum srt_rc_phase phase_of(const struct srt_rc_job *job, enum srt_rc_agent agent)
+{
+	switch (job->state) {
+	case SRT_JOB_PENDING:
+	case SRT_JOB_REQUEUED:
+	case SRT_JOB_SUSPENDED:
+	case SRT_JOB_UNKNOWN_STATE:
+	case SRT_JOB_STATE_COUNT:
+		return SRT_RC_SUBMITTED;
+	case SRT_JOB_RUNNING:
+		if (agent == SRT_RC_AGENT_READY)
+			return SRT_RC_READY;
+		if (agent == SRT_RC_AGENT_DEGRADED)
+			return SRT_RC_DEGRADED;
+		return SRT_RC_STARTING;
+	case SRT_JOB_COMPLETING:
+		return agent == SRT_RC_AGENT_FAILED ? SRT_RC_FAILED : SRT_RC_STARTING;
+	case SRT_JOB_COMPLETED:
+		return agent == SRT_RC_AGENT_FAILED ? SRT_RC_FAILED : SRT_RC_SUCCEEDED;
+	case SRT_JOB_CANCELLED:
+		return SRT_RC_CANCELLED;
+	case SRT_JOB_FAILED:
+	case SRT_JOB_TIMEOUT:
+	case SRT_JOB_NODE_FAIL:
+	case SRT_JOB_PREEMPTED:
+	case SRT_JOB_OUT_OF_MEMORY:
+	case SRT_JOB_BOOT_FAIL:
+	case SRT_JOB_DEADLINE:
+		return SRT_RC_FAILED;
+	}
+	return SRT_RC_SUBMITTED;
+}
+
+static void describe_job(char *buf, size_t n, const struct srt_rc_job *job,
+			 const struct srt_rc_run *run)
+{
+	const char *state = srt_job_state_name(job->state);
+
+	if (job->state == SRT_JOB_FAILED && job->exit_code >= 0)
+		snprintf(buf, n, "job %lld %s (exit code %d)%s%s", (long long)job->id, state,
+			 job->exit_code, run->agent_message ? ": " : "",
+			 run->agent_message ? run->agent_message : "");
+	else if (srt_job_state_is_final(job->state) && job->reason && *job->reason &&
+		 strcmp(job->reason, "None"))
+		snprintf(buf, n, "job %lld %s (%s)", (long long)job->id, state, job->reason);
+	else
+		snprintf(buf, n, "job %lld %s", (long long)job->id, state);
+}
+
+/* Stop a run that should not run any more (recipe deleted, or superseded). */
+static void retire(const struct srt_rc_world *w, const char *recipe, const struct srt_rc_run *run,
+		   const char *why, struct srt_rc_actions *out)
+{
+	const struct srt_rc_job *job;
+	struct srt_rc_action *x;
+
+	if (srt_rc_phase_is_final(run->phase))
+		return;
+	job = find_job(w, run);
+	if (job && srt_job_state_is_final(job->state)) {
+		x = push(out, SRT_RC_SET_PHASE, recipe, run);
+		x->job_id = job->id;
+		x->job_state = job->state;
+		x->exit_code = job->exit_code;
+		x->phase = job->state == SRT_JOB_COMPLETED ? SRT_RC_SUCCEEDED : SRT_RC_CANCELLED;
+		snprintf(x->message, sizeof(x->message), "%s; its job had already ended", why);
+		return;
+	}
+	if (job || run->job_id) {
+		if (run->phase == SRT_RC_CANCELLING && job && job->state == SRT_JOB_COMPLETING)
+			return; /* the cancel is under way */
+		x = push(out, SRT_RC_CANCEL, recipe, run);
+		x->job_id = job ? job->id : run->job_id;
+		snprintf(x->message, sizeof(x->message), "%s", why);
+		return;
+	}
+	if (!w->jobs_known)
+		return; /* it may have been submitted: wait until the listing is known */
+	x = push(out, SRT_RC_SET_PHASE, recipe, run);
+	x->phase = SRT_RC_CANCELLED;
+	snprintf(x->message, sizeof(x->message), "%s before it was submitted", why);
+}
+
+static void drive(const struct srt_rc_world *w, const struct srt_rc_recipe *r,
+		  const struct srt_rc_run *run, struct srt_rc_actions *out)
+{
+	const struct srt_rc_job *job = find_job(w, run);
+	struct srt_rc_action *x;
+	enum srt_rc_phase phase;
+
+	if (srt_rc_phase_is_final(run->phase)) {
+		bool bad = run->phase == SRT_RC_FAILED || run->phase == SRT_RC_CANCELLED;
+
+		if (!bad)
+			return;
+		if (run->attempt >= r->max_attempts)
+			return; /* the budget is spent: the run stays Failed */
+		x = push(out, SRT_RC_CREATE_RUN, r->name, NULL);
+		x->generation = r->generation;
+		x->attempt = run->attempt + 1;
+		snprintf(x->message, sizeof(x->message),
+			 "attempt %lld of %d after %s ended %s", (long long)run->attempt + 1,
+			 r->max_attempts, run->name, srt_rc_phase_name(run->phase));
+		x->warning = true;
+		return;
+	}
+	if (!run->job_id) {
+		if (!w->jobs_known)
+			return; /* unknown: never submit twice */
+		if (job) {
+			x = push(out, SRT_RC_ADOPT, r->name, run);
+			x->job_id = job->id;
+			snprintf(x->message, sizeof(x->message),
+				 "found job %lld (comment %s) submitted before a restart",
+				 (long long)job->id, run->job_comment);
+			return;
+		}
+		push(out, SRT_RC_SUBMIT, r->name, run);
+		return;
+	}
+	if (!w->jobs_known) {
+		/* SLURM is unknown this pass; the agent's own report still counts. */
+		if (run->phase == SRT_RC_STARTING && run->agent == SRT_RC_AGENT_READY) {
+			x = push(out, SRT_RC_SET_PHASE, r->name, run);
+			x->phase = SRT_RC_READY;
+		}
+		return;
+	}
+	if (!job) {
+		x = push(out, SRT_RC_FORGET_JOB, r->name, run);
+		snprintf(x->message, sizeof(x->message),
+			 "job %lld is no longer known to SLURM", (long long)run->job_id);
+		return;
+	}
+	phase = phase_of(job, run->agent);
+	if (phase == run->phase)
+		return;
+	x = push(out, SRT_RC_SET_PHASE, r->name, run);
+	x->phase = phase;
+	x->job_id = job->id;
+	x->job_state = job->state;
+	x->exit_code = job->exit_code;
+	x->warning = phase == SRT_RC_FAILED || phase == SRT_RC_DEGRADED ||
+		     (phase == SRT_RC_CANCELLED);
+	describe_job(x->message, sizeof(x->message), job, run);
+}
+
+void srt_reconcile_runs(const struct srt_rc_world *w, struct srt_rc_actions *out)
+{
+	for (size_t i = 0; i < w->nrecipes; i++) {
+		const struct srt_rc_recipe *r = &w->recipes[i];
+		const struct srt_rc_run *latest = NULL;
+		char why[128];
+
+		for (size_t k = 0; k < w->nruns; k++) {
+			const struct srt_rc_run *run = &w->runs[k];
+
+			if (strcmp(run->recipe, r->name))
+				continue;
+			if (r->deleted) {
+				retire(w, r->name, run, "recipe deleted", out);
+				continue;
+			}
+			if (run->generation < r->generation) {
+				snprintf(why, sizeof(why), "superseded by generation %lld",
+					 (long long)r->generation);
+				retire(w, r->name, run, why, out);
+				continue;
+			}
+			if (run->generation == r->generation &&
+			    (!latest || run->attempt > latest->attempt))
+				latest = run;
+		}
+		if (r->deleted)
+			continue;
+		if (!latest) {
+			struct srt_rc_action *x = push(out, SRT_RC_CREATE_RUN, r->name, NULL);
+
+			x->generation = r->generation;
+			x->attempt = 1;
+			snprintf(x->message, sizeof(x->message), "generation %lld",
+				 (long long)r->generation);
+			continue;
+		}
+		drive(w, r, latest, out);
+	}
+}

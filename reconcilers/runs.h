@@ -1,0 +1,137 @@
+/*
+ * reconcilers/runs.h: what to do about each recipe's runs and SLURM jobs.
+ *
+ * A pure function of the world as one controller pass observed it: the
+ * recipes (desired state), the runs (what srtctl recorded), the SLURM jobs
+ * (one listing per pass) and what each run's agent last reported.  It
+ * returns a list of actions; the controller performs them (controller/).
+ * Nothing here does I/O or reads a clock: tests feed it worlds and check the
+ * actions, and a crash between deciding and doing is harmless because the
+ * next pass decides again from what is then true (level-triggered).
+ *
+ * The rules that make srtctl safe to kill at any moment:
+ *  - Intent before effect: a run row, with the job name and comment its SLURM
+ *    job will carry, is committed before anything is submitted (CREATE_RUN,
+ *    then SUBMIT on a later step of the same or a later pass).
+ *  - A run without a job id is first looked for in SLURM by its comment
+ *    (ADOPT); only when the listing is known and holds no such job is it
+ *    submitted.
+ *  - "Unknown" is never "dead": when the job listing failed, no run is
+ *    submitted, failed or cancelled on its account.
+ */
+#ifndef SRT_RECONCILERS_RUNS_H
+#define SRT_RECONCILERS_RUNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "slurm/slurm.h"
+
+/* A recipe as the reconciler needs it. */
+struct srt_rc_recipe {
+	const char *name;
+	int64_t generation;
+	bool deleted;
+	/* Restart policy for runs whose job ends badly (issue: self-healing). */
+	int max_attempts; /* attempts per generation, >= 1 */
+};
+
+/* Run phases (the runs.phase column). */
+enum srt_rc_phase {
+	SRT_RC_PENDING, /* recorded, not yet submitted */
+	SRT_RC_SUBMITTED, /* SLURM has it, waiting for nodes */
+	SRT_RC_STARTING, /* the job runs; the agent is bringing processes up */
+	SRT_RC_READY, /* the agent reports every process ready */
+	SRT_RC_DEGRADED, /* running, but a service keeps failing */
+	SRT_RC_SUCCEEDED,
+	SRT_RC_FAILED,
+	SRT_RC_CANCELLING,
+	SRT_RC_CANCELLED,
+	SRT_RC_PHASE_COUNT,
+};
+
+const char *srt_rc_phase_name(enum srt_rc_phase p);
+/* Parse a phase name; returns false when unknown. */
+bool srt_rc_phase_parse(const char *s, enum srt_rc_phase *out);
+bool srt_rc_phase_is_final(enum srt_rc_phase p);
+
+/* What the run's agent last wrote in status.json. */
+enum srt_rc_agent {
+	SRT_RC_AGENT_NONE, /* no status yet */
+	SRT_RC_AGENT_STARTING,
+	SRT_RC_AGENT_READY,
+	SRT_RC_AGENT_DEGRADED,
+	SRT_RC_AGENT_FAILED,
+	SRT_RC_AGENT_SUCCEEDED,
+	SRT_RC_AGENT_STOPPED,
+};
+
+struct srt_rc_run {
+	const char *name;
+	const char *recipe;
+	int64_t generation;
+	int64_t attempt;
+	enum srt_rc_phase phase;
+	int64_t job_id; /* 0: none recorded */
+	const char *job_comment; /* set when the run was created */
+	enum srt_rc_agent agent; /* from status.json */
+	const char *agent_message;
+};
+
+/* A SLURM job seen in this pass's listing. */
+struct srt_rc_job {
+	int64_t id;
+	const char *comment;
+	enum srt_job_state state;
+	int exit_code;
+	const char *reason;
+};
+
+struct srt_rc_world {
+	const struct srt_rc_recipe *recipes;
+	size_t nrecipes;
+	const struct srt_rc_run *runs;
+	size_t nruns;
+	const struct srt_rc_job *jobs;
+	size_t njobs;
+	bool jobs_known; /* false: the listing failed this pass (unknown, not empty) */
+};
+
+enum srt_rc_action_kind {
+	SRT_RC_CREATE_RUN, /* recipe, generation, attempt */
+	SRT_RC_SUBMIT, /* run */
+	SRT_RC_ADOPT, /* run, job_id: a job with the run's comment exists */
+	SRT_RC_SET_PHASE, /* run, phase, message, job state fields */
+	SRT_RC_CANCEL, /* run, job_id */
+	SRT_RC_FORGET_JOB, /* run: the job is gone from SLURM before we saw it end */
+};
+
+struct srt_rc_action {
+	enum srt_rc_action_kind kind;
+	const char *recipe; /* borrowed from the world */
+	const char *run; /* borrowed from the world; NULL for CREATE_RUN */
+	int64_t generation;
+	int64_t attempt;
+	int64_t job_id;
+	enum srt_rc_phase phase;
+	enum srt_job_state job_state;
+	int exit_code;
+	char message[256];
+	bool warning; /* the event for this action is a Warning */
+};
+
+struct srt_rc_actions {
+	struct srt_rc_action *v;
+	size_t n, cap;
+};
+
+/*
+ * Decide.  Appends to *out (init it zeroed; free with srt_rc_actions_release).
+ * Order: per recipe in the world's order; within a recipe, cancellations of
+ * old generations first, then the current run's action.
+ */
+void srt_reconcile_runs(const struct srt_rc_world *w, struct srt_rc_actions *out);
+void srt_rc_actions_release(struct srt_rc_actions *a);
+
+#endif
