@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "recipe/compile.h"
+#include "slurm/slurm.h"
 
 #define SRT_EXIT_OK 0
 #define SRT_EXIT_INVALID 1
@@ -30,6 +31,19 @@ int srt_cmd_get(int argc, char **argv);
 int srt_cmd_describe(int argc, char **argv);
 int srt_cmd_events(int argc, char **argv);
 int srt_cmd_delete(int argc, char **argv);
+/* Not listed in the main help: started by the batch script (cli/cmd_agent.c). */
+int srt_cmd_agent(int argc, char **argv);
+int srt_cmd_doctor(int argc, char **argv);
+int srt_cmd_controller(int argc, char **argv);
+int srt_cmd_wait(int argc, char **argv);
+
+/*
+ * Follow the current runs of recipes `names` until Ready (or ended, with
+ * for_done), printing their story (cli/cmd_wait.c).  `timeout` is a
+ * duration or NULL (30m).  Returns an exit code.
+ */
+int srt_cli_wait(const char *db, char *const *names, size_t n, bool for_done,
+		 const char *timeout);
 
 /* Shared helpers (cli/load.c). */
 
@@ -46,6 +60,21 @@ int srt_cli_usage_error(const char *verb, const char *fmt, ...)
  * Prints the errors and returns -1 when a config exists but is invalid.
  */
 int srt_cli_load_cluster(struct srt_cluster *c);
+
+/*
+ * The slurmrestd client settings (cli/cmd_doctor.c), strongest first: the
+ * flags (NULL when not given), $SRTCTL_SLURMRESTD_URL, $SLURM_JWT and
+ * $SRTCTL_SLURMRESTD_CA_FILE, then the slurmrestd section of `c`.  The
+ * strings are borrowed from the flags, the environment and `c`; *_origin
+ * say where each came from (NULL: not set).  Pass out->cfg to srt_slurm_new().
+ */
+struct srt_cli_slurm {
+	struct srt_slurm_config cfg;
+	const char *url_origin; /* "--url", "$SRTCTL_SLURMRESTD_URL", "slurmrestd.url" */
+	const char *api_origin; /* "--api-version", "slurmrestd.api_version" */
+};
+void srt_cli_slurm_config(struct srt_cli_slurm *out, const struct srt_cluster *c,
+			  const char *url_arg, const char *api_arg);
 
 /*
  * Expand FILE|DIR into the recipe files it names: a file as itself, a

@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char usage_text[] =
-	"usage: srtctl apply -f FILE|DIR|- [-f ...] [--dry-run] [--db PATH]\n"
+	"usage: srtctl apply -f FILE|DIR|- [-f ...] [--dry-run] [--wait [--timeout D]] [--db PATH]\n"
 	"\n"
 	"Record recipes as desired state in the state database; a running controller\n"
 	"(srtctl controller) then makes SLURM match it. Every recipe is validated first:\n"
@@ -22,11 +22,14 @@ static const char usage_text[] =
 	"  -f, --filename PATH   recipe file, directory of *.yaml/*.yml, or - for stdin\n"
 	"                        (repeatable)\n"
 	"      --dry-run         say what would change; write nothing\n"
+	"      --wait            then follow the recipes' runs until Ready (srtctl wait)\n"
+	"      --timeout D       with --wait: give up after D (default 30m)\n"
 	"      --db PATH         state database (default: $SRTCTL_DB, else\n"
 	"                        $XDG_STATE_HOME/srtctl/srtctl.db)\n"
 	"  -h, --help            show this help\n"
 	"\n"
-	"Exit codes: 0 applied, 1 a recipe is invalid (nothing written), 2 usage or I/O.\n"
+	"Exit codes: 0 applied (with --wait: and Ready), 1 a recipe is invalid (nothing\n"
+	"written) or, with --wait, a run failed or timed out, 2 usage or I/O.\n"
 	"\n"
 	"Examples:\n"
 	"  srtctl apply -f recipes/qwen3-mooncake.yaml\n"
@@ -139,20 +142,24 @@ int srt_cmd_apply(int argc, char **argv)
 {
 	enum {
 		OPT_DRY_RUN = 256,
-		OPT_DB
+		OPT_DB,
+		OPT_WAIT,
+		OPT_TIMEOUT
 	};
 	static const struct option opts[] = {
 		{ "filename", required_argument, NULL, 'f' },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "db", required_argument, NULL, OPT_DB },
+		{ "wait", no_argument, NULL, OPT_WAIT },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct srt_cli_specs specs = { 0 };
 	char **paths = NULL, *db = NULL;
-	const char *db_arg = NULL;
+	const char *db_arg = NULL, *timeout = NULL;
 	size_t npaths = 0;
-	bool dry = false;
+	bool dry = false, wait = false;
 	int c, rc = SRT_EXIT_OK;
 
 	paths = srt_xcalloc((size_t)argc + 1, sizeof(*paths));
@@ -167,6 +174,12 @@ int srt_cmd_apply(int argc, char **argv)
 			break;
 		case OPT_DB:
 			db_arg = optarg;
+			break;
+		case OPT_WAIT:
+			wait = true;
+			break;
+		case OPT_TIMEOUT:
+			timeout = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -194,6 +207,14 @@ int srt_cmd_apply(int argc, char **argv)
 	}
 	db = srt_cli_db_path(db_arg);
 	rc = dry ? dry_run(db, &specs) : apply(db, &specs);
+	if (rc == SRT_EXIT_OK && wait && !dry) {
+		char **names = srt_xcalloc(specs.n ? specs.n : 1, sizeof(*names));
+
+		for (size_t i = 0; i < specs.n; i++)
+			names[i] = (char *)specs.v[i].name;
+		rc = srt_cli_wait(db, names, specs.n, false, timeout);
+		free(names);
+	}
 out:
 	srt_cli_specs_release(&specs);
 	free(db);

@@ -126,7 +126,8 @@ static int get_recipes(struct get_ctx *c, struct srt_table *t, json_t *items, st
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct srt_recipe_row *r = &rows[i];
-		json_t *spec = json_loads(r->spec ? r->spec : "null", JSON_DECODE_ANY, NULL);
+		json_t *spec = items ? json_loads(r->spec ? r->spec : "null", JSON_DECODE_ANY, NULL)
+				     : NULL;
 		char hash[13] = "";
 
 		if (r->spec_hash)

@@ -20,7 +20,12 @@ static const struct verb verbs[] = {
 	{ "describe", srt_cmd_describe, "show one run, service or recipe in full, with events" },
 	{ "events", srt_cmd_events, "show (or prune) the event history" },
 	{ "delete", srt_cmd_delete, "mark a recipe deleted (its runs are stopped)" },
+	{ "wait", srt_cmd_wait, "follow a recipe's run until it is Ready (or done)" },
+	{ "controller", srt_cmd_controller, "run the reconcile loop (submits and follows runs)" },
+	{ "doctor", srt_cmd_doctor, "check that SLURM (slurmrestd) is usable from here" },
 	{ "version", srt_cmd_version, "print the version" },
+	/* Hidden from the help (NULL summary): the batch script starts it. */
+	{ "agent", srt_cmd_agent, NULL },
 	{ NULL, NULL, NULL },
 };
 
@@ -34,7 +39,8 @@ static void usage(FILE *out)
 	      "Commands:\n",
 	      out);
 	for (size_t i = 0; verbs[i].name; i++)
-		fprintf(out, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
+		if (verbs[i].summary)
+			fprintf(out, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
 	fputs("\n"
 	      "Run 'srtctl <command> --help' for a command's options.\n"
 	      "Exit codes: 0 ok, 1 invalid input or failed check, 2 usage or I/O error.\n"

@@ -65,6 +65,9 @@ enum srt_probe_kind { SRT_PROBE_NONE, SRT_PROBE_TCP, SRT_PROBE_HTTP };
 
 enum srt_restart_mode { SRT_RESTART_NEVER, SRT_RESTART_ON_FAILURE, SRT_RESTART_ALWAYS };
 
+/* Attempts (SLURM jobs) per recipe generation when jobs end badly. */
+#define SRT_MAX_ATTEMPTS_DEFAULT 3
+
 /* Restart policy defaults (documented in docs/recipe-reference.md). */
 #define SRT_RESTART_MAX_DEFAULT 5
 #define SRT_RESTART_BACKOFF_DEFAULT 1
@@ -185,6 +188,7 @@ struct srt_recipe {
 	struct {
 		const char *account, *partition, *time_limit;
 		struct srt_env directives; /* extra #SBATCH --key=value */
+		int max_attempts; /* SLURM jobs per generation before the run stays Failed */
 	} slurm;
 	struct srt_env environment; /* every process of the run */
 	struct srt_frontend frontend;

@@ -427,10 +427,10 @@ static void parse_role(struct pctx *c, struct srt_recipe *r, struct srt_role *ro
 			role->colocate = true;
 			role->nodes = 0;
 		} else {
-			want_int(c, v, join(c, path, "nodes"), &role->nodes, 1, 100000);
+			want_int(c, v, join(c, path, "nodes"), &role->nodes, 1, 16384);
 		}
 	}
-	opt_int(c, n, path, "workers", &role->workers, 1, 100000);
+	opt_int(c, n, path, "workers", &role->workers, 1, 16384);
 	opt_int(c, n, path, "gpus", &role->gpus, 1, 1024);
 	parse_env(c, srt_ynode_get(n, "env"), join(c, path, "env"), &role->env);
 	v = srt_ynode_get(n, "args");
@@ -842,11 +842,13 @@ static void parse_resources(struct pctx *c, struct srt_recipe *r, const struct s
 static void parse_slurm(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
 {
 	static const char *const keys[] = { "account", "partition", "time_limit", "directives",
-					    NULL };
+					    "max_attempts", NULL };
 
+	r->slurm.max_attempts = SRT_MAX_ATTEMPTS_DEFAULT;
 	if (srt_ynode_is_null(n) || !want_map(c, n, "slurm"))
 		return;
 	check_keys(c, n, "slurm", keys, NULL);
+	opt_int(c, n, "slurm", "max_attempts", &r->slurm.max_attempts, 1, 100);
 	opt_str(c, n, "slurm", "account", &r->slurm.account);
 	opt_str(c, n, "slurm", "partition", &r->slurm.partition);
 	opt_str(c, n, "slurm", "time_limit", &r->slurm.time_limit);

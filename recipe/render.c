@@ -205,6 +205,33 @@ bool srt_layout_ref(const struct srt_layout *l, const char *s, struct srt_lref *
 		*ref = (struct srt_lref){ SRT_LREF_LOG_DIR, 0, n };
 		return true;
 	}
+	/*
+	 * "<ROLE_node_J>" / "<ROLE_node_J_ip>" names node roles[ROLE].first + J:
+	 * compute the candidate instead of scanning every node (a scan per
+	 * placeholder made rendering quadratic in the node count).
+	 */
+	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+		const char *role = srt_role_name((enum srt_role_kind)k);
+		size_t rl = strlen(role);
+		char *end;
+		unsigned long j;
+
+		if (strncmp(s + 1, role, rl) || strncmp(s + 1 + rl, "_node_", 6))
+			continue;
+		j = strtoul(s + 1 + rl + 6, &end, 10);
+		if (end == s + 1 + rl + 6 || j >= l->roles[k].n)
+			break;
+		if (starts_with(s, l->nodes[l->roles[k].first + j].ip, &n)) {
+			*ref = (struct srt_lref){ SRT_LREF_NODE_IP, l->roles[k].first + j, n };
+			return true;
+		}
+		if (starts_with(s, l->nodes[l->roles[k].first + j].host, &n)) {
+			*ref = (struct srt_lref){ SRT_LREF_NODE_HOST, l->roles[k].first + j, n };
+			return true;
+		}
+		break;
+	}
+	/* The few nodes without a role (infra_node, head_node): a short scan. */
 	for (size_t i = 0; i < l->nnodes; i++) {
 		if (starts_with(s, l->nodes[i].ip, &n)) {
 			*ref = (struct srt_lref){ SRT_LREF_NODE_IP, i, n };
@@ -214,6 +241,8 @@ bool srt_layout_ref(const struct srt_layout *l, const char *s, struct srt_lref *
 			*ref = (struct srt_lref){ SRT_LREF_NODE_HOST, i, n };
 			return true;
 		}
+		if (i >= 8 && l->nnodes > 16)
+			i = l->nnodes - 9; /* role nodes come first; the rest sit at the end */
 	}
 	return false;
 }
@@ -1067,6 +1096,53 @@ static void add_benchmark(struct pb *b)
 	pr->critical = false;
 }
 
+static bool argv_has(const struct srt_argv *av, const char *needle)
+{
+	for (size_t i = 0; i < av->n; i++)
+		if (strstr(av->v[i], needle))
+			return true;
+	return false;
+}
+
+static bool argv_has_pair(const struct srt_argv *av, const char *flag, const char *value)
+{
+	for (size_t i = 0; i + 1 < av->n; i++)
+		if (!strcmp(av->v[i], flag) && !strcmp(av->v[i + 1], value))
+			return true;
+	return false;
+}
+
+/* Does worker pr keep state on the master that it cannot re-create by itself? */
+static bool worker_follows_master(const struct srt_plan *p, const struct srt_proc *pr)
+{
+	const char *md;
+
+	switch (p->recipe->engine) {
+	case SRT_ENGINE_VLLM:
+		if (!p->store_config || !argv_has(&pr->argv, "MooncakeStoreConnector"))
+			return false;
+		md = json_string_value(json_object_get(p->store_config, "metadata_server"));
+		return !md || strcmp(md, "P2PHANDSHAKE");
+	case SRT_ENGINE_SGLANG:
+		return argv_has_pair(&pr->argv, "--hicache-storage-backend", "mooncake");
+	default:
+		return false;
+	}
+}
+
+static void set_followers(struct srt_plan *p)
+{
+	if (!p->master || p->master_external)
+		return;
+	for (size_t i = 0; i < p->nprocs; i++) {
+		struct srt_proc *pr = &p->procs[i];
+
+		if ((pr->kind == SRT_PROC_SERVICE && pr->service->type == SRT_SVC_MOONCAKE_STORE) ||
+		    (pr->kind == SRT_PROC_WORKER && worker_follows_master(p, pr)))
+			pr->follows = p->master->name;
+	}
+}
+
 struct srt_plan *srt_plan_build(const struct srt_recipe *r, const struct srt_cluster *c,
 				struct srt_diags *d)
 {
@@ -1093,6 +1169,7 @@ struct srt_plan *srt_plan_build(const struct srt_recipe *r, const struct srt_clu
 	add_frontend(&b);
 	add_services(&b, SRT_START_AFTER_FRONTEND);
 	add_benchmark(&b);
+	set_followers(p);
 
 	if (c && c->container_runtime == SRT_CRT_NONE) {
 		for (size_t i = 0; i < p->nprocs; i++) {
@@ -1212,6 +1289,20 @@ static json_t *proc_json(const struct srt_plan *p, const struct srt_proc *pr)
 	json_object_set_new(o, "log_file", json_string(pr->log_file));
 	json_object_set_new(o, "critical", json_boolean(pr->critical));
 	json_object_set_new(o, "restart", restart_json(rp));
+	json_object_set_new(o, "follows", pr->follows ? json_string(pr->follows) : json_null());
+	return o;
+}
+
+/* What the agent needs of the cluster config. */
+static json_t *runtime_json(const struct srt_cluster *c)
+{
+	json_t *o = json_object();
+	bool pyxis = c && c->container_runtime == SRT_CRT_PYXIS;
+
+	json_object_set_new(o, "container_runtime", json_string(pyxis ? "pyxis" : "none"));
+	json_object_set_new(o, "network_interface",
+			    c && c->network_interface ? json_string(c->network_interface) :
+							json_null());
 	return o;
 }
 
@@ -1229,6 +1320,7 @@ json_t *srt_plan_to_json(const struct srt_plan *p)
 	json_object_set_new(o, "infra_node", json_integer((json_int_t)l->infra));
 	json_object_set_new(o, "infra_ip", json_string(l->infra_ip));
 	json_object_set_new(o, "dedicated_infra_node", json_boolean(l->dedicated));
+	json_object_set_new(o, "runtime", runtime_json(p->cluster));
 	for (size_t i = 0; i < l->nnodes; i++) {
 		json_t *n = json_object();
 

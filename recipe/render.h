@@ -268,6 +268,11 @@ struct srt_proc {
 	struct srt_readiness readiness; /* nprobes == 0: started once launched */
 	const char *log_file;		/* relative to the log dir; may hold a host placeholder */
 	bool critical;
+	/*
+	 * The process (the mooncake master's name) this one must be restarted
+	 * after when that one restarts, or NULL (see srt_plan_build()).
+	 */
+	const char *follows;
 };
 
 struct srt_plan {
@@ -297,6 +302,15 @@ struct srt_plan {
  * several nodes), worker_<role>_<i>.out (worker_<role>_<i>_<host>.out per
  * node of a multi-node worker), frontend.out, benchmark.out.
  *
+ * Followers (srt_proc.follows): a restarted master comes back empty (its
+ * object index and its embedded HTTP metadata are in RAM only; see
+ * ../shared/notes/mooncake-facts.md section 7), so the clients that cannot
+ * recover by themselves are restarted after it: every mooncake-store
+ * instance; a vLLM worker whose args use the MooncakeStoreConnector and
+ * whose store_config.metadata_server is not P2PHANDSHAKE; an SGLang worker
+ * whose args set hicache-storage-backend mooncake.  Nothing follows an
+ * external master.
+ *
  * Returns a plan (free with srt_plan_free()), or NULL after adding errors
  * to d (a NUL byte in rendered args, a cluster config without the engine's
  * command).  A warning goes to d when container_runtime is none but
@@ -306,7 +320,12 @@ struct srt_plan *srt_plan_build(const struct srt_recipe *r, const struct srt_clu
 				struct srt_diags *d);
 void srt_plan_free(struct srt_plan *p);
 
-/* The plan as JSON (plan.json): layout, processes, store_config.  New reference. */
+/*
+ * The plan as JSON (plan.json): layout, processes, store_config, and
+ * "runtime": {container_runtime: pyxis|none, network_interface: name|null}
+ * from the cluster config (what the agent needs of srtslurm.yaml).  Each
+ * process has "follows" (a process name, or null).  New reference.
+ */
 json_t *srt_plan_to_json(const struct srt_plan *p);
 
 const char *srt_proc_kind_name(enum srt_proc_kind k);

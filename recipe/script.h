@@ -53,4 +53,36 @@ struct srt_script_opts {
 char *srt_script_render(const struct srt_plan *p, const struct srt_script_opts *o,
 			struct srt_diags *d);
 
+/* What the controller puts in the batch script of a job it submits. */
+struct srt_script_agent_opts {
+	const char *job_name; /* required: the deterministic job name */
+	const char *comment;  /* #SBATCH --comment (e.g. "srtctl:<run-uid>:<attempt>"), or NULL */
+	const char *run_dir;  /* required: absolute path of the run directory */
+	const char *output;   /* #SBATCH --output (e.g. "<run_dir>/agent-%j.out"), or NULL */
+	/* The srtctl argv prefix; NULL: the cluster's commands.srtctl (default [srtctl]). */
+	const char *const *srtctl;
+	size_t nsrtctl;
+};
+
+/*
+ * The batch script of a controller-submitted job: the same #SBATCH lines as
+ * srt_script_render() (job name, node count, account, partition, time,
+ * directives) plus --comment and --output when given, then
+ * `exec <srtctl> agent --run-dir <run_dir>`: the agent (agent/agent.h)
+ * runs as the batch step on the first node and realises DIR/plan.json.
+ * Every value is quoted (util/shell.h).  Returns a string the caller frees,
+ * or NULL after adding errors to d (a value sbatch cannot carry, a missing
+ * run_dir or job name).
+ */
+char *srt_script_render_agent(const struct srt_plan *p, const struct srt_script_agent_opts *o,
+			      struct srt_diags *d);
+
+/*
+ * The bash program that prints one IPv4 address of the node it runs on:
+ * $1 is the network interface (`ip -4 -o addr show dev $1`), or empty for
+ * the first address of `hostname -I`.  Shared by the batch script and the
+ * agent so both resolve node IPs the same way.
+ */
+const char *srt_script_ip_program(void);
+
 #endif

@@ -162,7 +162,12 @@ static void retire(const struct srt_rc_world *w, const char *recipe, const struc
 		x->job_state = job->state;
 		x->exit_code = job->exit_code;
 		x->phase = job->state == SRT_JOB_COMPLETED ? SRT_RC_SUCCEEDED : SRT_RC_CANCELLED;
-		snprintf(x->message, sizeof(x->message), "%s; its job had already ended", why);
+		if (run->phase == SRT_RC_CANCELLING)
+			snprintf(x->message, sizeof(x->message), "%s; job %lld ended %s", why,
+				 (long long)job->id, srt_job_state_name(job->state));
+		else
+			snprintf(x->message, sizeof(x->message), "%s; its job had already ended",
+				 why);
 		return;
 	}
 	if (job || run->job_id) {

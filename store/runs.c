@@ -50,6 +50,12 @@ static const char SQL_RUN_DETAILS[] =
 	"UPDATE runs SET run_dir = coalesce(?2, run_dir), "
 	"exit_code = CASE WHEN ?3 IS NULL THEN exit_code ELSE ?3 END, updated_at = ?4 "
 	"WHERE name = ?1";
+static const char SQL_CURSOR_GET[] =
+	"SELECT c.last_seq FROM ingest_cursors c JOIN runs r ON r.id = c.run_id WHERE r.name = ?1";
+static const char SQL_CURSOR_SET[] =
+	"INSERT INTO ingest_cursors (run_id, last_seq) "
+	"SELECT id, ?2 FROM runs WHERE name = ?1 "
+	"ON CONFLICT (run_id) DO UPDATE SET last_seq = excluded.last_seq";
 static const char SQL_COND_SET[] =
 	"INSERT INTO run_conditions (run_id, type, status, reason, message, observed_generation, "
 	"last_transition_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
@@ -383,6 +389,55 @@ int srt_store_run_set_details(struct srt_store *s, const char *name, const char 
 			rc = srt_store_sql_error(s, err, rc, "cannot update run '%s'", name);
 		else if (sqlite3_changes(s->db) == 0)
 			rc = srt_error_set(err, "no run named '%s'", name);
+		else
+			rc = 0;
+	}
+	if (srt_store_tx_end(s, own, rc == 0, err) != 0)
+		rc = -1;
+	return rc;
+}
+
+int srt_store_ingest_cursor_get(struct srt_store *s, const char *run, int64_t *last_seq,
+				struct srt_error *err)
+{
+	sqlite3_stmt *st = srt_store_stmt(s, SQL_CURSOR_GET, err);
+	int rc;
+
+	*last_seq = 0;
+	if (!st)
+		return -1;
+	srt_store_bind_text(st, 1, run);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*last_seq = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return srt_store_sql_error(s, err, rc, "cannot read the ingest cursor of run '%s'",
+					   run);
+	return 0;
+}
+
+int srt_store_ingest_cursor_set(struct srt_store *s, const char *run, int64_t last_seq,
+				struct srt_error *err)
+{
+	sqlite3_stmt *st;
+	bool own;
+	int rc;
+
+	if (srt_store_tx_enter(s, &own, err) != 0)
+		return -1;
+	st = srt_store_stmt(s, SQL_CURSOR_SET, err);
+	rc = st ? 0 : -1;
+	if (st) {
+		srt_store_bind_text(st, 1, run);
+		sqlite3_bind_int64(st, 2, last_seq);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			rc = srt_store_sql_error(s, err, rc, "cannot set the ingest cursor of run '%s'",
+						 run);
+		else if (sqlite3_changes(s->db) == 0)
+			rc = srt_error_set(err, "no run named '%s'", run);
 		else
 			rc = 0;
 	}

@@ -160,6 +160,15 @@ int srt_store_run_update(struct srt_store *s, const char *name, const char *phas
 /* Record the run directory and/or the job's exit code (NULL / !set_exit_code leave them). */
 int srt_store_run_set_details(struct srt_store *s, const char *name, const char *run_dir,
 			      bool set_exit_code, int64_t exit_code, struct srt_error *err);
+/*
+ * The last agent event (events.jsonl seq) ingested for a run: 0 when none.
+ * Set it in the transaction that inserts the events, so each is ingested
+ * exactly once across controller restarts.
+ */
+int srt_store_ingest_cursor_get(struct srt_store *s, const char *run, int64_t *last_seq,
+				struct srt_error *err);
+int srt_store_ingest_cursor_set(struct srt_store *s, const char *run, int64_t last_seq,
+				struct srt_error *err);
 int srt_store_condition_set(struct srt_store *s, const char *run, const char *type,
 			    const char *status, const char *reason, const char *message,
 			    int64_t observed_generation, struct srt_error *err);

@@ -78,6 +78,7 @@ scripts/slurm-local --release 24.11 CMD   (or SLURM_LOCAL_RELEASE=24.11)
                        plus SRT_SLURM_RELEASE and SRT_SLURM_CHROOT)
   token [--lifespan S] print a fresh JWT for the cluster's user
   shell NODE [CMD...]  run CMD (default: bash) on node NODE, inside the chroot
+  restart-rest [tcp|unix]  stop slurmrestd and start it again (client tests)
   chroot [CMD...]      run CMD (default: bash) in the chroot, host namespaces
 EOF
 }
@@ -759,6 +760,7 @@ main() {
 	token) cmd_token "$@" ;;
 	shell) cmd_shell "$@" ;;
 	chroot) cmd_chroot "$@" ;;
+	restart-rest) cmd_restart_rest "$@" ;;
 	-h | --help | help) usage ;;
 	'')
 		usage >&2

@@ -1,0 +1,1150 @@
+/*
+ * agent/agent.c: the supervision loop of `srtctl agent`.
+ *
+ * This file owns the run as the agent lives it: setting up (plan, nodes,
+ * placeholders, store_config), starting processes group by group behind
+ * their readiness gates, watching them (exits through SIGCHLD, liveness
+ * through probes), restarting them under their policy and restarting the
+ * master's followers, ending the run (benchmark done, critical failure,
+ * SIGTERM) with an ordered stop, and reporting every step to
+ * status.json and events.jsonl.
+ *
+ * One thread, one loop.  Signals (SIGTERM, SIGINT, SIGHUP; SIGCHLD) are
+ * blocked and read from two signalfds (the first also interrupts node
+ * resolution), so the loop sleeps in poll() until a
+ * signal or its next deadline (a probe, a back-off, a kill escalation, the
+ * status heartbeat), never longer than a second and never spinning.
+ * Deadlines use the monotonic clock; timestamps in the reports use the
+ * injected clock.
+ */
+#include "agent/agent.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "probe/probe.h"
+
+#define TAIL_LINES 20
+#define TAIL_BYTES 4096
+#define START_PROBE_MS 250 /* probe cadence while a process starts */
+
+struct rt {
+	struct srt_agent_proc *spec;
+	enum srt_proc_state state;
+	pid_t pid;
+	int restarts;		      /* shown in status.json */
+	int budget;		      /* restarts counted against max_restarts */
+	int64_t started_at, ready_at; /* wall ms */
+	int64_t start_m;	      /* monotonic ms of the last start */
+	int exit_code;
+	bool launched, ready, ever_ready, log_started;
+	int64_t next_probe_m, deadline_m, restart_m, kill_m, warned_m;
+	int probe_fails;
+	bool probe_ok[4];
+	/* A restart the agent asked for (liveness, a follower, a readiness timeout). */
+	bool want_restart, follow_restart, abandoned;
+	char restart_why[256];
+	char last_probe[256];
+	char message[512];
+	char *log_path;
+};
+
+struct agent {
+	const struct srt_agent_opts *o;
+	const struct srt_clock *clock;
+	FILE *log;
+	char *dir, *log_dir;
+	struct srt_agent_plan plan;
+	bool plan_loaded;
+	struct rt *rt;
+	size_t n;
+	struct srt_rundir_events ev;
+	bool ev_open;
+	const char *job_id;
+	char host[256];
+	int64_t started_at;
+	enum srt_run_phase phase;
+	char message[2048];
+	int exit_code;
+	int64_t status_seq, status_m;
+	bool dirty;
+	int sfd; /* signalfd: SIGTERM, SIGINT, SIGHUP */
+	int cfd; /* signalfd: SIGCHLD */
+	int grace_ms, probe_ms, live_fails;
+	int next_group;
+	bool run_ready;
+	/* Ending the run. */
+	bool stopping, done;
+	enum srt_run_phase end_phase;
+	int tier, tier_stage;
+	int64_t tier_m;
+	int64_t write_warned_m;
+};
+
+static int64_t now_wall(struct agent *a)
+{
+	return srt_clock_now(a->clock);
+}
+
+/* ---- reporting ---- */
+
+static const char *object_kind(const struct srt_agent_proc *p)
+{
+	return p->kind == SRT_PROC_WORKER ? "worker" : "service";
+}
+
+static void report_write_error(struct agent *a, const struct srt_error *e)
+{
+	int64_t m = srt_monotonic_ms();
+
+	if (a->write_warned_m && m - a->write_warned_m < 60000)
+		return;
+	a->write_warned_m = m;
+	fprintf(a->log, "srtctl agent: %s\n", e->msg);
+	fflush(a->log);
+}
+
+static void event(struct agent *a, struct rt *r, bool warning, const char *reason, const char *fmt,
+		  ...) __attribute__((format(printf, 5, 6)));
+
+static void event(struct agent *a, struct rt *r, bool warning, const char *reason, const char *fmt,
+		  ...)
+{
+	struct srt_rundir_event ev;
+	struct srt_error e;
+	char ts[40];
+	char *msg;
+	va_list ap;
+	struct srt_buf b;
+
+	srt_buf_init(&b);
+	va_start(ap, fmt);
+	srt_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	msg = srt_buf_detach(&b);
+	memset(&ev, 0, sizeof(ev));
+	ev.time = now_wall(a);
+	ev.warning = warning;
+	ev.reason = reason;
+	ev.object_index = -1;
+	if (r) {
+		const struct srt_agent_proc *p = r->spec;
+
+		ev.object_kind = object_kind(p);
+		ev.object_name = p->name;
+		if (p->kind == SRT_PROC_WORKER) {
+			ev.object_role = p->role;
+			ev.object_index = p->index;
+		} else {
+			ev.object_service = p->service ? p->service : srt_proc_kind_name(p->kind);
+		}
+		/* The status line of the process: the message's first line. */
+		snprintf(r->message, sizeof(r->message), "%.*s", (int)strcspn(msg, "\n"), msg);
+	} else {
+		ev.object_kind = "run";
+		ev.object_name = a->plan_loaded ? a->plan.recipe : "";
+	}
+	ev.message = msg;
+	ev.job_id = a->job_id;
+	ev.generation = a->plan_loaded ? a->plan.generation : 0;
+	if (a->ev_open && srt_rundir_events_append(&a->ev, &ev, &e) < 0)
+		report_write_error(a, &e);
+	srt_time_rfc3339(ev.time, ts, sizeof(ts));
+	fprintf(a->log, "srtctl agent: %s %s %s %s/%s: %s\n", ts, warning ? "Warning" : "Normal",
+		reason, ev.object_kind, ev.object_name ? ev.object_name : "", msg);
+	fflush(a->log);
+	free(msg);
+	a->dirty = true;
+}
+
+static void write_status(struct agent *a)
+{
+	struct srt_rundir_status st;
+	struct srt_rundir_node *nodes = NULL;
+	struct srt_rundir_proc *procs = NULL;
+	struct srt_error e;
+
+	memset(&st, 0, sizeof(st));
+	st.version = SRT_RUNDIR_VERSION;
+	st.seq = ++a->status_seq;
+	st.plan_generation = a->plan_loaded ? a->plan.generation : 0;
+	st.phase = a->phase;
+	st.message = a->message;
+	st.exit_code = a->done ? a->exit_code : -1;
+	st.job_id = a->job_id;
+	st.agent_host = a->host;
+	st.agent_pid = (long)getpid();
+	st.agent_started_at = a->started_at;
+	if (a->plan_loaded && a->plan.hosts) {
+		st.nnodes = a->plan.nnodes;
+		nodes = srt_xcalloc(st.nnodes + 1, sizeof(*nodes));
+		for (size_t i = 0; i < st.nnodes; i++)
+			nodes[i] = (struct srt_rundir_node){ a->plan.hosts[i], a->plan.ips[i] };
+		st.nodes = nodes;
+		st.infra_ip = a->plan.infra_ip;
+	}
+	procs = srt_xcalloc(a->n + 1, sizeof(*procs));
+	for (size_t i = 0; i < a->n; i++) {
+		const struct rt *r = &a->rt[i];
+		const struct srt_agent_proc *p = r->spec;
+		struct srt_rundir_proc *q = &procs[i];
+
+		q->name = p->name;
+		q->kind = srt_proc_kind_name(p->kind);
+		q->role = p->role;
+		q->index = p->kind == SRT_PROC_WORKER ? p->index : -1;
+		q->service = p->kind == SRT_PROC_SERVICE ? p->service : NULL;
+		q->type = p->kind == SRT_PROC_SERVICE ? p->type : NULL;
+		q->node = p->external ? -1 : (int)p->node;
+		q->host = p->host;
+		q->ip = p->ip;
+		q->state = r->state;
+		q->restarts = r->restarts;
+		q->pid = r->pid > 0 ? (long)r->pid : -1;
+		q->started_at = r->started_at;
+		q->ready_at = r->ready_at;
+		q->exit_code = r->exit_code;
+		q->endpoint = p->endpoint;
+		q->env_hash = p->external ? NULL : p->env_hash;
+		q->last_probe = r->last_probe[0] ? r->last_probe : NULL;
+		q->message = r->message;
+		q->critical = p->critical;
+		q->external = p->external;
+	}
+	st.procs = procs;
+	st.nprocs = a->n;
+	st.updated_at = now_wall(a);
+	if (srt_rundir_write_status(a->dir, &st, &e) < 0)
+		report_write_error(a, &e);
+	free(nodes);
+	free(procs);
+	a->dirty = false;
+	a->status_m = srt_monotonic_ms();
+}
+
+/* ---- processes ---- */
+
+static struct rt *find_pid(struct agent *a, pid_t pid)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (a->rt[i].pid == pid)
+			return &a->rt[i];
+	return NULL;
+}
+
+static const char *log_rel(const struct rt *r)
+{
+	return r->spec->log_file ? r->spec->log_file : "(none)";
+}
+
+/* "\nlast lines of service_x.out:\n..." for failure events.  Caller frees. */
+static char *tail_text(const struct rt *r)
+{
+	char *t = srt_agent_log_tail(r->log_path, TAIL_LINES, TAIL_BYTES);
+	char *out;
+
+	if (!*t)
+		out = srt_xasprintf("\n(%s is empty)", log_rel(r));
+	else
+		out = srt_xasprintf("\nlast lines of %s:\n%s", log_rel(r), t);
+	free(t);
+	return out;
+}
+
+static void probe_list(const struct srt_agent_proc *p, char *buf, size_t n)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < p->nprobes && off < n; k++) {
+		const struct srt_agent_probe *pb = &p->probes[k];
+		int w = pb->http ?
+				snprintf(buf + off, n - off, "%shttp %d %s", k ? ", " : "",
+					 pb->port, pb->path) :
+				snprintf(buf + off, n - off, "%stcp %d", k ? ", " : "", pb->port);
+
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
+static void begin_stop(struct agent *a, enum srt_run_phase end);
+
+static void fail_run(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void fail_run(struct agent *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->stopping)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(a->message, sizeof(a->message), fmt, ap);
+	va_end(ap);
+	a->phase = SRT_RUN_FAILED;
+	a->exit_code = 1;
+	event(a, NULL, true, "RunFailed", "%s", a->message);
+	begin_stop(a, SRT_RUN_FAILED);
+}
+
+static void launch(struct agent *a, struct rt *r, const char *why)
+{
+	struct srt_agent_proc *p = r->spec;
+	struct srt_arena tmp;
+	const char **argv;
+	struct srt_buf hdr;
+	struct srt_error e;
+	char probes[160], ts[40];
+	pid_t pid;
+
+	srt_arena_init(&tmp);
+	srt_buf_init(&hdr);
+	argv = srt_agent_step_argv(&tmp, &a->plan, p, NULL);
+	if (why) {
+		srt_time_rfc3339(now_wall(a), ts, sizeof(ts));
+		srt_buf_printf(&hdr, "srtctl agent: %s restart %d: %s\n", ts, r->restarts, why);
+	}
+	if (p->kind == SRT_PROC_WORKER) {
+		char *line = srt_agent_env_line(p);
+
+		srt_buf_puts(&hdr, line);
+		free(line);
+	}
+	pid = srt_agent_spawn(argv, r->log_path, !r->log_started, hdr.len ? hdr.data : NULL, &e);
+	srt_buf_release(&hdr);
+	srt_arena_release(&tmp);
+	r->log_started = true;
+	r->launched = true;
+	r->started_at = now_wall(a);
+	r->start_m = srt_monotonic_ms();
+	r->ready = false;
+	r->probe_fails = 0;
+	memset(r->probe_ok, 0, sizeof(r->probe_ok));
+	r->last_probe[0] = '\0';
+	a->dirty = true;
+	if (pid < 0) {
+		r->state = SRT_PS_FAILED;
+		r->exit_code = 127;
+		event(a, r, true, "FailedToStart", "%s", e.msg);
+		if (p->critical)
+			fail_run(a, "critical process '%s' could not be started: %s", p->name,
+				 e.msg);
+		return;
+	}
+	r->pid = pid;
+	r->exit_code = -1;
+	r->state = p->nprobes ? SRT_PS_STARTING : SRT_PS_RUNNING;
+	if (!p->nprobes) {
+		r->ready = true;
+		r->ever_ready = true;
+	}
+	r->next_probe_m = r->start_m + START_PROBE_MS;
+	r->deadline_m = r->start_m + (int64_t)p->timeout_s * 1000;
+	probe_list(p, probes, sizeof(probes));
+	if (why)
+		event(a, r, false, "Restarted",
+		      "restarted (restart %d: %s) on %s (%s) as SLURM step '%s', pid %ld; log %s",
+		      r->restarts, why, p->host, p->ip, p->name, (long)pid, p->log_file);
+	else
+		event(a, r, false, "Started",
+		      "started on %s (%s) as SLURM step '%s', pid %ld; log %s%s%s", p->host, p->ip,
+		      p->name, (long)pid, p->log_file, p->nprobes ? "; waiting for " : "",
+		      p->nprobes ? probes : "");
+}
+
+/* Ask a running process to go, to be started again when it has exited. */
+static void kill_for_restart(struct agent *a, struct rt *r, bool follow, const char *why)
+{
+	r->want_restart = true;
+	r->follow_restart = follow;
+	snprintf(r->restart_why, sizeof(r->restart_why), "%s", why);
+	srt_agent_signal(r->pid, SIGTERM);
+	r->kill_m = srt_monotonic_ms() + a->grace_ms;
+	a->dirty = true;
+}
+
+static void restart_followers(struct agent *a, const struct rt *master)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		struct rt *q = &a->rt[i];
+
+		if (!q->spec->follows || strcmp(q->spec->follows, master->spec->name))
+			continue;
+		if (q->pid <= 0 || q->want_restart)
+			continue;
+		event(a, q, false, "Restarting",
+		      "restarting because %s restarted: the master keeps its object index and "
+		      "HTTP metadata in RAM only, so %s must register with the new instance",
+		      master->spec->name, q->spec->name);
+		kill_for_restart(a, q, true, "its master restarted");
+	}
+}
+
+static bool group_open(struct agent *a, int g)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		const struct rt *r = &a->rt[i];
+		const struct srt_agent_proc *p = r->spec;
+
+		if (p->group >= g)
+			continue;
+		if (!p->critical && (r->state == SRT_PS_FAILED || r->state == SRT_PS_EXITED))
+			continue;
+		if (!p->external && !r->launched)
+			return false;
+		if (p->nprobes && !r->ready)
+			return false;
+	}
+	return true;
+}
+
+static void on_exit_status(struct agent *a, struct rt *r, int wait_status)
+{
+	struct srt_agent_proc *p = r->spec;
+	int code = srt_agent_exit_code(wait_status);
+	int64_t ran = srt_monotonic_ms() - r->start_m;
+	struct srt_agent_decision d;
+	bool failed;
+	char *tail = NULL, why[sizeof(r->restart_why) + 32];
+
+	r->pid = 0;
+	r->exit_code = code;
+	r->ready = false;
+	r->kill_m = 0;
+	a->dirty = true;
+	if (r->abandoned) {
+		r->state = SRT_PS_FAILED;
+		event(a, r, true, "ProcessExited", "exited with status %d after it was given up",
+		      code);
+		return;
+	}
+	if (a->stopping) {
+		r->state = SRT_PS_STOPPED;
+		event(a, r, false, "Stopped", "stopped (exit status %d)", code);
+		return;
+	}
+	if (p->kind == SRT_PROC_BENCHMARK) {
+		r->state = code ? SRT_PS_FAILED : SRT_PS_EXITED;
+		event(a, r, code != 0, "ProcessExited", "benchmark finished with status %d", code);
+		a->exit_code = code;
+		if (code) {
+			tail = tail_text(r);
+			snprintf(a->message, sizeof(a->message),
+				 "the benchmark exited with status %d; see %s%s", code, p->log_file,
+				 tail);
+			a->phase = SRT_RUN_FAILED;
+			event(a, NULL, true, "RunFailed", "%s", a->message);
+			begin_stop(a, SRT_RUN_FAILED);
+		} else {
+			snprintf(a->message, sizeof(a->message), "the benchmark finished");
+			a->phase = SRT_RUN_SUCCEEDED;
+			event(a, NULL, false, "RunSucceeded",
+			      "the benchmark finished with status 0");
+			begin_stop(a, SRT_RUN_SUCCEEDED);
+		}
+		free(tail);
+		return;
+	}
+	if (r->want_restart && r->follow_restart) {
+		r->want_restart = r->follow_restart = false;
+		r->restarts++;
+		launch(a, r, r->restart_why);
+		return;
+	}
+	failed = code != 0 || r->want_restart;
+	if (r->want_restart)
+		snprintf(why, sizeof(why), "%s (exit status %d)", r->restart_why, code);
+	else
+		snprintf(why, sizeof(why), "after exit status %d", code);
+	if (!r->want_restart) {
+		tail = failed ? tail_text(r) : srt_xstrdup("");
+		event(a, r, failed || p->critical, "ProcessExited",
+		      "exited with status %d after %.1f s%s", code, (double)ran / 1000.0, tail);
+		free(tail);
+		tail = NULL;
+	}
+	r->want_restart = false;
+	if (p->nprobes && !r->ever_ready && r->restarts == 0) {
+		/* It never became ready on its first start: a configuration problem. */
+		const struct srt_agent_probe *pb = NULL;
+
+		for (size_t k = 0; k < p->nprobes && !pb; k++)
+			if (!r->probe_ok[k])
+				pb = &p->probes[k];
+		r->state = SRT_PS_FAILED;
+		tail = tail_text(r);
+		if (p->critical)
+			fail_run(a,
+				 "%s exited with status %d before it was ready (%s port %d on %s "
+				 "never answered)%s",
+				 p->name, code, pb && pb->http ? "http" : "tcp",
+				 pb ? pb->port : p->probes[0].port, p->ip, tail);
+		else
+			event(a, r, true, "ReadinessFailed",
+			      "exited with status %d before it was ready; it is not critical, so "
+			      "the run goes on without it",
+			      code);
+		free(tail);
+		return;
+	}
+	d = srt_agent_decide(&p->restart, r->budget, ran, failed);
+	switch (d.verdict) {
+	case SRT_AGENT_RESTART:
+		r->budget = d.budget_used;
+		r->state = SRT_PS_CRASHLOOP;
+		r->restart_m = srt_monotonic_ms() + d.delay_ms;
+		snprintf(r->restart_why, sizeof(r->restart_why), "%.*s",
+			 (int)sizeof(r->restart_why) - 1, why);
+		event(a, r, true, "BackOff",
+		      "back-off %.1f s before restart %d of %d (exit status %d)",
+		      (double)d.delay_ms / 1000.0, d.budget_used, p->restart.max_restarts, code);
+		break;
+	case SRT_AGENT_GIVE_UP:
+		r->state = SRT_PS_FAILED;
+		event(a, r, true, "RestartLimitReached",
+		      "exited with status %d and has used all %d restarts (restart.max_restarts); "
+		      "see %s",
+		      code, p->restart.max_restarts, p->log_file);
+		if (p->critical)
+			fail_run(
+				a,
+				"critical process %s failed %d times in a row (last exit status "
+				"%d); see %s and raise restart.max_restarts only once the cause is "
+				"fixed",
+				p->name, r->budget + 1, code, p->log_file);
+		break;
+	case SRT_AGENT_LEAVE:
+		r->state = code ? SRT_PS_FAILED : SRT_PS_EXITED;
+		if (p->critical)
+			fail_run(a,
+				 "critical process %s exited with status %d and its restart policy "
+				 "(%s) does not restart it; see %s",
+				 p->name, code, srt_restart_mode_name(p->restart.mode),
+				 p->log_file);
+		break;
+	}
+}
+
+/* The first start never became ready in time. */
+static void readiness_timeout(struct agent *a, struct rt *r)
+{
+	struct srt_agent_proc *p = r->spec;
+	struct srt_buf never;
+	char *tail;
+
+	srt_buf_init(&never);
+	for (size_t k = 0; k < p->nprobes; k++) {
+		if (r->probe_ok[k])
+			continue;
+		srt_buf_printf(&never, "%s%s port %d", never.len ? ", " : "",
+			       p->probes[k].http ? "http" : "tcp", p->probes[k].port);
+	}
+	if (!never.len)
+		srt_buf_puts(&never, "the probes never passed together");
+	else
+		srt_buf_printf(&never, " on %s never answered", p->ip);
+	tail = tail_text(r);
+	if (r->restarts == 0) {
+		event(a, r, true, "ReadinessTimeout",
+		      "not ready within %d s: %s (last probe: %s); check %s, or raise "
+		      "readiness.timeout_seconds if it only needs longer%s",
+		      p->timeout_s, never.data, r->last_probe, p->log_file, tail);
+		r->state = SRT_PS_FAILED;
+		r->abandoned = true;
+		srt_agent_signal(r->pid, SIGTERM);
+		r->kill_m = srt_monotonic_ms() + a->grace_ms;
+		if (p->critical)
+			fail_run(a, "%s was not ready within %d s: %s; check %s%s", p->name,
+				 p->timeout_s, never.data, p->log_file, tail);
+	} else {
+		char why[200];
+
+		event(a, r, true, "ReadinessTimeout",
+		      "not ready within %d s after restart %d: %s (last probe: %s)%s", p->timeout_s,
+		      r->restarts, never.data, r->last_probe, tail);
+		snprintf(why, sizeof(why), "not ready within %d s", p->timeout_s);
+		r->state = SRT_PS_UNHEALTHY;
+		kill_for_restart(a, r, false, why);
+	}
+	free(tail);
+	srt_buf_release(&never);
+}
+
+static void probe_one(struct agent *a, struct rt *r)
+{
+	struct srt_agent_proc *p = r->spec;
+	const char *host = p->external ? p->external_host : p->ip;
+	int64_t interval = (int64_t)p->interval_s * 1000;
+	int timeout = a->probe_ms < interval ? a->probe_ms : (int)interval;
+	struct srt_probe_result res;
+	bool ok = true;
+	int64_t m;
+
+	for (size_t k = 0; k < p->nprobes; k++) {
+		const struct srt_agent_probe *pb = &p->probes[k];
+		int rc = pb->http ? srt_probe_http(host, pb->port, pb->path, pb->status, timeout,
+						   &res) :
+				    srt_probe_tcp(host, pb->port, timeout, &res);
+
+		if (pb->http)
+			snprintf(r->last_probe, sizeof(r->last_probe), "http %d %s: %s", pb->port,
+				 pb->path, res.detail);
+		else
+			snprintf(r->last_probe, sizeof(r->last_probe), "tcp %d: %s", pb->port,
+				 res.detail);
+		if (rc < 0) {
+			ok = false;
+			break;
+		}
+		r->probe_ok[k] = true;
+	}
+	m = srt_monotonic_ms();
+	if (ok) {
+		bool was_starting = r->state == SRT_PS_STARTING;
+		char probes[160];
+
+		r->probe_fails = 0;
+		r->next_probe_m = m + interval;
+		if (r->ready)
+			return;
+		r->ready = true;
+		r->ready_at = now_wall(a);
+		r->state = SRT_PS_READY;
+		a->dirty = true;
+		probe_list(p, probes, sizeof(probes));
+		if (p->external)
+			event(a, r, false, "Ready", "external %s at %s answers (%s)", p->name,
+			      p->endpoint, probes);
+		else
+			event(a, r, false, "Ready", "ready after %.1f s: %s (endpoint %s)",
+			      (double)(m - r->start_m) / 1000.0, probes,
+			      p->endpoint ? p->endpoint : "-");
+		r->ever_ready = true;
+		if (was_starting && r->restarts > 0)
+			restart_followers(a, r);
+		return;
+	}
+	if (!r->ready) {
+		if (p->external) {
+			if (!r->warned_m || m - r->warned_m >= SRT_AGENT_WARN_EVERY_MS) {
+				r->warned_m = m;
+				r->state = r->ever_ready ? SRT_PS_UNHEALTHY : SRT_PS_STARTING;
+				event(a, r, true, "MasterUnreachable",
+				      "external %s at %s does not answer (%s); workers not started "
+				      "yet are held back until it does",
+				      p->name, p->endpoint, r->last_probe);
+			}
+			r->next_probe_m = m + interval;
+			return;
+		}
+		if (r->state == SRT_PS_STARTING && m >= r->deadline_m) {
+			readiness_timeout(a, r);
+			return;
+		}
+		r->next_probe_m = m + (interval < START_PROBE_MS ? interval : START_PROBE_MS);
+		return;
+	}
+	/* Liveness: it was ready. */
+	r->probe_fails++;
+	r->next_probe_m = m + interval;
+	if (r->probe_fails < a->live_fails)
+		return;
+	r->ready = false;
+	r->state = SRT_PS_UNHEALTHY;
+	r->warned_m = m;
+	if (p->external) {
+		event(a, r, true, "MasterUnreachable",
+		      "external %s at %s stopped answering (%d probes in a row failed, last: "
+		      "%s); workers not started yet are held back until it answers",
+		      p->name, p->endpoint, r->probe_fails, r->last_probe);
+		return;
+	}
+	event(a, r, true, "Unhealthy",
+	      "%d liveness probes in a row failed (last: %s); restarting it", r->probe_fails,
+	      r->last_probe);
+	kill_for_restart(a, r, false, "liveness probes failed");
+}
+
+/* ---- ending the run ---- */
+
+static void enter_tier(struct agent *a)
+{
+	while (a->tier < SRT_AGENT_TIERS) {
+		bool any = false;
+
+		for (size_t i = 0; i < a->n; i++) {
+			struct rt *r = &a->rt[i];
+
+			if (r->spec->tier != a->tier || r->pid <= 0)
+				continue;
+			srt_agent_signal(r->pid, SIGTERM);
+			any = true;
+		}
+		if (any) {
+			a->tier_stage = 0;
+			a->tier_m = srt_monotonic_ms() + a->grace_ms;
+			return;
+		}
+		a->tier++;
+	}
+	if (a->end_phase == SRT_RUN_STOPPED)
+		a->phase = SRT_RUN_STOPPED;
+	event(a, NULL, false, "Stopped", "every process of the run has stopped");
+	a->done = true;
+}
+
+static void begin_stop(struct agent *a, enum srt_run_phase end)
+{
+	a->stopping = true;
+	a->end_phase = end;
+	for (size_t i = 0; i < a->n; i++) {
+		struct rt *r = &a->rt[i];
+
+		r->want_restart = false;
+		if (r->state == SRT_PS_CRASHLOOP)
+			r->state = SRT_PS_STOPPED;
+	}
+	a->tier = 0;
+	a->dirty = true;
+	enter_tier(a);
+}
+
+static void drive_stop(struct agent *a)
+{
+	bool running = false;
+	int64_t m = srt_monotonic_ms();
+
+	for (size_t i = 0; i < a->n; i++)
+		running = running || (a->rt[i].spec->tier == a->tier && a->rt[i].pid > 0);
+	if (!running) {
+		a->tier++;
+		enter_tier(a);
+		return;
+	}
+	if (m < a->tier_m)
+		return;
+	for (size_t i = 0; i < a->n; i++) {
+		struct rt *r = &a->rt[i];
+
+		if (r->spec->tier != a->tier || r->pid <= 0)
+			continue;
+		if (a->tier_stage == 0) {
+			event(a, r, true, "Killed",
+			      "did not stop within %.1f s of SIGTERM; sent SIGKILL",
+			      (double)a->grace_ms / 1000.0);
+			srt_agent_signal(r->pid, SIGKILL);
+		} else {
+			event(a, r, true, "Abandoned",
+			      "did not exit after SIGKILL; leaving it to SLURM's job cleanup");
+			r->pid = 0;
+			r->state = SRT_PS_STOPPED;
+		}
+	}
+	if (a->tier_stage == 0) {
+		a->tier_stage = 1;
+		a->tier_m = m + 5000;
+	} else {
+		a->tier++;
+		enter_tier(a);
+	}
+}
+
+static void request_stop(struct agent *a, int sig)
+{
+	if (a->stopping) {
+		/* A second signal: no more grace for the current tier. */
+		a->tier_m = 0;
+		return;
+	}
+	a->phase = SRT_RUN_STOPPING;
+	a->exit_code = 128 + sig;
+	snprintf(a->message, sizeof(a->message), "stopped by %s", strsignal(sig));
+	event(a, NULL, false, "Stopping",
+	      "received signal %d (%s): stopping workers and the other processes, then stores, "
+	      "then the master",
+	      sig, strsignal(sig));
+	begin_stop(a, SRT_RUN_STOPPED);
+}
+
+/* ---- the loop ---- */
+
+static void check_run_ready(struct agent *a)
+{
+	size_t nup = 0;
+
+	if (a->run_ready || a->stopping)
+		return;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct rt *r = &a->rt[i];
+
+		if (r->spec->kind == SRT_PROC_BENCHMARK)
+			continue;
+		if (!r->spec->external && !r->launched)
+			return;
+		if (r->spec->nprobes && !r->ready)
+			return;
+		nup++;
+	}
+	a->run_ready = true;
+	a->phase = SRT_RUN_READY;
+	if (a->plan.master_name && !a->plan.master_external)
+		event(a, NULL, false, "RunReady",
+		      "%zu process(es) up; mooncake master at %s:%d (metrics "
+		      "http://%s:%d/metrics)",
+		      nup, a->plan.infra_ip, SRT_MC_RPC_PORT, a->plan.infra_ip, SRT_MC_ADMIN_PORT);
+	else
+		event(a, NULL, false, "RunReady", "%zu process(es) up", nup);
+}
+
+static void launch_groups(struct agent *a)
+{
+	while (!a->stopping && a->next_group < a->plan.ngroups && group_open(a, a->next_group)) {
+		/* The benchmark last, after RunReady when everything else is up. */
+		for (int bench = 0; bench < 2; bench++) {
+			if (bench)
+				check_run_ready(a);
+			for (size_t i = 0; i < a->n && !a->stopping; i++) {
+				struct rt *r = &a->rt[i];
+
+				if (r->spec->group == a->next_group && !r->spec->external &&
+				    (r->spec->kind == SRT_PROC_BENCHMARK) == (bench == 1))
+					launch(a, r, NULL);
+			}
+		}
+		a->next_group++;
+	}
+}
+
+static void tick(struct agent *a)
+{
+	int64_t m = srt_monotonic_ms();
+
+	for (size_t i = 0; i < a->n && !a->stopping; i++) {
+		struct rt *r = &a->rt[i];
+
+		if (r->pid > 0 && r->kill_m && m >= r->kill_m) {
+			srt_agent_signal(r->pid, SIGKILL);
+			r->kill_m = 0;
+		}
+		if ((r->pid > 0 || r->spec->external) && r->spec->nprobes && !r->want_restart &&
+		    !r->abandoned && r->next_probe_m <= m) {
+			probe_one(a, r);
+			m = srt_monotonic_ms();
+		}
+	}
+	for (size_t i = 0; i < a->n && !a->stopping; i++) {
+		struct rt *r = &a->rt[i];
+
+		if (r->state == SRT_PS_CRASHLOOP && m >= r->restart_m &&
+		    group_open(a, r->spec->group)) {
+			char why[256];
+
+			snprintf(why, sizeof(why), "%s", r->restart_why);
+			r->restarts++;
+			launch(a, r, why);
+		}
+	}
+	check_run_ready(a);
+	launch_groups(a);
+	check_run_ready(a);
+}
+
+/* Milliseconds until the next thing the loop must do (10..1000). */
+static int next_wake(struct agent *a)
+{
+	int64_t m = srt_monotonic_ms(), next = m + 1000;
+
+#define SOONER(t)                      \
+	do {                           \
+		if ((t) && (t) < next) \
+			next = (t);    \
+	} while (0)
+
+	if (a->stopping) {
+		SOONER(a->tier_m);
+	} else {
+		for (size_t i = 0; i < a->n; i++) {
+			const struct rt *r = &a->rt[i];
+
+			if ((r->pid > 0 || r->spec->external) && r->spec->nprobes &&
+			    !r->want_restart && !r->abandoned)
+				SOONER(r->next_probe_m);
+			if (r->pid > 0)
+				SOONER(r->kill_m);
+			if (r->state == SRT_PS_CRASHLOOP && group_open(a, r->spec->group))
+				SOONER(r->restart_m);
+		}
+	}
+	SOONER(a->status_m + SRT_RUNDIR_HEARTBEAT_MS);
+#undef SOONER
+	next -= m;
+	return next < 10 ? 10 : next > 1000 ? 1000 : (int)next;
+}
+
+static void drain_signals(struct agent *a)
+{
+	struct signalfd_siginfo si;
+
+	while (read(a->cfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		; /* SIGCHLD: reap() looks at every child */
+	while (read(a->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		request_stop(a, (int)si.ssi_signo);
+}
+
+static void reap(struct agent *a)
+{
+	int st;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		struct rt *r = find_pid(a, pid);
+
+		if (r)
+			on_exit_status(a, r, st);
+	}
+}
+
+static void loop(struct agent *a)
+{
+	while (!a->done) {
+		struct pollfd pfd[2] = { { a->sfd, POLLIN, 0 }, { a->cfd, POLLIN, 0 } };
+
+		drain_signals(a);
+		reap(a);
+		if (a->stopping)
+			drive_stop(a);
+		else
+			tick(a);
+		if (a->dirty || srt_monotonic_ms() - a->status_m >= SRT_RUNDIR_HEARTBEAT_MS)
+			write_status(a);
+		if (a->done)
+			break;
+		(void)poll(pfd, 2, next_wake(a));
+	}
+}
+
+/* ---- setup ---- */
+
+static int setup_failed(struct agent *a, struct srt_error *err)
+{
+	a->phase = SRT_RUN_FAILED;
+	a->exit_code = 1;
+	snprintf(a->message, sizeof(a->message), "%s", err->msg);
+	event(a, NULL, true, "RunFailed", "%s", err->msg);
+	a->done = true;
+	write_status(a);
+	return -1;
+}
+
+static int setup(struct agent *a, struct srt_error *err)
+{
+	struct srt_agent_nodes nodes = { NULL, NULL, 0 };
+	char *plan_path = NULL;
+	json_t *plan = NULL;
+	int64_t gen;
+	int rc = -1, r;
+
+	plan_path = a->o->plan_file ? srt_xstrdup(a->o->plan_file) :
+				      srt_xasprintf("%s/" SRT_RUNDIR_PLAN, a->dir);
+	if (srt_rundir_read_plan_file(plan_path, &plan, &gen, err) < 0) {
+		setup_failed(a, err);
+		goto out;
+	}
+	if (srt_agent_plan_load(&a->plan, plan, err) < 0) {
+		srt_error_prefix(err, "plan '%s'", plan_path);
+		srt_agent_plan_release(&a->plan);
+		setup_failed(a, err);
+		goto out;
+	}
+	a->plan_loaded = true;
+	event(a, NULL, false, "PlanLoaded",
+	      "plan generation %lld of recipe '%s': %zu process(es) on %zu node(s)",
+	      (long long)a->plan.generation, a->plan.recipe, a->plan.nprocs, a->plan.nnodes);
+	r = srt_agent_nodes_resolve(&nodes, getenv("SLURM_JOB_NODELIST"), a->plan.network_interface,
+				    a->plan.nnodes, SRT_AGENT_RESOLVE_TIMEOUT_MS, a->sfd, err);
+	if (r == -2) {
+		/* SIGTERM while resolving: nothing runs yet. */
+		drain_signals(a);
+		if (!a->stopping)
+			request_stop(a, SIGTERM);
+		goto out_stopped;
+	}
+	if (r < 0) {
+		setup_failed(a, err);
+		goto out;
+	}
+	if (srt_agent_plan_bind(&a->plan, (const char *const *)nodes.hosts,
+				(const char *const *)nodes.ips, a->plan.nnodes, a->log_dir,
+				err) < 0) {
+		setup_failed(a, err);
+		goto out;
+	}
+	{
+		struct srt_buf b;
+
+		srt_buf_init(&b);
+		for (size_t i = 0; i < a->plan.nnodes; i++)
+			srt_buf_printf(&b, "%s%s=%s%s", i ? ", " : "", a->plan.hosts[i],
+				       a->plan.ips[i], i == a->plan.infra ? " (infra)" : "");
+		event(a, NULL, false, "NodesResolved", "%s%s%s", b.data,
+		      a->plan.network_interface ? "; interface " : "; first address of hostname -I",
+		      a->plan.network_interface ? a->plan.network_interface : "");
+		srt_buf_release(&b);
+	}
+	if (a->plan.store_config_path) {
+		char *dir = srt_xasprintf("%s/mooncake", a->log_dir);
+
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+			srt_error_set(err, "cannot create '%s': %s", dir, strerror(errno));
+			free(dir);
+			setup_failed(a, err);
+			goto out;
+		}
+		free(dir);
+		if (srt_rundir_write_file(a->plan.store_config_path, a->plan.store_config_text,
+					  strlen(a->plan.store_config_text), 0644, err) < 0) {
+			setup_failed(a, err);
+			goto out;
+		}
+		event(a, NULL, false, "StoreConfigWritten", "wrote %s: %.*s",
+		      a->plan.store_config_path, (int)strcspn(a->plan.store_config_text, "\n"),
+		      a->plan.store_config_text);
+	}
+	a->n = a->plan.nprocs;
+	a->rt = srt_xcalloc(a->n + 1, sizeof(*a->rt));
+	for (size_t i = 0; i < a->n; i++) {
+		struct rt *q = &a->rt[i];
+
+		q->spec = &a->plan.procs[i];
+		q->state = SRT_PS_PENDING;
+		q->exit_code = -1;
+		q->log_path = q->spec->log_file ?
+				      srt_xasprintf("%s/%s", a->log_dir, q->spec->log_file) :
+				      NULL;
+	}
+out_stopped:
+	rc = 0;
+out:
+	srt_agent_nodes_release(&nodes);
+	json_decref(plan);
+	free(plan_path);
+	return rc;
+}
+
+static void init_status_seq(struct agent *a)
+{
+	struct srt_rundir_status old;
+	struct srt_error e;
+	int r = srt_rundir_read_status(a->dir, &old, &e);
+
+	if (r == 0)
+		a->status_seq = old.seq;
+	else if (r < 0)
+		/* Unreadable: restart above any seq an old agent could have reached. */
+		a->status_seq = now_wall(a);
+	srt_rundir_status_release(&old);
+}
+
+int srt_agent_run(const struct srt_agent_opts *o, int *exit_code, struct srt_error *err)
+{
+	struct agent A, *a = &A;
+	sigset_t mask, chld, old_mask;
+	struct sigaction ign, old_pipe;
+	char real[PATH_MAX];
+	int rc = -1;
+
+	memset(a, 0, sizeof(*a));
+	a->o = o;
+	a->clock = o->clock ? o->clock : srt_clock_system();
+	a->log = o->log ? o->log : stderr;
+	a->grace_ms = o->stop_grace_ms > 0 ? o->stop_grace_ms : SRT_AGENT_STOP_GRACE_MS;
+	a->probe_ms = o->probe_timeout_ms > 0 ? o->probe_timeout_ms : SRT_AGENT_PROBE_TIMEOUT_MS;
+	a->live_fails = o->liveness_failures > 0 ? o->liveness_failures :
+						   SRT_AGENT_LIVENESS_FAILURES;
+	a->exit_code = 1;
+	a->sfd = -1;
+	a->cfd = -1;
+	a->phase = SRT_RUN_STARTING;
+	a->started_at = now_wall(a);
+	a->job_id = getenv("SLURM_JOB_ID");
+	if (gethostname(a->host, sizeof(a->host) - 1) < 0)
+		snprintf(a->host, sizeof(a->host), "unknown");
+	*exit_code = 1;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &old_mask);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &ign, &old_pipe);
+	a->sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	a->cfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (a->sfd < 0 || a->cfd < 0) {
+		srt_error_set(err, "signalfd failed: %s", strerror(errno));
+		goto out;
+	}
+	if (!o->run_dir || !*o->run_dir) {
+		srt_error_set(err, "no run directory given; use --run-dir DIR");
+		goto out;
+	}
+	if (srt_rundir_create(o->run_dir, err) < 0)
+		goto out;
+	if (!realpath(o->run_dir, real)) {
+		srt_error_set(err, "cannot use run directory '%s': %s", o->run_dir,
+			      strerror(errno));
+		goto out;
+	}
+	a->dir = srt_xstrdup(real);
+	a->log_dir = srt_xasprintf("%s/" SRT_RUNDIR_LOGS, a->dir);
+	if (srt_rundir_events_open(&a->ev, a->dir, err) < 0)
+		goto out;
+	a->ev_open = true;
+	init_status_seq(a);
+	event(a, NULL, false, "AgentStarted", "agent pid %ld on %s for job %s in %s",
+	      (long)getpid(), a->host, a->job_id ? a->job_id : "(none)", a->dir);
+	write_status(a);
+	if (setup(a, err) < 0)
+		goto out;
+	write_status(a);
+	if (!a->done)
+		loop(a);
+	a->done = true;
+	write_status(a);
+	*exit_code = a->exit_code;
+	rc = 0;
+out:
+	if (rc < 0 && a->done)
+		*exit_code = a->exit_code;
+	for (size_t i = 0; i < a->n; i++)
+		free(a->rt[i].log_path);
+	free(a->rt);
+	if (a->plan_loaded)
+		srt_agent_plan_release(&a->plan);
+	if (a->ev_open)
+		srt_rundir_events_close(&a->ev);
+	free(a->dir);
+	free(a->log_dir);
+	if (a->sfd >= 0)
+		close(a->sfd);
+	if (a->cfd >= 0)
+		close(a->cfd);
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	return rc;
+}

@@ -1,0 +1,490 @@
+/*
+ * agent/plan.c: plan.json as the agent runs it.
+ *
+ * This file owns the agent's reading of the plan: every process checked
+ * and typed, launch groups and stop tiers, and the binding of layout
+ * placeholders (<prefill_node_0>, <prefill_node_0_ip>, <infra_node_ip>,
+ * <log_dir>) to the allocation's real hostnames, IPs and log directory.
+ * It is pure: no I/O, no clock.
+ */
+#include "agent/agent.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe/probe.h"
+#include "util/strutil.h"
+
+/* ---- reading ---- */
+
+static const char *jstr(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static int jint(const json_t *o, const char *key, int dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? (int)json_integer_value(v) : dflt;
+}
+
+static int kind_parse(const char *s, enum srt_proc_kind *k)
+{
+	static const enum srt_proc_kind all[] = { SRT_PROC_SERVICE, SRT_PROC_WORKER,
+						  SRT_PROC_FRONTEND, SRT_PROC_BENCHMARK };
+
+	for (size_t i = 0; s && i < sizeof(all) / sizeof(all[0]); i++) {
+		if (!strcmp(s, srt_proc_kind_name(all[i]))) {
+			*k = all[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int restart_parse(const json_t *o, struct srt_restart_policy *rp)
+{
+	const char *mode = jstr(o, "mode");
+
+	memset(rp, 0, sizeof(*rp));
+	rp->mode = SRT_RESTART_NEVER;
+	if (!o || json_is_null(o))
+		return 0;
+	if (!mode)
+		return -1;
+	if (!strcmp(mode, "never"))
+		rp->mode = SRT_RESTART_NEVER;
+	else if (!strcmp(mode, "on-failure"))
+		rp->mode = SRT_RESTART_ON_FAILURE;
+	else if (!strcmp(mode, "always"))
+		rp->mode = SRT_RESTART_ALWAYS;
+	else
+		return -1;
+	rp->max_restarts = jint(o, "max_restarts", SRT_RESTART_MAX_DEFAULT);
+	rp->backoff_seconds = jint(o, "backoff_seconds", SRT_RESTART_BACKOFF_DEFAULT);
+	rp->max_backoff_seconds = jint(o, "max_backoff_seconds", SRT_RESTART_BACKOFF_MAX_DEFAULT);
+	rp->reset_after_seconds = jint(o, "reset_after_seconds", SRT_RESTART_RESET_DEFAULT);
+	return rp->max_restarts < 0 || rp->backoff_seconds < 0 || rp->max_backoff_seconds < 0 ? -1 :
+												0;
+}
+
+static int readiness_parse(const json_t *o, struct srt_agent_proc *pr, struct srt_error *err)
+{
+	const json_t *probes = json_object_get(o, "probes");
+
+	pr->nprobes = 0;
+	pr->timeout_s = jint(o, "timeout_seconds", SRT_READINESS_TIMEOUT_DEFAULT);
+	pr->interval_s = jint(o, "interval_seconds", SRT_READINESS_INTERVAL_DEFAULT);
+	if (!o || json_is_null(o))
+		return 0;
+	if (!json_is_array(probes) ||
+	    json_array_size(probes) > sizeof(pr->probes) / sizeof(pr->probes[0]))
+		return srt_error_set(err, "readiness.probes is not a list of at most %zu probes",
+				     sizeof(pr->probes) / sizeof(pr->probes[0]));
+	for (size_t i = 0; i < json_array_size(probes); i++) {
+		const json_t *pj = json_array_get(probes, i);
+		const char *kind = jstr(pj, "kind");
+		struct srt_agent_probe *pb = &pr->probes[pr->nprobes];
+
+		pb->port = jint(pj, "port", 0);
+		if (!kind || (strcmp(kind, "tcp") && strcmp(kind, "http")) || pb->port <= 0 ||
+		    pb->port > 65535)
+			return srt_error_set(err,
+					     "readiness.probes[%zu] needs kind tcp|http and a port "
+					     "in 1..65535",
+					     i);
+		pb->http = !strcmp(kind, "http");
+		pb->path = jstr(pj, "path") ? jstr(pj, "path") : "/health";
+		pb->status = jint(pj, "status", 200);
+		pr->nprobes++;
+	}
+	if (pr->timeout_s <= 0)
+		pr->timeout_s = SRT_READINESS_TIMEOUT_DEFAULT;
+	if (pr->interval_s <= 0)
+		pr->interval_s = SRT_READINESS_INTERVAL_DEFAULT;
+	return 0;
+}
+
+static int strings(struct srt_arena *a, const json_t *arr, const char ***out, size_t *n)
+{
+	*n = json_array_size(arr);
+	*out = srt_arena_alloc(a, (*n + 1) * sizeof(**out));
+	for (size_t i = 0; i < *n; i++) {
+		(*out)[i] = json_string_value(json_array_get(arr, i));
+		if (!(*out)[i])
+			return -1;
+	}
+	return 0;
+}
+
+/* Is a (substituted) log file name safe to put under the log dir? */
+static bool log_name_ok(const char *s)
+{
+	return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
+}
+
+static int proc_parse(struct srt_agent_plan *p, const json_t *o, struct srt_agent_proc *pr,
+		      struct srt_error *err)
+{
+	const json_t *env = json_object_get(o, "env");
+	int node = jint(o, "node", -1);
+
+	pr->name = jstr(o, "name");
+	if (!pr->name || !*pr->name)
+		return srt_error_set(err, "a process has no name");
+	if (kind_parse(jstr(o, "kind"), &pr->kind) < 0)
+		return srt_error_set(err, "kind '%s' is not service|worker|frontend|benchmark",
+				     jstr(o, "kind") ? jstr(o, "kind") : "");
+	pr->service = jstr(o, "service");
+	pr->type = jstr(o, "type");
+	pr->role = jstr(o, "role");
+	pr->index = pr->kind == SRT_PROC_WORKER ? jint(o, "index", 0) : -1;
+	pr->rank = pr->kind == SRT_PROC_WORKER ? jint(o, "rank", 0) : -1;
+	pr->phase = jstr(o, "phase") ? jstr(o, "phase") : "with_workers";
+	if (node < 0 || (size_t)node >= p->nnodes)
+		return srt_error_set(err, "node %d is not one of the plan's %zu nodes", node,
+				     p->nnodes);
+	pr->node = (size_t)node;
+	if (!json_is_array(json_object_get(o, "argv")) ||
+	    strings(&p->arena, json_object_get(o, "argv"), &pr->argv, &pr->argc) < 0 || !pr->argc ||
+	    !*pr->argv[0])
+		return srt_error_set(err, "argv must be a non-empty list of strings");
+	pr->nenv = json_array_size(env);
+	pr->env_names = srt_arena_alloc(&p->arena, (pr->nenv + 1) * sizeof(char *));
+	pr->env_values = srt_arena_alloc(&p->arena, (pr->nenv + 1) * sizeof(char *));
+	pr->env_runtime = srt_arena_alloc(&p->arena, (pr->nenv + 1) * sizeof(bool));
+	for (size_t i = 0; i < pr->nenv; i++) {
+		const json_t *v = json_array_get(env, i);
+
+		pr->env_names[i] = jstr(v, "name");
+		pr->env_values[i] = jstr(v, "value");
+		pr->env_runtime[i] = json_is_true(json_object_get(v, "runtime"));
+		if (!pr->env_names[i] || !srt_is_env_name(pr->env_names[i]) || !pr->env_values[i])
+			return srt_error_set(err,
+					     "env[%zu] needs a name ([A-Za-z_][A-Za-z0-9_]*) and a "
+					     "string value",
+					     i);
+	}
+	pr->container = jstr(o, "container");
+	if (readiness_parse(json_object_get(o, "readiness"), pr, err) < 0)
+		return -1;
+	pr->log_file = jstr(o, "log_file");
+	if (!pr->log_file || !*pr->log_file || strchr(pr->log_file, '/'))
+		return srt_error_set(err, "log_file must be a file name inside the log directory");
+	pr->critical = json_is_true(json_object_get(o, "critical"));
+	if (restart_parse(json_object_get(o, "restart"), &pr->restart) < 0)
+		return srt_error_set(err, "restart must have mode never|on-failure|always and "
+					  "non-negative limits");
+	pr->follows = jstr(o, "follows");
+	return 0;
+}
+
+/* The batch script's gate points (recipe/script.c gate_now()). */
+static bool gate_after(const struct srt_agent_plan *p, size_t i)
+{
+	const struct srt_agent_proc *pr = &p->procs[i],
+				    *next = i + 1 < p->nprocs ? &p->procs[i + 1] : NULL;
+
+	switch (pr->kind) {
+	case SRT_PROC_SERVICE:
+		if (!strcmp(pr->phase, "with_workers"))
+			return false;
+		return !next || next->kind != SRT_PROC_SERVICE || !next->service || !pr->service ||
+		       strcmp(next->service, pr->service) || next->external != pr->external;
+	case SRT_PROC_WORKER:
+		return !next || next->kind != SRT_PROC_WORKER;
+	case SRT_PROC_FRONTEND:
+	case SRT_PROC_BENCHMARK:
+		return true;
+	}
+	return true;
+}
+
+static void assign_groups(struct srt_agent_plan *p)
+{
+	int g = 0;
+	size_t pending = 0;
+
+	for (size_t i = 0; i < p->nprocs; i++) {
+		struct srt_agent_proc *pr = &p->procs[i];
+
+		if (pr->kind == SRT_PROC_BENCHMARK && pending) {
+			g++;
+			pending = 0;
+		}
+		pr->group = g;
+		if (pr->nprobes)
+			pending++;
+		if (gate_after(p, i) && pending) {
+			g++;
+			pending = 0;
+		}
+		if (pr->kind == SRT_PROC_SERVICE && pr->type &&
+		    !strcmp(pr->type, "mooncake-master"))
+			pr->tier = 2;
+		else if (pr->kind == SRT_PROC_SERVICE && !strcmp(pr->phase, "before_workers"))
+			pr->tier = 1;
+		else
+			pr->tier = 0;
+	}
+	p->ngroups = p->nprocs ? p->procs[p->nprocs - 1].group + 1 : 0;
+}
+
+/* The external master as a process of its own: probed (TCP), never launched. */
+static int add_external(struct srt_agent_plan *p, const json_t *m, struct srt_agent_proc *pr,
+			struct srt_error *err)
+{
+	const char *addr = jstr(m, "address");
+	char host[256];
+	int port;
+
+	if (!addr || srt_probe_split_hostport(addr, host, sizeof(host), &port) < 0)
+		return srt_error_set(err,
+				     "mooncake_master.address '%s' is not host:port; fix "
+				     "services[].external in the recipe",
+				     addr ? addr : "");
+	memset(pr, 0, sizeof(*pr));
+	pr->name = jstr(m, "name") ? jstr(m, "name") : "mooncake-master";
+	pr->kind = SRT_PROC_SERVICE;
+	pr->service = pr->name;
+	pr->type = "mooncake-master";
+	pr->index = pr->rank = -1;
+	pr->phase = "before_workers";
+	pr->external = true;
+	pr->external_host = srt_arena_strdup(&p->arena, host);
+	pr->external_port = port;
+	pr->probes[0] = (struct srt_agent_probe){ false, port, NULL, 0 };
+	pr->nprobes = 1;
+	pr->timeout_s = SRT_READINESS_TIMEOUT_DEFAULT;
+	pr->interval_s = SRT_READINESS_INTERVAL_DEFAULT;
+	pr->log_file = NULL;
+	pr->critical = false;
+	pr->restart.mode = SRT_RESTART_NEVER;
+	pr->endpoint = srt_arena_strdup(&p->arena, addr);
+	pr->host = pr->ip = pr->external_host;
+	return 0;
+}
+
+int srt_agent_plan_load(struct srt_agent_plan *p, json_t *plan, struct srt_error *err)
+{
+	const json_t *nodes, *procs, *m, *rt;
+	size_t np, extra;
+
+	memset(p, 0, sizeof(*p));
+	srt_arena_init(&p->arena);
+	if (!json_is_object(plan))
+		return srt_error_set(err, "the plan is not a JSON object");
+	p->json = json_incref(plan);
+	p->generation = json_integer_value(json_object_get(plan, "generation"));
+	p->recipe = jstr(plan, "recipe") ? jstr(plan, "recipe") : "";
+	nodes = json_object_get(plan, "nodes");
+	procs = json_object_get(plan, "processes");
+	if (!json_is_array(nodes) || !json_array_size(nodes) || !json_is_array(procs))
+		return srt_error_set(err, "the plan has no nodes or no processes list");
+	p->nnodes = json_array_size(nodes);
+	p->node_host_ph = srt_arena_alloc(&p->arena, p->nnodes * sizeof(char *));
+	p->node_ip_ph = srt_arena_alloc(&p->arena, p->nnodes * sizeof(char *));
+	for (size_t i = 0; i < p->nnodes; i++) {
+		p->node_host_ph[i] = jstr(json_array_get(nodes, i), "host");
+		p->node_ip_ph[i] = jstr(json_array_get(nodes, i), "ip");
+		if (!p->node_host_ph[i] || !p->node_ip_ph[i])
+			return srt_error_set(err, "plan node %zu has no host or ip", i);
+	}
+	p->infra = (size_t)jint(plan, "infra_node", 0);
+	if (p->infra >= p->nnodes)
+		return srt_error_set(err, "infra_node %zu is not one of the plan's %zu nodes",
+				     p->infra, p->nnodes);
+	p->infra_ip_ph = jstr(plan, "infra_ip") ? jstr(plan, "infra_ip") : SRT_PH_INFRA_IP;
+	p->log_dir_ph = jstr(plan, "log_dir") ? jstr(plan, "log_dir") : SRT_PH_LOG_DIR;
+	rt = json_object_get(plan, "runtime");
+	p->pyxis = jstr(rt, "container_runtime") && !strcmp(jstr(rt, "container_runtime"), "pyxis");
+	p->network_interface = jstr(rt, "network_interface");
+	if (p->network_interface && !*p->network_interface)
+		p->network_interface = NULL;
+	m = json_object_get(plan, "mooncake_master");
+	if (json_is_object(m)) {
+		p->master_name = jstr(m, "name");
+		p->master_external = json_is_true(json_object_get(m, "external"));
+	}
+	p->store_config = json_object_get(plan, "store_config");
+	if (!json_is_object(p->store_config))
+		p->store_config = NULL;
+	p->store_config_file = jstr(plan, "store_config_file");
+	if (p->store_config && !p->store_config_file)
+		return srt_error_set(err, "the plan has a store_config but no store_config_file");
+
+	np = json_array_size(procs);
+	extra = p->master_external ? 1 : 0;
+	p->procs = srt_arena_alloc(&p->arena, (np + extra + 1) * sizeof(*p->procs));
+	if (extra && add_external(p, m, &p->procs[0], err) < 0)
+		return -1;
+	for (size_t i = 0; i < np; i++) {
+		struct srt_agent_proc *pr = &p->procs[extra + i];
+
+		if (proc_parse(p, json_array_get(procs, i), pr, err) < 0)
+			return srt_error_prefix(err, "plan process %zu ('%s')", i,
+						pr->name ? pr->name : "?");
+		for (size_t k = 0; k < extra + i; k++)
+			if (!strcmp(p->procs[k].name, pr->name))
+				return srt_error_set(err, "two plan processes are named '%s'",
+						     pr->name);
+	}
+	p->nprocs = np + extra;
+	for (size_t i = 0; i < p->nprocs; i++) {
+		const char *f = p->procs[i].follows;
+
+		if (f && !srt_agent_plan_find(p, f))
+			return srt_error_set(err,
+					     "process '%s' follows '%s', which is not in the plan",
+					     p->procs[i].name, f);
+	}
+	assign_groups(p);
+	return 0;
+}
+
+struct srt_agent_proc *srt_agent_plan_find(struct srt_agent_plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->nprocs; i++)
+		if (!strcmp(p->procs[i].name, name))
+			return &p->procs[i];
+	return NULL;
+}
+
+void srt_agent_plan_release(struct srt_agent_plan *p)
+{
+	if (!p)
+		return;
+	free(p->store_config_text);
+	json_decref(p->json);
+	srt_arena_release(&p->arena);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---- binding ---- */
+
+static bool starts_with(const char *s, const char *placeholder, size_t *len)
+{
+	size_t n = placeholder ? strlen(placeholder) : 0;
+
+	if (!n || strncmp(s, placeholder, n))
+		return false;
+	*len = n;
+	return true;
+}
+
+/*
+ * The value of the placeholder at the start of s, with its length; NULL
+ * when none.  Placeholders are compared whole ("<prefill_node_1>" is not a
+ * prefix of "<prefill_node_1_ip>"), so the order of the checks does not
+ * matter.
+ */
+static const char *match(const struct srt_agent_plan *p, const char *s, size_t *len)
+{
+	if (starts_with(s, p->infra_ip_ph, len))
+		return p->infra_ip;
+	if (starts_with(s, p->log_dir_ph, len))
+		return p->log_dir;
+	for (size_t i = 0; i < p->nnodes; i++) {
+		if (starts_with(s, p->node_ip_ph[i], len))
+			return p->ips[i];
+		if (starts_with(s, p->node_host_ph[i], len))
+			return p->hosts[i];
+	}
+	return NULL;
+}
+
+const char *srt_agent_subst(struct srt_agent_plan *p, const char *s)
+{
+	struct srt_buf b;
+	const char *out;
+
+	if (!s || !strchr(s, '<'))
+		return s;
+	srt_buf_init(&b);
+	for (const char *q = s; *q;) {
+		size_t len;
+		const char *v = *q == '<' ? match(p, q, &len) : NULL;
+
+		if (v) {
+			srt_buf_puts(&b, v);
+			q += len;
+		} else {
+			srt_buf_putc(&b, *q++);
+		}
+	}
+	out = srt_arena_strdup(&p->arena, b.data);
+	srt_buf_release(&b);
+	return out;
+}
+
+/* "10.0.0.1:8700", "[fd00::1]:8700" */
+static const char *hostport(struct srt_arena *a, const char *ip, int port)
+{
+	return strchr(ip, ':') ? srt_arena_printf(a, "[%s]:%d", ip, port) :
+				 srt_arena_printf(a, "%s:%d", ip, port);
+}
+
+int srt_agent_plan_bind(struct srt_agent_plan *p, const char *const *hosts, const char *const *ips,
+			size_t n, const char *log_dir, struct srt_error *err)
+{
+	if (n < p->nnodes)
+		return srt_error_set(err,
+				     "the allocation has %zu node(s) but the plan needs %zu; "
+				     "submit the job with --nodes=%zu",
+				     n, p->nnodes, p->nnodes);
+	p->hosts = srt_arena_alloc(&p->arena, p->nnodes * sizeof(char *));
+	p->ips = srt_arena_alloc(&p->arena, p->nnodes * sizeof(char *));
+	for (size_t i = 0; i < p->nnodes; i++) {
+		p->hosts[i] = srt_arena_strdup(&p->arena, hosts[i]);
+		p->ips[i] = srt_arena_strdup(&p->arena, ips[i]);
+	}
+	p->infra_ip = p->ips[p->infra];
+	p->log_dir = srt_arena_strdup(&p->arena, log_dir);
+	for (size_t i = 0; i < p->nprocs; i++) {
+		struct srt_agent_proc *pr = &p->procs[i];
+
+		if (pr->external) {
+			srt_rundir_env_hash(NULL, NULL, 0, pr->env_hash);
+			continue;
+		}
+		pr->name = srt_agent_subst(p, pr->name);
+		pr->log_file = srt_agent_subst(p, pr->log_file);
+		if (!log_name_ok(pr->log_file))
+			return srt_error_set(err,
+					     "process '%s': log file '%s' is not a plain file name "
+					     "once node names are filled in",
+					     pr->name, pr->log_file);
+		for (size_t k = 0; k < pr->nenv; k++)
+			if (pr->env_runtime[k])
+				pr->env_values[k] = srt_agent_subst(p, pr->env_values[k]);
+		pr->host = p->hosts[pr->node];
+		pr->ip = p->ips[pr->node];
+		pr->endpoint = pr->nprobes ? hostport(&p->arena, pr->ip, pr->probes[0].port) : NULL;
+		srt_rundir_env_hash(pr->env_names, pr->env_values, pr->nenv, pr->env_hash);
+	}
+	for (size_t i = 0; i < p->nprocs; i++)
+		if (p->procs[i].follows)
+			p->procs[i].follows = srt_agent_subst(p, p->procs[i].follows);
+	free(p->store_config_text);
+	p->store_config_text = NULL;
+	p->store_config_path = NULL;
+	if (p->store_config) {
+		json_t *sc = json_deep_copy(p->store_config);
+		const char *addr = jstr(sc, "master_server_address");
+		char *text;
+
+		if (addr && !p->master_external)
+			json_object_set_new(sc, "master_server_address",
+					    json_string(srt_agent_subst(p, addr)));
+		text = json_dumps(sc, JSON_COMPACT);
+		json_decref(sc);
+		if (!text)
+			return srt_error_set(err, "cannot render the store_config JSON");
+		p->store_config_text = srt_xasprintf("%s\n", text);
+		free(text);
+		p->store_config_path = srt_agent_subst(p, p->store_config_file);
+	}
+	return 0;
+}

@@ -1,0 +1,801 @@
+/*
+ * agent/rundir.c: reading and writing the run directory's files.
+ *
+ * This file owns the byte format of plan.json's generation, status.json and
+ * events.jsonl (see agent/rundir.h), the atomic replace used for every
+ * whole-file write, and the append-only event log with its sequence
+ * numbers.  Both the agent (writer) and the controller (reader) link it.
+ */
+#include "agent/rundir.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "util/buf.h"
+#include "util/sha256.h"
+
+/* ---- files ---- */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* fsync the directory holding path, so a rename or a new entry is durable. */
+static void sync_parent(const char *path)
+{
+	char *copy = srt_xstrdup(path);
+	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+	free(copy);
+}
+
+int srt_rundir_write_file(const char *path, const void *data, size_t len, unsigned mode,
+			  struct srt_error *err)
+{
+	char *tmp = srt_xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd = -1, rc = -1;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
+	if (fd < 0) {
+		srt_error_set(err,
+			      "cannot create '%s': %s; check that the directory exists and is "
+			      "writable",
+			      tmp, strerror(errno));
+		goto out;
+	}
+	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+		srt_error_set(err, "cannot write '%s': %s; check free space and quota", tmp,
+			      strerror(errno));
+		goto out;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		srt_error_set(err, "cannot write '%s': %s; check free space and quota", tmp,
+			      strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0) {
+		srt_error_set(err, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+		goto out;
+	}
+	sync_parent(path);
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0)
+		(void)unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+static int mkdir_p(const char *dir, struct srt_error *err)
+{
+	char *p = srt_xstrdup(dir);
+	int rc = 0;
+
+	for (char *q = p + 1;; q++) {
+		if (*q && *q != '/')
+			continue;
+		char c = *q;
+
+		*q = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			rc = srt_error_set(err, "cannot create directory '%s': %s", p,
+					   strerror(errno));
+			break;
+		}
+		*q = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return rc;
+}
+
+int srt_rundir_create(const char *dir, struct srt_error *err)
+{
+	char *logs = srt_xasprintf("%s/" SRT_RUNDIR_LOGS, dir);
+	int rc = mkdir_p(logs, err);
+
+	free(logs);
+	return rc;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	return srt_xasprintf("%s/%s", dir, name);
+}
+
+/* Read a whole file.  Returns 0, 1 when it does not exist, -1 on error. */
+static int slurp(const char *path, struct srt_buf *out, struct srt_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char chunk[65536];
+
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 1;
+		return srt_error_set(err, "cannot open '%s': %s", path, strerror(errno));
+	}
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			return srt_error_set(err, "cannot read '%s': %s", path, strerror(errno));
+		}
+		if (!n)
+			break;
+		srt_buf_append(out, chunk, (size_t)n);
+	}
+	close(fd);
+	return 0;
+}
+
+/* ---- plan.json ---- */
+
+int srt_rundir_write_plan(const char *dir, const json_t *plan, int64_t generation,
+			  struct srt_error *err)
+{
+	json_t *copy = NULL;
+	char *text = NULL, *path = join(dir, SRT_RUNDIR_PLAN);
+	int rc = -1;
+
+	if (!json_is_object(plan)) {
+		srt_error_set(err, "plan for '%s' is not a JSON object", dir);
+		goto out;
+	}
+	if (generation < 1) {
+		srt_error_set(err, "plan generation %lld for '%s' must be at least 1",
+			      (long long)generation, dir);
+		goto out;
+	}
+	copy = json_copy((json_t *)plan);
+	json_object_set_new(copy, "generation", json_integer(generation));
+	text = json_dumps(copy, JSON_INDENT(1));
+	if (!text) {
+		srt_error_set(err, "cannot serialise the plan for '%s'", dir);
+		goto out;
+	}
+	{
+		size_t len = strlen(text);
+
+		text = srt_xrealloc(text, len + 2);
+		text[len] = '\n';
+		text[len + 1] = '\0';
+		rc = srt_rundir_write_file(path, text, len + 1, 0644, err);
+	}
+out:
+	json_decref(copy);
+	free(text);
+	free(path);
+	return rc;
+}
+
+int srt_rundir_read_plan_file(const char *path, json_t **plan, int64_t *generation,
+			      struct srt_error *err)
+{
+	json_error_t je;
+	json_t *j, *v;
+
+	*plan = NULL;
+	*generation = 0;
+	j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	if (!j)
+		return je.line > 0 ?
+			       srt_error_set(err,
+					     "cannot read the plan '%s': %s (line %d); the "
+					     "controller writes it in srtctl's plan format (srtctl "
+					     "dry-run -o json shows one under \"plan\")",
+					     path, je.text, je.line) :
+			       srt_error_set(err,
+					     "cannot read the plan '%s': %s; the controller writes "
+					     "it before it submits the job (or pass --plan FILE)",
+					     path, je.text);
+	if (!json_is_object(j)) {
+		json_decref(j);
+		return srt_error_set(err, "plan '%s' is not a JSON object", path);
+	}
+	v = json_object_get(j, "version");
+	if (!json_is_integer(v) || json_integer_value(v) != 1) {
+		srt_error_set(err,
+			      "plan '%s' has version %s; this srtctl reads version 1 (agent and "
+			      "controller must be the same srtctl release)",
+			      path, json_is_integer(v) ? "other than 1" : "missing");
+		json_decref(j);
+		return -1;
+	}
+	v = json_object_get(j, "generation");
+	if (json_is_integer(v))
+		*generation = json_integer_value(v);
+	*plan = j;
+	return 0;
+}
+
+/* ---- names ---- */
+
+static const char *const phase_names[] = { "Starting", "Ready",	  "Failed",
+					   "Stopping", "Stopped", "Succeeded" };
+static const char *const state_names[] = { "Pending", "Starting",  "Running",
+					   "Ready",   "Unhealthy", "CrashLoopBackOff",
+					   "Failed",  "Exited",	   "Stopped" };
+
+const char *srt_run_phase_name(enum srt_run_phase p)
+{
+	return (size_t)p < sizeof(phase_names) / sizeof(phase_names[0]) ? phase_names[p] : "?";
+}
+
+int srt_run_phase_parse(const char *name, enum srt_run_phase *p)
+{
+	for (size_t i = 0; name && i < sizeof(phase_names) / sizeof(phase_names[0]); i++) {
+		if (!strcmp(name, phase_names[i])) {
+			*p = (enum srt_run_phase)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+bool srt_run_phase_final(enum srt_run_phase p)
+{
+	return p == SRT_RUN_FAILED || p == SRT_RUN_STOPPED || p == SRT_RUN_SUCCEEDED;
+}
+
+const char *srt_proc_state_name(enum srt_proc_state s)
+{
+	return (size_t)s < sizeof(state_names) / sizeof(state_names[0]) ? state_names[s] : "?";
+}
+
+int srt_proc_state_parse(const char *name, enum srt_proc_state *s)
+{
+	for (size_t i = 0; name && i < sizeof(state_names) / sizeof(state_names[0]); i++) {
+		if (!strcmp(name, state_names[i])) {
+			*s = (enum srt_proc_state)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* ---- status.json ---- */
+
+/* Length of the valid UTF-8 sequence at p (1-4), or 0 when invalid. */
+static size_t utf8_len(const unsigned char *p)
+{
+	size_t n;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if (n == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0)))
+		return 0;
+	if (n == 4 && ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90)))
+		return 0;
+	return n;
+}
+
+/*
+ * A JSON string of s.  Messages carry log tails, which may hold bytes that
+ * are not UTF-8 (jansson refuses those): each such byte becomes '?'.
+ */
+static json_t *text_json(const char *s)
+{
+	struct srt_buf b;
+	json_t *j;
+
+	if (!s)
+		return json_string("");
+	j = json_string(s);
+	if (j)
+		return j;
+	srt_buf_init(&b);
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_len(p);
+
+		if (n) {
+			srt_buf_append(&b, (const char *)p, n);
+			p += n;
+		} else {
+			srt_buf_putc(&b, '?');
+			p++;
+		}
+	}
+	j = json_string(b.data);
+	srt_buf_release(&b);
+	return j ? j : json_string("");
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? text_json(s) : json_null();
+}
+
+static json_t *int_or_null(long long v)
+{
+	return v >= 0 ? json_integer(v) : json_null();
+}
+
+static json_t *proc_to_json(const struct srt_rundir_proc *p)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "name", str_or_null(p->name));
+	json_object_set_new(o, "kind", str_or_null(p->kind));
+	json_object_set_new(o, "role", str_or_null(p->role));
+	json_object_set_new(o, "index", int_or_null(p->index));
+	json_object_set_new(o, "service", str_or_null(p->service));
+	json_object_set_new(o, "type", str_or_null(p->type));
+	json_object_set_new(o, "node", int_or_null(p->node));
+	json_object_set_new(o, "host", str_or_null(p->host));
+	json_object_set_new(o, "ip", str_or_null(p->ip));
+	json_object_set_new(o, "state", json_string(srt_proc_state_name(p->state)));
+	json_object_set_new(o, "restarts", json_integer(p->restarts));
+	json_object_set_new(o, "pid", p->pid > 0 ? json_integer(p->pid) : json_null());
+	json_object_set_new(o, "started_at", json_integer(p->started_at));
+	json_object_set_new(o, "ready_at", json_integer(p->ready_at));
+	json_object_set_new(o, "exit_code", int_or_null(p->exit_code));
+	json_object_set_new(o, "endpoint", str_or_null(p->endpoint));
+	json_object_set_new(o, "env_hash", str_or_null(p->env_hash));
+	json_object_set_new(o, "last_probe", str_or_null(p->last_probe));
+	json_object_set_new(o, "message", text_json(p->message));
+	json_object_set_new(o, "critical", json_boolean(p->critical));
+	json_object_set_new(o, "external", json_boolean(p->external));
+	return o;
+}
+
+json_t *srt_rundir_status_to_json(const struct srt_rundir_status *st)
+{
+	json_t *o = json_object(), *agent = json_object(), *nodes = json_array(),
+	       *procs = json_array();
+
+	json_object_set_new(o, "version", json_integer(SRT_RUNDIR_VERSION));
+	json_object_set_new(o, "seq", json_integer(st->seq));
+	json_object_set_new(o, "plan_generation", json_integer(st->plan_generation));
+	json_object_set_new(o, "phase", json_string(srt_run_phase_name(st->phase)));
+	json_object_set_new(o, "message", text_json(st->message));
+	json_object_set_new(o, "exit_code", int_or_null(st->exit_code));
+	json_object_set_new(o, "job_id", str_or_null(st->job_id));
+	json_object_set_new(agent, "host", str_or_null(st->agent_host));
+	json_object_set_new(agent, "pid", json_integer(st->agent_pid));
+	json_object_set_new(agent, "started_at", json_integer(st->agent_started_at));
+	json_object_set_new(o, "agent", agent);
+	for (size_t i = 0; i < st->nnodes; i++)
+		json_array_append_new(nodes,
+				      json_pack("{s:o,s:o}", "host", str_or_null(st->nodes[i].host),
+						"ip", str_or_null(st->nodes[i].ip)));
+	json_object_set_new(o, "nodes", nodes);
+	json_object_set_new(o, "infra_ip", str_or_null(st->infra_ip));
+	for (size_t i = 0; i < st->nprocs; i++)
+		json_array_append_new(procs, proc_to_json(&st->procs[i]));
+	json_object_set_new(o, "processes", procs);
+	json_object_set_new(o, "updated_at", json_integer(st->updated_at));
+	return o;
+}
+
+int srt_rundir_write_status(const char *dir, const struct srt_rundir_status *st,
+			    struct srt_error *err)
+{
+	json_t *j = srt_rundir_status_to_json(st);
+	char *text = json_dumps(j, JSON_INDENT(1));
+	char *path = join(dir, SRT_RUNDIR_STATUS);
+	struct srt_buf b;
+	int rc;
+
+	srt_buf_init(&b);
+	srt_buf_puts(&b, text ? text : "{}");
+	srt_buf_putc(&b, '\n');
+	rc = srt_rundir_write_file(path, b.data, b.len, 0644, err);
+	srt_buf_release(&b);
+	free(text);
+	free(path);
+	json_decref(j);
+	return rc;
+}
+
+static const char *get_str(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static long long get_int(const json_t *o, const char *key, long long dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? json_integer_value(v) : dflt;
+}
+
+static int parse_proc(const json_t *o, struct srt_rundir_proc *p)
+{
+	if (!json_is_object(o) || !get_str(o, "name"))
+		return -1;
+	p->name = get_str(o, "name");
+	p->kind = get_str(o, "kind");
+	p->role = get_str(o, "role");
+	p->index = (int)get_int(o, "index", -1);
+	p->service = get_str(o, "service");
+	p->type = get_str(o, "type");
+	p->node = (int)get_int(o, "node", -1);
+	p->host = get_str(o, "host");
+	p->ip = get_str(o, "ip");
+	if (srt_proc_state_parse(get_str(o, "state"), &p->state) < 0)
+		return -1;
+	p->restarts = (int)get_int(o, "restarts", 0);
+	p->pid = (long)get_int(o, "pid", -1);
+	p->started_at = get_int(o, "started_at", 0);
+	p->ready_at = get_int(o, "ready_at", 0);
+	p->exit_code = (int)get_int(o, "exit_code", -1);
+	p->endpoint = get_str(o, "endpoint");
+	p->env_hash = get_str(o, "env_hash");
+	p->last_probe = get_str(o, "last_probe");
+	p->message = get_str(o, "message");
+	p->critical = json_is_true(json_object_get(o, "critical"));
+	p->external = json_is_true(json_object_get(o, "external"));
+	return 0;
+}
+
+int srt_rundir_read_status(const char *dir, struct srt_rundir_status *st, struct srt_error *err)
+{
+	char *path = join(dir, SRT_RUNDIR_STATUS);
+	json_error_t je;
+	json_t *j = NULL, *nodes, *procs, *agent;
+	struct srt_buf b;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	st->exit_code = -1;
+	srt_buf_init(&b);
+	rc = slurp(path, &b, err);
+	if (rc)
+		goto out;
+	rc = -1;
+	j = json_loadb(b.data, b.len, JSON_REJECT_DUPLICATES, &je);
+	if (!json_is_object(j)) {
+		srt_error_set(err, "'%s' is not valid status JSON (%s, line %d)", path,
+			      j ? "not an object" : je.text, je.line);
+		goto out;
+	}
+	st->version = (int)get_int(j, "version", 0);
+	if (st->version != SRT_RUNDIR_VERSION) {
+		srt_error_set(err,
+			      "'%s' has status version %d; this srtctl reads version %d (agent and "
+			      "controller must be the same srtctl release)",
+			      path, st->version, SRT_RUNDIR_VERSION);
+		goto out;
+	}
+	st->seq = get_int(j, "seq", -1);
+	if (st->seq < 0 || srt_run_phase_parse(get_str(j, "phase"), &st->phase) < 0) {
+		srt_error_set(err, "'%s' lacks a valid seq or phase", path);
+		goto out;
+	}
+	st->plan_generation = get_int(j, "plan_generation", 0);
+	st->message = get_str(j, "message");
+	st->exit_code = (int)get_int(j, "exit_code", -1);
+	st->job_id = get_str(j, "job_id");
+	agent = json_object_get(j, "agent");
+	st->agent_host = get_str(agent, "host");
+	st->agent_pid = (long)get_int(agent, "pid", 0);
+	st->agent_started_at = get_int(agent, "started_at", 0);
+	st->infra_ip = get_str(j, "infra_ip");
+	st->updated_at = get_int(j, "updated_at", 0);
+	nodes = json_object_get(j, "nodes");
+	procs = json_object_get(j, "processes");
+	st->nnodes = json_array_size(nodes);
+	st->nodes = srt_xcalloc(st->nnodes + 1, sizeof(*st->nodes));
+	for (size_t i = 0; i < st->nnodes; i++) {
+		st->nodes[i].host = get_str(json_array_get(nodes, i), "host");
+		st->nodes[i].ip = get_str(json_array_get(nodes, i), "ip");
+	}
+	st->nprocs = json_array_size(procs);
+	st->procs = srt_xcalloc(st->nprocs + 1, sizeof(*st->procs));
+	for (size_t i = 0; i < st->nprocs; i++) {
+		if (parse_proc(json_array_get(procs, i), &st->procs[i]) < 0) {
+			srt_error_set(err, "'%s': processes[%zu] lacks a name or a valid state",
+				      path, i);
+			goto out;
+		}
+	}
+	st->root = j;
+	j = NULL;
+	rc = 0;
+out:
+	if (rc < 0) {
+		free(st->nodes);
+		free(st->procs);
+		memset(st, 0, sizeof(*st));
+		st->exit_code = -1;
+	}
+	json_decref(j);
+	srt_buf_release(&b);
+	free(path);
+	return rc;
+}
+
+void srt_rundir_status_release(struct srt_rundir_status *st)
+{
+	if (!st)
+		return;
+	free(st->nodes);
+	free(st->procs);
+	json_decref(st->root);
+	memset(st, 0, sizeof(*st));
+}
+
+/* ---- env hash ---- */
+
+struct kv {
+	const char *name, *value;
+};
+
+static int kv_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct kv *)a)->name, ((const struct kv *)b)->name);
+}
+
+void srt_rundir_env_hash(const char *const *names, const char *const *values, size_t n,
+			 char out[65])
+{
+	struct kv *v = srt_xcalloc(n + 1, sizeof(*v));
+	struct srt_sha256 s;
+	unsigned char d[32];
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct kv){ names[i], values[i] };
+	qsort(v, n, sizeof(*v), kv_cmp);
+	srt_sha256_init(&s);
+	for (size_t i = 0; i < n; i++) {
+		srt_sha256_update(&s, v[i].name, strlen(v[i].name));
+		srt_sha256_update(&s, "=", 1);
+		srt_sha256_update(&s, v[i].value, strlen(v[i].value) + 1);
+	}
+	srt_sha256_final(&s, d);
+	for (size_t i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+	free(v);
+}
+
+/* ---- events.jsonl ---- */
+
+/* Parse one line into ev; 0 when it is an event. */
+static int parse_event(json_t *j, struct srt_rundir_event *ev)
+{
+	const json_t *obj, *seq = json_object_get(j, "seq");
+	const char *type;
+
+	if (!json_is_object(j) || !json_is_integer(seq))
+		return -1;
+	memset(ev, 0, sizeof(*ev));
+	ev->seq = json_integer_value(seq);
+	ev->time = get_int(j, "time", 0);
+	type = get_str(j, "type");
+	ev->warning = type && !strcmp(type, "Warning");
+	ev->reason = get_str(j, "reason");
+	obj = json_object_get(j, "object");
+	ev->object_kind = get_str(obj, "kind");
+	ev->object_name = get_str(obj, "name");
+	ev->object_service = get_str(obj, "service");
+	ev->object_role = get_str(obj, "role");
+	ev->object_index = (int)get_int(obj, "index", -1);
+	ev->message = get_str(j, "message");
+	ev->job_id = get_str(j, "job_id");
+	ev->generation = get_int(j, "generation", 0);
+	ev->json = j;
+	return ev->reason && ev->object_kind ? 0 : -1;
+}
+
+int srt_rundir_read_events(const char *dir, int64_t after_seq, srt_rundir_event_fn fn, void *ctx,
+			   int64_t *last_seq, size_t *skipped, struct srt_error *err)
+{
+	char *path = join(dir, SRT_RUNDIR_EVENTS);
+	struct srt_buf b;
+	int64_t prev = 0;
+	size_t nskip = 0;
+	int rc;
+
+	if (last_seq)
+		*last_seq = after_seq;
+	srt_buf_init(&b);
+	rc = slurp(path, &b, err);
+	if (rc) {
+		rc = rc > 0 ? 0 : -1;
+		goto out;
+	}
+	for (size_t off = 0; off < b.len;) {
+		char *nl = memchr(b.data + off, '\n', b.len - off);
+		size_t len;
+		json_t *j;
+		struct srt_rundir_event ev;
+
+		if (!nl)
+			break; /* torn last line */
+		len = (size_t)(nl - (b.data + off));
+		j = len ? json_loadb(b.data + off, len, JSON_REJECT_DUPLICATES, NULL) : NULL;
+		off += len + 1;
+		if (!j || parse_event(j, &ev) < 0 || ev.seq <= prev) {
+			if (len)
+				nskip++;
+			json_decref(j);
+			continue;
+		}
+		prev = ev.seq;
+		if (ev.seq > after_seq) {
+			int r = fn(ctx, &ev);
+
+			if (r) {
+				json_decref(j);
+				rc = r;
+				goto out;
+			}
+			if (last_seq)
+				*last_seq = ev.seq;
+		}
+		json_decref(j);
+	}
+	rc = 0;
+out:
+	if (skipped)
+		*skipped = nskip;
+	srt_buf_release(&b);
+	free(path);
+	return rc;
+}
+
+/* The highest seq in the complete lines of buf[0..len). */
+static int64_t max_seq(const char *buf, size_t len)
+{
+	int64_t max = 0;
+
+	for (size_t off = 0; off < len;) {
+		const char *nl = memchr(buf + off, '\n', len - off);
+		size_t n = (size_t)(nl - (buf + off));
+		json_t *j = json_loadb(buf + off, n, 0, NULL);
+		const json_t *seq = json_object_get(j, "seq");
+
+		if (json_is_integer(seq) && json_integer_value(seq) > max)
+			max = json_integer_value(seq);
+		json_decref(j);
+		off += n + 1;
+	}
+	return max;
+}
+
+int srt_rundir_events_open(struct srt_rundir_events *w, const char *dir, struct srt_error *err)
+{
+	struct srt_buf b;
+	size_t keep;
+	int rc = -1;
+
+	memset(w, 0, sizeof(*w));
+	w->fd = -1;
+	w->path = join(dir, SRT_RUNDIR_EVENTS);
+	srt_buf_init(&b);
+	if (slurp(w->path, &b, err) < 0)
+		goto out;
+	keep = b.len;
+	while (keep && b.data[keep - 1] != '\n')
+		keep--;
+	w->seq = max_seq(b.data, keep);
+	w->fd = open(w->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		srt_error_set(err, "cannot open '%s' for appending: %s", w->path, strerror(errno));
+		goto out;
+	}
+	if (keep != b.len && ftruncate(w->fd, (off_t)keep) < 0) {
+		srt_error_set(err, "cannot cut the torn last line of '%s': %s", w->path,
+			      strerror(errno));
+		goto out;
+	}
+	sync_parent(w->path);
+	rc = 0;
+out:
+	srt_buf_release(&b);
+	if (rc < 0)
+		srt_rundir_events_close(w);
+	return rc;
+}
+
+int srt_rundir_events_append(struct srt_rundir_events *w, struct srt_rundir_event *ev,
+			     struct srt_error *err)
+{
+	json_t *o = json_object(), *obj = json_object();
+	char *text;
+	struct srt_buf b;
+	struct stat sb;
+	int rc = -1;
+
+	ev->seq = w->seq + 1;
+	json_object_set_new(o, "seq", json_integer(ev->seq));
+	json_object_set_new(o, "time", json_integer(ev->time));
+	json_object_set_new(o, "type", json_string(ev->warning ? "Warning" : "Normal"));
+	json_object_set_new(o, "reason", text_json(ev->reason ? ev->reason : "Unknown"));
+	json_object_set_new(obj, "kind", text_json(ev->object_kind ? ev->object_kind : "run"));
+	json_object_set_new(obj, "name", text_json(ev->object_name));
+	if (ev->object_service)
+		json_object_set_new(obj, "service", text_json(ev->object_service));
+	if (ev->object_role) {
+		json_object_set_new(obj, "role", text_json(ev->object_role));
+		json_object_set_new(obj, "index", json_integer(ev->object_index));
+	}
+	json_object_set_new(o, "object", obj);
+	json_object_set_new(o, "message", text_json(ev->message));
+	json_object_set_new(o, "job_id", str_or_null(ev->job_id));
+	json_object_set_new(o, "generation", json_integer(ev->generation));
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!text)
+		return srt_error_set(err, "cannot serialise event '%s'", ev->reason);
+	srt_buf_init(&b);
+	srt_buf_puts(&b, text);
+	srt_buf_putc(&b, '\n');
+	free(text);
+	if (w->fd < 0) {
+		srt_error_set(err, "'%s' is not open", w->path ? w->path : SRT_RUNDIR_EVENTS);
+		goto out;
+	}
+	/*
+	 * O_APPEND: one write() puts the whole line at the end.  When it fails
+	 * part-way, cut the fragment off so the next line starts clean.
+	 */
+	if (fstat(w->fd, &sb) < 0)
+		sb.st_size = -1;
+	if (write_all(w->fd, b.data, b.len) < 0) {
+		srt_error_set(err, "cannot append to '%s': %s; check free space and quota", w->path,
+			      strerror(errno));
+		if (sb.st_size >= 0)
+			(void)ftruncate(w->fd, sb.st_size);
+		goto out;
+	}
+	(void)fsync(w->fd);
+	w->seq = ev->seq;
+	rc = 0;
+out:
+	srt_buf_release(&b);
+	return rc;
+}
+
+void srt_rundir_events_close(struct srt_rundir_events *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+	free(w->path);
+	w->path = NULL;
+}

@@ -1,0 +1,310 @@
+/*
+ * agent/rundir.h: the run directory, the only channel between the
+ * controller and the agent.
+ *
+ * The controller (on a login node) and the agent (the batch step of the
+ * run's SLURM job, on the first node of the allocation) share one directory
+ * on the cluster's shared filesystem.  Nothing else connects them: no
+ * socket from a compute node back to the login node is needed.  Both sides'
+ * code for every file is here, so the format has one owner.
+ *
+ *   DIR/plan.json      controller -> agent.  The run's plan
+ *                      (srt_plan_to_json(), recipe/render.h) with a
+ *                      top-level "generation" (integer >= 1) added.
+ *                      Written atomically (srt_rundir_write_plan()).  The
+ *                      agent reads it once at start.
+ *   DIR/job.sh         controller: the batch script that starts the agent
+ *                      (srt_script_render_agent(), recipe/script.h).
+ *   DIR/logs/          the run's log directory (the plan's <log_dir>): one
+ *                      file per process (service_<name>.out,
+ *                      worker_<role>_<i>.out, frontend.out, benchmark.out)
+ *                      and mooncake/store_config.json.  Mounted at /logs in
+ *                      pyxis containers.
+ *   DIR/status.json    agent -> controller: the current state (below).
+ *                      Replaced atomically (temp file, fsync, rename, fsync
+ *                      of DIR) on every change and at least every
+ *                      SRT_RUNDIR_HEARTBEAT_MS, so a reader sees either the
+ *                      old or the new file, never a mix.
+ *   DIR/events.jsonl   agent -> controller: what happened, one JSON object
+ *                      per line, appended (below).
+ *
+ * Stale reads.  NFS and Lustre clients cache attributes and directory
+ * entries, so a reader may see an older status.json or a shorter
+ * events.jsonl than the agent last wrote.  Every record therefore carries a
+ * number that only grows: status.json its "seq" (+1 on every write, kept
+ * across agent restarts), each event its "seq" (1, 2, 3, ... never reused,
+ * kept across agent restarts).  A reader keeps the highest seq it has acted
+ * on and ignores anything not newer: an older status is dropped, an event
+ * is ingested exactly once.
+ *
+ * status.json (version 1):
+ *   {
+ *     "version": 1,
+ *     "seq": 17,                    every write +1
+ *     "plan_generation": 3,         the plan.json generation being realised
+ *     "phase": "Ready",             Starting | Ready | Failed | Stopping |
+ *                                   Stopped | Succeeded
+ *     "message": "...",             why the phase (Failed, Stopped), or ""
+ *     "exit_code": null,            the agent's exit status once it ends
+ *     "job_id": "1234",             $SLURM_JOB_ID
+ *     "agent": {"host": "n1", "pid": 4242, "started_at": MS},
+ *     "nodes": [{"host": "n1", "ip": "10.0.0.1"}, ...],   plan node order
+ *     "infra_ip": "10.0.0.1",
+ *     "processes": [ one per plan process (plus an external master), plan
+ *                    order:
+ *       {"name": "mooncake-master", "kind": "service", "role": null,
+ *        "index": null, "service": "mooncake-master",
+ *        "type": "mooncake-master", "node": 0, "host": "n1",
+ *        "ip": "10.0.0.1", "state": "Ready", "restarts": 0, "pid": 4321,
+ *        "started_at": MS, "ready_at": MS, "exit_code": null,
+ *        "endpoint": "10.0.0.1:8700", "env_hash": "<64 hex>",
+ *        "last_probe": "http 8702 /health: HTTP 200", "message": "",
+ *        "critical": true, "external": false},
+ *       ...],
+ *     "updated_at": MS
+ *   }
+ *   MS is Unix time in milliseconds; 0 / null when it has not happened.
+ *   kind: service | worker | frontend | benchmark.  role and index: workers
+ *   only.  service and type: services only.  node: index into "nodes"
+ *   (null for an external master).  pid: of the local srun (null when not
+ *   running).  state (enum srt_proc_state): Pending (not launched yet) |
+ *   Starting (launched, readiness not passed) | Running (launched, no
+ *   readiness probes) | Ready (probes passed) | Unhealthy (liveness probes
+ *   failing) | CrashLoopBackOff (waiting to be restarted) | Failed (gave up,
+ *   or a non-zero exit that is not restarted) | Exited (status 0, not
+ *   restarted) | Stopped (stopped by the agent).  endpoint: "ip:port" of the
+ *   first readiness probe (the master: infra ip:8700; an external master:
+ *   its address), null without one.  env_hash: srt_rundir_env_hash() of the
+ *   variables the process was given.
+ *
+ * events.jsonl (one object per line, '\n'-terminated):
+ *   {"seq": 5, "time": MS, "type": "Normal" | "Warning",
+ *    "reason": "Ready", "object": {"kind": "service", "name":
+ *    "mooncake-master", ...}, "message": "...", "job_id": "1234",
+ *    "generation": 3}
+ *   object.kind: run | service | worker (the frontend and the benchmark are
+ *   services named "frontend" and "benchmark").  object.name: the process
+ *   name (the run: the recipe name).  A service object also has "service"
+ *   (the recipe's service name: "mooncake-store" for process
+ *   "mooncake-store_n2"); a worker has "role" and "index".
+ *   Reasons: see docs/agent.md.
+ *   The agent writes each line with one write() and fsync()s it.  A line
+ *   without its '\n' is torn (the agent died mid-write): readers ignore it
+ *   and the next agent cuts it off before appending.
+ *
+ * Every function returns 0 or -1 (unless it says otherwise) and fills a
+ * caller-owned struct srt_error naming the file and what to do.
+ */
+#ifndef SRT_AGENT_RUNDIR_H
+#define SRT_AGENT_RUNDIR_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+#define SRT_RUNDIR_VERSION 1
+#define SRT_RUNDIR_PLAN "plan.json"
+#define SRT_RUNDIR_JOB "job.sh"
+#define SRT_RUNDIR_LOGS "logs"
+#define SRT_RUNDIR_STATUS "status.json"
+#define SRT_RUNDIR_EVENTS "events.jsonl"
+/* The agent rewrites status.json at least this often (updated_at moves). */
+#define SRT_RUNDIR_HEARTBEAT_MS 10000
+
+/* ---- files ---- */
+
+/*
+ * Write `len` bytes to `path` atomically: a temporary file next to it,
+ * fsync, rename over `path`, fsync of the directory.  A reader sees the old
+ * content or the new, never a mix.  `mode` as for open(2).
+ */
+int srt_rundir_write_file(const char *path, const void *data, size_t len, unsigned mode,
+			  struct srt_error *err);
+
+/* Create DIR and DIR/logs (like mkdir -p). */
+int srt_rundir_create(const char *dir, struct srt_error *err);
+
+/* ---- plan.json (controller -> agent) ---- */
+
+/*
+ * Write plan (srt_plan_to_json()) to DIR/plan.json with "generation" set to
+ * `generation` (>= 1), atomically.  `plan` is not modified.
+ */
+int srt_rundir_write_plan(const char *dir, const json_t *plan, int64_t generation,
+			  struct srt_error *err);
+
+/*
+ * Read a plan file (DIR/plan.json, or any path given to `srtctl agent
+ * --plan`).  *plan gets a new reference (caller json_decref()s) and
+ * *generation its "generation" (0 when absent).  Fails on a missing or
+ * invalid file, or a plan whose "version" is not 1.
+ */
+int srt_rundir_read_plan_file(const char *path, json_t **plan, int64_t *generation,
+			      struct srt_error *err);
+
+/* ---- status.json (agent -> controller) ---- */
+
+enum srt_run_phase {
+	SRT_RUN_STARTING,
+	SRT_RUN_READY,
+	SRT_RUN_FAILED,
+	SRT_RUN_STOPPING,
+	SRT_RUN_STOPPED,
+	SRT_RUN_SUCCEEDED,
+};
+
+enum srt_proc_state {
+	SRT_PS_PENDING,
+	SRT_PS_STARTING,
+	SRT_PS_RUNNING,
+	SRT_PS_READY,
+	SRT_PS_UNHEALTHY,
+	SRT_PS_CRASHLOOP,
+	SRT_PS_FAILED,
+	SRT_PS_EXITED,
+	SRT_PS_STOPPED,
+};
+
+const char *srt_run_phase_name(enum srt_run_phase p);
+/* Returns 0 and sets *p, or -1 for an unknown name. */
+int srt_run_phase_parse(const char *name, enum srt_run_phase *p);
+/* Has the run ended (Failed, Stopped, Succeeded)? */
+bool srt_run_phase_final(enum srt_run_phase p);
+const char *srt_proc_state_name(enum srt_proc_state s);
+int srt_proc_state_parse(const char *name, enum srt_proc_state *s);
+
+struct srt_rundir_node {
+	const char *host, *ip;
+};
+
+/* One process.  Absent values: NULL strings, -1 integers, 0 times. */
+struct srt_rundir_proc {
+	const char *name;
+	const char *kind;    /* service | worker | frontend | benchmark */
+	const char *role;    /* workers */
+	int index;	     /* workers; -1 otherwise */
+	const char *service; /* services */
+	const char *type;    /* services: mooncake-master | mooncake-store | generic */
+	int node;	     /* index into nodes; -1 for an external master */
+	const char *host, *ip;
+	enum srt_proc_state state;
+	int restarts;
+	long pid;	    /* -1: not running */
+	int64_t started_at; /* last start */
+	int64_t ready_at;   /* last time its readiness passed */
+	int exit_code;	    /* last exit: status, or 128+signal; -1 none */
+	const char *endpoint;
+	const char *env_hash;
+	const char *last_probe;
+	const char *message;
+	bool critical;
+	bool external;
+};
+
+struct srt_rundir_status {
+	int version;
+	int64_t seq;
+	int64_t plan_generation;
+	enum srt_run_phase phase;
+	const char *message;
+	int exit_code; /* -1 while the agent runs */
+	const char *job_id;
+	const char *agent_host;
+	long agent_pid;
+	int64_t agent_started_at;
+	struct srt_rundir_node *nodes;
+	size_t nnodes;
+	const char *infra_ip;
+	struct srt_rundir_proc *procs;
+	size_t nprocs;
+	int64_t updated_at;
+	/* Reader side: owns nodes, procs and every string; NULL for a writer's struct. */
+	json_t *root;
+};
+
+/* The JSON form of st (the format above).  New reference. */
+json_t *srt_rundir_status_to_json(const struct srt_rundir_status *st);
+
+/* Write st to DIR/status.json atomically.  The caller chose st->seq. */
+int srt_rundir_write_status(const char *dir, const struct srt_rundir_status *st,
+			    struct srt_error *err);
+
+/*
+ * Read DIR/status.json into *st (release with srt_rundir_status_release()).
+ * Returns 0; 1 when there is no status.json yet (the agent has not started:
+ * *st is zeroed); -1 on an unreadable or invalid file.  Readers compare
+ * st->seq with the last one they used and ignore an older file.
+ */
+int srt_rundir_read_status(const char *dir, struct srt_rundir_status *st, struct srt_error *err);
+void srt_rundir_status_release(struct srt_rundir_status *st);
+
+/*
+ * The env hash in status.json: SHA-256 (64 lowercase hex digits) of
+ * "NAME=value\0" for every variable, in strcmp() order of NAME.  The
+ * controller computes it from the plan to tell whether a process runs with
+ * the env it wants.
+ */
+void srt_rundir_env_hash(const char *const *names, const char *const *values, size_t n,
+			 char out[65]);
+
+/* ---- events.jsonl (agent -> controller) ---- */
+
+struct srt_rundir_event {
+	int64_t seq;  /* writer: assigned by srt_rundir_events_append() */
+	int64_t time; /* Unix ms */
+	bool warning; /* type Warning (else Normal) */
+	const char *reason;
+	const char *object_kind; /* run | service | worker */
+	const char *object_name;
+	const char *object_service; /* service objects: the recipe's service name, or NULL */
+	const char *object_role;    /* worker objects, or NULL */
+	int object_index;	    /* worker objects; -1 otherwise */
+	const char *message;
+	const char *job_id; /* may be NULL */
+	int64_t generation; /* plan generation; 0 when unknown */
+	const json_t *json; /* reader: the whole line (borrowed) */
+};
+
+/* The writer's handle on DIR/events.jsonl. */
+struct srt_rundir_events {
+	int fd;
+	int64_t seq; /* the last seq written (or found) */
+	char *path;
+};
+
+/*
+ * Open DIR/events.jsonl for appending (creating it), cut off a torn last
+ * line, and find the highest seq already there so numbering continues.
+ * Close with srt_rundir_events_close().
+ */
+int srt_rundir_events_open(struct srt_rundir_events *w, const char *dir, struct srt_error *err);
+
+/*
+ * Append ev as one line with the next seq (stored in ev->seq and w->seq),
+ * with one write() followed by fsync().
+ */
+int srt_rundir_events_append(struct srt_rundir_events *w, struct srt_rundir_event *ev,
+			     struct srt_error *err);
+void srt_rundir_events_close(struct srt_rundir_events *w);
+
+/* Called for each event; return 0 to go on, anything else to stop. */
+typedef int (*srt_rundir_event_fn)(void *ctx, const struct srt_rundir_event *ev);
+
+/*
+ * Call fn for every event in DIR/events.jsonl with seq > after_seq, in
+ * file order (which is seq order).  A torn last line (no '\n') is ignored;
+ * so is any line that is not a JSON object with an integer seq above the
+ * previous one (reported through *skipped when skipped is not NULL).
+ * *last_seq (may be NULL) gets the seq of the last event passed to fn, or
+ * after_seq.  A missing file is no events.
+ *
+ * Returns 0; -1 when the file cannot be read; or fn's non-zero value (the
+ * events before it were delivered, *last_seq says up to where).
+ */
+int srt_rundir_read_events(const char *dir, int64_t after_seq, srt_rundir_event_fn fn, void *ctx,
+			   int64_t *last_seq, size_t *skipped, struct srt_error *err);
+
+#endif

@@ -1,0 +1,221 @@
+/*
+ * cli/cmd_controller.c: `srtctl controller`, the reconcile loop.
+ *
+ * Takes the database's controller lock (one controller per database), then
+ * runs srt_controller_pass() every --interval until SIGTERM or SIGINT (which
+ * stop it between passes).  While slurmrestd does not answer, the interval
+ * doubles up to 60 s, and falls back once it answers.
+ */
+#include "cli/cli.h"
+#include "controller/controller.h"
+#include "util/buf.h"
+#include "util/clock.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static const char usage_text[] =
+	"usage: srtctl controller [--once] [--interval DURATION] [--db PATH] [--url URL]\n"
+	"\n"
+	"Reconcile the recipes in the state database against SLURM: create a run for each\n"
+	"new recipe generation, render its plan and batch script into its run directory,\n"
+	"submit it through slurmrestd, follow its job and its agent, cancel what was\n"
+	"deleted, and record every decision as an event. One line per decision is logged\n"
+	"to stderr. One controller per database: a second one exits 1.\n"
+	"\n"
+	"Options:\n"
+	"      --once               run one pass and exit\n"
+	"      --interval DURATION  time between passes (default 5s)\n"
+	"      --db PATH            the state database (default: $SRTCTL_DB, then\n"
+	"                           ~/.local/state/srtctl/srtctl.db)\n"
+	"      --url URL            slurmrestd (default: $SRTCTL_SLURMRESTD_URL, then\n"
+	"                           slurmrestd.url in srtslurm.yaml)\n"
+	"  -v, --verbose            also log a line per pass\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	"Run directories go under runtime.log_root of srtslurm.yaml (default ./outputs); it\n"
+	"must be on a filesystem the compute nodes share. SIGTERM or SIGINT stop the\n"
+	"controller between passes; it resumes where it was when started again.\n"
+	"\n"
+	"Exit codes: 0 stopped by a signal (or --once done), 1 cannot run (lock held, no\n"
+	"slurmrestd configured, database error), 2 usage.\n";
+
+static void sleep_ms(int64_t ms)
+{
+	int64_t until = srt_monotonic_ms() + ms;
+
+	while (!stop_requested) {
+		int64_t left = until - srt_monotonic_ms();
+		struct timespec ts;
+
+		if (left <= 0)
+			return;
+		if (left > 200)
+			left = 200; /* wake to notice a signal */
+		ts.tv_sec = left / 1000;
+		ts.tv_nsec = (left % 1000) * 1000000;
+		nanosleep(&ts, NULL);
+	}
+}
+
+int srt_cmd_controller(int argc, char **argv)
+{
+	enum { OPT_DB = 256, OPT_URL, OPT_INTERVAL, OPT_ONCE };
+	static const struct option opts[] = {
+		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "url", required_argument, NULL, OPT_URL },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db_arg = NULL, *url_arg = NULL;
+	bool once = false, verbose = false;
+	int64_t interval = 5000;
+	struct srt_cluster cluster;
+	struct srt_cli_slurm sc;
+	struct srt_controller ctl = { 0 };
+	struct srt_store *store = NULL;
+	struct srt_slurm *slurm = NULL;
+	struct srt_error err;
+	char *db = NULL, *root = NULL;
+	int lock_fd = -1, c, rc = SRT_EXIT_INVALID;
+	struct sigaction sa;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_ONCE:
+			once = true;
+			break;
+		case OPT_INTERVAL:
+			if (srt_duration_parse(optarg, &interval) != 0 || interval < 100)
+				return srt_cli_usage_error("controller",
+							   "--interval '%s' is not a duration of at "
+							   "least 100ms (e.g. 5s, 1m)",
+							   optarg);
+			break;
+		case OPT_DB:
+			db_arg = optarg;
+			break;
+		case OPT_URL:
+			url_arg = optarg;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return SRT_EXIT_OK;
+		default:
+			return srt_cli_usage_error("controller", "unknown option");
+		}
+	}
+	if (optind < argc)
+		return srt_cli_usage_error("controller", "unexpected argument '%s'", argv[optind]);
+	if (srt_cli_load_cluster(&cluster) != 0)
+		return SRT_EXIT_INVALID;
+	db = srt_store_default_path(db_arg);
+	if (!db) {
+		fprintf(stderr, "srtctl controller: no database path: pass --db PATH or set "
+				"$SRTCTL_DB\n");
+		goto out;
+	}
+	lock_fd = srt_store_lock_acquire(db, &err);
+	if (lock_fd < 0) {
+		fprintf(stderr, "srtctl controller: %s\n", err.msg);
+		goto out;
+	}
+	if (srt_store_open(&store, db, SRT_STORE_CREATE, NULL, &err) != 0) {
+		fprintf(stderr, "srtctl controller: %s\n", err.msg);
+		goto out;
+	}
+	srt_cli_slurm_config(&sc, &cluster, url_arg, NULL);
+	if (!sc.cfg.url) {
+		fprintf(stderr, "srtctl controller: no slurmrestd configured: pass --url, set "
+				"$SRTCTL_SLURMRESTD_URL, or set slurmrestd.url in srtslurm.yaml "
+				"(`srtctl doctor` checks it)\n");
+		goto out;
+	}
+	if (srt_slurm_new(&slurm, &sc.cfg, &err) != 0) {
+		fprintf(stderr, "srtctl controller: %s\n", err.msg);
+		goto out;
+	}
+	root = cluster.log_root[0] == '/' ? srt_xstrdup(cluster.log_root) : NULL;
+	if (!root) {
+		char cwd[4096];
+
+		if (!getcwd(cwd, sizeof(cwd))) {
+			fprintf(stderr, "srtctl controller: cannot read the working directory: %s\n",
+				strerror(errno));
+			goto out;
+		}
+		root = srt_xasprintf("%s/%s", cwd, cluster.log_root);
+	}
+	ctl.store = store;
+	ctl.slurm = slurm;
+	ctl.cluster = &cluster;
+	ctl.run_root = root;
+	ctl.srtctl = cluster.commands[SRT_CMD_SRTCTL].v;
+	ctl.nsrtctl = cluster.commands[SRT_CMD_SRTCTL].n;
+	ctl.log = stderr;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	fprintf(stderr, "srtctl controller: database %s, slurmrestd %s, run directories in %s\n",
+		db, srt_slurm_url(slurm), root);
+	for (;;) {
+		struct srt_pass_stats st;
+		int64_t wait = interval;
+
+		if (srt_controller_pass(&ctl, &st, &err) != 0) {
+			fprintf(stderr, "srtctl controller: pass failed: %s\n", err.msg);
+			if (once)
+				goto out;
+		} else if (verbose || st.actions) {
+			fprintf(stderr,
+				"srtctl controller: pass: %zu run(s), %zu action(s), %zu event(s) "
+				"ingested, %llu slurmrestd call(s), %.1f ms%s\n",
+				st.runs, st.actions, st.events_ingested,
+				(unsigned long long)st.slurm_calls, (double)st.usec / 1000.0,
+				st.slurm_known ? "" : " (SLURM unknown)");
+		}
+		if (once || stop_requested)
+			break;
+		for (int i = 0; i < ctl.slurm_failures && wait < 60000; i++)
+			wait *= 2;
+		if (wait > 60000)
+			wait = 60000;
+		sleep_ms(wait);
+		if (stop_requested)
+			break;
+	}
+	fprintf(stderr, "srtctl controller: stopped\n");
+	rc = SRT_EXIT_OK;
+out:
+	srt_controller_release(&ctl);
+	srt_slurm_free(slurm);
+	srt_store_close(store);
+	if (lock_fd >= 0)
+		srt_store_lock_release(lock_fd);
+	srt_cluster_release(&cluster);
+	free(root);
+	free(db);
+	return rc;
+}

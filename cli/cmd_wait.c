@@ -1,0 +1,283 @@
+/*
+ * cli/cmd_wait.c: `srtctl wait` (and `srtctl apply --wait`): follow a recipe's
+ * current run until it is Ready (or done), printing its story as it happens.
+ *
+ * It only reads the database: the controller does the work.  Progress is the
+ * run's phase changes and the events of the run and of its services and
+ * workers (objects run/RUN, service/RUN/..., worker/RUN/...).
+ */
+#include "cli/cli.h"
+#include "reconcilers/runs.h"
+#include "store/store.h"
+#include "util/buf.h"
+#include "util/clock.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"usage: srtctl wait [recipe/]NAME [...] [--for ready|done] [--timeout DURATION] [--db PATH]\n"
+	"\n"
+	"Follow each recipe's run of its current generation and print what happens\n"
+	"(phase changes, and the events of the run, its services and its workers) until\n"
+	"it is Ready (--for ready, the default) or has ended (--for done). A run that\n"
+	"fails while the recipe has attempts left is followed into its next attempt.\n"
+	"A running controller (srtctl controller) does the work; wait only reads.\n"
+	"\n"
+	"Options:\n"
+	"      --for ready|done     Ready (or Succeeded), or any end (default ready)\n"
+	"      --timeout DURATION   give up after this long (default 30m)\n"
+	"      --db PATH            the state database\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	"Exit codes: 0 reached (done: Succeeded), 1 failed, cancelled, deleted or timed\n"
+	"out, 2 usage or I/O.\n"
+	"\n"
+	"Examples:\n"
+	"  srtctl wait qwen3-mooncake\n"
+	"  srtctl apply -f recipe.yaml --wait --timeout 20m\n";
+
+struct follow {
+	char *recipe;
+	char *run; /* the run being followed */
+	char *phase; /* its last printed phase */
+	bool done;
+	int rc;
+};
+
+static void print_event(const struct srt_event_row *e)
+{
+	char ts[40];
+
+	srt_time_rfc3339(e->last_at, ts, sizeof(ts));
+	printf("  %s  %-7s %-16s %s/%s: %s\n", ts + 11, e->type, e->reason, e->kind, e->name,
+	       e->message);
+}
+
+static bool run_object(const char *run, const struct srt_event_row *e)
+{
+	size_t n = strlen(run);
+
+	if (!strcmp(e->kind, "run"))
+		return !strcmp(e->name, run);
+	return !strncmp(e->name, run, n) && e->name[n] == '/';
+}
+
+/* One look at a recipe; returns true when its wait is over. */
+static bool step(struct srt_store *s, struct follow *f, bool for_done, int64_t *last_event,
+		 bool *hinted)
+{
+	struct srt_recipe_row recipe = { 0 };
+	struct srt_run_row *runs = NULL, *cur = NULL;
+	struct srt_event_row *ev = NULL;
+	struct srt_error err;
+	size_t n = 0, nev = 0;
+	enum srt_rc_phase phase = SRT_RC_PENDING;
+	int found;
+
+	found = srt_store_recipe_get(s, f->recipe, &recipe, &err);
+	if (found != 1 || recipe.deleted_at) {
+		printf("recipe/%s: %s\n", f->recipe,
+		       found < 0 ? err.msg : found == 0 ? "not found" : "deleted");
+		f->done = true;
+		f->rc = SRT_EXIT_INVALID;
+		goto out;
+	}
+	if (srt_store_run_list(s, f->recipe, &runs, &n, &err) != 0) {
+		fprintf(stderr, "srtctl wait: %s\n", err.msg);
+		f->done = true;
+		f->rc = SRT_EXIT_USAGE;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (runs[i].generation == recipe.generation &&
+		    (!cur || runs[i].attempt > cur->attempt))
+			cur = &runs[i];
+	if (!cur) {
+		if (!*hinted)
+			printf("recipe/%s: generation %lld has no run yet; waiting for the "
+			       "controller\n",
+			       f->recipe, (long long)recipe.generation);
+		*hinted = true;
+		goto out;
+	}
+	if (!f->run || strcmp(f->run, cur->name)) {
+		free(f->run);
+		f->run = srt_xstrdup(cur->name);
+		free(f->phase);
+		f->phase = NULL;
+		printf("run/%s: attempt %lld of recipe/%s generation %lld\n", cur->name,
+		       (long long)cur->attempt, f->recipe, (long long)recipe.generation);
+	}
+	/* The story so far: new events of the run and its processes. */
+	{
+		struct srt_event_filter flt = { 0 };
+
+		flt.after_id = *last_event;
+		if (srt_store_event_list(s, &flt, &ev, &nev, &err) == 0) {
+			for (size_t i = 0; i < nev; i++) {
+				if (ev[i].id > *last_event)
+					*last_event = ev[i].id;
+				if (run_object(cur->name, &ev[i]))
+					print_event(&ev[i]);
+			}
+		}
+	}
+	if (!f->phase || strcmp(f->phase, cur->phase)) {
+		printf("run/%s: %s%s%s\n", cur->name, cur->phase, cur->message ? " - " : "",
+		       cur->message ? cur->message : "");
+		free(f->phase);
+		f->phase = srt_xstrdup(cur->phase);
+	}
+	srt_rc_phase_parse(cur->phase, &phase);
+	if ((phase == SRT_RC_READY && !for_done) || phase == SRT_RC_SUCCEEDED) {
+		f->done = true;
+		f->rc = SRT_EXIT_OK;
+	} else if (phase == SRT_RC_FAILED || phase == SRT_RC_CANCELLED) {
+		json_t *spec = json_loads(recipe.spec, 0, NULL);
+		json_int_t max = json_integer_value(
+			json_object_get(json_object_get(spec, "slurm"), "max_attempts"));
+
+		json_decref(spec);
+		if (max < 1)
+			max = 3; /* SRT_MAX_ATTEMPTS_DEFAULT */
+		if (cur->attempt >= max) {
+			f->done = true;
+			f->rc = SRT_EXIT_INVALID;
+			printf("run/%s: %s after %lld attempt(s); see `srtctl describe run %s` and "
+			       "its logs in %s\n",
+			       cur->name, cur->phase, (long long)cur->attempt, cur->name,
+			       cur->run_dir ? cur->run_dir : "its run directory");
+		}
+	}
+out:
+	srt_event_rows_free(ev, nev);
+	srt_run_rows_free(runs, n);
+	srt_recipe_row_release(&recipe);
+	return f->done;
+}
+
+int srt_cli_wait(const char *db, char *const *names, size_t n, bool for_done,
+		 const char *timeout)
+{
+	struct srt_store *s = NULL;
+	struct follow *f = srt_xcalloc(n ? n : 1, sizeof(*f));
+	struct srt_watch w;
+	int64_t last_event = 0;
+	bool hinted = false, watching = false;
+	int rc = SRT_EXIT_OK, orc;
+
+	orc = srt_cli_db_open("wait", db, SRT_STORE_READONLY, &s);
+	if (orc != 0) {
+		if (orc == 1)
+			srt_cli_db_missing("wait", db);
+		free(f);
+		return orc == 1 ? SRT_EXIT_INVALID : SRT_EXIT_USAGE;
+	}
+	{
+		/* Start the story at the newest event: what is new from here on. */
+		struct srt_event_filter flt = { 0 };
+		struct srt_event_row *ev = NULL;
+		struct srt_error err;
+		size_t nev = 0;
+
+		flt.limit = 1;
+		if (srt_store_event_list(s, &flt, &ev, &nev, &err) == 0 && nev)
+			last_event = ev[0].id - 1;
+		srt_event_rows_free(ev, nev);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *name = names[i];
+
+		if (!strncmp(name, "recipe/", 7))
+			name += 7;
+		f[i].recipe = srt_xstrdup(name);
+	}
+	if (srt_watch_init(&w, "wait", db, timeout ? timeout : "30m", s) != 0) {
+		rc = SRT_EXIT_USAGE;
+		goto out;
+	}
+	watching = true;
+	for (;;) {
+		bool all = true;
+
+		for (size_t i = 0; i < n; i++)
+			if (!f[i].done && !step(s, &f[i], for_done, &last_event, &hinted))
+				all = false;
+		fflush(stdout);
+		if (all)
+			break;
+		if (!srt_watch_wait(&w, s)) {
+			for (size_t i = 0; i < n; i++)
+				if (!f[i].done) {
+					printf("recipe/%s: gave up waiting (timeout or signal)%s%s\n",
+					       f[i].recipe, f[i].phase ? "; last phase " : "",
+					       f[i].phase ? f[i].phase : "");
+					f[i].rc = SRT_EXIT_INVALID;
+				}
+			break;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (f[i].rc > rc)
+			rc = f[i].rc;
+out:
+	if (watching)
+		srt_watch_release(&w);
+	for (size_t i = 0; i < n; i++) {
+		free(f[i].recipe);
+		free(f[i].run);
+		free(f[i].phase);
+	}
+	free(f);
+	srt_store_close(s);
+	return rc;
+}
+
+int srt_cmd_wait(int argc, char **argv)
+{
+	enum { OPT_DB = 256, OPT_FOR, OPT_TIMEOUT };
+	static const struct option opts[] = {
+		{ "for", required_argument, NULL, OPT_FOR },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db_arg = NULL, *timeout = NULL;
+	bool for_done = false;
+	char *db;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_FOR:
+			if (!strcmp(optarg, "done"))
+				for_done = true;
+			else if (strcmp(optarg, "ready"))
+				return srt_cli_usage_error("wait", "--for takes ready or done, not '%s'",
+							   optarg);
+			break;
+		case OPT_TIMEOUT:
+			timeout = optarg;
+			break;
+		case OPT_DB:
+			db_arg = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return SRT_EXIT_OK;
+		default:
+			return srt_cli_usage_error("wait", "unknown option");
+		}
+	}
+	if (optind >= argc)
+		return srt_cli_usage_error("wait", "name the recipe(s) to wait for");
+	db = srt_cli_db_path(db_arg);
+	rc = srt_cli_wait(db, argv + optind, (size_t)(argc - optind), for_done, timeout);
+	free(db);
+	return rc;
+}

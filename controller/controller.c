@@ -1,0 +1,672 @@
+/*
+ * controller/controller.c: one reconcile pass, and the effects it takes.
+ *
+ * Observe (database, one SLURM listing, the run directories), decide
+ * (reconcilers/runs.c, pure), act.  Every state change is committed with
+ * the event that explains it; a SLURM call is made only after the intent it
+ * serves is committed (a run row with its job comment before a submit), so
+ * a controller killed between any two lines finds, on its next pass, either
+ * the job it submitted (and adopts it) or no job (and submits).
+ */
+#include "controller/controller.h"
+#include "agent/rundir.h"
+#include "reconcilers/runs.h"
+#include "recipe/compile.h"
+#include "recipe/render.h"
+#include "recipe/script.h"
+#include "util/buf.h"
+#include "util/clock.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What a pass knows about one run besides its row. */
+struct run_obs {
+	enum srt_rc_agent agent;
+	char *agent_message;
+};
+
+static void logf_(struct srt_controller *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void logf_(struct srt_controller *c, const char *fmt, ...)
+{
+	char ts[40];
+	va_list ap;
+
+	if (!c->log)
+		return;
+	srt_time_rfc3339(srt_store_now(c->store), ts, sizeof(ts));
+	fprintf(c->log, "%s ", ts);
+	va_start(ap, fmt);
+	vfprintf(c->log, fmt, ap);
+	va_end(ap);
+	fputc('\n', c->log);
+	fflush(c->log);
+}
+
+void srt_controller_release(struct srt_controller *c)
+{
+	srt_job_list_release(&c->jobs);
+	c->have_jobs = false;
+}
+
+char *srt_controller_run_dir(const struct srt_controller *c, const char *run)
+{
+	return srt_xasprintf("%s/%s", c->run_root, run);
+}
+
+/* Commit a state change and its event, or roll both back. */
+static int finish_tx(struct srt_controller *c, int rc, struct srt_error *err)
+{
+	if (rc == 0)
+		return srt_store_commit(c->store, err);
+	srt_store_rollback(c->store);
+	return -1;
+}
+
+/* The event reason of a phase change the controller observed: Phase<Name>. */
+static const char *phase_reason(enum srt_rc_phase p)
+{
+	static const char *const reasons[SRT_RC_PHASE_COUNT] = {
+		"PhasePending",	  "PhaseSubmitted", "PhaseStarting",
+		"PhaseReady",	  "PhaseDegraded",  "PhaseSucceeded",
+		"PhaseFailed",	  "PhaseCancelling", "PhaseCancelled",
+	};
+
+	return p < SRT_RC_PHASE_COUNT ? reasons[p] : "PhaseChanged";
+}
+
+/* ---- agent reports ---- */
+
+static enum srt_rc_agent agent_phase(enum srt_run_phase p)
+{
+	switch (p) {
+	case SRT_RUN_STARTING:
+		return SRT_RC_AGENT_STARTING;
+	case SRT_RUN_READY:
+		return SRT_RC_AGENT_READY;
+	case SRT_RUN_FAILED:
+		return SRT_RC_AGENT_FAILED;
+	case SRT_RUN_SUCCEEDED:
+		return SRT_RC_AGENT_SUCCEEDED;
+	case SRT_RUN_STOPPING:
+	case SRT_RUN_STOPPED:
+		return SRT_RC_AGENT_STOPPED;
+	}
+	return SRT_RC_AGENT_NONE;
+}
+
+struct ingest_ctx {
+	struct srt_controller *c;
+	const char *run;
+	size_t n;
+	struct srt_error *err;
+};
+
+static int ingest_one(void *vctx, const struct srt_rundir_event *ev)
+{
+	struct ingest_ctx *x = vctx;
+	const char *kind = ev->object_kind ? ev->object_kind : "run";
+	char *name;
+	int rc;
+
+	if (!strcmp(kind, "run"))
+		name = srt_xstrdup(x->run);
+	else
+		name = srt_xasprintf("%s/%s", x->run, ev->object_name ? ev->object_name : "?");
+	rc = srt_store_event_at(x->c->store, ev->time, ev->warning ? "Warning" : "Normal",
+				ev->reason ? ev->reason : "AgentEvent", kind, name, "agent",
+				ev->message ? ev->message : "", x->err);
+	free(name);
+	if (rc != 0)
+		return 1; /* a database error: stop, roll back */
+	x->n++;
+	return 0;
+}
+
+/* Upsert the services and workers the agent reports. */
+static int upsert_procs(struct srt_controller *c, const char *run,
+			const struct srt_rundir_status *st, struct srt_error *err)
+{
+	int64_t now = srt_store_now(c->store);
+
+	for (size_t i = 0; i < st->nprocs; i++) {
+		const struct srt_rundir_proc *p = &st->procs[i];
+		const char *state = srt_proc_state_name(p->state);
+
+		if (p->kind && !strcmp(p->kind, "worker")) {
+			struct srt_worker_row w = { 0 };
+
+			w.run = (char *)run;
+			w.role = (char *)p->role;
+			w.node = (char *)p->host;
+			w.ip = (char *)p->ip;
+			w.env_hash = (char *)p->env_hash;
+			w.state = (char *)state;
+			w.message = (char *)p->message;
+			w.idx = p->index;
+			w.restarts = p->restarts;
+			w.started_at = p->started_at;
+			w.updated_at = now;
+			if (srt_store_worker_upsert(c->store, &w, err) != 0)
+				return -1;
+		} else {
+			struct srt_service_row s = { 0 };
+
+			s.run = (char *)run;
+			s.name = (char *)p->name;
+			s.service = (char *)(p->service ? p->service : p->name);
+			s.type = (char *)(p->type ? p->type : p->kind ? p->kind : "generic");
+			s.node = (char *)p->host;
+			s.endpoint = (char *)p->endpoint;
+			s.state = (char *)state;
+			s.last_probe = (char *)p->last_probe;
+			s.message = (char *)p->message;
+			s.restarts = p->restarts;
+			s.last_probe_at = p->last_probe ? st->updated_at : 0;
+			s.started_at = p->started_at;
+			s.updated_at = now;
+			if (srt_store_service_upsert(c->store, &s, err) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Read one run's status.json and new events.  Events are inserted and the
+ * ingest cursor moved in one transaction: each is ingested exactly once.
+ */
+static int ingest_run(struct srt_controller *c, const struct srt_run_row *run,
+		      struct run_obs *obs, size_t *ningested, struct srt_error *err)
+{
+	struct srt_rundir_status st;
+	struct srt_error rerr;
+	char *dir = srt_controller_run_dir(c, run->name);
+	struct ingest_ctx x = { c, run->name, 0, err };
+	int64_t cursor = 0, last = 0;
+	int rc, src;
+
+	src = srt_rundir_read_status(dir, &st, &rerr);
+	if (src == 0) {
+		obs->agent = agent_phase(st.phase);
+		obs->agent_message = st.message && *st.message ? srt_xstrdup(st.message) : NULL;
+	} else if (src < 0) {
+		logf_(c, "run/%s: cannot read its status: %s", run->name, rerr.msg);
+	}
+	if (srt_store_begin(c->store, err) != 0) {
+		rc = -1;
+		goto out;
+	}
+	rc = srt_store_ingest_cursor_get(c->store, run->name, &cursor, err);
+	if (rc == 0) {
+		int r = srt_rundir_read_events(dir, cursor, ingest_one, &x, &last, NULL, &rerr);
+
+		if (r == 1) {
+			rc = -1; /* the database failed; err says how */
+		} else if (r < 0) {
+			/* an unreadable file: nothing ingested; the next pass tries again */
+			logf_(c, "run/%s: cannot read its events: %s", run->name, rerr.msg);
+			last = cursor;
+			x.n = 0;
+		}
+	}
+	if (rc == 0 && last > cursor)
+		rc = srt_store_ingest_cursor_set(c->store, run->name, last, err);
+	if (rc == 0 && src == 0)
+		rc = upsert_procs(c, run->name, &st, err);
+	if (finish_tx(c, rc, err) != 0) {
+		rc = -1;
+		goto out;
+	}
+	*ningested += x.n;
+out:
+	if (src == 0)
+		srt_rundir_status_release(&st);
+	free(dir);
+	return rc;
+}
+
+/* ---- effects ---- */
+
+/* SLURM time limit text -> minutes (0 when unset or unlimited). */
+static int time_limit_minutes(const char *s)
+{
+	long d = 0, parts[3] = { 0, 0, 0 };
+	int n = 0;
+	const char *p = s;
+	char *end;
+
+	if (!s || !*s || !strcasecmp(s, "unlimited") || !strcasecmp(s, "infinite"))
+		return 0;
+	if (strchr(s, '-')) {
+		d = strtol(s, &end, 10);
+		p = end + 1;
+	}
+	while (*p && n < 3) {
+		parts[n++] = strtol(p, &end, 10);
+		p = *end == ':' ? end + 1 : end;
+		if (!*end)
+			break;
+	}
+	if (strchr(s, '-')) /* D-HH[:MM[:SS]] */
+		return (int)(d * 1440 + parts[0] * 60 + parts[1] + (parts[2] > 0));
+	if (n == 1) /* MM */
+		return (int)parts[0];
+	if (n == 2) /* MM:SS */
+		return (int)(parts[0] + (parts[1] > 0));
+	return (int)(parts[0] * 60 + parts[1] + (parts[2] > 0)); /* HH:MM:SS */
+}
+
+static int record(struct srt_controller *c, const char *run, const char *phase, int64_t job_id,
+		  const char *slurm_state, const char *message, const char *type,
+		  const char *reason, struct srt_error *err)
+{
+	int rc;
+
+	if (srt_store_begin(c->store, err) != 0)
+		return -1;
+	rc = srt_store_run_update(c->store, run, phase, job_id, slurm_state, message, err);
+	if (rc == 0)
+		rc = srt_store_event(c->store, err, type, reason, "run", run, "controller", "%s",
+				     message);
+	return finish_tx(c, rc, err);
+}
+
+/* Give the run directory to the job's user when srtctl runs as root (local clusters). */
+static void hand_over(struct srt_controller *c, const char *dir)
+{
+	const char *user = c->cluster->slurmrestd.user;
+	struct passwd *pw;
+	char *logs;
+
+	if (geteuid() != 0 || !user || !*user)
+		return;
+	pw = getpwnam(user);
+	if (!pw)
+		return;
+	logs = srt_xasprintf("%s/%s", dir, SRT_RUNDIR_LOGS);
+	if (chown(dir, pw->pw_uid, pw->pw_gid) != 0 || chown(logs, pw->pw_uid, pw->pw_gid) != 0)
+		logf_(c, "cannot give %s to user %s: %s", dir, user, strerror(errno));
+	free(logs);
+}
+
+/*
+ * Render the run's plan and batch script into its directory and submit it.
+ * The run row (with its job comment) is already committed.
+ */
+static int submit(struct srt_controller *c, const char *run_name, struct srt_error *err)
+{
+	struct srt_run_row run = { 0 };
+	struct srt_recipe_row recipe = { 0 };
+	struct srt_compiled comp = { 0 };
+	struct srt_diags d;
+	struct srt_plan *plan = NULL;
+	json_t *pj = NULL;
+	char *dir = NULL, *script = NULL, *file = NULL, *out_path = NULL, *msg = NULL;
+	struct srt_error serr;
+	int64_t job_id = 0;
+	int rc = -1, src;
+
+	srt_diags_init(&d);
+	if (srt_store_run_get(c->store, run_name, &run, err) != 1)
+		goto out;
+	if (srt_store_recipe_get(c->store, run.recipe, &recipe, err) != 1)
+		goto out;
+	file = srt_xasprintf("%s.yaml", recipe.name);
+	if (srt_compile_bytes(recipe.spec, strlen(recipe.spec), file, c->cluster, &comp, &d) ||
+	    comp.n != 1 || !(plan = srt_plan_build(comp.recipes[0], c->cluster, &d))) {
+		struct srt_buf b;
+
+		srt_buf_init(&b);
+		for (size_t i = 0; i < d.n; i++) {
+			char *s = srt_diag_format(&d.items[i]);
+
+			if (d.items[i].level == SRT_DIAG_ERROR)
+				srt_buf_printf(&b, "%s%s", b.len ? "; " : "", s);
+			free(s);
+		}
+		msg = srt_xasprintf("the recipe's spec does not render with this cluster config: %s",
+				    b.len ? b.data : "unknown error");
+		srt_buf_release(&b);
+		rc = record(c, run.name, "Failed", -1, NULL, msg, "Warning", "InvalidSpec", err);
+		logf_(c, "run/%s: %s", run.name, msg);
+		goto out;
+	}
+	dir = srt_controller_run_dir(c, run.name);
+	out_path = srt_xasprintf("%s/agent-%%j.out", dir);
+	pj = srt_plan_to_json(plan);
+	if (srt_rundir_create(dir, err) != 0 ||
+	    srt_rundir_write_plan(dir, pj, run.generation, err) != 0)
+		goto out;
+	script = srt_script_render_agent(plan,
+					 &(struct srt_script_agent_opts){
+						 .job_name = run.job_name,
+						 .comment = run.job_comment,
+						 .run_dir = dir,
+						 .output = out_path,
+						 .srtctl = c->srtctl,
+						 .nsrtctl = c->nsrtctl,
+					 },
+					 &d);
+	if (!script) {
+		srt_error_set(err, "cannot render the batch script of run '%s'", run.name);
+		goto out;
+	}
+	{
+		char *job_file = srt_xasprintf("%s/%s", dir, SRT_RUNDIR_JOB);
+
+		rc = srt_rundir_write_file(job_file, script, strlen(script), 0755, err);
+		free(job_file);
+		if (rc != 0)
+			goto out;
+		rc = -1;
+	}
+	hand_over(c, dir);
+	if (srt_store_run_set_details(c->store, run.name, dir, false, 0, err) != 0)
+		goto out;
+	{
+		static const char *const env[] = {
+			"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+			"LANG=C.UTF-8",
+		};
+		const struct srt_recipe *r = comp.recipes[0];
+		struct srt_job_spec spec = {
+			.name = run.job_name,
+			.comment = run.job_comment,
+			.script = script,
+			.partition = r->slurm.partition ? r->slurm.partition :
+							  c->cluster->default_partition,
+			.account = r->slurm.account ? r->slurm.account : c->cluster->default_account,
+			.nodes = (int)plan->layout.nnodes,
+			.time_limit = time_limit_minutes(r->slurm.time_limit ?
+								 r->slurm.time_limit :
+								 c->cluster->default_time_limit),
+			.cwd = dir,
+			.stdout_path = out_path,
+			.stderr_path = out_path,
+			.env = env,
+			.nenv = sizeof(env) / sizeof(env[0]),
+		};
+
+		srt_error_clear(&serr);
+		src = srt_slurm_submit(c->slurm, &spec, &job_id, &serr);
+	}
+	if (src == SRT_SLURM_OK) {
+		msg = srt_xasprintf("submitted job %lld (name %s, comment %s, %zu node%s) from %s",
+				    (long long)job_id, run.job_name, run.job_comment,
+				    plan->layout.nnodes, plan->layout.nnodes == 1 ? "" : "s", dir);
+		rc = record(c, run.name, "Submitted", job_id, "PENDING", msg, "Normal",
+			    "JobSubmitted", err);
+		logf_(c, "run/%s: %s", run.name, msg);
+	} else if (src == SRT_SLURM_EREJECTED || src == SRT_SLURM_EINVAL) {
+		msg = srt_xasprintf("SLURM refused the job: %s", serr.msg);
+		rc = record(c, run.name, "Failed", -1, NULL, msg, "Warning", "SubmitRejected", err);
+		logf_(c, "run/%s: %s", run.name, msg);
+	} else {
+		/* Unknown: the job may exist.  The next pass looks for it by its comment. */
+		msg = srt_xasprintf("submission unconfirmed (%s: %s); the next pass looks for job "
+				    "comment %s before submitting again",
+				    srt_slurm_rc_name(src), serr.msg, run.job_comment);
+		if (srt_store_begin(c->store, err) == 0)
+			rc = finish_tx(c,
+				       srt_store_event(c->store, err, "Warning", "SubmitUnknown",
+						       "run", run.name, "controller", "%s", msg),
+				       err);
+		logf_(c, "run/%s: %s", run.name, msg);
+	}
+out:
+	free(msg);
+	free(script);
+	free(out_path);
+	free(dir);
+	free(file);
+	json_decref(pj);
+	srt_plan_free(plan);
+	srt_compiled_release(&comp);
+	srt_diags_release(&d);
+	srt_recipe_row_release(&recipe);
+	srt_run_row_release(&run);
+	return rc;
+}
+
+static int act(struct srt_controller *c, const struct srt_rc_action *x, struct srt_error *err)
+{
+	struct srt_error serr;
+	struct srt_run_row row = { 0 };
+	char *msg = NULL;
+	int rc = 0, src;
+
+	switch (x->kind) {
+	case SRT_RC_CREATE_RUN:
+		if (srt_store_begin(c->store, err) != 0)
+			return -1;
+		rc = srt_store_run_create(c->store, x->recipe, x->attempt, &row, err);
+		if (rc == 0)
+			rc = srt_store_event(c->store, err, x->warning ? "Warning" : "Normal",
+					     "RunCreated", "run", row.name, "controller",
+					     "run created for recipe %s, %s (job name %s, comment %s)",
+					     x->recipe, x->message, row.job_name, row.job_comment);
+		if (finish_tx(c, rc, err) != 0) {
+			srt_run_row_release(&row);
+			return -1;
+		}
+		logf_(c, "run/%s: created (%s)", row.name, x->message);
+		rc = submit(c, row.name, err);
+		srt_run_row_release(&row);
+		return rc;
+	case SRT_RC_SUBMIT:
+		return submit(c, x->run, err);
+	case SRT_RC_ADOPT:
+		rc = record(c, x->run, "Submitted", x->job_id, NULL, x->message, "Normal",
+			    "JobAdopted", err);
+		logf_(c, "run/%s: %s", x->run, x->message);
+		return rc;
+	case SRT_RC_SET_PHASE:
+		rc = record(c, x->run, srt_rc_phase_name(x->phase), x->job_id ? x->job_id : -1,
+			    x->job_id ? srt_job_state_name(x->job_state) : NULL, x->message,
+			    x->warning ? "Warning" : "Normal", phase_reason(x->phase), err);
+		if (rc == 0 && x->job_id && srt_rc_phase_is_final(x->phase) && x->exit_code >= 0)
+			rc = srt_store_run_set_details(c->store, x->run, NULL, true, x->exit_code,
+						       err);
+		logf_(c, "run/%s: %s (%s)", x->run, srt_rc_phase_name(x->phase), x->message);
+		return rc;
+	case SRT_RC_CANCEL:
+		srt_error_clear(&serr);
+		src = srt_slurm_cancel(c->slurm, x->job_id, &serr);
+		if (src == SRT_SLURM_OK || src == SRT_SLURM_EGONE) {
+			msg = srt_xasprintf("cancelled job %lld: %s", (long long)x->job_id, x->message);
+			rc = record(c, x->run, src == SRT_SLURM_OK ? "Cancelling" : "Cancelled",
+				    x->job_id, NULL, msg, "Normal", "JobCancelled", err);
+		} else {
+			msg = srt_xasprintf("could not cancel job %lld (%s: %s); trying again next pass",
+					    (long long)x->job_id, srt_slurm_rc_name(src), serr.msg);
+			if (srt_store_begin(c->store, err) == 0)
+				rc = finish_tx(c,
+					       srt_store_event(c->store, err, "Warning", "CancelFailed",
+							       "run", x->run, "controller", "%s", msg),
+					       err);
+		}
+		logf_(c, "run/%s: %s", x->run, msg);
+		free(msg);
+		return rc;
+	case SRT_RC_FORGET_JOB: {
+		struct srt_job job = { 0 };
+
+		srt_error_clear(&serr);
+		src = srt_slurm_get_job(c->slurm, x->job_id, &job, &serr);
+		srt_job_release(&job);
+		if (src != SRT_SLURM_EGONE)
+			return 0; /* still there (the listing raced), or unknown: wait */
+		msg = srt_xasprintf("%s (purged after MinJobAge?) before srtctl saw it end",
+				    x->message);
+		rc = record(c, x->run, "Failed", -1, "GONE", msg, "Warning", "JobGone", err);
+		logf_(c, "run/%s: %s", x->run, msg);
+		free(msg);
+		return rc;
+	}
+	}
+	return 0;
+}
+
+/* ---- the pass ---- */
+
+/* "slurm": {"max_attempts": N} of a canonical spec, or the default. */
+static int spec_max_attempts(const char *spec)
+{
+	json_t *j = json_loads(spec, 0, NULL);
+	json_int_t n = json_integer_value(json_object_get(json_object_get(j, "slurm"),
+							  "max_attempts"));
+
+	json_decref(j);
+	return n >= 1 && n <= 100 ? (int)n : SRT_MAX_ATTEMPTS_DEFAULT;
+}
+
+int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
+			struct srt_error *err)
+{
+	struct srt_recipe_row *recipes = NULL;
+	struct srt_run_row *runs = NULL;
+	size_t nrecipes = 0, nruns = 0;
+	struct srt_job_list jl = { 0 };
+	struct srt_slurm_stats before, after;
+	struct srt_rc_recipe *wr = NULL;
+	struct srt_rc_run *wruns = NULL;
+	struct srt_rc_job *wjobs = NULL;
+	struct run_obs *obs = NULL;
+	struct srt_rc_actions actions = { 0 };
+	struct srt_error serr;
+	int64_t t0 = srt_monotonic_ms();
+	int rc = -1, src;
+
+	memset(stats, 0, sizeof(*stats));
+	srt_slurm_stats(c->slurm, &before);
+	if (srt_store_recipe_list(c->store, true, &recipes, &nrecipes, err) != 0 ||
+	    srt_store_run_list(c->store, NULL, &runs, &nruns, err) != 0)
+		goto out;
+
+	/* SLURM: every job, in one call ("changed since" the cached listing when we have one). */
+	srt_error_clear(&serr);
+	{
+		bool full = !c->have_jobs || ++c->passes_since_full >= 60;
+
+		src = srt_slurm_list_jobs(c->slurm, full ? 0 : c->jobs.last_update, &jl, &serr);
+		if (src == SRT_SLURM_OK && !jl.unchanged) {
+			srt_job_list_release(&c->jobs);
+			c->jobs = jl;
+			memset(&jl, 0, sizeof(jl));
+			c->have_jobs = true;
+			c->passes_since_full = 0;
+		} else if (src == SRT_SLURM_OK) {
+			c->jobs.last_update = jl.last_update ? jl.last_update : c->jobs.last_update;
+		}
+	}
+	stats->slurm_known = src == SRT_SLURM_OK && c->have_jobs;
+	if (!stats->slurm_known) {
+		c->slurm_failures++;
+		logf_(c, "slurmrestd: %s: %s; run states are unknown this pass", srt_slurm_rc_name(src),
+		      serr.msg);
+		for (size_t i = 0; i < nruns; i++) {
+			enum srt_rc_phase p = SRT_RC_PENDING;
+
+			srt_rc_phase_parse(runs[i].phase, &p);
+			if (srt_rc_phase_is_final(p))
+				continue;
+			if (srt_store_begin(c->store, err) != 0 ||
+			    finish_tx(c,
+				      srt_store_event(c->store, err, "Warning", "SlurmUnavailable",
+						      "run", runs[i].name, "controller",
+						      "slurmrestd did not answer (%s: %s); the run's "
+						      "job state is unknown: nothing is resubmitted, "
+						      "failed or cancelled until it answers",
+						      srt_slurm_rc_name(src), serr.msg),
+				      err) != 0)
+				goto out;
+		}
+	} else if (c->slurm_failures) {
+		logf_(c, "slurmrestd answers again after %d failed pass%s", c->slurm_failures,
+		      c->slurm_failures == 1 ? "" : "es");
+		c->slurm_failures = 0;
+	}
+
+	/* The agents' reports. */
+	obs = srt_xcalloc(nruns ? nruns : 1, sizeof(*obs));
+	for (size_t i = 0; i < nruns; i++) {
+		enum srt_rc_phase p = SRT_RC_PENDING;
+
+		srt_rc_phase_parse(runs[i].phase, &p);
+		if (srt_rc_phase_is_final(p) || !runs[i].run_dir)
+			continue;
+		if (ingest_run(c, &runs[i], &obs[i], &stats->events_ingested, err) != 0)
+			goto out;
+	}
+
+	/* Decide. */
+	wr = srt_xcalloc(nrecipes ? nrecipes : 1, sizeof(*wr));
+	for (size_t i = 0; i < nrecipes; i++) {
+		wr[i].name = recipes[i].name;
+		wr[i].generation = recipes[i].generation;
+		wr[i].deleted = recipes[i].deleted_at != 0;
+		wr[i].max_attempts = spec_max_attempts(recipes[i].spec);
+	}
+	wruns = srt_xcalloc(nruns ? nruns : 1, sizeof(*wruns));
+	for (size_t i = 0; i < nruns; i++) {
+		wruns[i].name = runs[i].name;
+		wruns[i].recipe = runs[i].recipe;
+		wruns[i].generation = runs[i].generation;
+		wruns[i].attempt = runs[i].attempt;
+		wruns[i].phase = SRT_RC_PENDING;
+		srt_rc_phase_parse(runs[i].phase, &wruns[i].phase);
+		wruns[i].job_id = runs[i].slurm_job_id;
+		wruns[i].job_comment = runs[i].job_comment;
+		wruns[i].agent = obs[i].agent;
+		wruns[i].agent_message = obs[i].agent_message;
+	}
+	{
+		const struct srt_job_list *cur = stats->slurm_known ? &c->jobs : &jl;
+
+		wjobs = srt_xcalloc(cur->n ? cur->n : 1, sizeof(*wjobs));
+		for (size_t i = 0; i < cur->n; i++) {
+			wjobs[i].id = cur->jobs[i].id;
+			wjobs[i].comment = cur->jobs[i].comment;
+			wjobs[i].state = cur->jobs[i].state;
+			wjobs[i].exit_code = cur->jobs[i].exit_code;
+			wjobs[i].reason = cur->jobs[i].reason;
+		}
+		srt_reconcile_runs(&(struct srt_rc_world){ wr, nrecipes, wruns, nruns, wjobs,
+							   stats->slurm_known ? cur->n : 0,
+							   stats->slurm_known },
+				   &actions);
+	}
+
+	/* Act. */
+	for (size_t i = 0; i < actions.n; i++) {
+		if (act(c, &actions.v[i], err) != 0)
+			logf_(c, "error: %s", err->msg); /* the next pass decides again */
+	}
+	stats->actions = actions.n;
+	stats->runs = nruns;
+	rc = 0;
+out:
+	srt_slurm_stats(c->slurm, &after);
+	stats->slurm_calls = after.requests - before.requests;
+	stats->usec = (srt_monotonic_ms() - t0) * 1000;
+	srt_rc_actions_release(&actions);
+	for (size_t i = 0; obs && i < nruns; i++)
+		free(obs[i].agent_message);
+	free(obs);
+	free(wr);
+	free(wruns);
+	free(wjobs);
+	srt_job_list_release(&jl);
+	srt_recipe_rows_free(recipes, nrecipes);
+	srt_run_rows_free(runs, nruns);
+	return rc;
+}

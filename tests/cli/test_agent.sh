@@ -1,0 +1,543 @@
+#!/usr/bin/env bash
+# tests/cli/test_agent.sh: `srtctl agent` run for real, with SLURM stood in.
+#
+# Stand-ins first on PATH: `srun` drops its --options and runs the command
+# here, "on" the node named by --nodelist (it exports FAKE_BIND_HOST and
+# FAKE_ENGINE_DEFAULT_HOST = that node's IP so the tests/fakes servers bind
+# it); `scontrol show hostnames` splits the list; `hostname -I` and
+# `ip -4 -o addr show dev fk0` print the node's IP.  Node nK has IP
+# $NET.K, where NET is a random 127.x.y network, so every node has its own
+# loopback address and the fixed master ports (8700-8702) never collide
+# with another test.  Processes are tests/fakes (master, store, engine,
+# benchmark), named by srtslurm.yaml's commands like the real programs.
+#
+# Scenarios: SGLang (order, Env: lines, stamped env, hostile values, env
+# hash, srun flags, SIGTERM order); vLLM with a dedicated master, stores
+# gated on readiness and a benchmark (store_config, Succeeded); a master
+# that never becomes ready and one that exits at once (Failed, the port
+# and the log tail in the event); an agent restarted in the same run
+# directory (event seq continues, torn line cut); an external master that
+# is down, then up; a killed master restarted with its stores (issue 6);
+# a hung master restarted by liveness; a crash loop ended by its budget.
+set -euo pipefail
+
+SRTCTL=${SRTCTL:?set SRTCTL to the srtctl binary}
+src=${SRT_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+F=$src/tests/fakes
+
+work=$(mktemp -d)
+agent_pid=
+extra_pids=()
+# Pids of every process the agents of this test started (from status.json).
+step_pids() {
+	python3 - "$work" <<'PY' 2>/dev/null || true
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/*/run/status.json"):
+    try:
+        for p in json.load(open(f))["processes"]:
+            if p.get("pid"):
+                print(p["pid"])
+    except Exception:
+        pass
+PY
+}
+cleanup() {
+	local p
+	[[ -n $agent_pid ]] && kill -KILL "$agent_pid" 2>/dev/null || true
+	for p in "${extra_pids[@]}" $(step_pids); do kill -KILL "$p" 2>/dev/null || true; done
+	if [[ -n ${SRT_TEST_KEEP:-} ]]; then echo "kept $work" >&2; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+cd "$work"
+
+NET=127.$((100 + RANDOM % 100)).$((1 + RANDOM % 250))
+export FAKE_NET=$NET FAKE_IFACE=fk0
+unset FAKE_BIND_HOST FAKE_RECORD_DIR FAKE_RECORD_FILE FAKE_MASTER_HANG FAKE_MASTER_EXIT_AT_ONCE \
+	FAKE_MASTER_CRASH_AFTER MOONCAKE_MASTER MOONCAKE_CONFIG_PATH SRTSLURM_CONFIG || true
+
+fail() {
+	echo "FAIL: $*" >&2
+	local d
+	for d in "$work"/*/run; do
+		[[ -d $d ]] || continue
+		echo "--- $d/events.jsonl" >&2
+		cat "$d/events.jsonl" >&2 2>/dev/null || true
+		for f in "$d"/logs/*.out; do
+			[[ -f $f ]] || continue
+			echo "--- $f" >&2
+			tail -n 15 "$f" >&2
+		done
+	done
+	exit 1
+}
+
+# ---- stand-ins ----
+
+mkdir bin
+cat >bin/srun <<'EOF'
+#!/bin/bash
+# srun stand-in: drop the --options, run the command on "node" --nodelist.
+opts=
+while [[ $# -gt 0 && $1 == --* ]]; do
+	case $1 in --nodelist=*) export SRT_FAKE_NODE=${1#--nodelist=} ;; esac
+	opts+="$1 "
+	shift
+done
+export FAKE_BIND_HOST=$FAKE_NET.${SRT_FAKE_NODE#n}
+export FAKE_ENGINE_DEFAULT_HOST=$FAKE_BIND_HOST
+printf '%s%s\n' "$opts" "$1" >>"$FAKE_SRUN_LOG"
+exec "$@"
+EOF
+cat >bin/scontrol <<'EOF'
+#!/bin/bash
+[[ $1 == show && $2 == hostnames ]] || exit 2
+tr ',' '\n' <<<"$3"
+EOF
+cat >bin/hostname <<'EOF'
+#!/bin/bash
+if [[ ${1:-} == -I ]]; then echo "$FAKE_NET.${SRT_FAKE_NODE#n} 10.9.9.9"; else echo "${SRT_FAKE_NODE:-login}"; fi
+EOF
+cat >bin/ip <<'EOF'
+#!/bin/bash
+[[ "$*" == "-4 -o addr show dev $FAKE_IFACE" ]] || { echo "Device \"${*: -1}\" does not exist." >&2; exit 1; }
+echo "2: $FAKE_IFACE    inet $FAKE_NET.${SRT_FAKE_NODE#n}/8 scope host $FAKE_IFACE"
+EOF
+chmod +x bin/*
+
+cluster() { # cluster FILE [network_interface]
+	{
+		echo "runtime:"
+		echo "  container_runtime: none"
+		[[ -n ${2:-} ]] && echo "  network_interface: $2"
+		echo "commands:"
+		echo "  mooncake_master: [python3, $F/fake_mooncake_master]"
+		echo "  mooncake_store: [python3, $F/fake_mooncake_store]"
+		echo "  sglang: [python3, $F/fake_engine]"
+		echo "  vllm: [python3, $F/fake_engine, serve]"
+	} >"$1"
+}
+
+# new_case NAME RECIPE_TEXT [iface]: a case dir with run/plan.json (generation 1).
+new_case() {
+	local name=$1
+	mkdir -p "$work/$name/run" "$work/$name/rec"
+	cd "$work/$name"
+	printf '%s\n' "$2" >recipe.yaml
+	cluster srtslurm.yaml "${3:-}"
+	SRTSLURM_CONFIG=$PWD/srtslurm.yaml "$SRTCTL" dry-run -f recipe.yaml -o json >dry.json ||
+		fail "$name: dry-run"
+	python3 - <<'PY' || fail "$name: plan"
+import json
+p = json.load(open("dry.json"))["plan"]
+p["generation"] = 1
+json.dump(p, open("run/plan.json", "w"), indent=1)
+PY
+	export FAKE_SRUN_LOG=$PWD/srun.log FAKE_RECORD_DIR=$PWD/rec
+}
+
+# start_agent NODELIST [VAR=value ...]: the agent in the background.
+start_agent() {
+	local nodes=$1
+	shift
+	(
+		export PATH="$work/bin:$PATH" SLURM_JOB_ID=4242 SLURM_JOB_NODELIST=$nodes "$@"
+		exec timeout 120 "$SRTCTL" agent --run-dir run --stop-timeout 2s
+	) >agent.out 2>&1 &
+	agent_pid=$!
+}
+
+# finish_agent: wait for the agent to end; sets rc.
+finish_agent() {
+	rc=0
+	wait "$agent_pid" || rc=$?
+	agent_pid=
+}
+
+stop_agent() {
+	kill -TERM "$agent_pid"
+	finish_agent
+}
+
+# until_py SECONDS PYTHON: poll until the expression over run/ is true.
+# Helpers: status() -> status.json, events() -> list, ev(reason, name=None).
+PYLIB='
+import json, os, sys
+def status():
+    return json.load(open("run/status.json"))
+def events():
+    out = []
+    for line in open("run/events.jsonl", "rb").read().split(b"\n")[:-1]:
+        out.append(json.loads(line))
+    return out
+def ev(reason, name=None):
+    return [e for e in events() if e["reason"] == reason and (name is None or e["object"]["name"] == name)]
+def proc(name):
+    return [p for p in status()["processes"] if p["name"] == name][0]
+def records():
+    path = "rec/engine.jsonl"
+    return [json.loads(l) for l in open(path)] if os.path.exists(path) else []
+'
+until_py() {
+	local secs=$1 expr=$2 i
+	for ((i = 0; i < secs * 10; i++)); do
+		if python3 -c "$PYLIB
+try:
+    ok = bool($expr)
+except Exception:
+    ok = False
+sys.exit(0 if ok else 1)" 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	fail "$(basename "$PWD"): timed out waiting for: $expr"
+}
+
+check() { # check DESCRIPTION PYTHON-STATEMENTS [ARG...] (assert ...; sys.argv[1:] = ARGs)
+	printf '%s\n%s\n' "$PYLIB" "$2" >check.py # a file, so a failure shows its line
+	python3 check.py "${@:3}" || fail "$(basename "$PWD"): $1"
+}
+
+# ---- 1. SGLang: order, env, Env: lines, hostile values, SIGTERM order ----
+
+HOSTILE="it's \"q\" \$(touch $work/canary1) \`touch $work/canary2\`; echo x
+second line"
+new_case sglang "name: agent-sglang
+engine: sglang
+roles:
+  prefill:
+    env:
+      MOONCAKE_PROTOCOL: tcp
+      HOSTILE: $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$HOSTILE")
+    args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
+  decode:
+    env: {MOONCAKE_LOCAL_HOSTNAME: 9.9.9.9}
+    args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    readiness: {timeout_seconds: 30, interval_seconds: 1}"
+start_agent n1,n2
+until_py 40 'status()["phase"] == "Ready" and len(records()) == 2'
+export HOSTILE
+check "order, env, status" '
+ip1, ip2 = os.environ["FAKE_NET"] + ".1", os.environ["FAKE_NET"] + ".2"
+es = events()
+assert [e["seq"] for e in es] == list(range(1, len(es) + 1)), "seq is 1..N"
+assert all(e["job_id"] == "4242" for e in es)
+assert es[0]["reason"] == "AgentStarted" and es[0]["generation"] == 0   # before the plan is read
+assert all(e["generation"] == 1 for e in es[1:])
+ready = ev("Ready", "mooncake-master")[0]
+starts = {e["object"]["name"]: e for e in ev("Started")}
+for w in ("prefill_0", "decode_0"):
+    assert starts[w]["seq"] > ready["seq"] and starts[w]["time"] >= ready["time"], w
+    assert starts[w]["object"]["kind"] == "worker"
+assert starts["mooncake-master"]["object"] == {"kind": "service", "name": "mooncake-master", "service": "mooncake-master"}
+assert starts["prefill_0"]["object"]["role"] == "prefill" and starts["prefill_0"]["object"]["index"] == 0
+assert ev("RunReady")[0]["seq"] > ready["seq"]
+assert ev("NodesResolved")[0]["message"].startswith("n1=%s (infra), n2=%s" % (ip1, ip2))
+recs = {r["env"]["SRT_FAKE_NODE"]: r for r in records()}
+p, d = recs["n1"]["env"], recs["n2"]["env"]
+assert p["MOONCAKE_MASTER"] == ip1 + ":8700" and d["MOONCAKE_MASTER"] == ip1 + ":8700"
+assert p["MOONCAKE_TE_META_DATA_SERVER"] == "http://%s:8701/metadata" % ip1
+assert p["MOONCAKE_LOCAL_HOSTNAME"] == ip1, p["MOONCAKE_LOCAL_HOSTNAME"]
+assert d["MOONCAKE_LOCAL_HOSTNAME"] == "9.9.9.9"   # the role pins it
+assert p["HOSTILE"] == os.environ["HOSTILE"], repr(p["HOSTILE"])
+assert "HOSTILE" not in d
+st = status()
+assert st["version"] == 1 and st["plan_generation"] == 1 and st["job_id"] == "4242"
+assert st["nodes"] == [{"host": "n1", "ip": ip1}, {"host": "n2", "ip": ip2}]
+assert st["infra_ip"] == ip1 and st["exit_code"] is None
+m = proc("mooncake-master")
+assert m["state"] == "Ready" and m["endpoint"] == ip1 + ":8700" and m["node"] == 0 and m["ready_at"] >= m["started_at"] > 0
+assert m["last_probe"] == "http 8702 /health: HTTP 200", m["last_probe"]
+w = proc("prefill_0")
+assert w["state"] == "Running" and w["ip"] == ip1 and w["host"] == "n1" and w["restarts"] == 0
+# env_hash: sha256 of NAME=value\0 in name order, over what the plan gave it.
+import hashlib
+plan = json.load(open("run/plan.json"))
+names = [e["name"] for e in [x for x in plan["processes"] if x["name"] == "prefill_0"][0]["env"]]
+h = hashlib.sha256(b"".join(n.encode() + b"=" + p[n].encode() + b"\0" for n in sorted(names))).hexdigest()
+assert w["env_hash"] == h, (w["env_hash"], h)
+'
+[[ ! -e $work/canary1 && ! -e $work/canary2 ]] || fail "sglang: a hostile value ran a command"
+check "Env: lines" '
+ip1 = os.environ["FAKE_NET"] + ".1"
+sq = lambda s: "\x27" + s.replace("\x27", "\x27\\\x27\x27") + "\x27"
+want = ("Env: MOONCAKE_PROTOCOL=tcp HOSTILE=%s MOONCAKE_MASTER=%s:8700 "
+        "MOONCAKE_TE_META_DATA_SERVER=http://%s:8701/metadata MOONCAKE_LOCAL_HOSTNAME=%s\n"
+        % (sq(os.environ["HOSTILE"]), ip1, ip1, ip1))
+got = open("run/logs/worker_prefill_0.out").read()
+assert got.startswith(want), (got[:400], want)
+want = ("Env: MOONCAKE_LOCAL_HOSTNAME=9.9.9.9 MOONCAKE_MASTER=%s:8700 "
+        "MOONCAKE_TE_META_DATA_SERVER=http://%s:8701/metadata\n" % (ip1, ip1))
+assert open("run/logs/worker_decode_0.out").read().startswith(want)
+'
+grep -q "Master service started on port 8700" run/logs/service_mooncake-master.out || fail "sglang: master log"
+grep -qx -- "--overlap --nodes=1 --ntasks=1 --nodelist=n1 --job-name=mooncake-master env" srun.log || fail "sglang: master srun flags: $(cat srun.log)"
+grep -qx -- "--overlap --nodes=1 --ntasks=1 --nodelist=n2 --job-name=decode_0 env" srun.log || fail "sglang: decode srun flags"
+pids=$(step_pids)
+stop_agent
+[[ $rc == 143 ]] || fail "sglang: agent exit status $rc after SIGTERM, want 143"
+for p in $pids; do kill -0 "$p" 2>/dev/null && fail "sglang: process $p left running"; done
+check "SIGTERM order and final status" '
+es = events()
+assert [e["seq"] for e in es] == list(range(1, len(es) + 1))
+stop = ev("Stopping")[0]
+st = {e["object"]["name"]: e for e in ev("Stopped") if e["object"]["kind"] != "run"}
+assert st["mooncake-master"]["seq"] > st["prefill_0"]["seq"] and st["mooncake-master"]["seq"] > st["decode_0"]["seq"]
+assert st["prefill_0"]["seq"] > stop["seq"]
+assert es[-1]["reason"] == "Stopped" and es[-1]["object"]["kind"] == "run"
+s = status()
+assert s["phase"] == "Stopped" and s["exit_code"] == 143, (s["phase"], s["exit_code"])
+assert all(p["state"] == "Stopped" and p["pid"] is None for p in s["processes"])
+'
+echo "ok 1 sglang: order, stamped env, Env: lines, hostile values, SIGTERM order"
+
+# ---- 2. vLLM, dedicated master, stores gated on readiness, benchmark ----
+
+new_case vllm "name: agent-vllm
+engine: vllm
+roles:
+  prefill:
+    args: {kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\",\"kv_role\":\"kv_both\"}'}
+  decode:
+    args: {kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\",\"kv_role\":\"kv_both\"}'}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    placement: {node: dedicated}
+    readiness: {timeout_seconds: 30, interval_seconds: 1}
+    options:
+      store_config: {metadata_server: P2PHANDSHAKE, global_segment_size: 1GB, protocol: tcp}
+  - name: mooncake-store
+    type: mooncake-store
+    args: [--port, '8800']
+    readiness: {port: 8800, timeout_seconds: 30, interval_seconds: 1}
+benchmark:
+  type: custom
+  command: python3 $F/fake_benchmark" fk0
+start_agent n1,n2,n3 FAKE_BENCH_SECONDS=2
+finish_agent
+[[ $rc == 0 ]] || fail "vllm: agent exit status $rc, want 0 (the benchmark's)"
+check "vllm: store_config, order, Succeeded" '
+ip = lambda k: os.environ["FAKE_NET"] + "." + str(k)
+sc_path = os.path.realpath("run/logs/mooncake/store_config.json")
+text = open(sc_path).read()
+assert text.startswith("{\"master_server_address\":\"%s:8700\"," % ip(3)), text
+assert json.loads(text) == {"master_server_address": ip(3) + ":8700", "metadata_server": "P2PHANDSHAKE", "global_segment_size": "1GB", "protocol": "tcp"}
+recs = records()
+assert len(recs) == 2
+for r in recs:
+    assert r["env"]["MOONCAKE_CONFIG_PATH"] == sc_path
+    assert r["env"]["MOONCAKE_MASTER"] == ip(3) + ":8700"
+ready_m = ev("Ready", "mooncake-master")[0]
+ready_s = [e for e in ev("Ready") if e["object"].get("service") == "mooncake-store"]
+start_s = [e for e in ev("Started") if e["object"].get("service") == "mooncake-store"]
+start_w = [e for e in ev("Started") if e["object"]["kind"] == "worker"]
+assert sorted(e["object"]["name"] for e in start_s) == ["mooncake-store_n1", "mooncake-store_n2"]
+assert len(ready_s) == 2 and len(start_w) == 2
+assert min(e["seq"] for e in start_s) > ready_m["seq"]
+assert min(e["time"] for e in start_s) >= ready_m["time"]
+assert min(e["seq"] for e in start_w) > max(e["seq"] for e in ready_s)
+assert min(e["time"] for e in start_w) >= max(e["time"] for e in ready_s)
+assert ev("Started", "benchmark")[0]["seq"] > ev("RunReady")[0]["seq"]
+assert ev("RunSucceeded")
+s = status()
+assert s["phase"] == "Succeeded" and s["exit_code"] == 0
+assert proc("mooncake-master")["host"] == "n3" and proc("mooncake-master")["endpoint"] == ip(3) + ":8700"
+assert proc("mooncake-store_n2")["endpoint"] == ip(2) + ":8800"
+assert proc("benchmark")["state"] == "Exited" and proc("benchmark")["exit_code"] == 0
+assert ev("NodesResolved")[0]["message"].endswith("interface fk0")
+'
+[[ -f benchmark_result.json ]] || fail "vllm: no benchmark result"
+echo "ok 2 vllm: dedicated master, store_config, stores gated before workers, benchmark -> Succeeded"
+
+# ---- 3. a master that never becomes ready ----
+
+master_only() { echo "name: agent-fail
+engine: sglang
+roles:
+  agg:
+    args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    readiness: {timeout_seconds: $1, interval_seconds: 1}"; }
+new_case never "$(master_only 3)"
+start_agent n1 FAKE_MASTER_HANG=admin
+finish_agent
+[[ $rc == 1 ]] || fail "never: exit status $rc, want 1"
+check "never ready" '
+ip1 = os.environ["FAKE_NET"] + ".1"
+t = ev("ReadinessTimeout", "mooncake-master")[0]
+assert t["type"] == "Warning"
+assert "not ready within 3 s: http port 8702 on %s never answered" % ip1 in t["message"], t["message"]
+f = ev("RunFailed")[0]
+assert "mooncake-master was not ready within 3 s: http port 8702" in f["message"], f["message"]
+assert "last lines of service_mooncake-master.out" in f["message"]
+assert not ev("Started", "agg_0")
+s = status()
+assert s["phase"] == "Failed" and s["exit_code"] == 1
+assert proc("mooncake-master")["state"] == "Failed" and proc("agg_0")["state"] == "Pending"
+'
+echo "ok 3 a master that never becomes ready fails the run, naming the port"
+
+# ---- 4. a master that exits at once; 5. the agent restarted in the same run dir ----
+
+# The readiness budget is 60 s: the run ends long before it.
+new_case atonce "$(master_only 60)"
+start_agent n1 FAKE_MASTER_EXIT_AT_ONCE=1
+finish_agent
+[[ $rc == 1 ]] || fail "atonce: exit status $rc, want 1"
+check "exits at once" '
+f = ev("RunFailed")[0]
+assert "mooncake-master exited with status 1 before it was ready (tcp port 8700 on" in f["message"], f["message"]
+assert "last lines of service_mooncake-master.out:" in f["message"]
+assert "Failed to start master service" in f["message"], f["message"]
+x = ev("ProcessExited", "mooncake-master")[0]
+assert x["type"] == "Warning" and x["seq"] < f["seq"]
+assert not ev("ReadinessTimeout") and status()["phase"] == "Failed"
+'
+echo "ok 4 a master that exits at once fails the run at once with its log tail"
+
+last=$(python3 -c "$PYLIB
+print(events()[-1]['seq'], status()['seq'])")
+printf '{"seq":%s,"time":1,"type":"Norm' "$((${last% *} + 1))" >>run/events.jsonl
+start_agent n1 FAKE_MASTER_EXIT_AT_ONCE=1
+finish_agent
+check "seq continuity" '
+last_ev, last_st = map(int, sys.argv[1:3])
+raw = open("run/events.jsonl", "rb").read()
+assert raw.endswith(b"\n") and b"\"Norm{" not in raw and b"Norm\n" not in raw
+es = events()
+assert [e["seq"] for e in es] == list(range(1, len(es) + 1)), [e["seq"] for e in es]
+starts = ev("AgentStarted")
+assert len(starts) == 2 and starts[1]["seq"] == last_ev + 1
+assert status()["seq"] > last_st
+' ${last}
+echo "ok 5 a restarted agent continues event seq (torn line cut) and status seq"
+
+# ---- 6. an external master that is down, then up ----
+
+new_case external "name: agent-ext
+engine: sglang
+roles:
+  agg:
+    args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    external: $NET.250:8700"
+start_agent n1
+until_py 20 'ev("MasterUnreachable")'
+sleep 1.5
+check "held back" '
+w = ev("MasterUnreachable")[0]
+assert w["type"] == "Warning" and os.environ["FAKE_NET"] + ".250:8700" in w["message"]
+assert proc("agg_0")["state"] == "Pending" and not ev("Started")
+m = proc("mooncake-master")
+assert m["external"] and m["node"] is None and m["endpoint"] == os.environ["FAKE_NET"] + ".250:8700"
+assert status()["phase"] == "Starting"
+'
+FAKE_BIND_HOST=$NET.250 python3 "$F/fake_mooncake_master" --rpc_port=8700 \
+	--enable_http_metadata_server=true --http_metadata_server_port=8701 --metrics_port=8702 \
+	>ext_master.log 2>&1 &
+extra_pids+=($!)
+until_py 30 'ev("Started", "agg_0") and status()["phase"] == "Ready"'
+check "proceeds" '
+r = ev("Ready", "mooncake-master")[0]
+assert r["seq"] < ev("Started", "agg_0")[0]["seq"]
+assert records()[0]["env"]["MOONCAKE_MASTER"] == os.environ["FAKE_NET"] + ".250:8700"
+'
+stop_agent
+[[ $rc == 143 ]] || fail "external: exit status $rc"
+kill -TERM "${extra_pids[-1]}" 2>/dev/null || true
+echo "ok 6 an external master that is down holds the workers back, then the run proceeds"
+
+# ---- 7. issue 6: a killed master is restarted, and its stores follow ----
+
+new_case heal "name: agent-heal
+engine: sglang
+roles:
+  agg:
+    args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    readiness: {timeout_seconds: 30, interval_seconds: 1}
+  - name: mooncake-store
+    type: mooncake-store
+    args: [--port, '8800']"
+start_agent n1
+until_py 40 'status()["phase"] == "Ready" and proc("mooncake-store")["state"] == "Running"'
+mpid=$(python3 -c "$PYLIB
+print(proc('mooncake-master')['pid'])")
+kill -KILL "$mpid"
+until_py 30 'proc("mooncake-master")["restarts"] == 1 and proc("mooncake-master")["state"] == "Ready" and ev("Restarted", "mooncake-store")'
+check "restart and followers" '
+x = ev("ProcessExited", "mooncake-master")[0]
+assert "exited with status 137" in x["message"], x["message"]
+b = ev("BackOff", "mooncake-master")[0]
+assert "back-off 1.0 s before restart 1 of 5 (exit status 137)" in b["message"], b["message"]
+r = ev("Restarted", "mooncake-master")[0]
+rd = ev("Ready", "mooncake-master")[1]
+fr = ev("Restarting", "mooncake-store")[0]
+fs = ev("Restarted", "mooncake-store")[0]
+assert x["seq"] < b["seq"] < r["seq"] < rd["seq"] < fr["seq"] < fs["seq"]
+assert r["time"] - b["time"] >= 900
+assert "restarted (restart 1: after exit status 137)" in r["message"], r["message"]
+assert "because mooncake-master restarted" in fr["message"]
+assert proc("mooncake-store")["restarts"] == 1 and proc("agg_0")["restarts"] == 0
+assert proc("mooncake-master")["pid"] != int(sys.argv[1])
+assert status()["phase"] == "Ready"
+' "$mpid"
+grep -q "restart 1: after exit status 137" run/logs/service_mooncake-master.out || fail "heal: restart marker in the log"
+grep -c "Master service started" run/logs/service_mooncake-master.out | grep -qx 2 || fail "heal: the master log keeps both runs"
+
+# A hung master (ports open, /health unanswered): restarted by liveness.
+mpid=$(python3 -c "$PYLIB
+print(proc('mooncake-master')['pid'])")
+kill -STOP "$mpid"
+until_py 40 'proc("mooncake-master")["restarts"] == 2 and proc("mooncake-master")["state"] == "Ready"'
+check "liveness" '
+u = ev("Unhealthy", "mooncake-master")[0]
+assert u["type"] == "Warning" and "3 liveness probes in a row failed" in u["message"], u["message"]
+assert "timed out" in u["message"], u["message"]
+r = ev("Restarted", "mooncake-master")[1]
+assert r["seq"] > u["seq"] and "restart 2: liveness probes failed (exit status 137)" in r["message"], r["message"]
+assert len(ev("Restarted", "mooncake-store")) == 2
+'
+stop_agent
+[[ $rc == 143 ]] || fail "heal: exit status $rc"
+echo "ok 7 a killed master is restarted (stores follow); a hung one is restarted by liveness"
+
+# ---- 8. a crash loop ends with the budget ----
+
+new_case loop "name: agent-loop
+engine: sglang
+roles:
+  agg:
+    args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    readiness: {timeout_seconds: 30, interval_seconds: 1}
+    restart: {policy: on-failure, max_restarts: 2, backoff_seconds: 1, max_backoff_seconds: 10}"
+start_agent n1 FAKE_MASTER_CRASH_AFTER=1 FAKE_MASTER_CRASH_CODE=1
+finish_agent
+[[ $rc == 1 ]] || fail "loop: exit status $rc, want 1"
+check "crash loop" '
+b = [e["message"] for e in ev("BackOff", "mooncake-master")]
+assert len(b) == 2, b
+assert b[0].startswith("back-off 1.0 s before restart 1 of 2"), b
+assert b[1].startswith("back-off 2.0 s before restart 2 of 2"), b
+g = ev("RestartLimitReached", "mooncake-master")[0]
+assert "used all 2 restarts" in g["message"]
+f = ev("RunFailed")[0]
+assert "critical process mooncake-master failed 3 times in a row" in f["message"], f["message"]
+assert len(ev("Restarted", "mooncake-master")) == 2
+s = status()
+assert s["phase"] == "Failed" and proc("mooncake-master")["state"] == "Failed" and proc("mooncake-master")["restarts"] == 2
+'
+echo "ok 8 a crash loop backs off 1 s, 2 s and ends with the budget (run Failed)"

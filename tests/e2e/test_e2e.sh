@@ -1,0 +1,392 @@
+#!/usr/bin/env bash
+# tests/e2e/test_e2e.sh: srtctl end to end on the real local multi-node SLURM.
+#
+#   scripts/slurm-local up --nodes 3 && eval "$(scripts/slurm-local env)"
+#   SRTCTL=build/srtctl tests/e2e/test_e2e.sh
+#
+# A controller (srtctl controller) runs against the cluster's slurmrestd; each
+# case applies a recipe with `srtctl apply --wait`, and checks what a user would
+# see (`srtctl get ... -o json`, `srtctl events`) and what the processes got:
+# the stand-ins under tests/fakes record their argv and full environment.
+# Prefill, decode and (where asked) a dedicated master run on different nodes,
+# each with its own IP, so every address checked is a real, distinct node IP.
+#
+#  1. SGLang quick start, master on a dedicated node: master Ready at
+#     <infra ip>:8700; the worker env follows the ownership table; a role that
+#     pins MOONCAKE_LOCAL_HOSTNAME keeps it; a user MOONCAKE_MASTER is overridden.
+#  2. vLLM quick start: MOONCAKE_CONFIG_PATH is store_config + master_server_address.
+#  3. Standalone stores start after the master is ready and before any worker.
+#  4. Hostile env values and args arrive byte for byte and run nothing.
+#  5. A master that never becomes ready fails the run, naming the port; one
+#     that exits at once fails it at once.
+#  6. Deleting a recipe cancels its job; none of its processes keeps running.
+#  7. `srtctl events --for run/NAME` tells the story from submission to Ready.
+#
+# Exits 77 (skipped) when SRT_SLURMRESTD_URL is unset, unless
+# SRT_E2E_REQUIRED=1 (CI), which makes that a failure.  Every wait is bounded.
+set -uo pipefail
+
+if [ -z "${SRT_SLURMRESTD_URL:-}" ]; then
+	echo "################################################################" >&2
+	echo "# test_e2e.sh needs the local SLURM: scripts/slurm-local up --nodes 3" >&2
+	echo "# && eval \"\$(scripts/slurm-local env)\"" >&2
+	echo "################################################################" >&2
+	[ "${SRT_E2E_REQUIRED:-0}" = 1 ] && exit 1
+	exit 77
+fi
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+SRTCTL=$(realpath -m "${SRTCTL:-$root/build/srtctl}")
+FAKES=$root/tests/fakes
+WORK=$(mktemp -d /tmp/srt-e2e.XXXXXX)
+chmod 755 "$WORK"
+DB=$WORK/state.db
+REC=$WORK/rec
+mkdir -p "$REC" "$WORK/runs"
+chmod 1777 "$REC"
+CTL_PID=
+
+n=0 passed=0 failed=0
+ok() { n=$((n + 1)) passed=$((passed + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)) failed=$((failed + 1)); echo "not ok $n - $*"; }
+check() { # check DESCRIPTION COMMAND...
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+
+S() { "$SRTCTL" "$@" --db "$DB"; }
+
+cleanup() {
+	local r
+	for r in $(S get recipes -o json 2>/dev/null | python3 -c 'import json,sys; [print(i["name"]) for i in json.load(sys.stdin)["items"]]' 2>/dev/null); do
+		S delete recipe "$r" >/dev/null 2>&1 || true
+	done
+	if [ -n "$CTL_PID" ]; then
+		wait_no_jobs 40
+		kill "$CTL_PID" 2>/dev/null || true
+		wait "$CTL_PID" 2>/dev/null || true
+	fi
+	if [ "$failed" -ne 0 ]; then
+		echo "# controller log:"
+		tail -n 60 "$WORK/controller.log" 2>/dev/null | sed 's/^/#   /'
+	fi
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# Jobs of this test's runs still known to SLURM and not ended.
+live_jobs() {
+	S get jobs -o json 2>/dev/null | python3 -c '
+import json, sys
+live = [str(i["job_id"]) for i in json.load(sys.stdin)["items"]
+        if i.get("state") not in ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL",
+                                  "PREEMPTED", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "GONE")]
+print(" ".join(live))'
+}
+wait_no_jobs() { # wait_no_jobs SECONDS: until no run of ours has a live job
+	local deadline=$((SECONDS + $1))
+	while [ -n "$(live_jobs)" ] && [ $SECONDS -lt $deadline ]; do sleep 1; done
+	[ -z "$(live_jobs)" ]
+}
+# Processes that a job of ours left behind (stand-ins run as the job user).
+leftovers() { pgrep -u "${SRT_SLURM_USER:-slurmci}" -f "$FAKES/" || true; }
+
+cat >"$WORK/srtslurm.yaml" <<YAML
+runtime:
+  log_root: $WORK/runs
+slurmrestd:
+  url: $SRT_SLURMRESTD_URL
+  user: ${SRT_SLURM_USER:-slurmci}
+  token_file: ${SRT_SLURM_TOKEN_FILE:?}
+default_partition: ${SRT_SLURM_PARTITION:-debug}
+commands:
+  mooncake_master: [$FAKES/fake_mooncake_master]
+  mooncake_store: [$FAKES/fake_mooncake_store]
+  sglang: [$FAKES/fake_engine]
+  vllm: [$FAKES/fake_engine, serve]
+  srtctl: [$SRTCTL]
+YAML
+export SRTSLURM_CONFIG=$WORK/srtslurm.yaml
+unset SLURM_JWT # the token comes from the token file, as a user's would
+
+IFS=, read -r -a NODE_IPS <<<"${SRT_SLURM_NODE_IPS:?}"
+echo "# nodes: ${SRT_SLURM_NODES:-?} (${SRT_SLURM_NODE_IPS})"
+
+"$SRTCTL" controller --db "$DB" --interval 1s >"$WORK/controller.log" 2>&1 &
+CTL_PID=$!
+
+# py SCRIPT ARGS...: run a python3 check; the records and state are in $WORK.
+py() { python3 - "$@"; }
+
+# ---- 1. SGLang, dedicated master --------------------------------------------------
+cat >"$WORK/sglang.yaml" <<YAML
+name: e2e-sglang
+environment:
+  FAKE_RECORD_DIR: $REC/sglang
+engine: sglang
+roles:
+  prefill:
+    env:
+      MOONCAKE_PROTOCOL: tcp
+      MOONCAKE_GLOBAL_SEGMENT_SIZE: "4gb"
+      MOONCAKE_MASTER: "1.2.3.4:1"
+    args:
+      disaggregation-transfer-backend: mooncake
+  decode:
+    env:
+      MOONCAKE_PROTOCOL: tcp
+      MOONCAKE_LOCAL_HOSTNAME: "192.0.2.7"
+    args:
+      disaggregation-transfer-backend: mooncake
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    placement:
+      node: dedicated
+YAML
+mkdir -p "$REC/sglang" && chmod 1777 "$REC/sglang"
+t0=$SECONDS
+S apply -f "$WORK/sglang.yaml" --wait --timeout 90s >"$WORK/wait1.out" 2>&1
+check "1. SGLang quick start reaches Ready (apply --wait)" test $? -eq 0
+echo "# apply -> Ready: $((SECONDS - t0)) s"
+S get services -o json >"$WORK/svc1.json"
+S get workers -o json >"$WORK/wrk1.json"
+py "$WORK" "${NODE_IPS[@]}" <<'PY'
+import json, sys, os
+work, ips = sys.argv[1], sys.argv[2:]
+svc = json.load(open(f"{work}/svc1.json"))["items"]
+wrk = json.load(open(f"{work}/wrk1.json"))["items"]
+m = [s for s in svc if s["name"] == "mooncake-master"][0]
+infra = m["endpoint"].rsplit(":", 1)[0]
+assert m["state"] == "Ready", m
+assert m["endpoint"] == f"{infra}:8700", m
+assert infra in ips, (infra, ips)
+worker_ips = {w["role"]: w["ip"] for w in wrk}
+assert infra not in worker_ips.values(), ("dedicated master shares a worker node", infra, worker_ips)
+assert worker_ips["prefill"] != worker_ips["decode"], worker_ips
+recs = [json.loads(l) for l in open(f"{work}/rec/sglang/engine.jsonl")]
+assert len(recs) == 2, len(recs)
+by_role = {}
+for r in recs:
+    own = [a["addr"] for a in r["addrs"] if a["addr"] != "127.0.0.1"]
+    role = "prefill" if worker_ips["prefill"] in own else "decode"
+    by_role[role] = (r, own)
+for role, (r, own) in by_role.items():
+    e = r["env"]
+    assert e["MOONCAKE_MASTER"] == f"{infra}:8700", (role, e["MOONCAKE_MASTER"])
+    assert e["MOONCAKE_TE_META_DATA_SERVER"] == f"http://{infra}:8701/metadata", role
+    assert e["MOONCAKE_PROTOCOL"] == "tcp", role
+    if role == "prefill":
+        assert e["MOONCAKE_LOCAL_HOSTNAME"] == worker_ips["prefill"], e["MOONCAKE_LOCAL_HOSTNAME"]
+        assert e["MOONCAKE_LOCAL_HOSTNAME"] in own and e["MOONCAKE_LOCAL_HOSTNAME"] != "127.0.0.1"
+        assert e["MOONCAKE_GLOBAL_SEGMENT_SIZE"] == "4gb"
+    else:
+        assert e["MOONCAKE_LOCAL_HOSTNAME"] == "192.0.2.7", "a pinned LOCAL_HOSTNAME must win"
+print(f"# infra {infra}, prefill {worker_ips['prefill']}, decode {worker_ips['decode']}")
+PY
+check "1. master Ready at <infra ip>:8700; worker env follows the ownership table" test $? -eq 0
+grep -q '^Env: ' "$WORK"/runs/e2e-sglang-1-1/logs/worker_prefill_0.out
+check "1. a worker's log starts with its Env: line" test $? -eq 0
+
+# ---- 7. the story of run 1 ---------------------------------------------------------
+S events --for run/e2e-sglang-1-1 -o json >"$WORK/ev1.json"
+py "$WORK" <<'PY'
+import json, sys
+items = json.load(open(f"{sys.argv[1]}/ev1.json"))["items"]
+reasons = [i["reason"] for i in items]
+for want in ("RunCreated", "JobSubmitted", "AgentStarted", "NodesResolved", "RunReady", "PhaseReady"):
+    assert want in reasons, (want, reasons)
+assert reasons.index("RunCreated") < reasons.index("JobSubmitted") < reasons.index("PhaseReady"), reasons
+PY
+check "7. events --for run/NAME tells the story from submission to Ready" test $? -eq 0
+
+# ---- 6. delete ---------------------------------------------------------------------
+S delete recipe e2e-sglang >/dev/null
+wait_no_jobs 40
+check "6. deleting the recipe cancels its job" test $? -eq 0
+sleep 2
+check "6. no process of the deleted run keeps running" test -z "$(leftovers)"
+
+# ---- 2. vLLM -------------------------------------------------------------------------
+cat >"$WORK/vllm.yaml" <<YAML
+name: e2e-vllm
+environment:
+  FAKE_RECORD_DIR: $REC/vllm
+engine: vllm
+roles:
+  prefill:
+    env: {MC_ENABLE_DEST_DEVICE_AFFINITY: "1"}
+    args:
+      kv-transfer-config: '{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"}'
+  decode:
+    args:
+      kv-transfer-config: '{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"}'
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    options:
+      store_config:
+        metadata_server: "P2PHANDSHAKE"
+        global_segment_size: "100GB"
+        local_buffer_size: "4GB"
+        protocol: "tcp"
+        device_name: ""
+        master_server_address: "9.9.9.9:1"
+YAML
+mkdir -p "$REC/vllm" && chmod 1777 "$REC/vllm"
+S apply -f "$WORK/vllm.yaml" --wait --timeout 90s >"$WORK/wait2.out" 2>&1
+check "2. vLLM quick start reaches Ready" test $? -eq 0
+S get services -o json >"$WORK/svc2.json"
+py "$WORK" <<'PY'
+import json, sys
+work = sys.argv[1]
+m = [s for s in json.load(open(f"{work}/svc2.json"))["items"] if s["run"] == "e2e-vllm-1-1" and s["name"] == "mooncake-master"][0]
+infra = m["endpoint"].rsplit(":", 1)[0]
+want = {"metadata_server": "P2PHANDSHAKE", "global_segment_size": "100GB", "local_buffer_size": "4GB",
+        "protocol": "tcp", "device_name": "", "master_server_address": f"{infra}:8700"}
+recs = [json.loads(l) for l in open(f"{work}/rec/vllm/engine.jsonl")]
+assert len(recs) == 2
+for r in recs:
+    path = r["env"]["MOONCAKE_CONFIG_PATH"]
+    got = json.load(open(path))
+    assert got == want, (got, want)
+    assert r["env"]["MOONCAKE_MASTER"] == f"{infra}:8700"
+PY
+check "2. MOONCAKE_CONFIG_PATH points at store_config plus master_server_address" test $? -eq 0
+S delete recipe e2e-vllm >/dev/null
+wait_no_jobs 40
+
+# ---- 3. standalone stores ------------------------------------------------------------
+cat >"$WORK/store.yaml" <<YAML
+name: e2e-store
+environment:
+  FAKE_RECORD_DIR: $REC/store
+engine: sglang
+roles:
+  prefill:
+    env: {MOONCAKE_GLOBAL_SEGMENT_SIZE: "0"}
+    args: {disaggregation-transfer-backend: mooncake}
+  decode:
+    env: {MOONCAKE_GLOBAL_SEGMENT_SIZE: "0"}
+    args: {disaggregation-transfer-backend: mooncake}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+  - name: store
+    type: mooncake-store
+    placement:
+      node: workers
+    args: ["--port", "8800"]
+    env:
+      MOONCAKE_PROTOCOL: tcp
+      MOONCAKE_GLOBAL_SEGMENT_SIZE: "1073741824"
+    readiness:
+      port: 8800
+YAML
+mkdir -p "$REC/store" && chmod 1777 "$REC/store"
+S apply -f "$WORK/store.yaml" --wait --timeout 120s >"$WORK/wait3.out" 2>&1
+check "3. the store recipe reaches Ready" test $? -eq 0
+S events -o json >"$WORK/ev3.json"
+py "$WORK" <<'PY'
+import json, sys
+items = [i for i in json.load(open(f"{sys.argv[1]}/ev3.json"))["items"]
+         if i["object"]["name"].startswith("e2e-store-1-1/")]
+def t(kind, prefix, reason):
+    return [i["first_timestamp"] for i in items
+            if i["object"]["kind"] == kind and i["object"]["name"].split("/", 1)[1].startswith(prefix)
+            and i["reason"] == reason]
+master_ready = t("service", "mooncake-master", "Ready")
+store_started = t("service", "store", "Started")
+store_ready = t("service", "store", "Ready")
+workers_started = t("worker", "", "Started")
+assert master_ready and len(store_started) == 2 and len(store_ready) == 2 and len(workers_started) == 2, \
+    (master_ready, store_started, store_ready, workers_started)
+assert max(master_ready) <= min(store_started), "a store started before the master was ready"
+assert max(store_ready) <= min(workers_started), "a worker started before every store was ready"
+PY
+check "3. stores start after the master is ready and before any worker (event times)" test $? -eq 0
+S delete recipe e2e-store >/dev/null
+wait_no_jobs 40
+
+# ---- 4. hostile values ---------------------------------------------------------------
+HOSTILE_ENV='it'"'"'s "$(touch '"$WORK"'/canary)" `touch '"$WORK"'/canary`; touch '"$WORK"'/canary
+second line'
+cat >"$WORK/hostile.yaml" <<YAML
+name: e2e-hostile
+environment:
+  FAKE_RECORD_DIR: $REC/hostile
+engine: sglang
+roles:
+  agg:
+    env:
+      HOSTILE: $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$HOSTILE_ENV")
+    args:
+      served-model-name: $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "\$(touch $WORK/canary); \`touch $WORK/canary\` 'q' \"dq\"")
+YAML
+mkdir -p "$REC/hostile" && chmod 1777 "$REC/hostile"
+S apply -f "$WORK/hostile.yaml" --wait --timeout 90s >"$WORK/wait4.out" 2>&1
+check "4. the hostile recipe reaches Ready" test $? -eq 0
+py "$WORK" "$HOSTILE_ENV" <<'PY'
+import json, sys, os
+work, want_env = sys.argv[1], sys.argv[2]
+want_arg = f"$(touch {work}/canary); `touch {work}/canary` 'q' \"dq\""
+recs = [json.loads(l) for l in open(f"{work}/rec/hostile/engine.jsonl")]
+assert len(recs) == 1
+r = recs[0]
+assert r["env"]["HOSTILE"] == want_env, repr(r["env"]["HOSTILE"])
+i = r["argv"].index("--served-model-name")
+assert r["argv"][i + 1] == want_arg, repr(r["argv"][i + 1])
+assert not os.path.exists(f"{work}/canary"), "something was executed"
+PY
+check "4. hostile env values and args arrive byte for byte; nothing is executed" test $? -eq 0
+S delete recipe e2e-hostile >/dev/null
+wait_no_jobs 40
+
+# ---- 5. a master that never becomes ready / exits at once -----------------------------
+cat >"$WORK/hang.yaml" <<YAML
+name: e2e-hang
+slurm: {max_attempts: 1}
+engine: sglang
+roles:
+  prefill: {args: {disaggregation-transfer-backend: mooncake}}
+  decode: {args: {disaggregation-transfer-backend: mooncake}}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    env: {FAKE_MASTER_HANG: admin}
+    readiness: {timeout_seconds: 6, interval_seconds: 1}
+YAML
+t0=$SECONDS
+S apply -f "$WORK/hang.yaml" --wait --timeout 90s >"$WORK/wait5.out" 2>&1
+rc=$?
+check "5. a master that never becomes ready fails the run (apply --wait exits 1)" test $rc -eq 1
+S events --for service/e2e-hang-1-1/mooncake-master -o json >"$WORK/ev5.json"
+py "$WORK" <<'PY'
+import json, sys
+items = json.load(open(f"{sys.argv[1]}/ev5.json"))["items"]
+msgs = [i["message"] for i in items if i["type"] == "Warning"]
+assert any("8702" in m for m in msgs), msgs
+PY
+check "5. the Warning event names the port that never answered (8702)" test $? -eq 0
+S get runs e2e-hang-1-1 -o json | grep -q '"phase": *"Failed"'
+check "5. the run is Failed" test $? -eq 0
+S delete recipe e2e-hang >/dev/null
+wait_no_jobs 40
+
+sed -e 's/e2e-hang/e2e-exit/' -e 's/FAKE_MASTER_HANG: admin/FAKE_MASTER_EXIT_AT_ONCE: "1"/' \
+	-e 's/timeout_seconds: 6/timeout_seconds: 120/' "$WORK/hang.yaml" >"$WORK/exit.yaml"
+t0=$SECONDS
+S apply -f "$WORK/exit.yaml" --wait --timeout 90s >"$WORK/wait6.out" 2>&1
+rc=$?
+took=$((SECONDS - t0))
+check "5. a master that exits at once fails the run at once (${took}s, readiness budget 120s)" \
+	test $rc -eq 1 -a $took -lt 60
+S events --for service/e2e-exit-1-1/mooncake-master -o json | grep -q 'exited with status 1'
+check "5. its event says how it exited" test $? -eq 0
+S delete recipe e2e-exit >/dev/null
+wait_no_jobs 40
+check "no job of this test is left running" test -z "$(live_jobs)"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

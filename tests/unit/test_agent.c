@@ -1,0 +1,697 @@
+/*
+ * tests/unit/test_agent.c: the agent's pure parts and its process helpers.
+ *
+ * Plans come from real recipes (compile, srt_plan_build(), the JSON the
+ * controller writes), are loaded and bound to made-up hosts and IPs, and
+ * the tests check what the agent would run: substituted env (the master's
+ * address, each worker's own IP), launch groups and stop tiers, followers,
+ * the srun argv with and without pyxis, the Env: line, store_config.  The
+ * restart policy is a table.  The process helpers run real commands.
+ * tests/cli/test_agent.sh runs the whole agent.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "recipe/compile.h"
+#include "recipe/render.h"
+#include "recipe/script.h"
+
+struct fx {
+	struct srt_cluster cl;
+	struct srt_compiled comp;
+	struct srt_diags d;
+	struct srt_agent_plan ap;
+	const char *cmd_master[1], *cmd_store[2], *cmd_engine[2];
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	srt_cluster_defaults(&f->cl);
+	srt_diags_init(&f->d);
+	f->cmd_master[0] = "mooncake_master";
+	f->cl.commands[SRT_CMD_MOONCAKE_MASTER] = (struct srt_argv){ f->cmd_master, 1 };
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+
+	srt_agent_plan_release(&f->ap);
+	srt_compiled_release(&f->comp);
+	srt_diags_release(&f->d);
+	free(f);
+	return 0;
+}
+
+/* Compile yaml, build its plan, load it as the agent does (generation 5). */
+static struct srt_agent_plan *load(struct fx *f, const char *yaml)
+{
+	struct srt_plan *p;
+	struct srt_error err;
+	json_t *j;
+
+	srt_agent_plan_release(&f->ap);
+	srt_compiled_release(&f->comp);
+	if (srt_compile_bytes(yaml, strlen(yaml), "t.yaml", &f->cl, &f->comp, &f->d)) {
+		srt_diags_print(&f->d, stdout);
+		fail_msg("the test recipe does not compile");
+	}
+	p = srt_plan_build(f->comp.recipes[0], &f->cl, &f->d);
+	assert_non_null(p);
+	j = srt_plan_to_json(p);
+	json_object_set_new(j, "generation", json_integer(5));
+	srt_plan_free(p);
+	if (srt_agent_plan_load(&f->ap, j, &err) < 0)
+		fail_msg("load: %s", err.msg);
+	json_decref(j);
+	return &f->ap;
+}
+
+static void bind3(struct srt_agent_plan *p)
+{
+	const char *hosts[] = { "n1", "n2", "n3", "n4" };
+	const char *ips[] = { "10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4" };
+	struct srt_error err;
+
+	if (srt_agent_plan_bind(p, hosts, ips, 4, "/runs/r1/logs", &err) < 0)
+		fail_msg("bind: %s", err.msg);
+}
+
+static const char *env_of(const struct srt_agent_proc *pr, const char *name)
+{
+	for (size_t i = 0; i < pr->nenv; i++)
+		if (!strcmp(pr->env_names[i], name))
+			return pr->env_values[i];
+	return NULL;
+}
+
+static const char vllm_yaml[] =
+	"name: v\n"
+	"engine: vllm\n"
+	"environment: {LITERAL: \"<log_dir>/x <infra_node_ip>\"}\n"
+	"roles:\n"
+	"  prefill:\n"
+	"    args: {kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\"}'}\n"
+	"  decode:\n"
+	"    args: {kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\"}'}\n"
+	"services:\n"
+	"  - name: mooncake-master\n"
+	"    type: mooncake-master\n"
+	"    placement: {node: dedicated}\n"
+	"    options:\n"
+	"      store_config: {metadata_server: \"http://x:8701/metadata\", protocol: tcp}\n"
+	"  - name: mooncake-store\n"
+	"    type: mooncake-store\n"
+	"benchmark:\n"
+	"  type: custom\n"
+	"  command: \"echo done\"\n";
+
+static void test_vllm_plan_bound(void **state)
+{
+	struct fx *f = *state;
+	struct srt_agent_plan *p;
+	const struct srt_agent_proc *m, *s1, *s2, *pw, *dw, *b;
+
+	f->cmd_store[0] = "store";
+	f->cl.commands[SRT_CMD_MOONCAKE_STORE] = (struct srt_argv){ f->cmd_store, 1 };
+	f->cmd_engine[0] = "vllm";
+	f->cl.commands[SRT_CMD_VLLM] = (struct srt_argv){ f->cmd_engine, 1 };
+	p = load(f, vllm_yaml);
+	assert_int_equal(p->generation, 5);
+	assert_int_equal(p->nnodes, 3);
+	assert_int_equal(p->infra, 2);
+	assert_int_equal(p->nprocs, 6);
+	bind3(p);
+	assert_string_equal(p->infra_ip, "10.0.0.3");
+
+	m = &p->procs[0];
+	assert_string_equal(m->name, "mooncake-master");
+	assert_string_equal(m->host, "n3");
+	assert_string_equal(m->endpoint, "10.0.0.3:8700");
+	assert_int_equal(m->nprobes, 3);
+	assert_true(m->probes[2].http);
+	assert_int_equal(m->probes[2].port, 8702);
+	assert_int_equal(m->group, 0);
+	assert_int_equal(m->tier, 2);
+
+	/* One store per worker node, named and logged by the real hostname. */
+	s1 = &p->procs[1];
+	s2 = &p->procs[2];
+	assert_string_equal(s1->name, "mooncake-store_n1");
+	assert_string_equal(s1->log_file, "service_mooncake-store_n1.out");
+	assert_string_equal(s2->name, "mooncake-store_n2");
+	assert_string_equal(env_of(s2, "MOONCAKE_MASTER"), "10.0.0.3:8700");
+	assert_string_equal(env_of(s2, "MOONCAKE_LOCAL_HOSTNAME"), "10.0.0.2");
+	assert_string_equal(s1->follows, "mooncake-master");
+	assert_int_equal(s1->group, 1);
+	assert_int_equal(s1->tier, 1);
+
+	pw = &p->procs[3];
+	dw = &p->procs[4];
+	assert_string_equal(pw->name, "prefill_0");
+	assert_string_equal(env_of(pw, "MOONCAKE_MASTER"), "10.0.0.3:8700");
+	assert_string_equal(env_of(pw, "MOONCAKE_TE_META_DATA_SERVER"),
+			    "http://10.0.0.3:8701/metadata");
+	assert_string_equal(env_of(pw, "MOONCAKE_LOCAL_HOSTNAME"), "10.0.0.1");
+	assert_string_equal(env_of(dw, "MOONCAKE_LOCAL_HOSTNAME"), "10.0.0.2");
+	assert_string_equal(env_of(dw, "MOONCAKE_CONFIG_PATH"),
+			    "/runs/r1/logs/mooncake/store_config.json");
+	/* A recipe value is never rewritten, placeholder-looking or not. */
+	assert_string_equal(env_of(dw, "LITERAL"), "<log_dir>/x <infra_node_ip>");
+	/* The stores have no readiness probes: the workers start with them. */
+	assert_int_equal(pw->group, 1);
+	assert_int_equal(pw->tier, 0);
+	assert_string_equal(pw->follows, "mooncake-master");
+
+	b = &p->procs[5];
+	assert_int_equal(b->kind, SRT_PROC_BENCHMARK);
+	assert_int_equal(b->group, 1);
+	assert_int_equal(p->ngroups, 2);
+
+	assert_string_equal(p->store_config_path, "/runs/r1/logs/mooncake/store_config.json");
+	assert_string_equal(p->store_config_text,
+			    "{\"master_server_address\":\"10.0.0.3:8700\",\"metadata_server\":"
+			    "\"http://x:8701/metadata\",\"protocol\":\"tcp\"}\n");
+}
+
+static void test_groups_follow_readiness(void **state)
+{
+	struct fx *f = *state;
+	struct srt_agent_plan *p;
+	static const char yaml[] =
+		"name: g\n"
+		"engine: sglang\n"
+		"roles:\n"
+		"  prefill: {args: {disaggregation-transfer-backend: mooncake, "
+		"disaggregation-ib-device: x, hicache-storage-backend: mooncake}}\n"
+		"  decode: {args: {disaggregation-transfer-backend: mooncake, "
+		"disaggregation-ib-device: x}}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master}\n"
+		"  - {name: mooncake-store, type: mooncake-store, placement: {node: prefill}, "
+		"readiness: {port: 8800}}\n"
+		"  - {name: side, command: [sleep, '9'], start: with_workers, readiness: {port: 1}}\n"
+		"  - {name: late, command: [sleep, '9']}\n"
+		"frontend: {type: custom, command: [fe], port: 8000}\n"
+		"benchmark: {type: custom, command: run}\n";
+
+	f->cmd_store[0] = "store";
+	f->cl.commands[SRT_CMD_MOONCAKE_STORE] = (struct srt_argv){ f->cmd_store, 1 };
+	p = load(f, yaml);
+	bind3(p);
+	/* master | store (gated on 8800) | side, workers (side gated after them) | frontend | late | benchmark */
+	static const struct {
+		const char *name;
+		int group, tier;
+		bool follows;
+	} want[] = {
+		{ "mooncake-master", 0, 2, false },
+		{ "mooncake-store", 1, 1, true },
+		{ "side", 2, 0, false },
+		{ "prefill_0", 2, 0, true },
+		{ "decode_0", 2, 0, false },
+		{ "frontend", 3, 0, false },
+		{ "late", 4, 0, false },
+		{ "benchmark", 4, 0, false },
+	};
+	assert_int_equal(p->nprocs, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < p->nprocs; i++) {
+		assert_string_equal(p->procs[i].name, want[i].name);
+		assert_int_equal(p->procs[i].group, want[i].group);
+		assert_int_equal(p->procs[i].tier, want[i].tier);
+		assert_int_equal(p->procs[i].follows != NULL, want[i].follows);
+	}
+	assert_int_equal(p->ngroups, 5);
+	assert_string_equal(p->procs[5].endpoint, "10.0.0.1:8000");
+}
+
+static void test_external_master(void **state)
+{
+	struct fx *f = *state;
+	struct srt_agent_plan *p;
+	static const char yaml[] =
+		"name: e\n"
+		"engine: sglang\n"
+		"roles:\n"
+		"  agg: {args: {disaggregation-transfer-backend: mooncake, "
+		"disaggregation-ib-device: x}}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master, external: '10.9.0.7:8700'}\n";
+
+	p = load(f, yaml);
+	bind3(p);
+	assert_int_equal(p->nprocs, 2);
+	assert_true(p->procs[0].external);
+	assert_string_equal(p->procs[0].external_host, "10.9.0.7");
+	assert_int_equal(p->procs[0].external_port, 8700);
+	assert_int_equal(p->procs[0].nprobes, 1);
+	assert_false(p->procs[0].probes[0].http);
+	assert_string_equal(p->procs[0].endpoint, "10.9.0.7:8700");
+	assert_int_equal(p->procs[0].group, 0);
+	assert_int_equal(p->procs[1].group, 1);
+	assert_null(p->procs[1].follows);
+	assert_string_equal(env_of(&p->procs[1], "MOONCAKE_MASTER"), "10.9.0.7:8700");
+	assert_string_equal(env_of(&p->procs[1], "MOONCAKE_LOCAL_HOSTNAME"), "10.0.0.1");
+}
+
+static void test_step_argv_and_env_line(void **state)
+{
+	struct fx *f = *state;
+	struct srt_agent_plan *p;
+	struct srt_arena a;
+	const char **av;
+	size_t n;
+	char *line;
+	static const char yaml[] = "name: s\n"
+				   "engine: sglang\n"
+				   "model: {container: img:1}\n"
+				   "roles:\n"
+				   "  agg:\n"
+				   "    env: {Q: \"it's $(x) `y`\\nz\", E: \"\"}\n"
+				   "    extra_args: ['--a b']\n";
+	static const char *const want[] = {
+		"srun",
+		"--overlap",
+		"--nodes=1",
+		"--ntasks=1",
+		"--nodelist=n1",
+		"--job-name=agg_0",
+		"--container-image=img:1",
+		"--container-mounts=/runs/r1/logs:/logs",
+		"env",
+		"--",
+		"Q=it's $(x) `y`\nz",
+		"E=",
+		"python3",
+		"-m",
+		"sglang.launch_server",
+		"--a b",
+	};
+
+	f->cl.container_runtime = SRT_CRT_PYXIS;
+	p = load(f, yaml);
+	bind3(p);
+	assert_true(p->pyxis);
+	srt_arena_init(&a);
+	av = srt_agent_step_argv(&a, p, &p->procs[0], &n);
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(av[i], want[i]);
+	assert_null(av[n]);
+	line = srt_agent_env_line(&p->procs[0]);
+	assert_string_equal(line, "Env: Q='it'\\''s $(x) `y`\nz' E=''\n");
+	free(line);
+
+	/* Without pyxis the image is ignored. */
+	p->pyxis = false;
+	av = srt_agent_step_argv(&a, p, &p->procs[0], &n);
+	assert_string_equal(av[6], "env");
+	srt_arena_release(&a);
+}
+
+static void test_plan_errors(void **state)
+{
+	struct fx *f = *state;
+	struct srt_agent_plan p;
+	struct srt_error err;
+	static const struct {
+		const char *json, *msg;
+	} cases[] = {
+		{ "[]", "not a JSON object" },
+		{ "{\"nodes\":[],\"processes\":[]}", "no nodes" },
+		{ "{\"nodes\":[{\"host\":\"<a>\",\"ip\":\"<a_ip>\"}],\"processes\":[{\"name\":\"x\","
+		  "\"kind\":\"worker\",\"node\":3,\"argv\":[\"a\"],\"log_file\":\"x.out\"}]}",
+		  "node 3 is not one of the plan's 1 nodes" },
+		{ "{\"nodes\":[{\"host\":\"<a>\",\"ip\":\"<a_ip>\"}],\"processes\":[{\"name\":\"x\","
+		  "\"kind\":\"robot\",\"node\":0}]}",
+		  "kind 'robot'" },
+		{ "{\"nodes\":[{\"host\":\"<a>\",\"ip\":\"<a_ip>\"}],\"processes\":[{\"name\":\"x\","
+		  "\"kind\":\"worker\",\"node\":0,\"argv\":[],\"log_file\":\"x.out\"}]}",
+		  "argv must be a non-empty list" },
+		{ "{\"nodes\":[{\"host\":\"<a>\",\"ip\":\"<a_ip>\"}],\"processes\":[{\"name\":\"x\","
+		  "\"kind\":\"worker\",\"node\":0,\"argv\":[\"a\"],\"log_file\":\"../x\"}]}",
+		  "log_file must be a file name" },
+		{ "{\"nodes\":[{\"host\":\"<a>\",\"ip\":\"<a_ip>\"}],\"processes\":[{\"name\":\"x\","
+		  "\"kind\":\"worker\",\"node\":0,\"argv\":[\"a\"],\"log_file\":\"x\",\"env\":[{"
+		  "\"name\":\"1X\",\"value\":\"v\"}]}]}",
+		  "env[0] needs a name" },
+		{ "{\"nodes\":[{\"host\":\"<a>\",\"ip\":\"<a_ip>\"}],\"processes\":[{\"name\":\"x\","
+		  "\"kind\":\"worker\",\"node\":0,\"argv\":[\"a\"],\"log_file\":\"x\"},{\"name\":"
+		  "\"x\",\"kind\":\"worker\",\"node\":0,\"argv\":[\"a\"],\"log_file\":\"y\"}]}",
+		  "two plan processes are named 'x'" },
+		{ "{\"nodes\":[{\"host\":\"<a>\",\"ip\":\"<a_ip>\"}],\"processes\":[{\"name\":\"x\","
+		  "\"kind\":\"worker\",\"node\":0,\"argv\":[\"a\"],\"log_file\":\"x\",\"restart\":{"
+		  "\"mode\":\"sometimes\"}}]}",
+		  "restart must have mode" },
+		{ "{\"nodes\":[{\"host\":\"<a>\",\"ip\":\"<a_ip>\"}],\"processes\":[{\"name\":\"x\","
+		  "\"kind\":\"worker\",\"node\":0,\"argv\":[\"a\"],\"log_file\":\"x\",\"follows\":"
+		  "\"ghost\"}]}",
+		  "follows 'ghost'" },
+	};
+
+	(void)f;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *j = json_loads(cases[i].json, 0, NULL);
+
+		assert_non_null(j);
+		err.msg[0] = '\0';
+		assert_int_equal(srt_agent_plan_load(&p, j, &err), -1);
+		if (!strstr(err.msg, cases[i].msg))
+			fail_msg("case %zu: '%s' does not contain '%s'", i, err.msg, cases[i].msg);
+		srt_agent_plan_release(&p);
+		json_decref(j);
+	}
+}
+
+static void test_bind_errors(void **state)
+{
+	struct fx *f = *state;
+	struct srt_agent_plan *p;
+	struct srt_error err;
+	const char *hosts[] = { "n1", "../etc" }, *ips[] = { "10.0.0.1", "10.0.0.2" };
+	static const char yaml[] = "name: b\n"
+				   "engine: sglang\n"
+				   "roles:\n"
+				   "  prefill: {}\n"
+				   "  decode: {}\n";
+
+	p = load(f, yaml);
+	assert_int_equal(srt_agent_plan_bind(p, hosts, ips, 1, "/l", &err), -1);
+	assert_non_null(strstr(err.msg, "has 1 node(s) but the plan needs 2"));
+	/* Hostnames only reach names and log files as whole words; a '/' in one is refused. */
+	srt_agent_plan_release(&f->ap);
+	p = load(f, "name: b\nengine: sglang\nroles:\n  agg: {nodes: 2, gpus: 8}\n");
+	assert_int_equal(srt_agent_plan_bind(p, hosts, ips, 2, "/l", &err), -1);
+	assert_non_null(strstr(err.msg, "is not a plain file name"));
+}
+
+static void test_followers_p2p(void **state)
+{
+	struct fx *f = *state;
+	struct srt_agent_plan *p;
+	static const char yaml[] =
+		"name: p\n"
+		"engine: vllm\n"
+		"roles:\n"
+		"  prefill: {args: {kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\"}'}}\n"
+		"  decode: {args: {kv-transfer-config: '{\"kv_connector\":\"NixlConnector\"}'}}\n"
+		"services:\n"
+		"  - name: mooncake-master\n"
+		"    type: mooncake-master\n"
+		"    options: {store_config: {metadata_server: P2PHANDSHAKE}}\n";
+
+	f->cmd_engine[0] = "vllm";
+	f->cl.commands[SRT_CMD_VLLM] = (struct srt_argv){ f->cmd_engine, 1 };
+	p = load(f, yaml);
+	/* P2PHANDSHAKE keeps no TE state on the master: clients re-attach by themselves. */
+	assert_string_equal(p->procs[1].name, "prefill_0");
+	assert_null(p->procs[1].follows);
+	assert_null(p->procs[2].follows);
+	srt_agent_plan_release(&f->ap);
+	p = load(
+		f,
+		"name: p\n"
+		"engine: vllm\n"
+		"roles:\n"
+		"  prefill: {args: {kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\"}'}}\n"
+		"  decode: {args: {kv-transfer-config: '{\"kv_connector\":\"NixlConnector\"}'}}\n"
+		"services:\n"
+		"  - name: mooncake-master\n"
+		"    type: mooncake-master\n"
+		"    options: {store_config: {protocol: tcp}}\n");
+	/* Only the worker that uses the store connector follows. */
+	assert_string_equal(p->procs[1].follows, "mooncake-master");
+	assert_null(p->procs[2].follows);
+}
+
+/* The controller's batch script: #SBATCH lines, then exec srtctl agent. */
+static void test_agent_batch_script(void **state)
+{
+	struct fx *f = *state;
+	struct srt_plan *plan;
+	char dir[] = "/tmp/srt-agentjob-XXXXXX";
+	char *script, *path, *cmd, *out, *fake;
+	const char *srtctl[2];
+	struct srt_script_agent_opts o;
+	FILE *fp;
+	char line[4096];
+	size_t n;
+	static const char header[] = "#!/bin/bash\n"
+				     "#SBATCH --job-name=srtctl:uid-1:2\n"
+				     "#SBATCH --nodes=2\n"
+				     "#SBATCH --account=acct\n"
+				     "#SBATCH --partition=gpu\n"
+				     "#SBATCH --time=01:00:00\n"
+				     "#SBATCH --comment=\"srtctl:uid-1:2 attempt\"\n"
+				     "#SBATCH --output=/runs/agent-%j.out\n";
+	static const char yaml[] =
+		"name: job\n"
+		"engine: sglang\n"
+		"slurm: {account: acct, partition: gpu, time_limit: '01:00:00'}\n"
+		"roles:\n"
+		"  prefill: {}\n"
+		"  decode: {}\n";
+
+	assert_non_null(mkdtemp(dir));
+	if (srt_compile_bytes(yaml, strlen(yaml), "t.yaml", &f->cl, &f->comp, &f->d))
+		fail_msg("compile");
+	plan = srt_plan_build(f->comp.recipes[0], &f->cl, &f->d);
+	assert_non_null(plan);
+	fake = srt_xasprintf("%s/fake-srtctl", dir);
+	fp = fopen(fake, "w");
+	assert_non_null(fp);
+	fputs("#!/bin/bash\nprintf '[%s]' \"$@\" >\"$OUT\"\n", fp);
+	fclose(fp);
+	assert_int_equal(chmod(fake, 0755), 0);
+	srtctl[0] = fake;
+	srtctl[1] = "--flag with space";
+	memset(&o, 0, sizeof(o));
+	o.job_name = "srtctl:uid-1:2";
+	o.comment = "srtctl:uid-1:2 attempt";
+	o.run_dir = "/runs/it's $(here)";
+	o.output = "/runs/agent-%j.out";
+	o.srtctl = srtctl;
+	o.nsrtctl = 2;
+	script = srt_script_render_agent(plan, &o, &f->d);
+	assert_non_null(script);
+	assert_true(!strncmp(script, header, strlen(header)));
+	assert_non_null(strstr(script, "\nexec "));
+	path = srt_xasprintf("%s/job.sh", dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(script, fp);
+	fclose(fp);
+	/* Run it: the agent is exec'd with the run dir as one argument. */
+	cmd = srt_xasprintf("cd '%s' && SLURM_JOB_ID=7 OUT=args bash job.sh", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	out = srt_xasprintf("%s/args", dir);
+	fp = fopen(out, "r");
+	assert_non_null(fp);
+	n = fread(line, 1, sizeof(line) - 1, fp);
+	line[n] = '\0';
+	fclose(fp);
+	assert_string_equal(line, "[--flag with space][agent][--run-dir][/runs/it's $(here)]");
+	/* Without SLURM_JOB_ID it refuses to run. */
+	cmd = srt_xasprintf("cd '%s' && env -u SLURM_JOB_ID bash job.sh 2>/dev/null", dir);
+	assert_int_not_equal(system(cmd), 0);
+	free(cmd);
+	free(out);
+	free(script);
+
+	/* A value sbatch cannot carry, and a missing run dir. */
+	o.comment = "two\nlines";
+	assert_null(srt_script_render_agent(plan, &o, &f->d));
+	o.comment = NULL;
+	o.run_dir = NULL;
+	assert_null(srt_script_render_agent(plan, &o, &f->d));
+	srt_plan_free(plan);
+	cmd = srt_xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(path);
+	free(fake);
+}
+
+/* ---- policy ---- */
+
+static void test_backoff(void **state)
+{
+	struct srt_restart_policy rp = { SRT_RESTART_ON_FAILURE, 5, 1, 60, 300 };
+	static const int64_t want[] = { 1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000 };
+	struct srt_restart_policy zero = { SRT_RESTART_ALWAYS, 5, 0, 0, 0 };
+	struct srt_restart_policy lowcap = { SRT_RESTART_ALWAYS, 5, 10, 5, 0 };
+
+	(void)state;
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(srt_agent_backoff_ms(&rp, i), want[i]);
+	assert_int_equal(srt_agent_backoff_ms(&rp, 1000), 60000); /* no overflow */
+	assert_int_equal(srt_agent_backoff_ms(&zero, 3), 0);
+	assert_int_equal(srt_agent_backoff_ms(&lowcap, 2), 10000);
+}
+
+static void test_decide(void **state)
+{
+	static const struct {
+		enum srt_restart_mode mode;
+		int budget;
+		int64_t ran_ms;
+		bool failed;
+		enum srt_agent_verdict verdict;
+		int64_t delay;
+		int used;
+	} cases[] = {
+		{ SRT_RESTART_NEVER, 0, 10, true, SRT_AGENT_LEAVE, 0, 0 },
+		{ SRT_RESTART_ON_FAILURE, 0, 10, false, SRT_AGENT_LEAVE, 0, 0 },
+		{ SRT_RESTART_ON_FAILURE, 0, 10, true, SRT_AGENT_RESTART, 2000, 1 },
+		{ SRT_RESTART_ON_FAILURE, 2, 10, true, SRT_AGENT_RESTART, 8000, 3 },
+		{ SRT_RESTART_ON_FAILURE, 3, 10, true, SRT_AGENT_GIVE_UP, 0, 3 },
+		/* A long stable run clears the count. */
+		{ SRT_RESTART_ON_FAILURE, 3, 300000, true, SRT_AGENT_RESTART, 2000, 1 },
+		{ SRT_RESTART_ON_FAILURE, 3, 299999, true, SRT_AGENT_GIVE_UP, 0, 3 },
+		{ SRT_RESTART_ALWAYS, 0, 10, false, SRT_AGENT_RESTART, 2000, 1 },
+		{ SRT_RESTART_ALWAYS, 3, 10, false, SRT_AGENT_GIVE_UP, 0, 3 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct srt_restart_policy rp = { cases[i].mode, 3, 2, 60, 300 };
+		struct srt_agent_decision d =
+			srt_agent_decide(&rp, cases[i].budget, cases[i].ran_ms, cases[i].failed);
+
+		if (d.verdict != cases[i].verdict || d.delay_ms != cases[i].delay ||
+		    d.budget_used != cases[i].used)
+			fail_msg("case %zu: verdict %d delay %lld used %d", i, d.verdict,
+				 (long long)d.delay_ms, d.budget_used);
+	}
+}
+
+/* ---- process helpers ---- */
+
+static void test_run_cmds(void **state)
+{
+	const char *echo[] = { "sh", "-c", "printf 'a\\nb\\n'; exit 3", NULL };
+	const char *slow[] = { "sleep", "30", NULL };
+	const char *none[] = { "/nonexistent/program", NULL };
+	struct srt_agent_cmd c[3];
+	struct srt_error err;
+
+	(void)state;
+	memset(c, 0, sizeof(c));
+	c[0].argv = echo;
+	c[1].argv = slow;
+	c[2].argv = none;
+	assert_int_equal(srt_agent_run_cmds(c, 3, 300, -1, &err), 0);
+	assert_string_equal(c[0].out.data, "a\nb\n");
+	assert_int_equal(c[0].status, 3);
+	assert_int_equal(c[1].status, -1); /* killed at the timeout */
+	assert_int_equal(c[2].status, 127);
+	for (int i = 0; i < 3; i++)
+		srt_buf_release(&c[i].out);
+}
+
+static void test_spawn_log_and_tail(void **state)
+{
+	char dir[] = "/tmp/srt-agent-XXXXXX";
+	const char *argv[] = { "sh", "-c",
+			       "for i in 1 2 3 4 5; do echo line$i; done; echo err >&2; "
+			       "exit 7",
+			       NULL };
+	const char *bad[] = { "/nonexistent/x", NULL };
+	char *log, *tail, *cmd;
+	struct srt_error err;
+	int st;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	log = srt_xasprintf("%s/w.out", dir);
+	pid = srt_agent_spawn(argv, log, true, "Env: A=1\n", &err);
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(srt_agent_exit_code(st), 7);
+	tail = srt_agent_log_tail(log, 3, 4096);
+	assert_string_equal(tail, "line4\nline5\nerr");
+	free(tail);
+	tail = srt_agent_log_tail(log, 100, 4096);
+	assert_string_equal(tail, "Env: A=1\nline1\nline2\nline3\nline4\nline5\nerr");
+	free(tail);
+	/* Only max_bytes from the end, starting at a whole line. */
+	tail = srt_agent_log_tail(log, 100, 12);
+	assert_string_equal(tail, "line5\nerr");
+	free(tail);
+	/* Appending (a restart) keeps what was there. */
+	pid = srt_agent_spawn(bad, log, false, NULL, &err);
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(srt_agent_exit_code(st), 127);
+	tail = srt_agent_log_tail(log, 2, 4096);
+	assert_string_equal(tail, "err\nsrtctl agent: cannot run '/nonexistent/x': No such file "
+				  "or directory");
+	free(tail);
+	/* A signal shows as 128+N. */
+	{
+		const char *sl[] = { "sleep", "30", NULL };
+
+		pid = srt_agent_spawn(sl, log, false, NULL, &err);
+		assert_true(pid > 0);
+		srt_agent_signal(pid, SIGKILL);
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_int_equal(srt_agent_exit_code(st), 137);
+	}
+	tail = srt_agent_log_tail("/nonexistent/log", 3, 100);
+	assert_string_equal(tail, "");
+	free(tail);
+	cmd = srt_xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(log);
+}
+
+static void test_nodes_without_slurm(void **state)
+{
+	struct srt_agent_nodes n;
+	struct srt_error err;
+
+	(void)state;
+	assert_int_equal(srt_agent_nodes_resolve(&n, NULL, NULL, 1, 1000, -1, &err), -1);
+	assert_non_null(strstr(err.msg, "SLURM_JOB_NODELIST is not set"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_vllm_plan_bound, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_groups_follow_readiness, fx_setup,
+						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_external_master, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_step_argv_and_env_line, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_followers_p2p, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_agent_batch_script, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_errors, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_bind_errors, fx_setup, fx_teardown),
+		cmocka_unit_test(test_backoff),
+		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_run_cmds),
+		cmocka_unit_test(test_spawn_log_and_tail),
+		cmocka_unit_test(test_nodes_without_slurm),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,502 @@
+/*
+ * tests/unit/test_rundir.c: the run-directory contract (agent/rundir.h).
+ *
+ * Both sides of every file: plan.json written by the controller and read
+ * by the agent, status.json written by the agent and read by the
+ * controller (every field round-trips), events.jsonl appended by the agent
+ * and read exactly once by the controller: sequence numbers continue across
+ * a reopen (an agent restart), a torn last line is ignored by readers and
+ * cut off by the next writer, and bad lines are skipped and counted.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/rundir.h"
+#include "util/buf.h"
+
+struct fx {
+	char dir[64];
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	strcpy(f->dir, "/tmp/srt-rundir-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+	char *cmd = srt_xasprintf("rm -rf '%s'", f->dir);
+
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(f);
+	return 0;
+}
+
+static char *path_in(struct fx *f, const char *name)
+{
+	return srt_xasprintf("%s/%s", f->dir, name);
+}
+
+static void append_raw(struct fx *f, const char *name, const char *text)
+{
+	char *p = path_in(f, name);
+	FILE *fp = fopen(p, "ab");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+	free(p);
+}
+
+static char *read_all(struct fx *f, const char *name)
+{
+	char *p = path_in(f, name);
+	FILE *fp = fopen(p, "rb");
+	struct srt_buf b;
+	char chunk[4096];
+	size_t n;
+
+	free(p);
+	if (!fp)
+		return NULL;
+	srt_buf_init(&b);
+	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+		srt_buf_append(&b, chunk, n);
+	fclose(fp);
+	return srt_buf_detach(&b);
+}
+
+/* No temporary file is left behind by an atomic write. */
+static void assert_no_tmp(struct fx *f)
+{
+	DIR *d = opendir(f->dir);
+	struct dirent *de;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		assert_null(strstr(de->d_name, ".tmp."));
+	closedir(d);
+}
+
+/* ---- plan.json ---- */
+
+static void test_plan_round_trip(void **state)
+{
+	struct fx *f = *state;
+	json_t *plan = json_pack("{s:i, s:s, s:[]}", "version", 1, "recipe", "r1", "processes");
+	json_t *back = NULL;
+	struct srt_error err;
+	int64_t gen = -1;
+	char *p = path_in(f, SRT_RUNDIR_PLAN);
+
+	assert_int_equal(srt_rundir_write_plan(f->dir, plan, 7, &err), 0);
+	assert_null(json_object_get(plan, "generation")); /* the caller's object is untouched */
+	assert_int_equal(srt_rundir_read_plan_file(p, &back, &gen, &err), 0);
+	assert_int_equal(gen, 7);
+	assert_string_equal(json_string_value(json_object_get(back, "recipe")), "r1");
+	json_decref(back);
+	assert_no_tmp(f);
+
+	/* Rewriting replaces the generation. */
+	assert_int_equal(srt_rundir_write_plan(f->dir, plan, 8, &err), 0);
+	assert_int_equal(srt_rundir_read_plan_file(p, &back, &gen, &err), 0);
+	assert_int_equal(gen, 8);
+	json_decref(back);
+
+	assert_int_equal(srt_rundir_write_plan(f->dir, plan, 0, &err), -1);
+	assert_non_null(strstr(err.msg, "must be at least 1"));
+	json_decref(plan);
+	free(p);
+}
+
+static void test_plan_errors(void **state)
+{
+	struct fx *f = *state;
+	json_t *back = NULL;
+	struct srt_error err;
+	int64_t gen;
+	char *p = path_in(f, SRT_RUNDIR_PLAN);
+
+	assert_int_equal(srt_rundir_read_plan_file(p, &back, &gen, &err), -1);
+	assert_non_null(strstr(err.msg, "cannot read the plan"));
+	assert_non_null(strstr(err.msg, "No such file"));
+	append_raw(f, SRT_RUNDIR_PLAN, "{\"version\": 2}\n");
+	assert_int_equal(srt_rundir_read_plan_file(p, &back, &gen, &err), -1);
+	assert_non_null(strstr(err.msg, "same srtctl release"));
+	assert_null(back);
+	free(p);
+}
+
+/* ---- status.json ---- */
+
+static void test_status_round_trip(void **state)
+{
+	struct fx *f = *state;
+	struct srt_rundir_node nodes[] = { { "n1", "10.0.0.1" }, { "n2", "10.0.0.2" } };
+	struct srt_rundir_proc procs[2];
+	struct srt_rundir_status st, rd;
+	struct srt_error err;
+	char *text;
+
+	memset(procs, 0, sizeof(procs));
+	procs[0] = (struct srt_rundir_proc){ .name = "mooncake-master",
+					     .kind = "service",
+					     .index = -1,
+					     .service = "mooncake-master",
+					     .type = "mooncake-master",
+					     .node = 0,
+					     .host = "n1",
+					     .ip = "10.0.0.1",
+					     .state = SRT_PS_READY,
+					     .restarts = 2,
+					     .pid = 4321,
+					     .started_at = 1000,
+					     .ready_at = 2100,
+					     .exit_code = 137,
+					     .endpoint = "10.0.0.1:8700",
+					     .env_hash = "ab",
+					     .last_probe = "http 8702 /health: HTTP 200",
+					     .message = "ready after 1.1 s",
+					     .critical = true };
+	procs[1] = (struct srt_rundir_proc){ .name = "decode_0",
+					     .kind = "worker",
+					     .role = "decode",
+					     .index = 0,
+					     .node = 1,
+					     .host = "n2",
+					     .ip = "10.0.0.2",
+					     .state = SRT_PS_CRASHLOOP,
+					     .pid = -1,
+					     .exit_code = -1,
+					     /* not UTF-8: written as '?' */
+					     .message = "bad \xff byte" };
+	memset(&st, 0, sizeof(st));
+	st.version = 1;
+	st.seq = 17;
+	st.plan_generation = 3;
+	st.phase = SRT_RUN_READY;
+	st.message = "";
+	st.exit_code = -1;
+	st.job_id = "1234";
+	st.agent_host = "n1";
+	st.agent_pid = 99;
+	st.agent_started_at = 500;
+	st.nodes = nodes;
+	st.nnodes = 2;
+	st.infra_ip = "10.0.0.1";
+	st.procs = procs;
+	st.nprocs = 2;
+	st.updated_at = 3000;
+	assert_int_equal(srt_rundir_write_status(f->dir, &st, &err), 0);
+	assert_no_tmp(f);
+	text = read_all(f, SRT_RUNDIR_STATUS);
+	assert_non_null(strstr(text, "\"phase\": \"Ready\""));
+	assert_non_null(strstr(text, "\"state\": \"CrashLoopBackOff\""));
+	assert_non_null(strstr(text, "\"exit_code\": null"));
+	assert_non_null(strstr(text, "\"pid\": null"));
+	free(text);
+
+	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), 0);
+	assert_int_equal(rd.seq, 17);
+	assert_int_equal(rd.plan_generation, 3);
+	assert_int_equal(rd.phase, SRT_RUN_READY);
+	assert_int_equal(rd.exit_code, -1);
+	assert_string_equal(rd.job_id, "1234");
+	assert_string_equal(rd.agent_host, "n1");
+	assert_int_equal(rd.agent_pid, 99);
+	assert_int_equal(rd.agent_started_at, 500);
+	assert_int_equal(rd.nnodes, 2);
+	assert_string_equal(rd.nodes[1].ip, "10.0.0.2");
+	assert_string_equal(rd.infra_ip, "10.0.0.1");
+	assert_int_equal(rd.updated_at, 3000);
+	assert_int_equal(rd.nprocs, 2);
+	assert_string_equal(rd.procs[0].name, "mooncake-master");
+	assert_string_equal(rd.procs[0].type, "mooncake-master");
+	assert_null(rd.procs[0].role);
+	assert_int_equal(rd.procs[0].index, -1);
+	assert_int_equal(rd.procs[0].state, SRT_PS_READY);
+	assert_int_equal(rd.procs[0].restarts, 2);
+	assert_int_equal(rd.procs[0].pid, 4321);
+	assert_int_equal(rd.procs[0].started_at, 1000);
+	assert_int_equal(rd.procs[0].ready_at, 2100);
+	assert_int_equal(rd.procs[0].exit_code, 137);
+	assert_string_equal(rd.procs[0].endpoint, "10.0.0.1:8700");
+	assert_string_equal(rd.procs[0].last_probe, "http 8702 /health: HTTP 200");
+	assert_true(rd.procs[0].critical);
+	assert_false(rd.procs[0].external);
+	assert_string_equal(rd.procs[1].role, "decode");
+	assert_int_equal(rd.procs[1].index, 0);
+	assert_int_equal(rd.procs[1].node, 1);
+	assert_int_equal(rd.procs[1].state, SRT_PS_CRASHLOOP);
+	assert_int_equal(rd.procs[1].pid, -1);
+	assert_null(rd.procs[1].endpoint);
+	assert_string_equal(rd.procs[1].message, "bad ? byte");
+	srt_rundir_status_release(&rd);
+}
+
+static void test_status_missing_and_invalid(void **state)
+{
+	struct fx *f = *state;
+	struct srt_rundir_status rd;
+	struct srt_error err;
+	char *p = path_in(f, SRT_RUNDIR_STATUS);
+
+	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), 1);
+	assert_int_equal(rd.nprocs, 0);
+	srt_rundir_status_release(&rd);
+
+	append_raw(f, SRT_RUNDIR_STATUS, "{\"version\":1,\"seq\":1,\"phase\":\"Re");
+	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), -1);
+	assert_non_null(strstr(err.msg, "is not valid status JSON"));
+	unlink(p);
+	append_raw(f, SRT_RUNDIR_STATUS, "{\"version\":2,\"seq\":1,\"phase\":\"Ready\"}");
+	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), -1);
+	assert_non_null(strstr(err.msg, "status version 2"));
+	unlink(p);
+	append_raw(f, SRT_RUNDIR_STATUS, "{\"version\":1,\"seq\":1,\"phase\":\"Sleeping\"}");
+	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), -1);
+	unlink(p);
+	append_raw(f, SRT_RUNDIR_STATUS,
+		   "{\"version\":1,\"seq\":1,\"phase\":\"Ready\",\"processes\":[{\"name\":\"x\","
+		   "\"state\":\"Dancing\"}]}");
+	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), -1);
+	assert_non_null(strstr(err.msg, "processes[0]"));
+	free(p);
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	for (int i = SRT_RUN_STARTING; i <= SRT_RUN_SUCCEEDED; i++) {
+		enum srt_run_phase p;
+
+		assert_int_equal(srt_run_phase_parse(srt_run_phase_name((enum srt_run_phase)i), &p),
+				 0);
+		assert_int_equal(p, i);
+	}
+	for (int i = SRT_PS_PENDING; i <= SRT_PS_STOPPED; i++) {
+		enum srt_proc_state s;
+
+		assert_int_equal(
+			srt_proc_state_parse(srt_proc_state_name((enum srt_proc_state)i), &s), 0);
+		assert_int_equal(s, i);
+	}
+	assert_string_equal(srt_proc_state_name(SRT_PS_CRASHLOOP), "CrashLoopBackOff");
+	assert_true(srt_run_phase_final(SRT_RUN_SUCCEEDED));
+	assert_false(srt_run_phase_final(SRT_RUN_STOPPING));
+}
+
+/* ---- env hash ---- */
+
+static void test_env_hash(void **state)
+{
+	const char *n1[] = { "B", "A" }, *v1[] = { "2", "1" };
+	const char *n2[] = { "A", "B" }, *v2[] = { "1", "2" };
+	const char *n3[] = { "A" }, *v3[] = { "1\0B=2" }; /* C string: just "1" */
+	const char *n4[] = { "A" }, *v4[] = { "1\nB=2" };
+	char h1[65], h2[65], h3[65], h4[65], h0[65];
+
+	(void)state;
+	srt_rundir_env_hash(n1, v1, 2, h1);
+	srt_rundir_env_hash(n2, v2, 2, h2);
+	srt_rundir_env_hash(n3, v3, 1, h3);
+	srt_rundir_env_hash(n4, v4, 1, h4);
+	srt_rundir_env_hash(NULL, NULL, 0, h0);
+	assert_string_equal(h1, h2); /* order of the list does not matter */
+	assert_string_not_equal(h1, h3);
+	assert_string_not_equal(h1, h4); /* "A=1\nB=2" is not two variables */
+	assert_string_equal(h0, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	/* sha256("A=1\0B=2\0") */
+	assert_string_equal(h1, "22ee4d94a93a2f30a119c526110772278f3469e2e234c85c8c13b3c80d88989e");
+}
+
+/* ---- events.jsonl ---- */
+
+struct got {
+	int64_t seqs[64];
+	char reasons[64][32];
+	size_t n;
+	int64_t stop_at;
+};
+
+static int collect(void *ctx, const struct srt_rundir_event *ev)
+{
+	struct got *g = ctx;
+
+	if (g->stop_at && ev->seq == g->stop_at)
+		return 42;
+	g->seqs[g->n] = ev->seq;
+	snprintf(g->reasons[g->n], sizeof(g->reasons[0]), "%s", ev->reason);
+	g->n++;
+	return 0;
+}
+
+static void append_event(struct srt_rundir_events *w, const char *reason, bool warning)
+{
+	struct srt_rundir_event ev;
+	struct srt_error err;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.time = 1000;
+	ev.warning = warning;
+	ev.reason = reason;
+	ev.object_kind = "service";
+	ev.object_name = "mooncake-store_n2";
+	ev.object_service = "mooncake-store";
+	ev.object_index = -1;
+	ev.message = "line one\nline two \"quoted\" \xc3\xa9 \xff";
+	ev.job_id = "77";
+	ev.generation = 2;
+	assert_int_equal(srt_rundir_events_append(w, &ev, &err), 0);
+}
+
+static void test_events_format(void **state)
+{
+	struct fx *f = *state;
+	struct srt_rundir_events w;
+	struct srt_error err;
+	char *text;
+
+	assert_int_equal(srt_rundir_events_open(&w, f->dir, &err), 0);
+	assert_int_equal(w.seq, 0);
+	append_event(&w, "Started", false);
+	srt_rundir_events_close(&w);
+	text = read_all(f, SRT_RUNDIR_EVENTS);
+	assert_string_equal(text,
+			    "{\"seq\":1,\"time\":1000,\"type\":\"Normal\",\"reason\":\"Started\","
+			    "\"object\":{\"kind\":\"service\",\"name\":\"mooncake-store_n2\","
+			    "\"service\":\"mooncake-store\"},\"message\":\"line one\\nline two "
+			    "\\\"quoted\\\" \xc3\xa9 ?\",\"job_id\":\"77\",\"generation\":2}\n");
+	free(text);
+}
+
+static void test_events_seq_across_reopen_and_torn_line(void **state)
+{
+	struct fx *f = *state;
+	struct srt_rundir_events w;
+	struct srt_error err;
+	struct got g;
+	int64_t last;
+	size_t skipped;
+	char *text;
+
+	assert_int_equal(srt_rundir_events_open(&w, f->dir, &err), 0);
+	append_event(&w, "AgentStarted", false);
+	append_event(&w, "Started", false);
+	append_event(&w, "Ready", false);
+	srt_rundir_events_close(&w);
+
+	/* The agent died in the middle of a line. */
+	append_raw(f, SRT_RUNDIR_EVENTS, "{\"seq\":4,\"time\":1,\"type\":\"Warn");
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(srt_rundir_read_events(f->dir, 0, collect, &g, &last, &skipped, &err), 0);
+	assert_int_equal(g.n, 3);
+	assert_int_equal(last, 3);
+	assert_int_equal(skipped, 0);
+
+	/* The next agent cuts the torn line off and goes on at 4. */
+	assert_int_equal(srt_rundir_events_open(&w, f->dir, &err), 0);
+	assert_int_equal(w.seq, 3);
+	append_event(&w, "AgentStarted", false);
+	append_event(&w, "RunFailed", true);
+	srt_rundir_events_close(&w);
+	text = read_all(f, SRT_RUNDIR_EVENTS);
+	assert_null(strstr(text, "Warn{"));
+	free(text);
+
+	/* Exactly once: a reader that has seen 3 gets 4 and 5. */
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(srt_rundir_read_events(f->dir, 3, collect, &g, &last, &skipped, &err), 0);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.seqs[0], 4);
+	assert_string_equal(g.reasons[0], "AgentStarted");
+	assert_int_equal(g.seqs[1], 5);
+	assert_string_equal(g.reasons[1], "RunFailed");
+	assert_int_equal(last, 5);
+
+	/* Nothing new. */
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(srt_rundir_read_events(f->dir, 5, collect, &g, &last, NULL, &err), 0);
+	assert_int_equal(g.n, 0);
+	assert_int_equal(last, 5);
+
+	/* A callback that stops: its value comes back, last_seq says how far. */
+	memset(&g, 0, sizeof(g));
+	g.stop_at = 3;
+	assert_int_equal(srt_rundir_read_events(f->dir, 0, collect, &g, &last, NULL, &err), 42);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(last, 2);
+}
+
+static void test_events_bad_lines(void **state)
+{
+	struct fx *f = *state;
+	struct srt_error err;
+	struct got g;
+	int64_t last;
+	size_t skipped;
+
+	append_raw(f, SRT_RUNDIR_EVENTS,
+		   "{\"seq\":1,\"reason\":\"A\",\"object\":{\"kind\":\"run\",\"name\":\"r\"}}\n"
+		   "not json\n"
+		   "\n"
+		   "{\"seq\":\"2\",\"reason\":\"B\",\"object\":{\"kind\":\"run\"}}\n"
+		   "{\"seq\":1,\"reason\":\"Dup\",\"object\":{\"kind\":\"run\"}}\n"
+		   "{\"seq\":3,\"object\":{\"kind\":\"run\"}}\n"
+		   "{\"seq\":4,\"reason\":\"D\",\"object\":{\"kind\":\"run\",\"name\":\"r\"}}\n");
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(srt_rundir_read_events(f->dir, 0, collect, &g, &last, &skipped, &err), 0);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.seqs[0], 1);
+	assert_int_equal(g.seqs[1], 4);
+	assert_int_equal(last, 4);
+	assert_int_equal(skipped, 4); /* not json, string seq, duplicate seq, no reason */
+
+	/* A missing file is no events. */
+	{
+		char *p = path_in(f, SRT_RUNDIR_EVENTS);
+
+		unlink(p);
+		free(p);
+	}
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(srt_rundir_read_events(f->dir, 9, collect, &g, &last, NULL, &err), 0);
+	assert_int_equal(g.n, 0);
+	assert_int_equal(last, 9);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_plan_round_trip, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_errors, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_status_round_trip, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_status_missing_and_invalid, fx_setup,
+						fx_teardown),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_env_hash),
+		cmocka_unit_test_setup_teardown(test_events_format, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_events_seq_across_reopen_and_torn_line,
+						fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_events_bad_lines, fx_setup, fx_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
