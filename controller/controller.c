@@ -399,6 +399,26 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 		srt_error_clear(&serr);
 		src = srt_slurm_submit(c->slurm, &spec, &job_id, &serr);
 	}
+	if (src == SRT_SLURM_OK && comp.recipes[0]->slurm.directives.n) {
+		/* slurmrestd takes the job description, not #SBATCH lines: say so. */
+		const struct srt_env *dv = &comp.recipes[0]->slurm.directives;
+		struct srt_buf names;
+
+		srt_buf_init(&names);
+		for (size_t i = 0; i < dv->n; i++)
+			srt_buf_printf(&names, "%s%s", i ? ", " : "", dv->v[i].name);
+		if (srt_store_begin(c->store, err) == 0)
+			finish_tx(c,
+				  srt_store_event(c->store, err, "Warning", "DirectivesNotApplied",
+						  "run", run.name, "controller",
+						  "slurm.directives (%s) are in job.sh as #SBATCH lines, but "
+						  "slurmrestd does not read #SBATCH lines, so they do not "
+						  "apply to job %lld; srtctl sets nodes, partition, account "
+						  "and time limit itself",
+						  names.data, (long long)job_id),
+				  err);
+		srt_buf_release(&names);
+	}
 	if (src == SRT_SLURM_OK) {
 		msg = srt_xasprintf("submitted job %lld (name %s, comment %s, %zu node%s) from %s",
 				    (long long)job_id, run.job_name, run.job_comment,
