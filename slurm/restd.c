@@ -11,7 +11,7 @@
  */
 #include "slurm/internal.h"
 
-#include <curl/curl.h>
+#include "slurm/curl_dl.h"
 #include <errno.h>
 #include <sys/stat.h>
 #include <stdarg.h>
@@ -24,6 +24,7 @@
 #define MAX_REPLY (1024L * 1024 * 1024) /* 1 GiB: ~250,000 jobs in v0.0.38 */
 
 struct srt_slurm {
+	struct srt_curl_api cu; /* libcurl, loaded by srt_slurm_new() */
 	CURL *curl;
 	char *url;	 /* as configured, for messages */
 	char *base;	 /* http(s)://host:port[/prefix], or http://localhost for a socket */
@@ -147,13 +148,21 @@ int srt_slurm_new(struct srt_slurm **out, const struct srt_slurm_config *cfg, st
 	} else if (!s->unix_path && *srt_slurm_auth_user(s->auth)) {
 		s->user = srt_xstrdup(srt_slurm_auth_user(s->auth));
 	}
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+	{
+		char why[512];
+
+		if (srt_curl_load(&s->cu, why, sizeof(why)) != 0) {
+			rc = srt_slurm_fail(err, SRT_SLURM_EINVAL, "%s", why);
+			goto fail;
+		}
+	}
+	if (s->cu.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		rc = srt_slurm_fail(err, SRT_SLURM_EINVAL, "libcurl failed to initialise");
 		goto fail;
 	}
-	s->curl = curl_easy_init();
+	s->curl = s->cu.easy_init();
 	if (!s->curl) {
-		curl_global_cleanup();
+		s->cu.global_cleanup();
 		rc = srt_slurm_fail(err, SRT_SLURM_EINVAL, "libcurl failed to make a handle");
 		goto fail;
 	}
@@ -169,9 +178,10 @@ void srt_slurm_free(struct srt_slurm *s)
 	if (!s)
 		return;
 	if (s->curl) {
-		curl_easy_cleanup(s->curl);
-		curl_global_cleanup();
+		s->cu.easy_cleanup(s->curl);
+		s->cu.global_cleanup();
 	}
+	srt_curl_unload(&s->cu);
 	srt_slurm_auth_free(s->auth);
 	free(s->url);
 	free(s->base);
@@ -245,7 +255,7 @@ static void auth_hint(struct srt_slurm *s, struct srt_error *err)
 
 static int curl_failure(struct srt_slurm *s, CURLcode cc, struct srt_error *err)
 {
-	const char *detail = s->curl_err[0] ? s->curl_err : curl_easy_strerror(cc);
+	const char *detail = s->curl_err[0] ? s->curl_err : s->cu.easy_strerror(cc);
 
 	switch (cc) {
 	case CURLE_COULDNT_CONNECT:
@@ -340,67 +350,67 @@ static int http(struct srt_slurm *s, const struct srt_slurm_api *api, const char
 	if (rc != 0)
 		return rc;
 	url = srt_xasprintf("%s/slurm/%s/%s", s->base, api->version, path);
-	h = curl_slist_append(h, "Accept: application/json");
+	h = s->cu.slist_append(h, "Accept: application/json");
 	/* No "Expect: 100-continue" round trip before a POST body. */
-	h = curl_slist_append(h, "Expect:");
+	h = s->cu.slist_append(h, "Expect:");
 	if (body)
-		h = curl_slist_append(h, "Content-Type: application/json");
+		h = s->cu.slist_append(h, "Content-Type: application/json");
 	if (s->user) {
 		user_h = srt_xasprintf("X-SLURM-USER-NAME: %s", s->user);
-		h = curl_slist_append(h, user_h);
+		h = s->cu.slist_append(h, user_h);
 	}
 	if (token) {
 		token_h = srt_xasprintf("X-SLURM-USER-TOKEN: %s", token);
-		h = curl_slist_append(h, token_h);
+		h = s->cu.slist_append(h, token_h);
 	}
 	srt_buf_reset(&s->reply);
 	s->reply_too_big = false;
 	s->curl_err[0] = '\0';
 
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, s->timeout_ms);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, s->connect_timeout_ms);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, s->curl_err);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, s);
-	curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	s->cu.easy_setopt(c, CURLOPT_URL, url);
+	s->cu.easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	s->cu.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	s->cu.easy_setopt(c, CURLOPT_TIMEOUT_MS, s->timeout_ms);
+	s->cu.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, s->connect_timeout_ms);
+	s->cu.easy_setopt(c, CURLOPT_ERRORBUFFER, s->curl_err);
+	s->cu.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	s->cu.easy_setopt(c, CURLOPT_WRITEDATA, s);
+	s->cu.easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
 	/* slurmrestd is inside the cluster: proxy variables meant for the internet do not apply. */
-	curl_easy_setopt(c, CURLOPT_PROXY, "");
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	s->cu.easy_setopt(c, CURLOPT_PROXY, "");
+	s->cu.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	if (s->unix_path)
-		curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, s->unix_path);
+		s->cu.easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, s->unix_path);
 	if (s->ca_file)
-		curl_easy_setopt(c, CURLOPT_CAINFO, s->ca_file);
-	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, s->insecure ? 0L : 1L);
-	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, s->insecure ? 0L : 2L);
+		s->cu.easy_setopt(c, CURLOPT_CAINFO, s->ca_file);
+	s->cu.easy_setopt(c, CURLOPT_SSL_VERIFYPEER, s->insecure ? 0L : 1L);
+	s->cu.easy_setopt(c, CURLOPT_SSL_VERIFYHOST, s->insecure ? 0L : 2L);
 	/*
 	 * A POST gets a connection of its own: libcurl resends a request on a
 	 * new connection when a kept-alive one dies without an answer, and a
 	 * submit must never be sent twice by us (the caller looks for the job
 	 * by its comment instead).
 	 */
-	curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, body ? 1L : 0L);
+	s->cu.easy_setopt(c, CURLOPT_FRESH_CONNECT, body ? 1L : 0L);
 	if (body) {
-		curl_easy_setopt(c, CURLOPT_POST, 1L);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, NULL);
+		s->cu.easy_setopt(c, CURLOPT_POST, 1L);
+		s->cu.easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		s->cu.easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+		s->cu.easy_setopt(c, CURLOPT_CUSTOMREQUEST, NULL);
 	} else {
-		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
-		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") ? method : NULL);
+		s->cu.easy_setopt(c, CURLOPT_HTTPGET, 1L);
+		s->cu.easy_setopt(c, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") ? method : NULL);
 	}
 
 	t0 = srt_monotonic_ms();
-	cc = curl_easy_perform(c);
+	cc = s->cu.easy_perform(c);
 	s->stats.usec += (uint64_t)(srt_monotonic_ms() - t0) * 1000;
 	s->stats.requests++;
 	s->stats.bytes_received += s->reply.len;
 	/* Nothing of the token stays in the handle or in memory we free. */
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, NULL);
-	curl_slist_free_all(h);
+	s->cu.easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+	s->cu.easy_setopt(c, CURLOPT_POSTFIELDS, NULL);
+	s->cu.slist_free_all(h);
 	if (token_h) {
 		explicit_bzero(token_h, strlen(token_h));
 		free(token_h);
@@ -411,7 +421,7 @@ static int http(struct srt_slurm *s, const struct srt_slurm_api *api, const char
 		s->stats.failures++;
 		return curl_failure(s, cc, err);
 	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	s->cu.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	r->status = status;
 	r->elapsed_ms = srt_monotonic_ms() - t0;
 	r->token_expired = token && srt_slurm_auth_exp(s->auth) > 0 &&
