@@ -26,6 +26,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* How long after a run ends its agent's late events are still ingested. */
+#define SRT_INGEST_AFTER_END_MS (5 * 60 * 1000)
+
 /* What a pass knows about one run besides its row. */
 struct run_obs {
 	enum srt_rc_agent agent;
@@ -622,7 +625,11 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 		enum srt_rc_phase p = SRT_RC_PENDING;
 
 		srt_rc_phase_parse(runs[i].phase, &p);
-		if (srt_rc_phase_is_final(p) || !runs[i].run_dir)
+		/* An agent writes its last events as its job ends: keep reading a
+		 * finished run's directory for a while. */
+		if (!runs[i].run_dir ||
+		    (srt_rc_phase_is_final(p) &&
+		     srt_store_now(c->store) - runs[i].finished_at > SRT_INGEST_AFTER_END_MS))
 			continue;
 		if (ingest_run(c, &runs[i], &obs[i], &stats->events_ingested, err) != 0)
 			goto out;
