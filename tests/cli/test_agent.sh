@@ -445,6 +445,8 @@ FAKE_BIND_HOST=$NET.250 python3 "$F/fake_mooncake_master" --rpc_port=8700 \
 	>ext_master.log 2>&1 &
 extra_pids+=($!)
 until_py 30 'ev("Started", "agg_0") and status()["phase"] == "Ready"'
+# The engine stand-in writes its record as it starts, just after the step is launched.
+until_py 20 'records()'
 check "proceeds" '
 r = ev("Ready", "mooncake-master")[0]
 assert r["seq"] < ev("Started", "agg_0")[0]["seq"]
