@@ -79,6 +79,10 @@ S() { "$SRTCTL" "$@" --db "$DB"; }
 py() { python3 - "$@"; }
 
 start_ctl() {
+	# One controller at a time: a second would only find the lock taken.
+	if [ -n "$CTL_PID" ] && kill -0 "$CTL_PID" 2>/dev/null; then
+		return 0
+	fi
 	"$SRTCTL" controller --db "$DB" --interval 1s >>"$WORK/controller.log" 2>&1 &
 	CTL_PID=$!
 }
@@ -120,6 +124,8 @@ cleanup() {
 	wait_for 60 no_live_jobs
 	kill "$CTL_PID" 2>/dev/null || true
 	wait "$CTL_PID" 2>/dev/null || true
+	# Any controller of this test's database that escaped the PID bookkeeping.
+	pkill -f -- "controller --db $DB " 2>/dev/null || true
 	if [ "$failed" -ne 0 ]; then
 		echo "# controller log (last 60 lines):"
 		tail -n 60 "$WORK/controller.log" 2>/dev/null | sed 's/^/#   /'
