@@ -24,24 +24,9 @@ export XDG_STATE_HOME="$work/xdg" # never the user's own database
 unset SRTCTL_DB
 DB="$work/state/srtctl.db"
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+# fail, run
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# run CODE CMD...: run CMD, require exit CODE; stdout/stderr in out/err.
-run() {
-	local want=$1 rc=0
-	shift
-	"$@" >out 2>err || rc=$?
-	if [[ $rc -ne $want ]]; then
-		echo "--- stdout" >&2
-		cat out >&2
-		echo "--- stderr" >&2
-		cat err >&2
-		fail "'$*' exited $rc, expected $want"
-	fi
-}
 
 # expect_out LINE: stdout is exactly LINE.
 expect_out() {

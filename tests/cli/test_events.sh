@@ -24,23 +24,9 @@ export XDG_STATE_HOME="$work/xdg"
 unset SRTCTL_DB SRTCTL_WATCH_TIMEOUT SRTCTL_EVENT_RETENTION
 DB="$work/state/srtctl.db"
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+# fail, run
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-run() {
-	local want=$1 rc=0
-	shift
-	"$@" >out 2>err || rc=$?
-	if [[ $rc -ne $want ]]; then
-		echo "--- stdout" >&2
-		cat out >&2
-		echo "--- stderr" >&2
-		cat err >&2
-		fail "'$*' exited $rc, expected $want"
-	fi
-}
 
 pyjson() {
 	python3 -c "import json, re, sys

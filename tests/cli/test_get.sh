@@ -26,23 +26,9 @@ export XDG_STATE_HOME="$work/xdg"
 unset SRTCTL_DB SRTCTL_WATCH_TIMEOUT
 DB="$work/state/srtctl.db"
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+# fail, run
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-run() {
-	local want=$1 rc=0
-	shift
-	"$@" >out 2>err || rc=$?
-	if [[ $rc -ne $want ]]; then
-		echo "--- stdout" >&2
-		cat out >&2
-		echo "--- stderr" >&2
-		cat err >&2
-		fail "'$*' exited $rc, expected $want"
-	fi
-}
 
 # pyjson CODE: run python CODE with the JSON on stdout of the last `run` as `doc`.
 pyjson() {

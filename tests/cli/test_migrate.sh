@@ -18,24 +18,9 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 export SRTSLURM_CONFIG=
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+# fail, run
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# run CODE CMD...: run CMD, require exit CODE; stdout/stderr in out/err.
-run() {
-	local want=$1 rc=0
-	shift
-	"$@" >out 2>err || rc=$?
-	if [[ $rc -ne $want ]]; then
-		echo "--- stdout" >&2
-		cat out >&2
-		echo "--- stderr" >&2
-		cat err >&2
-		fail "'$*' exited $rc, expected $want"
-	fi
-}
 
 # --help: usage with examples, exit 0.
 run 0 "$SRTCTL" migrate --help
