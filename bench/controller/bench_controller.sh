@@ -19,6 +19,14 @@ SRTCTL=$(realpath "${1:-$root/build/srtctl}")
 : "${SRT_SLURMRESTD_URL:?start the local SLURM: scripts/slurm-local up && eval \"\$(scripts/slurm-local env)\"}"
 WORK=$(mktemp -d /tmp/srt-bench-ctl.XXXXXX)
 chmod 755 "$WORK"
+# The jobs run as the SLURM job user, who may not be able to enter this checkout
+# (a clone under a 0700 directory): give them copies they can read.
+mkdir -p "$WORK/bin"
+cp "$SRTCTL" "$WORK/bin/srtctl"
+cp -r "$root/tests/fakes" "$WORK/fakes"
+chmod -R a+rX "$WORK/bin" "$WORK/fakes"
+SRTCTL=$WORK/bin/srtctl
+FAKES=$WORK/fakes
 DB=$WORK/state.db
 mkdir -p "$WORK/runs"
 CTL=
@@ -37,8 +45,8 @@ cat >"$WORK/srtslurm.yaml" <<YAML
 runtime: {log_root: $WORK/runs}
 slurmrestd: {url: $SRT_SLURMRESTD_URL, user: ${SRT_SLURM_USER:-slurmci}, token_file: $SRT_SLURM_TOKEN_FILE}
 commands:
-  mooncake_master: [$root/tests/fakes/fake_mooncake_master]
-  sglang: [$root/tests/fakes/fake_engine]
+  mooncake_master: [$FAKES/fake_mooncake_master]
+  sglang: [$FAKES/fake_engine]
   srtctl: [$SRTCTL]
 YAML
 export SRTSLURM_CONFIG=$WORK/srtslurm.yaml

@@ -40,6 +40,14 @@ SRTCTL=$(realpath -m "${SRTCTL:-$root/build/srtctl}")
 FAKES=$root/tests/fakes
 WORK=$(mktemp -d /tmp/srt-e2e.XXXXXX)
 chmod 755 "$WORK"
+# The jobs run as the SLURM job user, who may not be able to enter this checkout
+# (a clone under a 0700 directory): give them copies they can read.
+mkdir -p "$WORK/bin"
+cp "$SRTCTL" "$WORK/bin/srtctl"
+cp -r "$root/tests/fakes" "$WORK/fakes"
+chmod -R a+rX "$WORK/bin" "$WORK/fakes"
+SRTCTL=$WORK/bin/srtctl
+FAKES=$WORK/fakes
 DB=$WORK/state.db
 REC=$WORK/rec
 mkdir -p "$REC" "$WORK/runs"
