@@ -790,6 +790,8 @@ static void check_run_ready(struct agent *a)
 
 		if (r->spec->kind == SRT_PROC_BENCHMARK)
 			continue;
+		if (!r->spec->critical && (r->state == SRT_PS_FAILED || r->state == SRT_PS_EXITED))
+			continue; /* given up or done: update_degraded() tells */
 		if (!r->spec->external && !r->launched)
 			return;
 		if (r->spec->nprobes && !r->ready)
@@ -805,6 +807,44 @@ static void check_run_ready(struct agent *a)
 		      nup, a->plan.infra_ip, SRT_MC_RPC_PORT, a->plan.infra_ip, SRT_MC_ADMIN_PORT);
 	else
 		event(a, NULL, false, "RunReady", "%zu process(es) up", nup);
+}
+
+/*
+ * Ready or Degraded: a run that is up is Degraded while a non-critical
+ * process (a critical one fails the run instead) is given up.
+ */
+static void update_degraded(struct agent *a)
+{
+	const struct rt *gone = NULL;
+	enum srt_run_phase want;
+
+	if (!a->run_ready || a->stopping)
+		return;
+	for (size_t i = 0; i < a->n && !gone; i++) {
+		const struct rt *r = &a->rt[i];
+
+		if (!r->spec->critical && r->spec->kind != SRT_PROC_BENCHMARK &&
+		    r->state == SRT_PS_FAILED)
+			gone = r;
+	}
+	want = gone ? SRT_RUN_DEGRADED : SRT_RUN_READY;
+	if (a->phase == want)
+		return;
+	a->phase = want;
+	a->dirty = true;
+	if (!gone) {
+		a->message[0] = '\0';
+		event(a, NULL, false, "RunRecovered", "every process is up again");
+		return;
+	}
+	snprintf(a->message, sizeof(a->message),
+		 "%s was given up (exit status %d); the run goes on without it because it is not "
+		 "critical: see `srtctl events --for %s/%s/%s` and %s, or set critical: true "
+		 "to fail the run instead",
+		 gone->spec->name, gone->exit_code, object_kind(gone->spec),
+		 strrchr(a->dir, '/') ? strrchr(a->dir, '/') + 1 : a->dir, gone->spec->name,
+		 log_rel(gone));
+	event(a, NULL, true, "RunDegraded", "%s", a->message);
 }
 
 static void launch_groups(struct agent *a)
@@ -858,6 +898,7 @@ static void tick(struct agent *a)
 	check_run_ready(a);
 	launch_groups(a);
 	check_run_ready(a);
+	update_degraded(a);
 }
 
 /* Milliseconds until the next thing the loop must do (10..1000). */

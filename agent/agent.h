@@ -169,9 +169,10 @@ struct srt_agent_decision {
 };
 
 /*
- * Back-off before restart number `n` (0 = the first): backoff_seconds *
- * 2^n, capped at max_backoff_seconds (a cap below backoff_seconds is
- * raised to it; backoff_seconds 0 means no delay).
+ * Back-off before restart number `n` since the count was last reset (0 =
+ * the first): none for the first, then backoff_seconds * 2^(n-1), capped at
+ * max_backoff_seconds (a cap below backoff_seconds is raised to it;
+ * backoff_seconds 0 means no delay).
  */
 int64_t srt_agent_backoff_ms(const struct srt_restart_policy *rp, int n);
 

@@ -13,9 +13,13 @@ int64_t srt_agent_backoff_ms(const struct srt_restart_policy *rp, int n)
 	int64_t first = rp->backoff_seconds > 0 ? (int64_t)rp->backoff_seconds * 1000 : 0;
 	int64_t cap = (int64_t)rp->max_backoff_seconds * 1000, d = first;
 
+	/* A process that ran well and then died is back at once: only a second
+	 * failure within the reset period suggests a loop worth slowing down. */
+	if (n <= 0)
+		return 0;
 	if (cap < first)
 		cap = first;
-	for (int i = 0; i < n && d < cap; i++)
+	for (int i = 1; i < n && d < cap; i++)
 		d *= 2;
 	return d < cap ? d : cap;
 }

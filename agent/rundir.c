@@ -241,8 +241,8 @@ int srt_rundir_read_plan_file(const char *path, json_t **plan, int64_t *generati
 
 /* ---- names ---- */
 
-static const char *const phase_names[] = { "Starting", "Ready",	  "Failed",
-					   "Stopping", "Stopped", "Succeeded" };
+static const char *const phase_names[] = { "Starting", "Ready",	   "Failed",  "Stopping",
+					   "Stopped",  "Succeeded", "Degraded" };
 static const char *const state_names[] = { "Pending", "Starting",  "Running",
 					   "Ready",   "Unhealthy", "CrashLoopBackOff",
 					   "Failed",  "Exited",	   "Stopped" };

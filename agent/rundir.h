@@ -154,6 +154,7 @@ enum srt_run_phase {
 	SRT_RUN_STOPPING,
 	SRT_RUN_STOPPED,
 	SRT_RUN_SUCCEEDED,
+	SRT_RUN_DEGRADED, /* up, but a non-critical process was given up */
 };
 
 enum srt_proc_state {

@@ -135,6 +135,13 @@ static bool step(struct srt_store *s, struct follow *f, bool for_done, int64_t *
 	if ((phase == SRT_RC_READY && !for_done) || phase == SRT_RC_SUCCEEDED) {
 		f->done = true;
 		f->rc = SRT_EXIT_OK;
+	} else if (phase == SRT_RC_DEGRADED && !for_done) {
+		/* Up, but without a non-critical process the agent gave up. */
+		f->done = true;
+		f->rc = SRT_EXIT_OK;
+		printf("run/%s: up but Degraded: a non-critical process was given up; see "
+		       "`srtctl get services --run %s` and `srtctl events --for run/%s`\n",
+		       cur->name, cur->name, cur->name);
 	} else if (phase == SRT_RC_FAILED || phase == SRT_RC_CANCELLED) {
 		json_t *spec = json_loads(recipe.spec, 0, NULL);
 		json_int_t max = json_integer_value(

@@ -95,6 +95,8 @@ static enum srt_rc_agent agent_phase(enum srt_run_phase p)
 		return SRT_RC_AGENT_STARTING;
 	case SRT_RUN_READY:
 		return SRT_RC_AGENT_READY;
+	case SRT_RUN_DEGRADED:
+		return SRT_RC_AGENT_DEGRADED;
 	case SRT_RUN_FAILED:
 		return SRT_RC_AGENT_FAILED;
 	case SRT_RUN_SUCCEEDED:

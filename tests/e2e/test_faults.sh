@@ -13,7 +13,7 @@
 #     exit, back-off, restart, Ready, with increasing timestamps.
 #  2. SIGSTOP the master (ports open, /health silent): Unhealthy after the
 #     liveness threshold, restarted, Ready again.
-#  3. Crash loop (FAKE_MASTER_CRASH_AFTER=2, max_restarts 3, back-off 1..4 s):
+#  3. Crash loop (FAKE_MASTER_CRASH_AFTER=2, max_restarts 3, back-off 0, 1, 2 s):
 #     back-off grows, CrashLoopBackOff is seen, the budget ends it, the run is
 #     Failed (slurm.max_attempts 1), restarts <= 3.
 #  4. scancel the job behind srtctl's back, with the infra node drained: a new
@@ -347,7 +347,7 @@ print("# events:", ", ".join(f'{i["reason"]}' + (f'x{i["count"]}' if i["count"] 
 backoffs = [i for i in items if i["reason"] == "BackOff"]
 delays = [float(re.search(r"back-off ([0-9.]+) s", i["message"]).group(1)) for i in backoffs]
 print("# back-off delays (messages):", delays)
-assert delays == [1.0, 2.0, 4.0], delays
+assert delays == [0.0, 1.0, 2.0], delays
 # the gap BackOff -> Restarted grows too (event timestamps)
 restarted = [i for i in items if i["reason"] == "Restarted"]
 assert len(restarted) == 3, len(restarted)
@@ -359,7 +359,7 @@ assert "RestartLimitReached" in reasons, reasons
 assert any(i["reason"] == "RunFailed" for i in run_items), [i["reason"] for i in run_items]
 assert starts == 4, f"the master was started {starts} times, want 4 (1 + 3 restarts)"
 PY
-	check "3. back-off grows 1 s, 2 s, 4 s (messages and timestamps); RestartLimitReached; RunFailed; 4 starts in all" test $? -eq 0
+	check "3. back-off grows 0 s, 1 s, 2 s (messages and timestamps); RestartLimitReached; RunFailed; 4 starts in all" test $? -eq 0
 	runs=$(S get runs --recipe f-crash -o json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["items"]))')
 	check "3. slurm.max_attempts 1: no second attempt (runs: $runs)" test "$runs" = 1
 	delete_wait f-crash

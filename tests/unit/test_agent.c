@@ -534,15 +534,16 @@ static void test_agent_batch_script(void **state)
 static void test_backoff(void **state)
 {
 	struct srt_restart_policy rp = { SRT_RESTART_ON_FAILURE, 5, 1, 60, 300 };
-	static const int64_t want[] = { 1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000 };
+	static const int64_t want[] = { 0, 1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000 };
 	struct srt_restart_policy zero = { SRT_RESTART_ALWAYS, 5, 0, 0, 0 };
 	struct srt_restart_policy lowcap = { SRT_RESTART_ALWAYS, 5, 10, 5, 0 };
 
 	(void)state;
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 9; i++)
 		assert_int_equal(srt_agent_backoff_ms(&rp, i), want[i]);
 	assert_int_equal(srt_agent_backoff_ms(&rp, 1000), 60000); /* no overflow */
 	assert_int_equal(srt_agent_backoff_ms(&zero, 3), 0);
+	assert_int_equal(srt_agent_backoff_ms(&lowcap, 0), 0);
 	assert_int_equal(srt_agent_backoff_ms(&lowcap, 2), 10000);
 }
 
@@ -559,13 +560,14 @@ static void test_decide(void **state)
 	} cases[] = {
 		{ SRT_RESTART_NEVER, 0, 10, true, SRT_AGENT_LEAVE, 0, 0 },
 		{ SRT_RESTART_ON_FAILURE, 0, 10, false, SRT_AGENT_LEAVE, 0, 0 },
-		{ SRT_RESTART_ON_FAILURE, 0, 10, true, SRT_AGENT_RESTART, 2000, 1 },
-		{ SRT_RESTART_ON_FAILURE, 2, 10, true, SRT_AGENT_RESTART, 8000, 3 },
+		{ SRT_RESTART_ON_FAILURE, 0, 10, true, SRT_AGENT_RESTART, 0, 1 },
+		{ SRT_RESTART_ON_FAILURE, 1, 10, true, SRT_AGENT_RESTART, 2000, 2 },
+		{ SRT_RESTART_ON_FAILURE, 2, 10, true, SRT_AGENT_RESTART, 4000, 3 },
 		{ SRT_RESTART_ON_FAILURE, 3, 10, true, SRT_AGENT_GIVE_UP, 0, 3 },
 		/* A long stable run clears the count. */
-		{ SRT_RESTART_ON_FAILURE, 3, 300000, true, SRT_AGENT_RESTART, 2000, 1 },
+		{ SRT_RESTART_ON_FAILURE, 3, 300000, true, SRT_AGENT_RESTART, 0, 1 },
 		{ SRT_RESTART_ON_FAILURE, 3, 299999, true, SRT_AGENT_GIVE_UP, 0, 3 },
-		{ SRT_RESTART_ALWAYS, 0, 10, false, SRT_AGENT_RESTART, 2000, 1 },
+		{ SRT_RESTART_ALWAYS, 0, 10, false, SRT_AGENT_RESTART, 0, 1 },
 		{ SRT_RESTART_ALWAYS, 3, 10, false, SRT_AGENT_GIVE_UP, 0, 3 },
 	};
 
