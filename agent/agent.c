@@ -37,6 +37,7 @@
 #define TAIL_LINES 20
 #define TAIL_BYTES 4096
 #define START_PROBE_MS 250 /* probe cadence while a process starts */
+#define PLAN_CHECK_MS 1000 /* how often plan.json is looked at for a new generation */
 
 struct rt {
 	struct srt_agent_proc *spec;
@@ -53,6 +54,11 @@ struct rt {
 	bool probe_ok[4];
 	/* A restart the agent asked for (liveness, a follower, a readiness timeout). */
 	bool want_restart, follow_restart, abandoned;
+	bool notify_followers; /* restarted: restart its followers once it is ready */
+	/* A new plan generation (rollout()): */
+	bool rollout; /* being replaced: relaunch at once with the new spec, budget reset */
+	bool rolling; /* part of the rollout in progress, not yet up again */
+	bool retired; /* not in the current plan: stop it, then forget it */
 	char restart_why[256];
 	char last_probe[256];
 	char message[512];
@@ -66,6 +72,13 @@ struct agent {
 	char *dir, *log_dir;
 	struct srt_agent_plan plan;
 	bool plan_loaded;
+	char *plan_path;
+	/* Generations rolled out in place: the old plans own the specs of retired processes. */
+	struct srt_agent_plan *old_plans;
+	size_t nold;
+	struct stat plan_st;
+	int64_t plan_check_m, rejected_gen;
+	int64_t rollout_gen, rollout_m, rollout_wall; /* the rollout in progress (0: none) */
 	struct rt *rt;
 	size_t n;
 	struct srt_rundir_events ev;
@@ -311,7 +324,11 @@ static void launch(struct agent *a, struct rt *r, const char *why)
 	srt_arena_init(&tmp);
 	srt_buf_init(&hdr);
 	argv = srt_agent_step_argv(&tmp, &a->plan, p, NULL);
-	if (why) {
+	if (why && r->rollout) {
+		srt_time_rfc3339(now_wall(a), ts, sizeof(ts));
+		srt_buf_printf(&hdr, "srtctl agent: %s generation %lld: %s\n", ts,
+			       (long long)a->plan.generation, why);
+	} else if (why) {
 		srt_time_rfc3339(now_wall(a), ts, sizeof(ts));
 		srt_buf_printf(&hdr, "srtctl agent: %s restart %d: %s\n", ts, r->restarts, why);
 	}
@@ -329,6 +346,7 @@ static void launch(struct agent *a, struct rt *r, const char *why)
 	r->started_at = now_wall(a);
 	r->start_m = srt_monotonic_ms();
 	r->ready = false;
+	r->notify_followers = why != NULL;
 	r->probe_fails = 0;
 	memset(r->probe_ok, 0, sizeof(r->probe_ok));
 	r->last_probe[0] = '\0';
@@ -336,6 +354,7 @@ static void launch(struct agent *a, struct rt *r, const char *why)
 	if (pid < 0) {
 		r->state = SRT_PS_FAILED;
 		r->exit_code = 127;
+		r->rollout = false;
 		event(a, r, true, "FailedToStart", "%s", e.msg);
 		if (p->critical)
 			fail_run(a, "critical process '%s' could not be started: %s", p->name,
@@ -348,11 +367,18 @@ static void launch(struct agent *a, struct rt *r, const char *why)
 	if (!p->nprobes) {
 		r->ready = true;
 		r->ever_ready = true;
+		r->rolling = false;
 	}
 	r->next_probe_m = r->start_m + START_PROBE_MS;
 	r->deadline_m = r->start_m + (int64_t)p->timeout_s * 1000;
 	probe_list(p, probes, sizeof(probes));
-	if (why)
+	if (why && r->rollout)
+		event(a, r, false, "RolledOut",
+		      "started with generation %lld (%s) on %s (%s) as SLURM step '%s', pid %ld; "
+		      "log %s",
+		      (long long)a->plan.generation, why, p->host, p->ip, p->name, (long)pid,
+		      p->log_file);
+	else if (why)
 		event(a, r, false, "Restarted",
 		      "restarted (restart %d: %s) on %s (%s) as SLURM step '%s', pid %ld; log %s",
 		      r->restarts, why, p->host, p->ip, p->name, (long)pid, p->log_file);
@@ -361,6 +387,7 @@ static void launch(struct agent *a, struct rt *r, const char *why)
 		      "started on %s (%s) as SLURM step '%s', pid %ld; log %s%s%s", p->host, p->ip,
 		      p->name, (long)pid, p->log_file, p->nprobes ? "; waiting for " : "",
 		      p->nprobes ? probes : "");
+	r->rollout = false;
 }
 
 /* Ask a running process to go, to be started again when it has exited. */
@@ -432,6 +459,20 @@ static void on_exit_status(struct agent *a, struct rt *r, int wait_status)
 	if (a->stopping) {
 		r->state = SRT_PS_STOPPED;
 		event(a, r, false, "Stopped", "stopped (exit status %d)", code);
+		return;
+	}
+	if (r->retired) {
+		r->state = SRT_PS_STOPPED;
+		event(a, r, false, "Removed",
+		      "stopped (exit status %d): generation %lld of the recipe no longer has it", code,
+		      (long long)a->plan.generation);
+		return;
+	}
+	if (r->rollout) {
+		r->want_restart = r->follow_restart = false;
+		r->budget = 0;
+		r->abandoned = false;
+		launch(a, r, r->restart_why);
 		return;
 	}
 	if (p->kind == SRT_PROC_BENCHMARK) {
@@ -631,8 +672,12 @@ static void probe_one(struct agent *a, struct rt *r)
 			      (double)(m - r->start_m) / 1000.0, probes,
 			      p->endpoint ? p->endpoint : "-");
 		r->ever_ready = true;
-		if (was_starting && r->restarts > 0)
+		if (r->rolling && r->start_m >= a->rollout_m)
+			r->rolling = false;
+		if (was_starting && r->notify_followers) {
+			r->notify_followers = false;
 			restart_followers(a, r);
+		}
 		return;
 	}
 	if (!r->ready) {
@@ -777,6 +822,227 @@ static void request_stop(struct agent *a, int sig)
 	begin_stop(a, SRT_RUN_STOPPED);
 }
 
+/* ---- a new generation, rolled out in place ---- */
+
+#define LIST_MAX 8 /* names in a rollout event, then "and N more" */
+
+/* Append one item to a ", "-separated list of at most LIST_MAX items. */
+static void list_item(struct srt_buf *b, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void list_item(struct srt_buf *b, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (++*n > LIST_MAX)
+		return; /* list_text() counts them */
+	if (*n > 1)
+		srt_buf_puts(b, ", ");
+	va_start(ap, fmt);
+	srt_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+/* The list, "none" when empty, with " and K more" past LIST_MAX items (in a's arena). */
+static const char *list_text(struct agent *a, const struct srt_buf *b, size_t n)
+{
+	if (!n)
+		return "none";
+	if (n <= LIST_MAX)
+		return srt_arena_strdup(&a->plan.arena, b->data);
+	return srt_arena_printf(&a->plan.arena, "%s and %zu more", b->data, n - LIST_MAX);
+}
+
+static bool str_same(const char *x, const char *y)
+{
+	return x == y || (x && y && !strcmp(x, y));
+}
+
+static void reject_rollout(struct agent *a, int64_t gen, const char *why)
+{
+	a->rejected_gen = gen;
+	event(a, NULL, true, "RolloutRejected",
+	      "generation %lld cannot be rolled out in this job: %s; the processes of generation "
+	      "%lld keep running",
+	      (long long)gen, why, (long long)a->plan.generation);
+}
+
+/* The index in a->rt of the unmatched, current process named `name`, or -1. */
+static long old_index(const struct agent *a, const bool *matched, const char *name)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (!matched[i] && !a->rt[i].retired && !strcmp(a->rt[i].spec->name, name))
+			return (long)i;
+	return -1;
+}
+
+/* Is the process q follows in nrt, and being replaced while it runs? */
+static bool leader_replaced(const struct rt *nrt, size_t n, const bool *changed,
+			    const struct rt *q)
+{
+	for (size_t i = 0; q->spec->follows && i < n; i++)
+		if (changed[i] && nrt[i].pid > 0 && !strcmp(nrt[i].spec->name, q->spec->follows))
+			return true;
+	return false;
+}
+
+/*
+ * Replace the running plan with np (generation gen, loaded and bound to the
+ * same nodes): processes are matched by name; a matched one whose step
+ * changed (srt_agent_proc_changed()) is stopped and started again with its
+ * new spec, or left to be restarted as a follower when the process it
+ * follows is replaced too; an unchanged one keeps running and takes the new
+ * readiness and restart settings; a new one waits for its launch gate; one
+ * the new plan lacks is stopped.  Old plans stay allocated: retired
+ * processes still point into them.
+ */
+static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
+{
+	struct rt *nrt = srt_xcalloc(np->nprocs + a->n + 1, sizeof(*nrt));
+	bool *matched = srt_xcalloc(a->n + 1, sizeof(*matched));
+	bool *changed = srt_xcalloc(np->nprocs + a->n + 1, sizeof(*changed));
+	char **why = srt_xcalloc(np->nprocs + 1, sizeof(*why));
+	struct srt_buf restarted, added, removed, b;
+	size_t k = 0, nrestart = 0, nadd = 0, nremove = 0, nsame = 0;
+	int64_t m = srt_monotonic_ms();
+	char reason[sizeof(nrt->restart_why)];
+
+	srt_buf_init(&restarted);
+	srt_buf_init(&added);
+	srt_buf_init(&removed);
+	/* Match, and tell what changed, against the old plan. */
+	for (size_t i = 0; i < np->nprocs; i++, k++) {
+		struct srt_agent_proc *pn = &np->procs[i];
+		struct rt *q = &nrt[k];
+		long j = old_index(a, matched, pn->name);
+
+		if (j < 0) {
+			q->spec = pn;
+			q->state = SRT_PS_PENDING;
+			q->exit_code = -1;
+			q->log_path = pn->log_file ? srt_xasprintf("%s/%s", a->log_dir, pn->log_file) :
+						     NULL;
+			q->rolling = !pn->external;
+			list_item(&added, &nadd, "%s", pn->name);
+			continue;
+		}
+		matched[j] = true;
+		*q = a->rt[j];
+		srt_buf_init(&b);
+		if (pn->external)
+			changed[k] = !str_same(q->spec->endpoint, pn->endpoint);
+		else
+			changed[k] = srt_agent_proc_changed(&a->plan, q->spec, np, pn, &b);
+		why[i] = srt_buf_detach(&b);
+		if (!str_same(q->spec->log_file, pn->log_file)) {
+			free(q->log_path);
+			q->log_path = pn->log_file ? srt_xasprintf("%s/%s", a->log_dir, pn->log_file) :
+						     NULL;
+		}
+		q->spec = pn;
+	}
+	/* What the new plan lacks: stopped, and forgotten once it exited. */
+	for (size_t j = 0; j < a->n; j++) {
+		struct rt *o = &a->rt[j];
+
+		if (matched[j])
+			continue;
+		if (o->pid <= 0 && !o->retired) {
+			free(o->log_path);
+			list_item(&removed, &nremove, "%s", o->spec->name);
+			continue;
+		}
+		nrt[k] = *o;
+		if (!o->retired)
+			list_item(&removed, &nremove, "%s", o->spec->name);
+		nrt[k].retired = true;
+		k++;
+	}
+	/* Swap, so events and status carry the new generation. */
+	a->old_plans = srt_xrealloc(a->old_plans, (a->nold + 1) * sizeof(*a->old_plans));
+	a->old_plans[a->nold++] = a->plan;
+	a->plan = *np;
+	free(a->rt);
+	a->rt = nrt;
+	a->n = k;
+	a->rollout_gen = gen;
+	a->rollout_m = m;
+	a->rollout_wall = now_wall(a);
+	if (a->plan.store_config_path) {
+		struct srt_error e;
+
+		if (srt_rundir_write_file(a->plan.store_config_path, a->plan.store_config_text,
+					  strlen(a->plan.store_config_text), 0644, &e) < 0)
+			event(a, NULL, true, "StoreConfigNotWritten", "%s", e.msg);
+	}
+	/* Act. */
+	for (size_t i = 0; i < a->n; i++) {
+		struct rt *q = &a->rt[i];
+		const struct srt_agent_proc *p = q->spec;
+
+		if (q->retired) {
+			if (q->pid > 0 && !q->kill_m) {
+				srt_agent_signal(q->pid, SIGTERM);
+				q->kill_m = m + a->grace_ms;
+			}
+			continue;
+		}
+		if (!changed[i]) {
+			/* Unchanged; restarted anyway when what it follows is replaced. */
+			if (leader_replaced(a->rt, a->n, changed, q) && q->pid > 0)
+				q->rolling = true;
+			else if (q->launched)
+				nsame++;
+			continue;
+		}
+		list_item(&restarted, &nrestart, "%s (%s)", p->name,
+			  why[i] && *why[i] ? why[i] : "endpoint");
+		q->rolling = true;
+		snprintf(reason, sizeof(reason), "%s changed", why[i] && *why[i] ? why[i] : "endpoint");
+		snprintf(q->restart_why, sizeof(q->restart_why), "%s", reason);
+		if (p->external) {
+			q->ready = false;
+			q->state = SRT_PS_STARTING;
+			q->next_probe_m = m;
+			q->warned_m = 0;
+		} else if (p->kind == SRT_PROC_BENCHMARK && q->pid > 0) {
+			q->rolling = false; /* a running benchmark is never interrupted */
+		} else if (q->pid > 0 && !q->abandoned) {
+			if (leader_replaced(a->rt, a->n, changed, q))
+				continue; /* restarted as a follower, with its new spec */
+			q->rollout = true;
+			kill_for_restart(a, q, true, reason);
+		} else if (q->launched && q->pid <= 0 && p->kind != SRT_PROC_BENCHMARK) {
+			/* Backing off, given up or exited: a new spec deserves a new start. */
+			q->rollout = true;
+			q->abandoned = false;
+			q->budget = 0;
+			q->state = SRT_PS_CRASHLOOP;
+			q->restart_m = m;
+		}
+	}
+	for (size_t i = 0; i < a->n; i++) {
+		const struct rt *q = &a->rt[i];
+
+		if (!q->launched && !q->spec->external && q->spec->group < a->next_group)
+			a->next_group = q->spec->group;
+	}
+	event(a, NULL, false, "RolloutStarted",
+	      "generation %lld on the same %zu node(s): restarting %s; starting %s; stopping %s; "
+	      "%zu process(es) unchanged keep running",
+	      (long long)gen, a->plan.nnodes, list_text(a, &restarted, nrestart),
+	      list_text(a, &added, nadd), list_text(a, &removed, nremove), nsame);
+	a->dirty = true;
+	for (size_t i = 0; i < np->nprocs; i++)
+		free(why[i]);
+	free(why);
+	free(changed);
+	free(matched);
+	srt_buf_release(&restarted);
+	srt_buf_release(&added);
+	srt_buf_release(&removed);
+}
+
 /* ---- the loop ---- */
 
 static void check_run_ready(struct agent *a)
@@ -858,12 +1124,99 @@ static void launch_groups(struct agent *a)
 				struct rt *r = &a->rt[i];
 
 				if (r->spec->group == a->next_group && !r->spec->external &&
+				    !r->launched &&
 				    (r->spec->kind == SRT_PROC_BENCHMARK) == (bench == 1))
 					launch(a, r, NULL);
 			}
 		}
 		a->next_group++;
 	}
+}
+
+/* Look at plan.json (at most every PLAN_CHECK_MS): a newer generation is rolled out. */
+static void check_plan(struct agent *a)
+{
+	struct srt_agent_plan np;
+	struct srt_error e;
+	struct stat st;
+	json_t *j = NULL;
+	int64_t gen = 0, m = srt_monotonic_ms();
+
+	if (a->stopping || !a->plan.hosts || m < a->plan_check_m)
+		return;
+	a->plan_check_m = m + PLAN_CHECK_MS;
+	if (stat(a->plan_path, &st) < 0 ||
+	    (st.st_ino == a->plan_st.st_ino && st.st_size == a->plan_st.st_size &&
+	     st.st_mtim.tv_sec == a->plan_st.st_mtim.tv_sec &&
+	     st.st_mtim.tv_nsec == a->plan_st.st_mtim.tv_nsec))
+		return;
+	a->plan_st = st;
+	if (srt_rundir_read_plan_file(a->plan_path, &j, &gen, &e) < 0) {
+		event(a, NULL, true, "PlanUnreadable", "%s; the running generation %lld goes on",
+		      e.msg, (long long)a->plan.generation);
+		return;
+	}
+	if (gen <= a->plan.generation || gen == a->rejected_gen) {
+		json_decref(j);
+		return;
+	}
+	memset(&np, 0, sizeof(np));
+	if (srt_agent_plan_load(&np, j, &e) < 0) {
+		reject_rollout(a, gen, e.msg);
+	} else if (np.nnodes != a->plan.nnodes || np.infra != a->plan.infra) {
+		char why[160];
+
+		snprintf(why, sizeof(why),
+			 "it needs %zu node(s) with the infra node at index %zu, this job has %zu "
+			 "with it at %zu",
+			 np.nnodes, np.infra, a->plan.nnodes, a->plan.infra);
+		reject_rollout(a, gen, why);
+	} else if (srt_agent_plan_bind(&np, a->plan.hosts, a->plan.ips, a->plan.nnodes,
+				       a->log_dir, &e) < 0) {
+		reject_rollout(a, gen, e.msg);
+	} else {
+		np.generation = gen;
+		rollout(a, &np, gen);
+		json_decref(j);
+		return;
+	}
+	srt_agent_plan_release(&np);
+	json_decref(j);
+}
+
+/* The rollout in progress: done once every process it touched is up again (or given up). */
+static void check_rollout(struct agent *a)
+{
+	if (!a->rollout_gen || a->stopping)
+		return;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct rt *r = &a->rt[i];
+
+		if (r->retired ? r->pid > 0 :
+				 r->rolling && r->state != SRT_PS_FAILED &&
+					 r->state != SRT_PS_EXITED)
+			return;
+	}
+	event(a, NULL, false, "RolloutComplete", "generation %lld is rolled out (%.1f s)",
+	      (long long)a->rollout_gen, (double)(srt_monotonic_ms() - a->rollout_m) / 1000.0);
+	a->rollout_gen = 0;
+}
+
+/* Forget retired processes that have exited. */
+static void drop_retired(struct agent *a)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < a->n; i++) {
+		if (a->rt[i].retired && a->rt[i].pid <= 0) {
+			free(a->rt[i].log_path);
+			continue;
+		}
+		a->rt[k++] = a->rt[i];
+	}
+	if (k != a->n)
+		a->dirty = true;
+	a->n = k;
 }
 
 static void tick(struct agent *a)
@@ -891,7 +1244,8 @@ static void tick(struct agent *a)
 			char why[256];
 
 			snprintf(why, sizeof(why), "%s", r->restart_why);
-			r->restarts++;
+			if (!r->rollout)
+				r->restarts++;
 			launch(a, r, why);
 		}
 	}
@@ -899,6 +1253,9 @@ static void tick(struct agent *a)
 	launch_groups(a);
 	check_run_ready(a);
 	update_degraded(a);
+	drop_retired(a);
+	check_rollout(a);
+	check_plan(a);
 }
 
 /* Milliseconds until the next thing the loop must do (10..1000). */
@@ -998,6 +1355,9 @@ static int setup(struct agent *a, struct srt_error *err)
 
 	plan_path = a->o->plan_file ? srt_xstrdup(a->o->plan_file) :
 				      srt_xasprintf("%s/" SRT_RUNDIR_PLAN, a->dir);
+	a->plan_path = srt_xstrdup(plan_path);
+	if (stat(plan_path, &a->plan_st) < 0)
+		memset(&a->plan_st, 0, sizeof(a->plan_st));
 	if (srt_rundir_read_plan_file(plan_path, &plan, &gen, err) < 0) {
 		setup_failed(a, err);
 		goto out;
@@ -1177,6 +1537,10 @@ out:
 	free(a->rt);
 	if (a->plan_loaded)
 		srt_agent_plan_release(&a->plan);
+	for (size_t i = 0; i < a->nold; i++)
+		srt_agent_plan_release(&a->old_plans[i]);
+	free(a->old_plans);
+	free(a->plan_path);
 	if (a->ev_open)
 		srt_rundir_events_close(&a->ev);
 	free(a->dir);

@@ -151,6 +151,19 @@ const char *srt_agent_subst(struct srt_agent_plan *p, const char *s);
 
 void srt_agent_plan_release(struct srt_agent_plan *p);
 
+/*
+ * Must process o of bound plan op be restarted to become process n of bound
+ * plan np (a new generation on the same nodes)?  True when what its step
+ * runs differs: node, container, argv, any env value (names added, removed
+ * or changed), the store_config file it reads (through MOONCAKE_CONFIG_PATH)
+ * or its log file.  Readiness, restart policy and criticality are not:
+ * they apply to the running process as they are.  Appends "; "-separated
+ * reasons to *why ("env MOONCAKE_PROTOCOL, FOO", "command or args").
+ */
+bool srt_agent_proc_changed(const struct srt_agent_plan *op, const struct srt_agent_proc *o,
+			    const struct srt_agent_plan *np, const struct srt_agent_proc *n,
+			    struct srt_buf *why);
+
 /* The process named `name`, or NULL. */
 struct srt_agent_proc *srt_agent_plan_find(struct srt_agent_plan *p, const char *name);
 

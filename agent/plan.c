@@ -488,3 +488,73 @@ int srt_agent_plan_bind(struct srt_agent_plan *p, const char *const *hosts, cons
 	}
 	return 0;
 }
+
+/* ---- what a new generation changes ---- */
+
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static const char *env_value(const struct srt_agent_proc *p, const char *name)
+{
+	for (size_t i = 0; i < p->nenv; i++)
+		if (!strcmp(p->env_names[i], name))
+			return p->env_values[i];
+	return NULL;
+}
+
+/* Append name to the list in b (at most 5 names, then "..."). */
+static void list_name(struct srt_buf *b, size_t *n, const char *name)
+{
+	if (*n < 5)
+		srt_buf_printf(b, "%s%s", *n ? ", " : "", name);
+	else if (*n == 5)
+		srt_buf_puts(b, ", ...");
+	(*n)++;
+}
+
+bool srt_agent_proc_changed(const struct srt_agent_plan *op, const struct srt_agent_proc *o,
+			    const struct srt_agent_plan *np, const struct srt_agent_proc *n,
+			    struct srt_buf *why)
+{
+	size_t start = why->len, nenv = 0;
+	struct srt_buf env;
+	bool argv_same = o->argc == n->argc;
+
+#define WHY(...)                                                         \
+	do {                                                             \
+		srt_buf_puts(why, why->len > start ? "; " : "");        \
+		srt_buf_printf(why, __VA_ARGS__);                       \
+	} while (0)
+
+	if (!str_eq(o->host, n->host))
+		WHY("node %s -> %s", o->host, n->host);
+	if (!str_eq(o->container, n->container))
+		WHY("container %s -> %s", o->container ? o->container : "(none)",
+		    n->container ? n->container : "(none)");
+	for (size_t i = 0; argv_same && i < n->argc; i++)
+		argv_same = !strcmp(o->argv[i], n->argv[i]);
+	if (!argv_same)
+		WHY("command or args");
+	srt_buf_init(&env);
+	for (size_t i = 0; i < n->nenv; i++) {
+		const char *was = env_value(o, n->env_names[i]);
+
+		if (!was || strcmp(was, n->env_values[i]))
+			list_name(&env, &nenv, n->env_names[i]);
+	}
+	for (size_t i = 0; i < o->nenv; i++)
+		if (!env_value(n, o->env_names[i]))
+			list_name(&env, &nenv, o->env_names[i]);
+	if (nenv)
+		WHY("env %s", env.data);
+	srt_buf_release(&env);
+	if (env_value(n, "MOONCAKE_CONFIG_PATH") &&
+	    !str_eq(op->store_config_text, np->store_config_text))
+		WHY("store_config");
+	if (!str_eq(o->log_file, n->log_file))
+		WHY("log file %s -> %s", o->log_file, n->log_file);
+#undef WHY
+	return why->len > start;
+}

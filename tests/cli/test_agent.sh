@@ -575,3 +575,101 @@ assert not ev("RunFailed")
 stop_agent
 [[ $rc == 143 ]] || fail "degraded: exit status $rc"
 echo "ok 9 a non-critical service that gives up leaves the run Degraded, with a Warning that says where to look"
+
+# ---- 10. a new generation rolls out in place: only what changed restarts ----
+
+# roll_case GEN RECIPE_TEXT: the recipe's plan as generation GEN, replacing
+# run/plan.json atomically, the way the controller writes it.
+roll_case() {
+	printf '%s\n' "$2" >recipe.yaml
+	SRTSLURM_CONFIG=$PWD/srtslurm.yaml "$SRTCTL" dry-run -f recipe.yaml -o json >dry.json ||
+		fail "roll: dry-run of generation $1"
+	python3 - "$1" <<'PY' || fail "roll: plan $1"
+import json, os, sys
+p = json.load(open("dry.json"))["plan"]
+p["generation"] = int(sys.argv[1])
+json.dump(p, open("run/plan.json.tmp", "w"), indent=1)
+os.rename("run/plan.json.tmp", "run/plan.json")
+PY
+}
+roll_recipe() { # roll_recipe PREFILL_ENV MASTER_ARGS DECODE_NODES
+	printf '%s\n' "name: agent-roll
+engine: sglang
+roles:
+  prefill:
+    env: {$1}
+    args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
+  decode:
+    nodes: $3
+    args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    args: [$2]
+    readiness: {timeout_seconds: 30, interval_seconds: 1}
+  - name: mooncake-store
+    type: mooncake-store
+    placement: {node: head}
+    args: [--port, '8800']"
+}
+new_case roll "$(roll_recipe 'ROLL_A: one' '' 1)"
+start_agent n1,n2
+until_py 40 'status()["phase"] == "Ready" and proc("mooncake-store")["state"] == "Running" and len(records()) == 2'
+pids1=$(python3 -c "$PYLIB
+print(json.dumps({p['name']: p['pid'] for p in status()['processes']}))")
+
+# Generation 2 changes one role's env: only that role's worker restarts.
+roll_case 2 "$(roll_recipe 'ROLL_A: two, ROLL_B: new' '' 1)"
+until_py 30 'ev("RolloutComplete") and status()["phase"] == "Ready"'
+check "rollout: env of one role" '
+before = json.loads(sys.argv[1])
+s = status()
+now = {p["name"]: p["pid"] for p in s["processes"]}
+assert s["plan_generation"] == 2, s["plan_generation"]
+changed = sorted(n for n in now if now[n] != before[n])
+assert changed == ["prefill_0"], (changed, before, now)
+st = ev("RolloutStarted")[0]
+assert st["generation"] == 2
+assert "restarting prefill_0 (env ROLL_A, ROLL_B)" in st["message"], st["message"]
+assert "3 process(es) unchanged keep running" in st["message"], st["message"]
+r = ev("RolledOut", "prefill_0")[0]
+assert "started with generation 2 (env ROLL_A, ROLL_B changed)" in r["message"], r["message"]
+assert proc("prefill_0")["restarts"] == 0 and proc("decode_0")["restarts"] == 0
+rec = [x for x in records() if x["env"].get("SRT_FAKE_NODE") == "n1"][-1]
+assert rec["env"]["ROLL_A"] == "two" and rec["env"]["ROLL_B"] == "new", rec["env"]
+assert not ev("Restarting") and not ev("Restarted")
+' "$pids1"
+grep -q "generation 2: env ROLL_A, ROLL_B changed" run/logs/worker_prefill_0.out ||
+	fail "roll: the rollout marker in the worker's log"
+
+# Generation 3 changes a master arg: the master restarts, and its store follows.
+pids2=$(python3 -c "$PYLIB
+print(json.dumps({p['name']: p['pid'] for p in status()['processes']}))")
+roll_case 3 "$(roll_recipe 'ROLL_A: two, ROLL_B: new' '--eviction_ratio=0.1' 1)"
+until_py 40 'len(ev("RolloutComplete")) == 2 and ev("Restarted", "mooncake-store") and proc("mooncake-store")["state"] == "Running"'
+check "rollout: a master arg" '
+before = json.loads(sys.argv[1])
+now = {p["name"]: p["pid"] for p in status()["processes"]}
+changed = sorted(n for n in now if now[n] != before[n])
+assert changed == ["mooncake-master", "mooncake-store"], changed
+st = ev("RolloutStarted")[1]
+assert "restarting mooncake-master (command or args)" in st["message"], st["message"]
+f = ev("Restarting", "mooncake-store")[0]
+assert "because mooncake-master restarted" in f["message"], f["message"]
+assert ev("RolledOut", "mooncake-master")[0]["seq"] < f["seq"] < ev("RolloutComplete")[1]["seq"]
+assert status()["plan_generation"] == 3
+' "$pids2"
+
+# Generation 4 needs another node: this job cannot take it; generation 3 runs on.
+roll_case 4 "$(roll_recipe 'ROLL_A: two, ROLL_B: new' '--eviction_ratio=0.1' 2)"
+until_py 20 'ev("RolloutRejected")'
+check "rollout: another layout" '
+r = ev("RolloutRejected")[0]
+assert r["type"] == "Warning" and "generation 4 cannot be rolled out in this job" in r["message"], r["message"]
+assert "it needs 3 node(s)" in r["message"] and "this job has 2" in r["message"], r["message"]
+s = status()
+assert s["plan_generation"] == 3 and s["phase"] == "Ready", s["phase"]
+'
+stop_agent
+[[ $rc == 143 ]] || fail "roll: exit status $rc"
+echo "ok 10 a new generation rolls out in place: a role's env restarts that role only; a master arg restarts the master and its store; another layout is refused"
