@@ -303,31 +303,50 @@ static void hand_over(struct srt_controller *c, const char *dir)
 	free(logs);
 }
 
-/*
- * Render the run's plan and batch script into its directory and submit it.
- * The run row (with its job comment) is already committed.
- */
-static int submit(struct srt_controller *c, const char *run_name, struct srt_error *err)
-{
-	struct srt_run_row run = { 0 };
-	struct srt_recipe_row recipe = { 0 };
-	struct srt_compiled comp = { 0 };
-	struct srt_diags d;
-	struct srt_plan *plan = NULL;
-	json_t *pj = NULL;
-	char *dir = NULL, *script = NULL, *file = NULL, *out_path = NULL, *msg = NULL;
-	struct srt_error serr;
-	int64_t job_id = 0;
-	int rc = -1, src;
+/* A recipe's spec rendered for this cluster: what a run's job realises. */
+struct rendered {
+	struct srt_compiled comp;
+	struct srt_plan *plan;
+	json_t *pj; /* plan.json's object, with "job" (job_shape()) */
+	const struct srt_recipe *r;
+	const char *partition, *account;
+	int time_limit; /* minutes, 0: the partition's */
+};
 
+static void rendered_release(struct rendered *x)
+{
+	json_decref(x->pj);
+	srt_plan_free(x->plan);
+	srt_compiled_release(&x->comp);
+	memset(x, 0, sizeof(*x));
+}
+
+/*
+ * What a job is asked for: plan.json keeps it, so a new generation can be
+ * told apart as fitting the running job (rolled out in place) or not.
+ */
+static json_t *job_shape(const struct rendered *x)
+{
+	return json_pack("{s:I, s:s?, s:s?, s:i}", "nodes", (json_int_t)x->plan->layout.nnodes,
+			 "partition", x->partition, "account", x->account, "time_limit_minutes",
+			 x->time_limit);
+}
+
+/*
+ * Compile and plan a recipe's spec.  Returns 0, or 1 with *why (malloc'd)
+ * saying why the spec does not render with this cluster's config.
+ */
+static int render(struct srt_controller *c, const struct srt_recipe_row *recipe,
+		  struct rendered *x, char **why)
+{
+	struct srt_diags d;
+	char *file = srt_xasprintf("%s.yaml", recipe->name);
+	int rc = 0;
+
+	memset(x, 0, sizeof(*x));
 	srt_diags_init(&d);
-	if (srt_store_run_get(c->store, run_name, &run, err) != 1)
-		goto out;
-	if (srt_store_recipe_get(c->store, run.recipe, &recipe, err) != 1)
-		goto out;
-	file = srt_xasprintf("%s.yaml", recipe.name);
-	if (srt_compile_bytes(recipe.spec, strlen(recipe.spec), file, c->cluster, &comp, &d) ||
-	    comp.n != 1 || !(plan = srt_plan_build(comp.recipes[0], c->cluster, &d))) {
+	if (srt_compile_bytes(recipe->spec, strlen(recipe->spec), file, c->cluster, &x->comp, &d) ||
+	    x->comp.n != 1 || !(x->plan = srt_plan_build(x->comp.recipes[0], c->cluster, &d))) {
 		struct srt_buf b;
 
 		srt_buf_init(&b);
@@ -338,20 +357,57 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 				srt_buf_printf(&b, "%s%s", b.len ? "; " : "", s);
 			free(s);
 		}
-		msg = srt_xasprintf("the recipe's spec does not render with this cluster config: %s",
-				    b.len ? b.data : "unknown error");
+		*why = srt_xasprintf("the recipe's spec does not render with this cluster config: %s",
+				     b.len ? b.data : "unknown error");
 		srt_buf_release(&b);
+		rendered_release(x);
+		rc = 1;
+		goto out;
+	}
+	x->r = x->comp.recipes[0];
+	x->partition = x->r->slurm.partition ? x->r->slurm.partition : c->cluster->default_partition;
+	x->account = x->r->slurm.account ? x->r->slurm.account : c->cluster->default_account;
+	x->time_limit = time_limit_minutes(x->r->slurm.time_limit ? x->r->slurm.time_limit :
+								     c->cluster->default_time_limit);
+	x->pj = srt_plan_to_json(x->plan);
+	json_object_set_new(x->pj, "job", job_shape(x));
+out:
+	free(file);
+	srt_diags_release(&d);
+	return rc;
+}
+
+/*
+ * Render the run's plan and batch script into its directory and submit it.
+ * The run row (with its job comment) is already committed.
+ */
+static int submit(struct srt_controller *c, const char *run_name, struct srt_error *err)
+{
+	struct srt_run_row run = { 0 };
+	struct srt_recipe_row recipe = { 0 };
+	struct rendered x = { 0 };
+	struct srt_diags d;
+	char *dir = NULL, *script = NULL, *out_path = NULL, *msg = NULL;
+	struct srt_error serr;
+	int64_t job_id = 0;
+	int rc = -1, src;
+
+	srt_diags_init(&d);
+	if (srt_store_run_get(c->store, run_name, &run, err) != 1)
+		goto out;
+	if (srt_store_recipe_get(c->store, run.recipe, &recipe, err) != 1)
+		goto out;
+	if (render(c, &recipe, &x, &msg) != 0) {
 		rc = record(c, run.name, "Failed", -1, NULL, msg, "Warning", "InvalidSpec", err);
 		logf_(c, "run/%s: %s", run.name, msg);
 		goto out;
 	}
 	dir = srt_controller_run_dir(c, run.name);
 	out_path = srt_xasprintf("%s/agent-%%j.out", dir);
-	pj = srt_plan_to_json(plan);
 	if (srt_rundir_create(dir, err) != 0 ||
-	    srt_rundir_write_plan(dir, pj, run.generation, err) != 0)
+	    srt_rundir_write_plan(dir, x.pj, run.generation, err) != 0)
 		goto out;
-	script = srt_script_render_agent(plan,
+	script = srt_script_render_agent(x.plan,
 					 &(struct srt_script_agent_opts){
 						 .job_name = run.job_name,
 						 .comment = run.job_comment,
@@ -382,18 +438,14 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 			"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 			"LANG=C.UTF-8",
 		};
-		const struct srt_recipe *r = comp.recipes[0];
 		struct srt_job_spec spec = {
 			.name = run.job_name,
 			.comment = run.job_comment,
 			.script = script,
-			.partition = r->slurm.partition ? r->slurm.partition :
-							  c->cluster->default_partition,
-			.account = r->slurm.account ? r->slurm.account : c->cluster->default_account,
-			.nodes = (int)plan->layout.nnodes,
-			.time_limit = time_limit_minutes(r->slurm.time_limit ?
-								 r->slurm.time_limit :
-								 c->cluster->default_time_limit),
+			.partition = x.partition,
+			.account = x.account,
+			.nodes = (int)x.plan->layout.nnodes,
+			.time_limit = x.time_limit,
 			.cwd = dir,
 			.stdout_path = out_path,
 			.stderr_path = out_path,
@@ -404,9 +456,9 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 		srt_error_clear(&serr);
 		src = srt_slurm_submit(c->slurm, &spec, &job_id, &serr);
 	}
-	if (src == SRT_SLURM_OK && comp.recipes[0]->slurm.directives.n) {
+	if (src == SRT_SLURM_OK && x.r->slurm.directives.n) {
 		/* slurmrestd takes the job description, not #SBATCH lines: say so. */
-		const struct srt_env *dv = &comp.recipes[0]->slurm.directives;
+		const struct srt_env *dv = &x.r->slurm.directives;
 		struct srt_buf names;
 
 		srt_buf_init(&names);
@@ -427,7 +479,7 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 	if (src == SRT_SLURM_OK) {
 		msg = srt_xasprintf("submitted job %lld (name %s, comment %s, %zu node%s) from %s",
 				    (long long)job_id, run.job_name, run.job_comment,
-				    plan->layout.nnodes, plan->layout.nnodes == 1 ? "" : "s", dir);
+				    x.plan->layout.nnodes, x.plan->layout.nnodes == 1 ? "" : "s", dir);
 		rc = record(c, run.name, "Submitted", job_id, "PENDING", msg, "Normal",
 			    "JobSubmitted", err);
 		logf_(c, "run/%s: %s", run.name, msg);
@@ -452,11 +504,135 @@ out:
 	free(script);
 	free(out_path);
 	free(dir);
-	free(file);
-	json_decref(pj);
-	srt_plan_free(plan);
-	srt_compiled_release(&comp);
+	rendered_release(&x);
 	srt_diags_release(&d);
+	srt_recipe_row_release(&recipe);
+	srt_run_row_release(&run);
+	return rc;
+}
+
+/*
+ * Why the job that runs plan `old` cannot take plan `new` (malloc'd), or
+ * NULL when it can: same job shape (nodes, partition, account, time limit)
+ * and the same infra node.
+ */
+static char *misfit(const json_t *old, const json_t *new)
+{
+	const json_t *oj = json_object_get(old, "job"), *nj = json_object_get(new, "job");
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(oj))
+		return srt_xstrdup("its plan.json does not record the job's shape (written by an "
+				   "older srtctl)");
+	json_object_foreach((json_t *)nj, key, v) {
+		json_t *was = json_object_get(oj, key);
+
+		if (!json_equal(was, v)) {
+			char *a = json_dumps(was ? was : json_null(), JSON_ENCODE_ANY);
+			char *b = json_dumps(v, JSON_ENCODE_ANY);
+			char *out = srt_xasprintf("job %s %s -> %s", key, a ? a : "?", b ? b : "?");
+
+			free(a);
+			free(b);
+			return out;
+		}
+	}
+	if (!json_equal(json_object_get(old, "infra_node"), json_object_get(new, "infra_node")))
+		return srt_xstrdup("the infra node moves");
+	return NULL;
+}
+
+/*
+ * A new generation for a run whose job is submitted or running: written
+ * into its plan.json for its agent to roll out in place, or, when the job's
+ * shape changed, the job is cancelled (the next pass creates a run for the
+ * new generation).  Either way the plan write or the cancel is repeatable:
+ * a controller killed in between does it again on its next pass.
+ */
+static int rollout(struct srt_controller *c, const struct srt_rc_action *x, struct srt_error *err)
+{
+	struct srt_run_row run = { 0 };
+	struct srt_recipe_row recipe = { 0 };
+	struct rendered nx = { 0 };
+	struct srt_error serr;
+	json_t *old = NULL;
+	int64_t old_gen = 0;
+	char *dir = NULL, *plan_path = NULL, *why = NULL, *msg = NULL;
+	int rc = -1, src;
+
+	if (srt_store_run_get(c->store, x->run, &run, err) != 1 ||
+	    srt_store_recipe_get(c->store, run.recipe, &recipe, err) != 1)
+		goto out;
+	if (recipe.generation != x->generation) {
+		rc = 0; /* applied again meanwhile: the next pass decides */
+		goto out;
+	}
+	if (render(c, &recipe, &nx, &msg) != 0) {
+		if (srt_store_begin(c->store, err) == 0)
+			rc = finish_tx(c,
+				       srt_store_event(c->store, err, "Warning", "RolloutFailed",
+						       "run", run.name, "controller",
+						       "generation %lld is not rolled out: %s",
+						       (long long)x->generation, msg),
+				       err);
+		logf_(c, "run/%s: generation %lld not rolled out: %s", run.name,
+		      (long long)x->generation, msg);
+		goto out;
+	}
+	dir = run.run_dir ? srt_xstrdup(run.run_dir) : srt_controller_run_dir(c, run.name);
+	plan_path = srt_xasprintf("%s/%s", dir, SRT_RUNDIR_PLAN);
+	if (srt_rundir_read_plan_file(plan_path, &old, &old_gen, &serr) < 0)
+		why = srt_xasprintf("its plan cannot be read (%s)", serr.msg);
+	else
+		why = misfit(old, nx.pj);
+	if (!why) {
+		if (srt_rundir_write_plan(dir, nx.pj, x->generation, err) != 0 ||
+		    srt_store_begin(c->store, err) != 0)
+			goto out;
+		rc = srt_store_run_set_generation(c->store, run.name, x->generation, err);
+		if (rc == 0)
+			rc = srt_store_event(c->store, err, "Normal", "RollingOut", "run", run.name,
+					     "controller",
+					     "generation %lld handed to job %lld in place (same %zu "
+					     "node(s)); its agent restarts only the processes whose "
+					     "command or env changed",
+					     (long long)x->generation, (long long)x->job_id,
+					     nx.plan->layout.nnodes);
+		if (finish_tx(c, rc, err) != 0) {
+			rc = -1;
+			goto out;
+		}
+		logf_(c, "run/%s: generation %lld rolled out in place into job %lld", run.name,
+		      (long long)x->generation, (long long)x->job_id);
+		goto out;
+	}
+	srt_error_clear(&serr);
+	src = srt_slurm_cancel(c->slurm, x->job_id, &serr);
+	if (src == SRT_SLURM_OK || src == SRT_SLURM_EGONE) {
+		msg = srt_xasprintf("generation %lld needs a new job (%s): cancelled job %lld",
+				    (long long)x->generation, why, (long long)x->job_id);
+		rc = record(c, run.name, src == SRT_SLURM_OK ? "Cancelling" : "Cancelled", x->job_id,
+			    NULL, msg, "Normal", "JobCancelled", err);
+	} else {
+		msg = srt_xasprintf("generation %lld needs a new job (%s), but job %lld could not "
+				    "be cancelled (%s: %s); trying again next pass",
+				    (long long)x->generation, why, (long long)x->job_id,
+				    srt_slurm_rc_name(src), serr.msg);
+		if (srt_store_begin(c->store, err) == 0)
+			rc = finish_tx(c,
+				       srt_store_event(c->store, err, "Warning", "CancelFailed",
+						       "run", run.name, "controller", "%s", msg),
+				       err);
+	}
+	logf_(c, "run/%s: %s", run.name, msg);
+out:
+	free(msg);
+	free(why);
+	free(plan_path);
+	free(dir);
+	json_decref(old);
+	rendered_release(&nx);
 	srt_recipe_row_release(&recipe);
 	srt_run_row_release(&run);
 	return rc;
@@ -522,6 +698,8 @@ static int act(struct srt_controller *c, const struct srt_rc_action *x, struct s
 		logf_(c, "run/%s: %s", x->run, msg);
 		free(msg);
 		return rc;
+	case SRT_RC_ROLLOUT:
+		return rollout(c, x, err);
 	case SRT_RC_FORGET_JOB: {
 		struct srt_job job = { 0 };
 

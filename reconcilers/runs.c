@@ -253,9 +253,29 @@ void srt_reconcile_runs(const struct srt_rc_world *w, struct srt_rc_actions *out
 {
 	for (size_t i = 0; i < w->nrecipes; i++) {
 		const struct srt_rc_recipe *r = &w->recipes[i];
-		const struct srt_rc_run *latest = NULL;
+		const struct srt_rc_run *latest = NULL, *roll = NULL;
 		char why[128];
 
+		/*
+		 * Without a run of the current generation, the newest run of an
+		 * older one that has a live job is rolled out in place.
+		 */
+		for (size_t k = 0; k < w->nruns && !r->deleted; k++) {
+			const struct srt_rc_run *run = &w->runs[k];
+
+			if (strcmp(run->recipe, r->name))
+				continue;
+			if (run->generation >= r->generation) {
+				roll = NULL;
+				break;
+			}
+			if (!run->job_id || srt_rc_phase_is_final(run->phase) ||
+			    run->phase == SRT_RC_CANCELLING)
+				continue;
+			if (!roll || run->generation > roll->generation ||
+			    (run->generation == roll->generation && run->attempt > roll->attempt))
+				roll = run;
+		}
 		for (size_t k = 0; k < w->nruns; k++) {
 			const struct srt_rc_run *run = &w->runs[k];
 
@@ -265,6 +285,8 @@ void srt_reconcile_runs(const struct srt_rc_world *w, struct srt_rc_actions *out
 				retire(w, r->name, run, "recipe deleted", out);
 				continue;
 			}
+			if (run == roll)
+				continue;
 			if (run->generation < r->generation) {
 				snprintf(why, sizeof(why), "superseded by generation %lld",
 					 (long long)r->generation);
@@ -277,6 +299,16 @@ void srt_reconcile_runs(const struct srt_rc_world *w, struct srt_rc_actions *out
 		}
 		if (r->deleted)
 			continue;
+		if (roll) {
+			struct srt_rc_action *x = push(out, SRT_RC_ROLLOUT, r->name, roll);
+
+			x->generation = r->generation;
+			x->job_id = roll->job_id;
+			snprintf(x->message, sizeof(x->message), "generation %lld -> %lld",
+				 (long long)roll->generation, (long long)r->generation);
+			drive(w, r, roll, out);
+			continue;
+		}
 		if (!latest) {
 			struct srt_rc_action *x = push(out, SRT_RC_CREATE_RUN, r->name, NULL);
 

@@ -105,6 +105,7 @@ enum srt_rc_action_kind {
 	SRT_RC_SET_PHASE, /* run, phase, message, job state fields */
 	SRT_RC_CANCEL, /* run, job_id */
 	SRT_RC_FORGET_JOB, /* run: the job is gone from SLURM before we saw it end */
+	SRT_RC_ROLLOUT, /* run, job_id, generation: hand the new generation to the run's job */
 };
 
 struct srt_rc_action {
@@ -130,6 +131,14 @@ struct srt_rc_actions {
  * Decide.  Appends to *out (init it zeroed; free with srt_rc_actions_release).
  * Order: per recipe in the world's order; within a recipe, cancellations of
  * old generations first, then the current run's action.
+ *
+ * A new generation of a recipe whose run has a job (submitted or running)
+ * is rolled out in place: ROLLOUT for the newest such run, which then
+ * counts as the current generation's run.  The controller hands the new
+ * plan to the job's agent when the job's shape (nodes, partition, account,
+ * time limit) is unchanged, and cancels the job otherwise (the next pass
+ * then creates a run for the new generation).  Other runs of older
+ * generations are retired (cancelled).
  */
 void srt_reconcile_runs(const struct srt_rc_world *w, struct srt_rc_actions *out);
 void srt_rc_actions_release(struct srt_rc_actions *a);

@@ -50,6 +50,8 @@ static const char SQL_RUN_DETAILS[] =
 	"UPDATE runs SET run_dir = coalesce(?2, run_dir), "
 	"exit_code = CASE WHEN ?3 IS NULL THEN exit_code ELSE ?3 END, updated_at = ?4 "
 	"WHERE name = ?1";
+static const char SQL_RUN_GENERATION[] =
+	"UPDATE runs SET generation = ?2, updated_at = ?3 WHERE name = ?1";
 static const char SQL_CURSOR_GET[] =
 	"SELECT c.last_seq FROM ingest_cursors c JOIN runs r ON r.id = c.run_id WHERE r.name = ?1";
 static const char SQL_CURSOR_SET[] =
@@ -386,6 +388,40 @@ int srt_store_run_set_details(struct srt_store *s, const char *name, const char 
 		rc = sqlite3_step(st);
 		sqlite3_reset(st);
 		if (rc != SQLITE_DONE)
+			rc = srt_store_sql_error(s, err, rc, "cannot update run '%s'", name);
+		else if (sqlite3_changes(s->db) == 0)
+			rc = srt_error_set(err, "no run named '%s'", name);
+		else
+			rc = 0;
+	}
+	if (srt_store_tx_end(s, own, rc == 0, err) != 0)
+		rc = -1;
+	return rc;
+}
+
+int srt_store_run_set_generation(struct srt_store *s, const char *name, int64_t generation,
+				 struct srt_error *err)
+{
+	sqlite3_stmt *st;
+	bool own;
+	int rc;
+
+	if (srt_store_tx_enter(s, &own, err) != 0)
+		return -1;
+	st = srt_store_stmt(s, SQL_RUN_GENERATION, err);
+	rc = st ? 0 : -1;
+	if (st) {
+		srt_store_bind_text(st, 1, name);
+		sqlite3_bind_int64(st, 2, generation);
+		sqlite3_bind_int64(st, 3, srt_store_now(s));
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc == SQLITE_CONSTRAINT_UNIQUE)
+			rc = srt_error_set(err,
+					   "run '%s' cannot take generation %lld: another run of "
+					   "its recipe has that generation and attempt",
+					   name, (long long)generation);
+		else if (rc != SQLITE_DONE)
 			rc = srt_store_sql_error(s, err, rc, "cannot update run '%s'", name);
 		else if (sqlite3_changes(s->db) == 0)
 			rc = srt_error_set(err, "no run named '%s'", name);

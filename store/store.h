@@ -161,6 +161,12 @@ int srt_store_run_update(struct srt_store *s, const char *name, const char *phas
 int srt_store_run_set_details(struct srt_store *s, const char *name, const char *run_dir,
 			      bool set_exit_code, int64_t exit_code, struct srt_error *err);
 /*
+ * The run now realises `generation` of its recipe (rolled out in place into
+ * its job).  Its name keeps the generation it was created for.
+ */
+int srt_store_run_set_generation(struct srt_store *s, const char *name, int64_t generation,
+				 struct srt_error *err);
+/*
  * The last agent event (events.jsonl seq) ingested for a run: 0 when none.
  * Set it in the transaction that inserts the events, so each is ingested
  * exactly once across controller restarts.

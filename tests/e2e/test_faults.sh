@@ -4,7 +4,7 @@
 #   scripts/slurm-local up --nodes 3 && eval "$(scripts/slurm-local env)"
 #   SRTCTL=build/srtctl tests/e2e/test_faults.sh
 #
-# The fault-injection tests of issue 6 §4 (all but 5, in-place rollout).  Each
+# The fault-injection and rollout tests of issue 6 §4.  Each
 # case has its own recipe; a controller (--interval 1s) runs in the background;
 # checks go through `srtctl get ... -o json`, `srtctl events -o json`, the
 # stand-ins' records, slurmrestd's own job list and the state database.
@@ -18,6 +18,11 @@
 #     Failed (slurm.max_attempts 1), restarts <= 3.
 #  4. scancel the job behind srtctl's back, with the infra node drained: a new
 #     attempt on other nodes; every worker's MOONCAKE_MASTER is the new master.
+#  5. A new generation rolls out in place, in the same SLURM job: changing one
+#     role's env restarts that role's worker only (start times, pids), and its
+#     new env is in effect; changing a master arg restarts the master and the
+#     store that follows it, not the workers; a new node count cancels the job
+#     and a run of the new generation starts in a new one.
 #  6. kill -9 the controller FAULTS_KILLS times (50; 15 when CI=true) at random
 #     moments while recipes are applied, changed and deleted: one SLURM job per
 #     attempt at most (slurmrestd's list), every agent event ingested once
@@ -51,7 +56,7 @@ else
 	KILLS=${FAULTS_KILLS:-50}
 	REST_DOWN=${FAULTS_REST_DOWN:-60}
 fi
-ONLY=" ${FAULTS_ONLY:-1 2 3 4 6 7} "
+ONLY=" ${FAULTS_ONLY:-1 2 3 4 5 6 7} "
 want() { [[ "$ONLY" == *" $1 "* ]]; }
 
 WORK=$(mktemp -d /tmp/srt-faults.XXXXXX)
@@ -412,6 +417,118 @@ PY
 	scontrol update nodename="$node1" state=resume
 	check "4. $node1 resumed" test $? -eq 0
 	DRAINED=
+fi
+
+# ---- 5. a new generation rolls out in place ------------------------------------------------
+roll_recipe() { # roll_recipe PREFILL_VALUE MASTER_ARGS [PLACEMENT] > yaml
+	local placement=
+	[ -n "${3:-}" ] && placement="    placement: {node: $3}"
+	cat <<YAML
+name: f-roll
+slurm: {max_attempts: 1}
+environment:
+  FAKE_RECORD_DIR: $REC/f-roll
+engine: sglang
+roles:
+  prefill:
+    env: {ROLL_VAR: "$1"}
+    args: {disaggregation-transfer-backend: mooncake}
+  decode:
+    env: {ROLL_VAR: decode-fixed}
+    args: {disaggregation-transfer-backend: mooncake}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    args: [$2]
+$placement
+  - name: mooncake-store
+    type: mooncake-store
+    placement: {node: head}
+    args: [--port, "8800"]
+YAML
+}
+# started RUN: "name=started_at" of every service and worker, sorted
+started() {
+	S get services --run "$1" -o json >"$WORK/started-s.json" 2>/dev/null
+	S get workers --run "$1" -o json >"$WORK/started-w.json" 2>/dev/null
+	python3 - "$WORK/started-s.json" "$WORK/started-w.json" <<'PY'
+import json, sys
+out = []
+for path in sys.argv[1:]:
+    for i in json.load(open(path))["items"]:
+        name = i.get("name") or "%s_%s" % (i["role"], i["index"])
+        out.append("%s=%s" % (name, i["started_at"]))
+print(" ".join(sorted(out)))
+PY
+}
+run_event() { # run_event RUN REASON [COUNT]: the run has at least COUNT events of REASON
+	S events --for "run/$1" -o json 2>/dev/null | python3 -c '
+import json, sys
+items = json.load(sys.stdin)["items"]
+sys.exit(0 if sum(i["count"] for i in items if i["reason"] == sys.argv[1]) >= int(sys.argv[2]) else 1)' "$2" "${3:-1}"
+}
+if want 5; then
+	roll_recipe one "" >"$WORK/roll.yaml"
+	apply_wait f-roll "$WORK/roll.yaml" 90s
+	check "5. f-roll reaches Ready (generation 1)" test $? -eq 0
+	job1=$(run_field f-roll-1-1 slurm_job_id)
+	wait_for 20 svc_is f-roll-1-1 mooncake-store Running 0
+	t1=$(started f-roll-1-1)
+	note "generation 1, job $job1: $t1"
+	# Generation 2: one role's env.
+	roll_recipe two "" >"$WORK/roll.yaml"
+	S apply -f "$WORK/roll.yaml" >/dev/null 2>&1
+	wait_for 40 run_event f-roll-1-1 RolloutComplete 1
+	check "5. generation 2 (prefill env) is rolled out: RolloutComplete" test $? -eq 0
+	sleep 1.5 # one more status heartbeat: start times as the agent reports them
+	t2=$(started f-roll-1-1)
+	note "generation 2: $t2"
+	py "$t1" "$t2" "$REC/f-roll/engine.jsonl" "$job1" <<'PY'
+import json, sys
+t1 = dict(x.split("=", 1) for x in sys.argv[1].split())
+t2 = dict(x.split("=", 1) for x in sys.argv[2].split())
+changed = sorted(k for k in t1 if t1[k] != t2.get(k))
+print("# restarted by generation 2:", changed)
+assert changed == ["prefill_0"], changed
+recs = [json.loads(l) for l in open(sys.argv[3])]
+assert all(r["env"]["SLURM_JOB_ID"] == sys.argv[4] for r in recs), "one job throughout"
+pre = [r for r in recs if r["env"]["ROLL_VAR"] != "decode-fixed"]
+dec = [r for r in recs if r["env"]["ROLL_VAR"] == "decode-fixed"]
+assert [r["env"]["ROLL_VAR"] for r in pre] == ["one", "two"], [r["env"]["ROLL_VAR"] for r in pre]
+assert len(dec) == 1, len(dec)
+PY
+	check "5. only the prefill worker restarted (start times), in the same job $job1, and it runs with ROLL_VAR=two" test $? -eq 0
+	check "5. the run is the same one, now generation 2, still Ready, job $job1" \
+		test "$(run_field f-roll-1-1 generation)/$(run_field f-roll-1-1 phase)/$(run_field f-roll-1-1 slurm_job_id)" = "2/Ready/$job1"
+	# Generation 3: a master arg.
+	roll_recipe two "--eviction_ratio=0.1" >"$WORK/roll.yaml"
+	S apply -f "$WORK/roll.yaml" >/dev/null 2>&1
+	wait_for 40 run_event f-roll-1-1 RolloutComplete 2
+	check "5. generation 3 (a master arg) is rolled out: RolloutComplete" test $? -eq 0
+	sleep 1.5
+	t3=$(started f-roll-1-1)
+	note "generation 3: $t3"
+	py "$t2" "$t3" <<'PY'
+import sys
+t2 = dict(x.split("=", 1) for x in sys.argv[1].split())
+t3 = dict(x.split("=", 1) for x in sys.argv[2].split())
+changed = sorted(k for k in t2 if t2[k] != t3.get(k))
+print("# restarted by generation 3:", changed)
+assert changed == ["mooncake-master", "mooncake-store"], changed
+PY
+	check "5. the master arg restarts the master and the store that follows it, not the workers" test $? -eq 0
+	pgrep -u "${SRT_SLURM_USER:-slurmci}" -af "fake_mooncake_master" | grep -q -- "--eviction_ratio=0.1"
+	check "5. the master runs with --eviction_ratio=0.1" test $? -eq 0
+	# Generation 4: a dedicated master node: another node count, so another job.
+	roll_recipe two "--eviction_ratio=0.1" dedicated >"$WORK/roll.yaml"
+	S apply -f "$WORK/roll.yaml" >/dev/null 2>&1
+	wait_for 90 run_phase_is f-roll-4-1 Ready
+	check "5. generation 4 (3 nodes) runs as a new run f-roll-4-1 in a new job" \
+		test $? -eq 0 -a "$(run_field f-roll-4-1 slurm_job_id)" != "$job1"
+	S events --for run/f-roll-1-1 -o json >"$WORK/ev-roll.json"
+	grep -q 'generation 4 needs a new job (job nodes 2 -> 3): cancelled job' "$WORK/ev-roll.json"
+	check "5. an event says why generation 4 needed a new job" test $? -eq 0
+	delete_wait f-roll
 fi
 
 # ---- 6. kill -9 the controller at random moments ----------------------------------------

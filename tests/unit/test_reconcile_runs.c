@@ -214,7 +214,7 @@ static void test_deleted_recipe_cancels(void **state)
 	srt_rc_actions_release(&a);
 }
 
-static void test_new_generation_supersedes(void **state)
+static void test_new_generation_rolls_out_in_place(void **state)
 {
 	struct srt_rc_recipe r = { "r1", 2, false, 3 };
 	struct srt_rc_run run = { "r1-1-1", "r1", 1, 1, SRT_RC_READY, 7, "srtctl:a:1",
@@ -223,11 +223,72 @@ static void test_new_generation_supersedes(void **state)
 	struct srt_rc_actions a = decide(&r, 1, &run, 1, &job, 1, true);
 
 	(void)state;
-	assert_int_equal(a.n, 2);
+	/* no cancel, no new run: the job takes the new generation */
+	assert_int_equal(a.n, 1);
+	assert_int_equal(a.v[0].kind, SRT_RC_ROLLOUT);
+	assert_string_equal(a.v[0].run, "r1-1-1");
+	assert_int_equal(a.v[0].generation, 2);
+	assert_int_equal(a.v[0].job_id, 7);
+	assert_string_equal(a.v[0].message, "generation 1 -> 2");
+	srt_rc_actions_release(&a);
+	/* SLURM unknown: a rollout touches no job, so it goes ahead */
+	a = decide(&r, 1, &run, 1, NULL, 0, false);
+	assert_int_equal(a.n, 1);
+	assert_int_equal(a.v[0].kind, SRT_RC_ROLLOUT);
+	srt_rc_actions_release(&a);
+	/* a job still waiting for nodes takes it too (its agent reads the plan at start) */
+	run.phase = SRT_RC_SUBMITTED;
+	job.state = SRT_JOB_PENDING;
+	a = decide(&r, 1, &run, 1, &job, 1, true);
+	assert_int_equal(a.n, 1);
+	assert_int_equal(a.v[0].kind, SRT_RC_ROLLOUT);
+	srt_rc_actions_release(&a);
+}
+
+static void test_new_generation_supersedes(void **state)
+{
+	struct srt_rc_recipe r = { "r1", 3, false, 3 };
+	struct srt_rc_run runs[] = {
+		/* not submitted yet: nothing to roll, so it is retired */
+		{ "r1-1-1", "r1", 1, 1, SRT_RC_PENDING, 0, "srtctl:a:1", SRT_RC_AGENT_NONE, NULL },
+		/* cancelling already (a rollout refused for its shape) */
+		{ "r1-2-1", "r1", 2, 1, SRT_RC_CANCELLING, 8, "srtctl:b:1", SRT_RC_AGENT_READY,
+		  NULL },
+	};
+	struct srt_rc_job job = { 8, "srtctl:b:1", SRT_JOB_CANCELLED, -1, "None" };
+	struct srt_rc_actions a = decide(&r, 1, runs, N(runs), &job, 1, true);
+
+	(void)state;
+	assert_int_equal(a.n, 3);
+	assert_int_equal(a.v[0].kind, SRT_RC_SET_PHASE);
+	assert_int_equal(a.v[0].phase, SRT_RC_CANCELLED);
+	assert_string_equal(a.v[0].message, "superseded by generation 3 before it was submitted");
+	assert_int_equal(a.v[1].kind, SRT_RC_SET_PHASE);
+	assert_string_equal(a.v[1].run, "r1-2-1");
+	assert_int_equal(a.v[1].phase, SRT_RC_CANCELLED);
+	assert_int_equal(a.v[2].kind, SRT_RC_CREATE_RUN);
+	assert_int_equal(a.v[2].generation, 3);
+	srt_rc_actions_release(&a);
+}
+
+static void test_current_generation_run_retires_older_jobs(void **state)
+{
+	struct srt_rc_recipe r = { "r1", 2, false, 3 };
+	struct srt_rc_run runs[] = {
+		{ "r1-1-1", "r1", 1, 1, SRT_RC_READY, 7, "srtctl:a:1", SRT_RC_AGENT_READY, NULL },
+		{ "r1-2-1", "r1", 2, 1, SRT_RC_SUBMITTED, 9, "srtctl:c:1", SRT_RC_AGENT_NONE, NULL },
+	};
+	struct srt_rc_job jobs[] = {
+		{ 7, "srtctl:a:1", SRT_JOB_RUNNING, -1, "None" },
+		{ 9, "srtctl:c:1", SRT_JOB_PENDING, -1, "Resources" },
+	};
+	struct srt_rc_actions a = decide(&r, 1, runs, N(runs), jobs, N(jobs), true);
+
+	(void)state;
+	assert_int_equal(a.n, 1);
 	assert_int_equal(a.v[0].kind, SRT_RC_CANCEL);
+	assert_string_equal(a.v[0].run, "r1-1-1");
 	assert_string_equal(a.v[0].message, "superseded by generation 2");
-	assert_int_equal(a.v[1].kind, SRT_RC_CREATE_RUN);
-	assert_int_equal(a.v[1].generation, 2);
 	srt_rc_actions_release(&a);
 }
 
@@ -255,7 +316,9 @@ int main(void)
 		cmocka_unit_test(test_job_missing_from_listing),
 		cmocka_unit_test(test_retry_until_budget),
 		cmocka_unit_test(test_deleted_recipe_cancels),
+		cmocka_unit_test(test_new_generation_rolls_out_in_place),
 		cmocka_unit_test(test_new_generation_supersedes),
+		cmocka_unit_test(test_current_generation_run_retires_older_jobs),
 		cmocka_unit_test(test_phase_names),
 	};
 
