@@ -285,6 +285,18 @@ static int record(struct srt_controller *c, const char *run, const char *phase, 
 	return finish_tx(c, rc, err);
 }
 
+/* A Warning event about a run, with no state change. */
+static int warn(struct srt_controller *c, const char *run, const char *reason, const char *msg,
+		struct srt_error *err)
+{
+	if (srt_store_begin(c->store, err) != 0)
+		return -1;
+	return finish_tx(c,
+			 srt_store_event(c->store, err, "Warning", reason, "run", run, "controller",
+					 "%s", msg),
+			 err);
+}
+
 /* Give the run directory to the job's user when srtctl runs as root (local clusters). */
 static void hand_over(struct srt_controller *c, const char *dir)
 {
@@ -492,11 +504,7 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 		msg = srt_xasprintf("submission unconfirmed (%s: %s); the next pass looks for job "
 				    "comment %s before submitting again",
 				    srt_slurm_rc_name(src), serr.msg, run.job_comment);
-		if (srt_store_begin(c->store, err) == 0)
-			rc = finish_tx(c,
-				       srt_store_event(c->store, err, "Warning", "SubmitUnknown",
-						       "run", run.name, "controller", "%s", msg),
-				       err);
+		rc = warn(c, run.name, "SubmitUnknown", msg, err);
 		logf_(c, "run/%s: %s", run.name, msg);
 	}
 out:
@@ -569,15 +577,10 @@ static int rollout(struct srt_controller *c, const struct srt_rc_action *x, stru
 		goto out;
 	}
 	if (render(c, &recipe, &nx, &msg) != 0) {
-		if (srt_store_begin(c->store, err) == 0)
-			rc = finish_tx(c,
-				       srt_store_event(c->store, err, "Warning", "RolloutFailed",
-						       "run", run.name, "controller",
-						       "generation %lld is not rolled out: %s",
-						       (long long)x->generation, msg),
-				       err);
-		logf_(c, "run/%s: generation %lld not rolled out: %s", run.name,
-		      (long long)x->generation, msg);
+		why = srt_xasprintf("generation %lld is not rolled out: %s", (long long)x->generation,
+				    msg);
+		rc = warn(c, run.name, "RolloutFailed", why, err);
+		logf_(c, "run/%s: %s", run.name, why);
 		goto out;
 	}
 	dir = run.run_dir ? srt_xstrdup(run.run_dir) : srt_controller_run_dir(c, run.name);
@@ -619,11 +622,7 @@ static int rollout(struct srt_controller *c, const struct srt_rc_action *x, stru
 				    "be cancelled (%s: %s); trying again next pass",
 				    (long long)x->generation, why, (long long)x->job_id,
 				    srt_slurm_rc_name(src), serr.msg);
-		if (srt_store_begin(c->store, err) == 0)
-			rc = finish_tx(c,
-				       srt_store_event(c->store, err, "Warning", "CancelFailed",
-						       "run", run.name, "controller", "%s", msg),
-				       err);
+		rc = warn(c, run.name, "CancelFailed", msg, err);
 	}
 	logf_(c, "run/%s: %s", run.name, msg);
 out:
@@ -689,11 +688,7 @@ static int act(struct srt_controller *c, const struct srt_rc_action *x, struct s
 		} else {
 			msg = srt_xasprintf("could not cancel job %lld (%s: %s); trying again next pass",
 					    (long long)x->job_id, srt_slurm_rc_name(src), serr.msg);
-			if (srt_store_begin(c->store, err) == 0)
-				rc = finish_tx(c,
-					       srt_store_event(c->store, err, "Warning", "CancelFailed",
-							       "run", x->run, "controller", "%s", msg),
-					       err);
+			rc = warn(c, x->run, "CancelFailed", msg, err);
 		}
 		logf_(c, "run/%s: %s", x->run, msg);
 		free(msg);
