@@ -191,9 +191,11 @@ int srt_cmd_controller(int argc, char **argv)
 		} else if (verbose || st.actions) {
 			fprintf(stderr,
 				"srtctl controller: pass: %zu run(s), %zu action(s), %zu event(s) "
-				"ingested, %llu slurmrestd call(s), %.1f ms%s\n",
+				"ingested, %llu slurmrestd call(s), %.1f ms (cpu %.1f ms, max rss "
+				"%.1f MiB)%s\n",
 				st.runs, st.actions, st.events_ingested,
 				(unsigned long long)st.slurm_calls, (double)st.usec / 1000.0,
+				(double)st.cpu_usec / 1000.0, (double)st.max_rss_kb / 1024.0,
 				st.slurm_known ? "" : " (SLURM unknown)");
 		}
 		if (once || stop_requested)

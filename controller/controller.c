@@ -23,6 +23,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,6 +35,55 @@ struct run_obs {
 	enum srt_rc_agent agent;
 	char *agent_message;
 };
+
+/* A file as stat() saw it: changed when any of these differ. */
+struct file_sig {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	bool exists;
+};
+
+struct srt_ingest_memo {
+	int64_t run_id;
+	struct file_sig status, events;
+	struct run_obs obs; /* what status.json said */
+};
+
+static struct file_sig file_sig(const char *dir, const char *name)
+{
+	struct file_sig f = { 0 };
+	struct stat st;
+	char *path = srt_xasprintf("%s/%s", dir, name);
+
+	if (stat(path, &st) == 0)
+		f = (struct file_sig){ st.st_dev, st.st_ino, st.st_size, st.st_mtim, true };
+	free(path);
+	return f;
+}
+
+static bool sig_same(const struct file_sig *a, const struct file_sig *b)
+{
+	return a->exists == b->exists && a->dev == b->dev && a->ino == b->ino &&
+	       a->size == b->size && a->mtime.tv_sec == b->mtime.tv_sec &&
+	       a->mtime.tv_nsec == b->mtime.tv_nsec;
+}
+
+static int ingest_memo_cmp(const void *a, const void *b)
+{
+	int64_t x = ((const struct srt_ingest_memo *)a)->run_id;
+	int64_t y = ((const struct srt_ingest_memo *)b)->run_id;
+
+	return (x > y) - (x < y);
+}
+
+static void ingest_memo_free(struct srt_ingest_memo *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(m[i].obs.agent_message);
+	free(m);
+}
 
 static void logf_(struct srt_controller *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -54,10 +104,23 @@ static void logf_(struct srt_controller *c, const char *fmt, ...)
 	fflush(c->log);
 }
 
+static void memo_free(struct srt_attempts_memo *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(m[i].spec_hash);
+	free(m);
+}
+
 void srt_controller_release(struct srt_controller *c)
 {
 	srt_job_list_release(&c->jobs);
 	c->have_jobs = false;
+	memo_free(c->memo, c->nmemo);
+	c->memo = NULL;
+	c->nmemo = 0;
+	ingest_memo_free(c->ingest, c->ningest);
+	c->ingest = NULL;
+	c->ningest = 0;
 }
 
 char *srt_controller_run_dir(const struct srt_controller *c, const char *run)
@@ -716,6 +779,11 @@ static int act(struct srt_controller *c, const struct srt_rc_action *x, struct s
 
 /* ---- the pass ---- */
 
+static int64_t tv_usec(const struct timeval *tv)
+{
+	return (int64_t)tv->tv_sec * 1000000 + tv->tv_usec;
+}
+
 /* "slurm": {"max_attempts": N} of a canonical spec, or the default. */
 static int spec_max_attempts(const char *spec)
 {
@@ -725,6 +793,38 @@ static int spec_max_attempts(const char *spec)
 
 	json_decref(j);
 	return n >= 1 && n <= 100 ? (int)n : SRT_MAX_ATTEMPTS_DEFAULT;
+}
+
+static int memo_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct srt_attempts_memo *)a)->spec_hash,
+		      ((const struct srt_attempts_memo *)b)->spec_hash);
+}
+
+/*
+ * max_attempts of every recipe (out[i] for recipes[i]), parsing only specs
+ * the last pass did not see; the memo keeps this pass's specs only.
+ */
+static void recipes_max_attempts(struct srt_controller *c, const struct srt_recipe_row *recipes,
+				 size_t n, int *out)
+{
+	struct srt_attempts_memo *next = srt_xcalloc(n + 1, sizeof(*next));
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct srt_attempts_memo key = { recipes[i].spec_hash, 0 };
+		const struct srt_attempts_memo *m =
+			c->nmemo ? bsearch(&key, c->memo, c->nmemo, sizeof(*c->memo), memo_cmp) :
+				   NULL;
+
+		out[i] = m ? m->max_attempts : spec_max_attempts(recipes[i].spec);
+		next[k].spec_hash = srt_xstrdup(recipes[i].spec_hash);
+		next[k++].max_attempts = out[i];
+	}
+	qsort(next, k, sizeof(*next), memo_cmp);
+	memo_free(c->memo, c->nmemo);
+	c->memo = next;
+	c->nmemo = k;
 }
 
 int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
@@ -739,12 +839,16 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 	struct srt_rc_run *wruns = NULL;
 	struct srt_rc_job *wjobs = NULL;
 	struct run_obs *obs = NULL;
+	struct srt_ingest_memo *next_ingest = NULL;
+	size_t nnext = 0;
 	struct srt_rc_actions actions = { 0 };
 	struct srt_error serr;
 	int64_t t0 = srt_monotonic_ms();
+	struct rusage ru0, ru1;
 	int rc = -1, src;
 
 	memset(stats, 0, sizeof(*stats));
+	getrusage(RUSAGE_SELF, &ru0);
 	srt_slurm_stats(c->slurm, &before);
 	if (srt_store_recipe_list(c->store, true, &recipes, &nrecipes, err) != 0 ||
 	    srt_store_run_list(c->store, NULL, &runs, &nruns, err) != 0)
@@ -794,10 +898,13 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 		c->slurm_failures = 0;
 	}
 
-	/* The agents' reports. */
+	/* The agents' reports: read again only when a file changed. */
 	obs = srt_xcalloc(nruns ? nruns : 1, sizeof(*obs));
+	next_ingest = srt_xcalloc(nruns + 1, sizeof(*next_ingest));
 	for (size_t i = 0; i < nruns; i++) {
 		enum srt_rc_phase p = SRT_RC_PENDING;
+		struct srt_ingest_memo key = { .run_id = runs[i].id }, *m;
+		char *dir;
 
 		srt_rc_phase_parse(runs[i].phase, &p);
 		/* An agent writes its last events as its job ends: keep reading a
@@ -806,17 +913,44 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 		    (srt_rc_phase_is_final(p) &&
 		     srt_store_now(c->store) - runs[i].finished_at > SRT_INGEST_AFTER_END_MS))
 			continue;
-		if (ingest_run(c, &runs[i], &obs[i], &stats->events_ingested, err) != 0)
+		dir = srt_controller_run_dir(c, runs[i].name);
+		key.status = file_sig(dir, SRT_RUNDIR_STATUS);
+		key.events = file_sig(dir, SRT_RUNDIR_EVENTS);
+		free(dir);
+		m = c->ningest ? bsearch(&key, c->ingest, c->ningest, sizeof(*m), ingest_memo_cmp) :
+				 NULL;
+		if (m && sig_same(&m->status, &key.status) && sig_same(&m->events, &key.events)) {
+			obs[i].agent = m->obs.agent;
+			obs[i].agent_message =
+				m->obs.agent_message ? srt_xstrdup(m->obs.agent_message) : NULL;
+		} else if (ingest_run(c, &runs[i], &obs[i], &stats->events_ingested, err) != 0) {
 			goto out;
+		}
+		key.obs.agent = obs[i].agent;
+		key.obs.agent_message =
+			obs[i].agent_message ? srt_xstrdup(obs[i].agent_message) : NULL;
+		next_ingest[nnext++] = key;
 	}
+	qsort(next_ingest, nnext, sizeof(*next_ingest), ingest_memo_cmp);
+	ingest_memo_free(c->ingest, c->ningest);
+	c->ingest = next_ingest;
+	c->ningest = nnext;
+	next_ingest = NULL;
+	nnext = 0;
 
 	/* Decide. */
 	wr = srt_xcalloc(nrecipes ? nrecipes : 1, sizeof(*wr));
-	for (size_t i = 0; i < nrecipes; i++) {
-		wr[i].name = recipes[i].name;
-		wr[i].generation = recipes[i].generation;
-		wr[i].deleted = recipes[i].deleted_at != 0;
-		wr[i].max_attempts = spec_max_attempts(recipes[i].spec);
+	{
+		int *max = srt_xcalloc(nrecipes + 1, sizeof(*max));
+
+		recipes_max_attempts(c, recipes, nrecipes, max);
+		for (size_t i = 0; i < nrecipes; i++) {
+			wr[i].name = recipes[i].name;
+			wr[i].generation = recipes[i].generation;
+			wr[i].deleted = recipes[i].deleted_at != 0;
+			wr[i].max_attempts = max[i];
+		}
+		free(max);
 	}
 	wruns = srt_xcalloc(nruns ? nruns : 1, sizeof(*wruns));
 	for (size_t i = 0; i < nruns; i++) {
@@ -860,7 +994,12 @@ out:
 	srt_slurm_stats(c->slurm, &after);
 	stats->slurm_calls = after.requests - before.requests;
 	stats->usec = (srt_monotonic_ms() - t0) * 1000;
+	getrusage(RUSAGE_SELF, &ru1);
+	stats->cpu_usec = tv_usec(&ru1.ru_utime) - tv_usec(&ru0.ru_utime) +
+			  tv_usec(&ru1.ru_stime) - tv_usec(&ru0.ru_stime);
+	stats->max_rss_kb = ru1.ru_maxrss;
 	srt_rc_actions_release(&actions);
+	ingest_memo_free(next_ingest, nnext);
 	for (size_t i = 0; obs && i < nruns; i++)
 		free(obs[i].agent_message);
 	free(obs);

@@ -43,6 +43,19 @@ struct srt_controller {
 	struct srt_job_list jobs;
 	bool have_jobs;
 	int passes_since_full; /* a full listing at least every 60 passes */
+	/* Each recipe spec's slurm.max_attempts by spec hash: a spec is parsed once. */
+	struct srt_attempts_memo {
+		char *spec_hash;
+		int max_attempts;
+	} *memo;
+	size_t nmemo;
+	/*
+	 * What each run directory's status.json and events.jsonl looked like
+	 * when last ingested (by run id): a pass skips a run whose files have
+	 * not changed and reuses what it learnt from them.
+	 */
+	struct srt_ingest_memo *ingest;
+	size_t ningest;
 };
 
 /* Free what the context accumulated across passes (the cached listing). */
@@ -55,6 +68,8 @@ struct srt_pass_stats {
 	size_t events_ingested; /* agent events ingested */
 	bool slurm_known; /* the job listing succeeded */
 	int64_t usec; /* wall time of the pass */
+	int64_t cpu_usec; /* CPU time of the pass (user + system, this process) */
+	long max_rss_kb; /* peak resident memory of the process so far */
 };
 
 /*

@@ -68,12 +68,21 @@ void srt_rc_actions_release(struct srt_rc_actions *a)
 	memset(a, 0, sizeof(*a));
 }
 
+static int job_id_cmp(const void *a, const void *b)
+{
+	int64_t x = ((const struct srt_rc_job *)a)->id, y = ((const struct srt_rc_job *)b)->id;
+
+	return (x > y) - (x < y);
+}
+
+/* w->jobs is sorted by id here (srt_reconcile_runs() works on a sorted copy). */
 static const struct srt_rc_job *job_by_id(const struct srt_rc_world *w, int64_t id)
 {
-	for (size_t i = 0; id && i < w->njobs; i++)
-		if (w->jobs[i].id == id)
-			return &w->jobs[i];
-	return NULL;
+	struct srt_rc_job key = { .id = id };
+
+	if (!id || !w->njobs)
+		return NULL;
+	return bsearch(&key, w->jobs, w->njobs, sizeof(*w->jobs), job_id_cmp);
 }
 
 /* The newest job carrying this comment (a resubmission after a crash may leave two). */
@@ -249,10 +258,53 @@ static void drive(const struct srt_rc_world *w, const struct srt_rc_recipe *r,
 	describe_job(x->message, sizeof(x->message), job, run);
 }
 
-void srt_reconcile_runs(const struct srt_rc_world *w, struct srt_rc_actions *out)
+/* Runs by recipe, then generation and attempt. */
+static int run_cmp(const void *a, const void *b)
 {
+	const struct srt_rc_run *x = *(const struct srt_rc_run *const *)a;
+	const struct srt_rc_run *y = *(const struct srt_rc_run *const *)b;
+	int c = strcmp(x->recipe, y->recipe);
+
+	if (c)
+		return c;
+	if (x->generation != y->generation)
+		return x->generation < y->generation ? -1 : 1;
+	return (x->attempt > y->attempt) - (x->attempt < y->attempt);
+}
+
+/* The first of the sorted runs that belongs to recipe `name` (n when none). */
+static size_t first_run(const struct srt_rc_run *const *runs, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(runs[mid]->recipe, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void srt_reconcile_runs(const struct srt_rc_world *world, struct srt_rc_actions *out)
+{
+	/* Indexes, so a pass is O(n log n) in runs and jobs: jobs by id, runs by recipe. */
+	struct srt_rc_world iw = *world, *w = &iw;
+	struct srt_rc_job *jobs = srt_xcalloc(world->njobs + 1, sizeof(*jobs));
+	const struct srt_rc_run **byr = srt_xcalloc(world->nruns + 1, sizeof(*byr));
+
+	if (world->njobs)
+		memcpy(jobs, world->jobs, world->njobs * sizeof(*jobs));
+	qsort(jobs, world->njobs, sizeof(*jobs), job_id_cmp);
+	iw.jobs = jobs;
+	for (size_t k = 0; k < world->nruns; k++)
+		byr[k] = &world->runs[k];
+	qsort(byr, world->nruns, sizeof(*byr), run_cmp);
 	for (size_t i = 0; i < w->nrecipes; i++) {
 		const struct srt_rc_recipe *r = &w->recipes[i];
+		size_t first = first_run(byr, w->nruns, r->name);
 		const struct srt_rc_run *latest = NULL, *roll = NULL;
 		char why[128];
 
@@ -260,11 +312,11 @@ void srt_reconcile_runs(const struct srt_rc_world *w, struct srt_rc_actions *out
 		 * Without a run of the current generation, the newest run of an
 		 * older one that has a live job is rolled out in place.
 		 */
-		for (size_t k = 0; k < w->nruns && !r->deleted; k++) {
-			const struct srt_rc_run *run = &w->runs[k];
+		for (size_t k = first; k < w->nruns && !r->deleted; k++) {
+			const struct srt_rc_run *run = byr[k];
 
 			if (strcmp(run->recipe, r->name))
-				continue;
+				break;
 			if (run->generation >= r->generation) {
 				roll = NULL;
 				break;
@@ -276,11 +328,11 @@ void srt_reconcile_runs(const struct srt_rc_world *w, struct srt_rc_actions *out
 			    (run->generation == roll->generation && run->attempt > roll->attempt))
 				roll = run;
 		}
-		for (size_t k = 0; k < w->nruns; k++) {
-			const struct srt_rc_run *run = &w->runs[k];
+		for (size_t k = first; k < w->nruns; k++) {
+			const struct srt_rc_run *run = byr[k];
 
 			if (strcmp(run->recipe, r->name))
-				continue;
+				break;
 			if (r->deleted) {
 				retire(w, r->name, run, "recipe deleted", out);
 				continue;
@@ -320,4 +372,6 @@ void srt_reconcile_runs(const struct srt_rc_world *w, struct srt_rc_actions *out
 		}
 		drive(w, r, latest, out);
 	}
+	free(byr);
+	free(jobs);
 }

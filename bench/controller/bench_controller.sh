@@ -2,20 +2,23 @@
 # bench/controller/bench_controller.sh: controller figures on the local SLURM.
 #
 #   scripts/slurm-local up --nodes 3 && eval "$(scripts/slurm-local env)"
-#   bench/controller/bench_controller.sh [SRTCTL]
+#   bench/controller/bench_controller.sh [SRTCTL [BENCH_HISTORY]]
 #
 # 1. apply -> master Ready -> all workers running: the SGLang quick start with
 #    the stand-ins, 5 times; times come from the events srtctl recorded
 #    (RecipeCreated/Configured, the master's Ready, the last worker's Started).
-# 2. slurmrestd calls per controller pass with 1, 10 and 100 runs in the
-#    database (one-node agg runs: a dozen run on the 3 nodes, the rest stay
-#    queued): the controller's own per-pass count once nothing changes,
-#    median of 10 passes.
+# 2. Per controller pass once nothing changes, as the controller itself
+#    reports it (-v): slurmrestd calls, wall and CPU time, peak RSS; with 1,
+#    10 and 100 live runs (one-node agg runs: a dozen run on the 3 nodes, the
+#    rest stay queued), then 100 live + 900 finished (bench_history adds a
+#    campaign's finished runs), then 1,000 live + 900 finished.
 # Prints figures; asserts nothing.  Cleans up its recipes and jobs.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SRTCTL=$(realpath "${1:-$root/build/srtctl}")
+HISTORY=$(realpath "${2:-$(dirname "$SRTCTL")/bench/controller/bench_history}")
+[ -x "$HISTORY" ] || { echo "bench_controller: build bench_history first (cmake --build build)" >&2; exit 2; }
 : "${SRT_SLURMRESTD_URL:?start the local SLURM: scripts/slurm-local up && eval \"\$(scripts/slurm-local env)\"}"
 WORK=$(mktemp -d /tmp/srt-bench-ctl.XXXXXX)
 chmod 755 "$WORK"
@@ -57,8 +60,7 @@ echo "== apply -> master Ready -> workers running (SGLang quick start, 2 workers
 CTL=$!
 for i in 1 2 3 4 5; do
 	cat >"$WORK/qs.yaml" <<YAML
-name: bench-qs
-environment: {BENCH_ROUND: "$i"}
+name: bench-qs$i
 engine: sglang
 roles:
   prefill: {args: {disaggregation-transfer-backend: mooncake}}
@@ -72,30 +74,55 @@ YAML
 import json, sys
 items = json.load(open(sys.argv[1]))["items"]
 gen = int(sys.argv[2])
-run = f"bench-qs-{gen}-1"
+name = f"bench-qs{gen}"
+run = f"{name}-1-1"
 def first(pred):
     ts = [i["last_timestamp"] if i["reason"].startswith("Recipe") else i["first_timestamp"]
           for i in items if pred(i)]
     return min(ts) if ts else None
 from datetime import datetime
 def ms(t): return datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp() * 1000
-applied = max(i["last_timestamp"] for i in items if i["object"]["name"] == "bench-qs" and i["reason"] in ("RecipeCreated", "RecipeConfigured"))
+applied = max(i["last_timestamp"] for i in items if i["object"]["name"] == name and i["reason"] in ("RecipeCreated", "RecipeConfigured"))
 master = first(lambda i: i["object"]["name"] == f"{run}/mooncake-master" and i["reason"] == "Ready")
 workers = [i["first_timestamp"] for i in items if i["object"]["kind"] == "worker" and i["object"]["name"].startswith(run + "/") and i["reason"] == "Started"]
 print(f"  round {gen}: master Ready {ms(master) - ms(applied):6.0f} ms after apply; "
       f"all workers running {ms(max(workers)) - ms(applied):6.0f} ms after apply")
 PY
+	"$SRTCTL" delete recipe "bench-qs$i" --db "$DB" >/dev/null
 done
 kill "$CTL"
 wait "$CTL" 2>/dev/null || true
 CTL=
-"$SRTCTL" delete recipe bench-qs --db "$DB" >/dev/null
 "$SRTCTL" controller --once --db "$DB" >/dev/null 2>&1 || true
 
-echo "== slurmrestd calls per controller pass (steady state, median of 10 passes)"
-total=0
-for n in 1 10 100; do
-	while [ "$total" -lt "$n" ]; do
+# quiet LABEL: run the controller for 3.5 s at a 200 ms interval once nothing
+# changes; print its own per-pass figures (median of the passes after the first).
+quiet() {
+	for _ in 1 2 3 4 5 6; do "$SRTCTL" controller --once --db "$DB" >/dev/null 2>&1; sleep 1; done
+	"$SRTCTL" controller --db "$DB" --interval 200ms -v >"$WORK/calls.log" 2>&1 &
+	CTL=$!
+	sleep 3.5
+	kill "$CTL"
+	wait "$CTL" 2>/dev/null || true
+	CTL=
+	python3 - "$WORK/calls.log" "$1" <<'PY'
+import re, sys, statistics
+rx = re.compile(r"pass: (\d+) run\(s\).*?(\d+) slurmrestd call\(s\), ([\d.]+) ms \(cpu ([\d.]+) ms, max rss ([\d.]+) MiB\)")
+p = [m.groups() for m in rx.finditer(open(sys.argv[1]).read())]
+if len(p) < 2:
+    sys.exit(f"  {sys.argv[2]}: too few passes logged ({len(p)})")
+runs = int(p[-1][0])
+steady = p[1:]
+med = lambda k: statistics.median(float(x[k]) for x in steady)
+print(f"  {sys.argv[2]:<34} {runs:5d} runs: {med(1):.0f} slurmrestd call(s)/pass, "
+      f"wall {med(2):6.1f} ms, cpu {med(3):6.1f} ms (max {max(float(x[3]) for x in steady):.1f}), "
+      f"max rss {float(p[-1][4]):.1f} MiB ({len(steady)} passes; the first, with the "
+      f"version probe, made {p[0][1]} calls)")
+PY
+}
+
+add_live() { # add_live N: apply live one-node recipes bench-r1..N
+	while [ "$total" -lt "$1" ]; do
 		total=$((total + 1))
 		cat >"$WORK/r$total.yaml" <<YAML
 name: bench-r$total
@@ -106,21 +133,24 @@ roles:
 YAML
 		"$SRTCTL" apply -f "$WORK/r$total.yaml" --db "$DB" >/dev/null 2>&1
 	done
-	# submit what is new and let phases settle, then measure quiet passes
-	for _ in 1 2 3 4 5 6; do "$SRTCTL" controller --once --db "$DB" >/dev/null 2>&1; sleep 1; done
-	"$SRTCTL" controller --db "$DB" --interval 200ms -v >"$WORK/calls.log" 2>&1 &
-	CTL=$!
-	sleep 3.5
-	kill "$CTL"
-	wait "$CTL" 2>/dev/null || true
-	CTL=
-	python3 - "$WORK/calls.log" "$n" <<'PY'
-import re, sys, statistics
-calls = [int(m.group(1)) for m in re.finditer(r"(\d+) slurmrestd call\(s\)", open(sys.argv[1]).read())]
-ms = [float(m.group(1)) for m in re.finditer(r"call\(s\), ([\d.]+) ms", open(sys.argv[1]).read())]
-steady = calls[1:11] or calls
-print(f"  {int(sys.argv[2]):4d} runs: {statistics.median(steady):.0f} call(s) per pass "
-      f"(passes {len(calls)}; first pass {calls[0] if calls else '?'} with the client's "
-      f"version probe); pass time median {statistics.median(ms[1:11] or ms):.1f} ms")
-PY
+}
+
+echo "== controller passes once nothing changes (figures the controller prints with -v)"
+total=0
+for n in 1 10 100; do
+	add_live "$n"
+	quiet "$n live"
 done
+# 900 finished runs of a campaign beside the 100 live ones.
+cat >"$WORK/tpl.yaml" <<YAML
+name: bench-template
+engine: sglang
+roles:
+  agg: {args: {port: 30000}}
+YAML
+"$SRTCTL" apply -f "$WORK/tpl.yaml" --db "$DB" >/dev/null 2>&1
+"$HISTORY" "$DB" bench-template 900 >/dev/null
+quiet "100 live + 900 finished"
+# And 1,000 live: 900 more jobs, most of them queued in SLURM.
+add_live 1000
+quiet "1000 live + 900 finished"
