@@ -12,7 +12,8 @@
  *                      (srt_plan_to_json(), recipe/render.h) with a
  *                      top-level "generation" (integer >= 1) added.
  *                      Written atomically (srt_rundir_write_plan()).  The
- *                      agent reads it once at start.
+ *                      agent reads it at start and rolls out a newer
+ *                      generation written while it runs (docs/agent.md).
  *   DIR/job.sh         controller: the batch script that starts the agent
  *                      (srt_script_render_agent(), recipe/script.h).
  *   DIR/logs/          the run's log directory (the plan's <log_dir>): one
