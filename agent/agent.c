@@ -995,6 +995,10 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 				nsame++;
 			continue;
 		}
+		if (p->kind == SRT_PROC_BENCHMARK && q->pid > 0) {
+			nsame++; /* a running benchmark is never interrupted: the next run gets it */
+			continue;
+		}
 		list_item(&restarted, &nrestart, "%s (%s)", p->name,
 			  why[i] && *why[i] ? why[i] : "endpoint");
 		q->rolling = true;
@@ -1005,8 +1009,6 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 			q->state = SRT_PS_STARTING;
 			q->next_probe_m = m;
 			q->warned_m = 0;
-		} else if (p->kind == SRT_PROC_BENCHMARK && q->pid > 0) {
-			q->rolling = false; /* a running benchmark is never interrupted */
 		} else if (q->pid > 0 && !q->abandoned) {
 			if (leader_replaced(a->rt, a->n, changed, q))
 				continue; /* restarted as a follower, with its new spec */

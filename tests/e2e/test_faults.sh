@@ -15,7 +15,8 @@
 #     liveness threshold, restarted, Ready again.
 #  3. Crash loop (FAKE_MASTER_CRASH_AFTER=2, max_restarts 3, back-off 0, 1, 2 s):
 #     back-off grows, CrashLoopBackOff is seen, the budget ends it, the run is
-#     Failed (slurm.max_attempts 1), restarts <= 3.
+#     Failed (slurm.max_attempts 1), restarts <= 3.  A non-critical service that
+#     spends its budget leaves its run Degraded, with a Warning naming its log.
 #  4. scancel the job behind srtctl's back, with the infra node drained: a new
 #     attempt on other nodes; every worker's MOONCAKE_MASTER is the new master.
 #  5. A new generation rolls out in place, in the same SLURM job: changing one
@@ -368,6 +369,28 @@ PY
 	runs=$(S get runs --recipe f-crash -o json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["items"]))')
 	check "3. slurm.max_attempts 1: no second attempt (runs: $runs)" test "$runs" = 1
 	delete_wait f-crash
+	# A non-critical service that spends its budget: the run is Degraded, not Failed.
+	master_recipe f-degraded "  - name: sidecar
+    command: [sh, -c, 'sleep 0.5; exit 3']
+    start: with_workers
+    restart: {policy: on-failure, max_restarts: 1}" >"$WORK/degraded.yaml"
+	mkdir -p "$REC/f-degraded" && chmod 1777 "$REC/f-degraded"
+	S apply -f "$WORK/degraded.yaml" >/dev/null 2>&1
+	wait_for 60 run_phase_is f-degraded-1-1 Degraded
+	check "3. a non-critical service past its budget leaves the run Degraded ($(run_field f-degraded-1-1 phase)), its job running" \
+		test "$(run_field f-degraded-1-1 phase)/$(run_field f-degraded-1-1 slurm_state)" = Degraded/RUNNING
+	S events --for run/f-degraded-1-1 -o json >"$WORK/ev-degraded.json"
+	py "$WORK/ev-degraded.json" <<'PY'
+import json, sys
+items = json.load(open(sys.argv[1]))["items"]
+d = [i for i in items if i["reason"] == "RunDegraded"]
+assert d and d[0]["type"] == "Warning", [i["reason"] for i in items]
+assert "sidecar was given up (exit status 3)" in d[0]["message"] and "service_sidecar.out" in d[0]["message"], d[0]["message"]
+assert any(i["reason"] == "PhaseDegraded" and i["type"] == "Warning" for i in items), [i["reason"] for i in items]
+print("# " + d[0]["message"][:150])
+PY
+	check "3. a RunDegraded Warning names the service and its log; PhaseDegraded recorded" test $? -eq 0
+	delete_wait f-degraded
 fi
 
 # ---- 4. scancel behind srtctl's back, infra node drained -------------------------------
