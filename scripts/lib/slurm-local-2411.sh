@@ -466,6 +466,28 @@ teardown() {
 	fi
 }
 
+# reconfigure: `scontrol reconfigure`, then wait until slurmctld and every
+# slurmd run again.  Slurm 24.11 re-execs them (as slurmctld-wlm, slurmd-wlm:
+# see alive) under new PIDs, which the new processes write to the same pid
+# files; the slurmds follow slurmctld by up to a second or so.
+reconfigure() {
+	local before
+	before=$(live_daemons 'slurm[cd]*')
+	sl scontrol reconfigure >/dev/null || die "scontrol reconfigure failed"
+	reexeced() { # every pid of before is replaced by a live one
+		local now line
+		now=$(live_daemons 'slurm[cd]*')
+		[ "$(wc -l <<<"$now")" -eq "$(wc -l <<<"$before")" ] || return 1
+		while read -r line; do
+			if grep -qxF "$line" <<<"$now"; then return 1; fi
+		done <<<"$before"
+	}
+	wait_for 20 reexeced || say "note: not every daemon re-exec'ed within 20 s of scontrol reconfigure"
+	wait_for 30 cluster_state ||
+		die "after scontrol reconfigure, not every daemon runs: $(cmd_status 2>&1 | grep DEAD | tr -s ' ' | tr '\n' ';')"
+	wait_for 30 ctld_ready || die "slurmctld does not answer after scontrol reconfigure; see $L/log/slurmctld.log"
+}
+
 # ---- commands -----------------------------------------------------------------
 
 cmd_up() {
@@ -500,7 +522,7 @@ cmd_up() {
 		fi
 		if [ -n "$min_age_asked" ] && [ "$min_age_asked" != "$MIN_JOB_AGE" ]; then
 			sed -i "s/^MinJobAge=.*/MinJobAge=$min_age_asked/" "$CONF"
-			sl scontrol reconfigure >/dev/null || die "scontrol reconfigure failed"
+			reconfigure
 			say "MinJobAge changed from $MIN_JOB_AGE to $min_age_asked (scontrol reconfigure)"
 			MIN_JOB_AGE=$min_age_asked
 			write_cluster_env up

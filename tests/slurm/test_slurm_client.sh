@@ -335,13 +335,9 @@ expect "over its time limit: TIMEOUT, TimeLimit (after $((SECONDS - t_timeout)) 
 	'.rc == "OK" and .job.state == "TIMEOUT" and .job.reason == "TimeLimit" and (.job.signal == 15 or .job.exit_code == 143)'
 
 # ---- purged after MinJobAge: GONE (last: it reconfigures the cluster) ----------------------------------
-# On the 24.11 flavour, `scontrol reconfigure` makes slurmctld re-exec itself
-# as "slurmctld-wlm", which slurm-local then no longer recognises (its next
-# `up` tears the cluster down and leaves that slurmctld behind): skip there
-# unless asked (SRT_IT_PURGE=1).
-if [ "${#SL[@]}" -gt 1 ] && [ "${SRT_IT_PURGE:-0}" != 1 ]; then
-	note "SKIP the MinJobAge purge check on the 24.11 flavour (slurm-local cannot reconfigure it safely; SRT_IT_PURGE=1 forces it)"
-elif SLURM_LOCAL_MIN_JOB_AGE=2 "${SL[@]}" up >"$WORK/up.log" 2>&1; then
+# (On 24.11 the reconfigure re-execs slurmctld and the slurmds under new PIDs;
+# slurm-local's up waits for them.)
+if SLURM_LOCAL_MIN_JOB_AGE=2 "${SL[@]}" up >"$WORK/up.log" 2>&1; then
 	min_age_changed=1
 	out=$(it submit "$TAG-purge" "srtctl:$TAG:p" "$(script purge 'true')")
 	P_ID=$(field "$out" .job_id)

@@ -8,9 +8,12 @@
 # no auth -> 401, a bad token -> ping 200 "DOWN" and 511 elsewhere, submit on
 # all three versions, a 2-node job whose srun steps print each node's IP, a job
 # that exits 3 (FAILED, exit_code {status [ERROR], return_code 3}), an unknown
-# job -> 404, cancelling our own running job (CANCELLED, no process left), an
-# expired token, down, and then: no process in the chroot, no netns, bridge,
-# port, mount or state directory left, the chroot still cached.  A native
+# job -> 404, cancelling our own running job (CANCELLED, no process left),
+# `scontrol reconfigure` (slurmctld and the slurmds re-exec under new PIDs:
+# status follows them) and an up that changes MinJobAge, an expired token,
+# down, and then: no slurmctld of before or after the reconfigures, no
+# process in the chroot, no netns, bridge, port, mount or state directory
+# left, the chroot still cached.  A native
 # cluster running beside it must still be up at the end.
 #
 #   tests/slurm/test_slurm_local_2411.sh   # as root; ~15 s warm, ~70 s cold
@@ -286,6 +289,46 @@ check "no process of the cancelled job is left" no_job_procs
 ctld_answers() { timeout 15 "${SL[@]}" chroot squeue -h -o %A >/dev/null 2>&1; }
 check "slurmctld still answers (no deadlock): squeue in the chroot" ctld_answers
 
+# ---- scontrol reconfigure: slurmctld and the slurmds re-exec ----------------------
+# 24.11 re-execs slurmctld and every slurmd (comm slurmctld-wlm, slurmd-wlm)
+# under new PIDs that they write to their pid files.  status and down must
+# follow them: a user's own reconfigure first, then up's (a MinJobAge change).
+pidof_file() { local p=; read -r p <"$1" 2>/dev/null; echo "$p"; }
+ctld_pid0=$(pidof_file "$L/run/slurmctld.pid")
+d1_pid0=$(pidof_file "$L/run/slurmd-node1.pid")
+timeout 20 "${SL[@]}" chroot scontrol reconfigure >/dev/null 2>&1
+check "scontrol reconfigure (in the chroot) exits 0" [ $? -eq 0 ]
+reexeced() { # the pid files name new, live daemons and status says up
+	local c d
+	c=$(pidof_file "$L/run/slurmctld.pid") d=$(pidof_file "$L/run/slurmd-node1.pid")
+	[ -n "$c" ] && [ "$c" != "$ctld_pid0" ] && [ -n "$d" ] && [ "$d" != "$d1_pid0" ] &&
+		"${SL[@]}" status >/dev/null 2>&1
+}
+wait_reexec() {
+	local i
+	for ((i = 0; i < 150; i++)); do
+		reexeced && return 0
+		sleep 0.2
+	done
+	return 1
+}
+check "after reconfigure: new slurmctld and slurmd PIDs in the pid files, status exits 0" wait_reexec
+ctld_pid1=$(pidof_file "$L/run/slurmctld.pid")
+note "slurmctld pid $ctld_pid0 -> $ctld_pid1 ($(cat "/proc/$ctld_pid1/comm" 2>/dev/null)), slurmd of node1 $d1_pid0 -> $(pidof_file "$L/run/slurmd-node1.pid")"
+check "the old slurmctld ($ctld_pid0) is gone" [ ! -e "/proc/$ctld_pid0/cmdline" -o -z "$({ tr -d '\0' <"/proc/$ctld_pid0/cmdline"; } 2>/dev/null)" ]
+out=$("${SL[@]}" status 2>&1)
+check "status names the re-exec'ed slurmctld as running (pid $ctld_pid1)" grep -q "slurmctld  *running  pid $ctld_pid1\$" <<<"$out"
+out=$(SLURM_LOCAL_MIN_JOB_AGE=700 "${SL[@]}" up 2>&1)
+rc=$?
+check "up with another MinJobAge reconfigures and exits 0 ($(tail -n1 <<<"$out"))" [ "$rc" -eq 0 ]
+"${SL[@]}" status >/dev/null 2>&1
+check "status exits 0 right after that up" [ $? -eq 0 ]
+mja=$(timeout 20 "${SL[@]}" chroot scontrol show config 2>/dev/null | awk '$1 == "MinJobAge" { print $3 }')
+check "slurmctld runs with MinJobAge 700 ($mja)" [ "$mja" = 700 ]
+ctld_pid2=$(pidof_file "$L/run/slurmctld.pid")
+check "that up followed the second re-exec (slurmctld pid $ctld_pid1 -> $ctld_pid2)" \
+	[ -n "$ctld_pid2" -a "$ctld_pid2" != "$ctld_pid1" ]
+
 # ---- status, token -------------------------------------------------------------
 out=$("${SL[@]}" status)
 rc=$?
@@ -312,6 +355,10 @@ check "down exits 0" [ "$rc" -eq 0 ]
 check "status exits 1 after down" [ $? -eq 1 ]
 left=$(chroot_pids | tr '\n' ' ')
 check "no process runs in the chroot (${left:-none})" [ -z "$left" ]
+left=$(for p in "$ctld_pid0" "$ctld_pid1" "${ctld_pid2:-}"; do
+	[ -n "$p" ] && [ -n "$({ tr -d '\0' <"/proc/$p/cmdline"; } 2>/dev/null)" ] && echo "$p"
+done | tr '\n' ' ')
+check "no slurmctld of before or after the reconfigures is left (${left:-none})" [ -z "$left" ]
 left=$(ip netns list | awk '$1 ~ /^srt24-/ { print $1 }' | tr '\n' ' ')
 check "no network namespace is left (${left:-none})" [ -z "$left" ]
 left=$(ip -o link show | awk -F': ' '$2 ~ /^srt24-/ { print $2 }' | tr '\n' ' ')
