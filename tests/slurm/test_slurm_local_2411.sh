@@ -9,6 +9,8 @@
 # all three versions, a 2-node job whose srun steps print each node's IP, a job
 # that exits 3 (FAILED, exit_code {status [ERROR], return_code 3}), an unknown
 # job -> 404, cancelling our own running job (CANCELLED, no process left),
+# srtctl's runtime libraries and python3 in the chroot, the host's /tmp
+# shared with the nodes, one uid for the job user inside and out,
 # `scontrol reconfigure` (slurmctld and the slurmds re-exec under new PIDs:
 # status follows them) and an up that changes MinJobAge, an expired token,
 # down, and then: no slurmctld of before or after the reconfigures, no
@@ -141,6 +143,27 @@ check "SLURM_CONF exists on the host and, at the same path, in the chroot" \
 IFS=, read -r -a node_names <<<"${SRT_SLURM_NODES:-}"
 IFS=, read -r -a node_ips <<<"${SRT_SLURM_NODE_IPS:-}"
 check "$NODES node names and $NODES node IPs" [ ${#node_names[@]} -eq $NODES -a ${#node_ips[@]} -eq $NODES ]
+
+# ---- what batch jobs of srtctl's tests need in the chroot -------------------------
+# srtctl (built on the host) and the python3 stand-ins run there, from a
+# test's directory under /tmp, as the job user.
+libs=$("${SL[@]}" chroot /sbin/ldconfig -p 2>/dev/null)
+left=
+for l in libyaml-0.so.2 libjansson.so.4 libsqlite3.so.0 libcurl.so.4; do
+	grep -q "^[[:space:]]*$l " <<<"$libs" || left+=" $l"
+done
+check "the chroot has srtctl's runtime libraries (missing:${left:- none})" [ -z "$left" ]
+check "python3 runs in the chroot" "${SL[@]}" chroot python3 -c 'import http.server, json, urllib.request'
+probe=$(mktemp -d /tmp/srt-2411-probe.XXXXXX)
+chmod 755 "$probe"
+echo "probe $$" >"$probe/f"
+chmod 644 "$probe/f"
+got=$("${SL[@]}" shell node1 runuser -u "$SRT_SLURM_USER" -- cat "$probe/f" 2>&1)
+check "a node sees the host's /tmp at the same path, readable by $SRT_SLURM_USER ($got)" [ "$got" = "probe $$" ]
+"${SL[@]}" shell node1 runuser -u "$SRT_SLURM_USER" -- touch "$SRT_SLURM_JOBS_DIR/uid-probe" 2>/dev/null
+check "the job user has the same uid on the host and in the chroot" \
+	[ "$(stat -c %u "$SRT_SLURM_JOBS_DIR/uid-probe" 2>/dev/null)" = "$(id -u "$SRT_SLURM_USER" 2>/dev/null)" ]
+rm -rf "$probe" "$SRT_SLURM_JOBS_DIR/uid-probe"
 
 # ---- REST: ping, versions, auth --------------------------------------------------
 B=${SRT_SLURMRESTD_URL:-http://127.0.0.1:6831}/slurm
