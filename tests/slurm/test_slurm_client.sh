@@ -308,6 +308,17 @@ if [ -x "$SRTCTL" ]; then
 	expect "srtctl doctor -o json: usable, the version, auth works, no config file" "$out" \
 		".usable and .api_version == \"$API\" and .auth_ok and .config == null and .result == \"OK\""
 	if [ $rc -eq 0 ]; then ok "srtctl doctor: exit 0 when usable"; else not_ok "srtctl doctor: exit $rc when usable"; fi
+	# The release the cluster runs (slurm-local's env names it for 24.11):
+	# doctor must name it and the API version it chose, e.g. v0.0.42 and 24.11.5.
+	if [ -n "${SRT_SLURM_RELEASE:-}" ]; then
+		out=$(cd "$WORK" && SRTSLURM_CONFIG='' SRTCTL_SLURMRESTD_URL=$SRT_SLURMRESTD_URL "$SRTCTL" doctor \
+			${SRT_SLURM_API_VERSION:+--api-version "$SRT_SLURM_API_VERSION"} 2>&1)
+		if grep -Eq "^api version +$API( |\$)" <<<"$out" && grep -Eq "^slurm release +$SRT_SLURM_RELEASE\$" <<<"$out"; then
+			ok "srtctl doctor names API $API and Slurm release $SRT_SLURM_RELEASE"
+		else
+			not_ok "srtctl doctor names API $API and Slurm release $SRT_SLURM_RELEASE: $(grep -E '^(api version|slurm release)' <<<"$out" | tr '\n' ';')"
+		fi
+	fi
 	out=$(cd "$WORK" && SRTCTL_SLURMRESTD_URL=$SRT_SLURMRESTD_URL SLURM_JWT=$short "$SRTCTL" doctor 2>&1)
 	rc=$?
 	if [ $rc -eq 1 ] && grep -q "NOT usable (AUTH)" <<<"$out" && grep -q "the token was rejected (expired?)" <<<"$out"; then
