@@ -92,7 +92,7 @@ cleanup() {
 		SLURM_LOCAL_MIN_JOB_AGE=$orig_min_age "${SL[@]}" up >/dev/null 2>&1 || true
 	fi
 	for id in "${cleanup_ids[@]}"; do "$IT" cancel "$id" >/dev/null 2>&1; done
-	[ -n "${REPL_PID:-}" ] && kill "$REPL_PID" 2>/dev/null
+	[ -n "${repl_pid:-}" ] && kill "$repl_pid" 2>/dev/null
 	rm -rf "$WORK"
 }
 cleanup_ids=()
@@ -248,6 +248,7 @@ expect "an expired token: ping AUTH too" "$out" '.rc == "AUTH" and .auth_ok == f
 printf 'SLURM_JWT=%s\n' "$short" >"$WORK/token"
 chmod 600 "$WORK/token"
 coproc REPL { "$IT" --token-file "$WORK/token" repl 2>"$WORK/repl.err"; }
+repl_pid=$REPL_PID # bash unsets REPL_PID as soon as the coproc has ended
 ask() { # ask COMMAND...: one command to the REPL client, its answer (30 s at most)
 	local line=
 	echo "$*" >&"${REPL[1]}"
@@ -297,8 +298,8 @@ expect "slurmrestd thawed: OK" "$out" '.rc == "OK"'
 out=$(ask stats)
 expect "the client counted its requests" "$out" '.requests >= 8 and .failures >= 3'
 echo quit >&"${REPL[1]}"
-wait "$REPL_PID" 2>/dev/null
-REPL_PID=
+wait "$repl_pid" 2>/dev/null
+repl_pid=
 
 # ---- srtctl doctor -----------------------------------------------------------------------------------
 if [ -x "$SRTCTL" ]; then
