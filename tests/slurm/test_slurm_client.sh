@@ -248,6 +248,7 @@ expect "an expired token: ping AUTH too" "$out" '.rc == "AUTH" and .auth_ok == f
 printf 'SLURM_JWT=%s\n' "$short" >"$WORK/token"
 chmod 600 "$WORK/token"
 coproc REPL { "$IT" --token-file "$WORK/token" repl 2>"$WORK/repl.err"; }
+# shellcheck disable=SC2153 # REPL_PID is the coproc's
 repl_pid=$REPL_PID # bash unsets REPL_PID as soon as the coproc has ended
 ask() { # ask COMMAND...: one command to the REPL client, its answer (30 s at most)
 	local line=
