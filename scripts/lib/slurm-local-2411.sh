@@ -141,13 +141,13 @@ remove_tree() {
 # (it need not be under /tmp).
 mount_chroot() {
 	local R=$ROOTFS
-	mkdir -p "$R/proc" "$R/sys" "$R/dev/pts" "$R/dev/shm" "$R/tmp" "$R$L"
+	mkdir -p "$R/proc" "$R/sys" "$R/dev/pts" "$R/dev/shm" "$R/tmp"
 	mountpoint -q "$R/proc" || mount -t proc proc "$R/proc"
 	mountpoint -q "$R/sys" || mount -t sysfs sysfs "$R/sys"
 	mountpoint -q "$R/dev/pts" || mount --bind /dev/pts "$R/dev/pts"
 	mountpoint -q "$R/dev/shm" || mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$R/dev/shm"
 	mountpoint -q "$R/tmp" || mount --bind /tmp "$R/tmp"
-	mkdir -p "$R$L"
+	mkdir -p "$R$L" # through the /tmp bind when $L is under /tmp
 	mountpoint -q "$R$L" || mount --bind "$L" "$R$L"
 	printf '%s\n' "$L" >"$CHROOT_OWNER"
 }
