@@ -36,9 +36,14 @@ OPENAPI=openapi/slurmctld # mandatory without slurmdbd (24.11 does not skip it)
 DEFAULT_NODES=3
 PACKAGES=(debootstrap curl jq iproute2 util-linux procps) # on the host
 # In the chroot.  hostname and iproute2 so that job scripts can print their
-# node's IPs (hostname -I, ip route get) as on the native flavour.
+# node's IPs (hostname -I, ip route get) as on the native flavour.  The
+# runtime of srtctl (built on the host, run by the batch jobs in the chroot:
+# libyaml, jansson, sqlite, and libcurl, which it dlopen()s) and python3 for
+# the stand-ins under tests/fakes.  A cached chroot whose marker lacks some of
+# these gets them installed by the next up (upgrade_chroot).
 CHROOT_PKGS=(slurmctld slurmd slurmrestd slurm-client munge slurm-wlm-jwt-plugin
-	curl ca-certificates hostname iproute2 procps)
+	curl ca-certificates hostname iproute2 procps
+	libyaml-0-2 libjansson4 libsqlite3-0 libcurl4t64 python3)
 CHROOT_SUITE=trixie
 CHROOT_FORMAT=1 # bump to force a rebuild of every cached chroot
 
@@ -130,13 +135,19 @@ remove_tree() {
 	rm -rf --one-file-system "$1"
 }
 
+# The chroot's /tmp is the host's /tmp (a bind): batch jobs see a test's
+# files under /tmp (its srtctl copy, stand-ins, database, records) at the same
+# path as the host does.  The state directory is bound at its own path too
+# (it need not be under /tmp).
 mount_chroot() {
 	local R=$ROOTFS
-	mkdir -p "$R/proc" "$R/sys" "$R/dev/pts" "$R/dev/shm" "$R$L"
+	mkdir -p "$R/proc" "$R/sys" "$R/dev/pts" "$R/dev/shm" "$R/tmp"
 	mountpoint -q "$R/proc" || mount -t proc proc "$R/proc"
 	mountpoint -q "$R/sys" || mount -t sysfs sysfs "$R/sys"
 	mountpoint -q "$R/dev/pts" || mount --bind /dev/pts "$R/dev/pts"
 	mountpoint -q "$R/dev/shm" || mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$R/dev/shm"
+	mountpoint -q "$R/tmp" || mount --bind /tmp "$R/tmp"
+	mkdir -p "$R$L" # through the /tmp bind when $L is under /tmp
 	mountpoint -q "$R$L" || mount --bind "$L" "$R$L"
 	printf '%s\n' "$L" >"$CHROOT_OWNER"
 }
@@ -144,18 +155,20 @@ mount_chroot() {
 chroot_owner() { cat "$CHROOT_OWNER" 2>/dev/null || true; }
 
 # unmount_chroot: our bind of the state directory, and the chroot's shared
-# mounts (proc, sys, dev/pts, dev/shm) unless another state directory's
+# mounts (proc, sys, dev/pts, dev/shm, tmp) unless another state directory's
 # cluster uses the chroot.
 unmount_chroot() {
 	local owner rc=0
 	[ -d "$ROOTFS" ] || return 0
 	unmount_under "$ROOTFS$L" || rc=1
-	rmdir "$ROOTFS$L" 2>/dev/null || true
 	owner=$(chroot_owner)
 	if [ -n "$owner" ] && [ "$owner" != "$L" ] && [ -n "$(mounts_under "$ROOTFS$owner")" ]; then
-		say "the chroot's proc/sys/dev mounts belong to the cluster of $owner; leaving them"
+		say "the chroot's proc/sys/dev/tmp mounts belong to the cluster of $owner; leaving them"
 		return $rc
 	fi
+	unmount_under "$ROOTFS/tmp" || rc=1
+	# The chroot's own (empty) mount point, never the host's $L through a bind.
+	if ! mountpoint -q "$ROOTFS/tmp"; then rmdir "$ROOTFS$L" 2>/dev/null || true; fi
 	unmount_under "$ROOTFS/dev/shm" || rc=1
 	unmount_under "$ROOTFS/dev/pts" || rc=1
 	unmount_under "$ROOTFS/sys" || rc=1
@@ -168,11 +181,23 @@ unmount_chroot() {
 
 chroot_spec() { printf 'srtctl %s chroot format %s: %s\n' "$CHROOT_SUITE" "$CHROOT_FORMAT" "${CHROOT_PKGS[*]}"; }
 
-chroot_complete() { # the marker (written last by the build) matches what we install
-	[ -f "$CHROOT_MARK" ] && [ "$(cat "$CHROOT_MARK")" = "$(chroot_spec)" ] &&
+# chroot_built: a finished build of this suite and format (the marker is
+# written last), whatever packages it has.
+chroot_built() {
+	[ -f "$CHROOT_MARK" ] && [ "$(sed 's/:.*//' "$CHROOT_MARK")" = "$(chroot_spec | sed 's/:.*//')" ] &&
 		[ -x "$ROOTFS/usr/sbin/slurmctld" ] && [ -x "$ROOTFS/usr/sbin/slurmrestd" ] &&
 		[ -x "$ROOTFS/usr/sbin/munged" ]
 }
+
+chroot_missing_pkgs() { # the packages of CHROOT_PKGS that the marker does not name
+	local have p
+	have=" $(sed 's/^[^:]*: *//' "$CHROOT_MARK" 2>/dev/null) "
+	for p in "${CHROOT_PKGS[@]}"; do
+		case $have in *" $p "*) ;; *) printf '%s\n' "$p" ;; esac
+	done
+}
+
+chroot_complete() { chroot_built && [ -z "$(chroot_missing_pkgs)" ]; }
 
 # apt_mirror: the Debian mirror apt uses on this machine (it serves trixie too).
 apt_mirror() {
@@ -229,6 +254,34 @@ chroot_slurm_version() { # 24.11.5 (from the package, e.g. 24.11.5-4+deb13u1)
 	printf '%s' "${v%%-*}"
 }
 
+# upgrade_chroot: install the packages that a cached chroot of an older
+# srtctl lacks (apt-get in the chroot), instead of building it again.  proc
+# and the host's resolv.conf (the chroot's own names no nameserver) are
+# mounted in a private mount namespace that ends with the install.
+upgrade_chroot() {
+	local log=$ROOTFS.upgrade.log t0 rc=0 missing
+	mapfile -t missing < <(chroot_missing_pkgs)
+	t0=$(now)
+	say "the cached chroot $ROOTFS lacks ${missing[*]}: installing (apt-get in the chroot, log $log)"
+	unshare --mount --propagation private -- /bin/sh -c '
+		set -e
+		R=$1 P=$2
+		shift 2
+		mount -t proc proc "$R/proc"
+		mount --bind /etc/resolv.conf "$R/etc/resolv.conf"
+		apt() { chroot "$R" /usr/bin/env -i PATH="$P" DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -q "$@"; }
+		apt update
+		apt install -y --no-install-recommends "$@"
+		apt clean
+	' sh "$ROOTFS" "$DPATH" "${missing[@]}" </dev/null >"$log" 2>&1 8>&- 9>&- || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		tail -n 15 "$log" | sed 's/^/  /' >&2
+		die "CANNOT UPGRADE THE SLURM 24.11 CHROOT: apt-get install ${missing[*]} in $ROOTFS failed (exit $rc; is Debian's registry reachable?).  Full log: $log.  Or rebuild it: rm $CHROOT_MARK"
+	fi
+	chroot_spec >"$CHROOT_MARK.tmp" && mv -f "$CHROOT_MARK.tmp" "$CHROOT_MARK"
+	say "upgraded the chroot in $(since "$t0") s: $(du -sh --one-file-system "$ROOTFS" | cut -f1) in $ROOTFS"
+}
+
 ensure_chroot() {
 	mkdir -p "$(dirname "$ROOTFS")"
 	exec 8>"$ROOTFS.lock"
@@ -237,20 +290,40 @@ ensure_chroot() {
 		if [ -n "$(mounts_under "$ROOTFS")" ]; then
 			die "$ROOTFS is incomplete or outdated but has mounts below it ($(mounts_under "$ROOTFS" | tr '\n' ' ')); run 'scripts/slurm-local --release 24.11 down' first"
 		fi
-		build_chroot
+		if chroot_built; then upgrade_chroot; else build_chroot; fi
 	fi
 	exec 8>&-
 }
 
-ensure_users() { # in the chroot: the JWT user (slurmrest comes with the build)
-	local u
+# ensure_users: slurm, munge and slurmrest come with the build.  The JWT user
+# (the user REST jobs run as) has one uid and gid on the host and in the
+# chroot, created on the host when missing as the native flavour does: jobs
+# write under the shared /tmp, and host-side tools (srtctl's controller gives
+# a run's directory to the job user by name) must mean the same user.
+ensure_users() {
+	local u hu hg cu cg
 	for u in slurm munge "$REST_USER"; do
 		chroot_id passwd "$u" >/dev/null || die "user '$u' is missing in the chroot $ROOTFS; remove the chroot's marker $CHROOT_MARK to rebuild it"
 	done
-	if ! chroot_id passwd "$JOB_USER" >/dev/null; then
-		chroot "$ROOTFS" /usr/bin/env -i PATH="$DPATH" useradd --user-group --create-home \
-			--shell /bin/bash "$JOB_USER" || die "useradd $JOB_USER in the chroot failed"
-		say "created user $JOB_USER in the chroot (REST jobs run as it)"
+	if ! getent passwd "$JOB_USER" >/dev/null; then
+		useradd --user-group --create-home --shell /bin/bash "$JOB_USER" || die "useradd $JOB_USER on the host failed"
+		say "created user $JOB_USER on the host (REST jobs run as it, in the chroot with the same uid)"
+	fi
+	hu=$(id -u "$JOB_USER") hg=$(id -g "$JOB_USER")
+	cu=$(chroot_id passwd "$JOB_USER" || true) cg=$(chroot_id group "$JOB_USER" || true)
+	in_chroot() { chroot "$ROOTFS" /usr/bin/env -i PATH="$DPATH" "$@"; }
+	if [ -z "$cg" ]; then
+		in_chroot groupadd -g "$hg" "$JOB_USER" || die "groupadd -g $hg $JOB_USER in the chroot failed"
+	elif [ "$cg" != "$hg" ]; then
+		in_chroot groupmod -g "$hg" "$JOB_USER" || die "groupmod -g $hg $JOB_USER in the chroot failed"
+	fi
+	if [ -z "$cu" ]; then
+		in_chroot useradd --uid "$hu" --gid "$hg" --create-home --shell /bin/bash "$JOB_USER" ||
+			die "useradd --uid $hu $JOB_USER in the chroot failed"
+		say "created user $JOB_USER (uid $hu, as on the host) in the chroot (REST jobs run as it)"
+	elif [ "$cu" != "$hu" ]; then
+		in_chroot usermod -u "$hu" -g "$hg" "$JOB_USER" || die "usermod -u $hu $JOB_USER in the chroot failed"
+		say "user $JOB_USER in the chroot: uid $cu -> $hu, as on the host"
 	fi
 }
 
@@ -466,6 +539,28 @@ teardown() {
 	fi
 }
 
+# reconfigure: `scontrol reconfigure`, then wait until slurmctld and every
+# slurmd run again.  Slurm 24.11 re-execs them (as slurmctld-wlm, slurmd-wlm:
+# see alive) under new PIDs, which the new processes write to the same pid
+# files; the slurmds follow slurmctld by up to a second or so.
+reconfigure() {
+	local before
+	before=$(live_daemons 'slurm[cd]*')
+	sl scontrol reconfigure >/dev/null || die "scontrol reconfigure failed"
+	reexeced() { # every pid of before is replaced by a live one
+		local now line
+		now=$(live_daemons 'slurm[cd]*')
+		[ "$(wc -l <<<"$now")" -eq "$(wc -l <<<"$before")" ] || return 1
+		while read -r line; do
+			if grep -qxF "$line" <<<"$now"; then return 1; fi
+		done <<<"$before"
+	}
+	wait_for 20 reexeced || say "note: not every daemon re-exec'ed within 20 s of scontrol reconfigure"
+	wait_for 30 cluster_state ||
+		die "after scontrol reconfigure, not every daemon runs: $(cmd_status 2>&1 | grep DEAD | tr -s ' ' | tr '\n' ';')"
+	wait_for 30 ctld_ready || die "slurmctld does not answer after scontrol reconfigure; see $L/log/slurmctld.log"
+}
+
 # ---- commands -----------------------------------------------------------------
 
 cmd_up() {
@@ -500,7 +595,7 @@ cmd_up() {
 		fi
 		if [ -n "$min_age_asked" ] && [ "$min_age_asked" != "$MIN_JOB_AGE" ]; then
 			sed -i "s/^MinJobAge=.*/MinJobAge=$min_age_asked/" "$CONF"
-			sl scontrol reconfigure >/dev/null || die "scontrol reconfigure failed"
+			reconfigure
 			say "MinJobAge changed from $MIN_JOB_AGE to $min_age_asked (scontrol reconfigure)"
 			MIN_JOB_AGE=$min_age_asked
 			write_cluster_env up
@@ -622,7 +717,11 @@ cmd_status() {
 	cluster_state || st=$?
 	if [ "$st" -eq 1 ]; then
 		echo "slurm-local 24.11: down ($L)"
-		if chroot_complete; then echo "  chroot           $ROOTFS (cached, Slurm $(chroot_slurm_version))"; else echo "  chroot           $ROOTFS: not built (up builds it)"; fi
+		if chroot_complete; then
+			echo "  chroot           $ROOTFS (cached, Slurm $(chroot_slurm_version))"
+		elif chroot_built; then
+			echo "  chroot           $ROOTFS (cached, Slurm $(chroot_slurm_version); lacks $(chroot_missing_pkgs | tr '\n' ' ')which up installs)"
+		else echo "  chroot           $ROOTFS: not built (up builds it)"; fi
 		if [ -n "$(our_netns)" ] || ip link show "$BR" >/dev/null 2>&1; then
 			echo "  leftover network objects: $(our_netns | tr '\n' ' ')$(ip link show "$BR" >/dev/null 2>&1 && echo "$BR") (run down)"
 		fi

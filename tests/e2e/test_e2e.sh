@@ -4,6 +4,12 @@
 #   scripts/slurm-local up --nodes 3 && eval "$(scripts/slurm-local env)"
 #   SRTCTL=build/srtctl tests/e2e/test_e2e.sh
 #
+# Either flavour: against Slurm 24.11 (scripts/slurm-local --release 24.11),
+# run it as tests/slurm/with_2411_env.sh bash tests/e2e/test_e2e.sh (ctest:
+# e2e/test_e2e_2411).  The cluster comes only from the env's variables; the
+# jobs run srtctl and the stand-ins from this test's directory under /tmp,
+# which the 24.11 flavour's chroot shares with the host.
+#
 # A controller (srtctl controller) runs against the cluster's slurmrestd; each
 # case applies a recipe with `srtctl apply --wait`, and checks what a user would
 # see (`srtctl get ... -o json`, `srtctl events`) and what the processes got:

@@ -92,7 +92,7 @@ cleanup() {
 		SLURM_LOCAL_MIN_JOB_AGE=$orig_min_age "${SL[@]}" up >/dev/null 2>&1 || true
 	fi
 	for id in "${cleanup_ids[@]}"; do "$IT" cancel "$id" >/dev/null 2>&1; done
-	[ -n "${REPL_PID:-}" ] && kill "$REPL_PID" 2>/dev/null
+	[ -n "${repl_pid:-}" ] && kill "$repl_pid" 2>/dev/null
 	rm -rf "$WORK"
 }
 cleanup_ids=()
@@ -248,6 +248,8 @@ expect "an expired token: ping AUTH too" "$out" '.rc == "AUTH" and .auth_ok == f
 printf 'SLURM_JWT=%s\n' "$short" >"$WORK/token"
 chmod 600 "$WORK/token"
 coproc REPL { "$IT" --token-file "$WORK/token" repl 2>"$WORK/repl.err"; }
+# shellcheck disable=SC2153 # REPL_PID is the coproc's
+repl_pid=$REPL_PID # bash unsets REPL_PID as soon as the coproc has ended
 ask() { # ask COMMAND...: one command to the REPL client, its answer (30 s at most)
 	local line=
 	echo "$*" >&"${REPL[1]}"
@@ -297,8 +299,8 @@ expect "slurmrestd thawed: OK" "$out" '.rc == "OK"'
 out=$(ask stats)
 expect "the client counted its requests" "$out" '.requests >= 8 and .failures >= 3'
 echo quit >&"${REPL[1]}"
-wait "$REPL_PID" 2>/dev/null
-REPL_PID=
+wait "$repl_pid" 2>/dev/null
+repl_pid=
 
 # ---- srtctl doctor -----------------------------------------------------------------------------------
 if [ -x "$SRTCTL" ]; then
@@ -308,6 +310,17 @@ if [ -x "$SRTCTL" ]; then
 	expect "srtctl doctor -o json: usable, the version, auth works, no config file" "$out" \
 		".usable and .api_version == \"$API\" and .auth_ok and .config == null and .result == \"OK\""
 	if [ $rc -eq 0 ]; then ok "srtctl doctor: exit 0 when usable"; else not_ok "srtctl doctor: exit $rc when usable"; fi
+	# The release the cluster runs (slurm-local's env names it for 24.11):
+	# doctor must name it and the API version it chose, e.g. v0.0.42 and 24.11.5.
+	if [ -n "${SRT_SLURM_RELEASE:-}" ]; then
+		out=$(cd "$WORK" && SRTSLURM_CONFIG='' SRTCTL_SLURMRESTD_URL=$SRT_SLURMRESTD_URL "$SRTCTL" doctor \
+			${SRT_SLURM_API_VERSION:+--api-version "$SRT_SLURM_API_VERSION"} 2>&1)
+		if grep -Eq "^api version +$API( |\$)" <<<"$out" && grep -Eq "^slurm release +$SRT_SLURM_RELEASE\$" <<<"$out"; then
+			ok "srtctl doctor names API $API and Slurm release $SRT_SLURM_RELEASE"
+		else
+			not_ok "srtctl doctor names API $API and Slurm release $SRT_SLURM_RELEASE: $(grep -E '^(api version|slurm release)' <<<"$out" | tr '\n' ';')"
+		fi
+	fi
 	out=$(cd "$WORK" && SRTCTL_SLURMRESTD_URL=$SRT_SLURMRESTD_URL SLURM_JWT=$short "$SRTCTL" doctor 2>&1)
 	rc=$?
 	if [ $rc -eq 1 ] && grep -q "NOT usable (AUTH)" <<<"$out" && grep -q "the token was rejected (expired?)" <<<"$out"; then
@@ -335,13 +348,9 @@ expect "over its time limit: TIMEOUT, TimeLimit (after $((SECONDS - t_timeout)) 
 	'.rc == "OK" and .job.state == "TIMEOUT" and .job.reason == "TimeLimit" and (.job.signal == 15 or .job.exit_code == 143)'
 
 # ---- purged after MinJobAge: GONE (last: it reconfigures the cluster) ----------------------------------
-# On the 24.11 flavour, `scontrol reconfigure` makes slurmctld re-exec itself
-# as "slurmctld-wlm", which slurm-local then no longer recognises (its next
-# `up` tears the cluster down and leaves that slurmctld behind): skip there
-# unless asked (SRT_IT_PURGE=1).
-if [ "${#SL[@]}" -gt 1 ] && [ "${SRT_IT_PURGE:-0}" != 1 ]; then
-	note "SKIP the MinJobAge purge check on the 24.11 flavour (slurm-local cannot reconfigure it safely; SRT_IT_PURGE=1 forces it)"
-elif SLURM_LOCAL_MIN_JOB_AGE=2 "${SL[@]}" up >"$WORK/up.log" 2>&1; then
+# (On 24.11 the reconfigure re-execs slurmctld and the slurmds under new PIDs;
+# slurm-local's up waits for them.)
+if SLURM_LOCAL_MIN_JOB_AGE=2 "${SL[@]}" up >"$WORK/up.log" 2>&1; then
 	min_age_changed=1
 	out=$(it submit "$TAG-purge" "srtctl:$TAG:p" "$(script purge 'true')")
 	P_ID=$(field "$out" .job_id)

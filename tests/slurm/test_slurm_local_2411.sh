@@ -8,9 +8,14 @@
 # no auth -> 401, a bad token -> ping 200 "DOWN" and 511 elsewhere, submit on
 # all three versions, a 2-node job whose srun steps print each node's IP, a job
 # that exits 3 (FAILED, exit_code {status [ERROR], return_code 3}), an unknown
-# job -> 404, cancelling our own running job (CANCELLED, no process left), an
-# expired token, down, and then: no process in the chroot, no netns, bridge,
-# port, mount or state directory left, the chroot still cached.  A native
+# job -> 404, cancelling our own running job (CANCELLED, no process left),
+# srtctl's runtime libraries and python3 in the chroot, the host's /tmp
+# shared with the nodes, one uid for the job user inside and out,
+# `scontrol reconfigure` (slurmctld and the slurmds re-exec under new PIDs:
+# status follows them) and an up that changes MinJobAge, an expired token,
+# down, and then: no slurmctld of before or after the reconfigures, no
+# process in the chroot, no netns, bridge, port, mount or state directory
+# left, the chroot still cached.  A native
 # cluster running beside it must still be up at the end.
 #
 #   tests/slurm/test_slurm_local_2411.sh   # as root; ~15 s warm, ~70 s cold
@@ -138,6 +143,27 @@ check "SLURM_CONF exists on the host and, at the same path, in the chroot" \
 IFS=, read -r -a node_names <<<"${SRT_SLURM_NODES:-}"
 IFS=, read -r -a node_ips <<<"${SRT_SLURM_NODE_IPS:-}"
 check "$NODES node names and $NODES node IPs" [ ${#node_names[@]} -eq $NODES -a ${#node_ips[@]} -eq $NODES ]
+
+# ---- what batch jobs of srtctl's tests need in the chroot -------------------------
+# srtctl (built on the host) and the python3 stand-ins run there, from a
+# test's directory under /tmp, as the job user.
+libs=$("${SL[@]}" chroot /sbin/ldconfig -p 2>/dev/null)
+left=
+for l in libyaml-0.so.2 libjansson.so.4 libsqlite3.so.0 libcurl.so.4; do
+	grep -q "^[[:space:]]*$l " <<<"$libs" || left+=" $l"
+done
+check "the chroot has srtctl's runtime libraries (missing:${left:- none})" [ -z "$left" ]
+check "python3 runs in the chroot" "${SL[@]}" chroot python3 -c 'import http.server, json, urllib.request'
+probe=$(mktemp -d /tmp/srt-2411-probe.XXXXXX)
+chmod 755 "$probe"
+echo "probe $$" >"$probe/f"
+chmod 644 "$probe/f"
+got=$("${SL[@]}" shell node1 runuser -u "$SRT_SLURM_USER" -- cat "$probe/f" 2>&1)
+check "a node sees the host's /tmp at the same path, readable by $SRT_SLURM_USER ($got)" [ "$got" = "probe $$" ]
+"${SL[@]}" shell node1 runuser -u "$SRT_SLURM_USER" -- touch "$SRT_SLURM_JOBS_DIR/uid-probe" 2>/dev/null
+check "the job user has the same uid on the host and in the chroot" \
+	[ "$(stat -c %u "$SRT_SLURM_JOBS_DIR/uid-probe" 2>/dev/null)" = "$(id -u "$SRT_SLURM_USER" 2>/dev/null)" ]
+rm -rf "$probe" "$SRT_SLURM_JOBS_DIR/uid-probe"
 
 # ---- REST: ping, versions, auth --------------------------------------------------
 B=${SRT_SLURMRESTD_URL:-http://127.0.0.1:6831}/slurm
@@ -286,6 +312,46 @@ check "no process of the cancelled job is left" no_job_procs
 ctld_answers() { timeout 15 "${SL[@]}" chroot squeue -h -o %A >/dev/null 2>&1; }
 check "slurmctld still answers (no deadlock): squeue in the chroot" ctld_answers
 
+# ---- scontrol reconfigure: slurmctld and the slurmds re-exec ----------------------
+# 24.11 re-execs slurmctld and every slurmd (comm slurmctld-wlm, slurmd-wlm)
+# under new PIDs that they write to their pid files.  status and down must
+# follow them: a user's own reconfigure first, then up's (a MinJobAge change).
+pidof_file() { local p=; read -r p <"$1" 2>/dev/null; echo "$p"; }
+ctld_pid0=$(pidof_file "$L/run/slurmctld.pid")
+d1_pid0=$(pidof_file "$L/run/slurmd-node1.pid")
+timeout 20 "${SL[@]}" chroot scontrol reconfigure >/dev/null 2>&1
+check "scontrol reconfigure (in the chroot) exits 0" [ $? -eq 0 ]
+reexeced() { # the pid files name new, live daemons and status says up
+	local c d
+	c=$(pidof_file "$L/run/slurmctld.pid") d=$(pidof_file "$L/run/slurmd-node1.pid")
+	[ -n "$c" ] && [ "$c" != "$ctld_pid0" ] && [ -n "$d" ] && [ "$d" != "$d1_pid0" ] &&
+		"${SL[@]}" status >/dev/null 2>&1
+}
+wait_reexec() {
+	local i
+	for ((i = 0; i < 150; i++)); do
+		reexeced && return 0
+		sleep 0.2
+	done
+	return 1
+}
+check "after reconfigure: new slurmctld and slurmd PIDs in the pid files, status exits 0" wait_reexec
+ctld_pid1=$(pidof_file "$L/run/slurmctld.pid")
+note "slurmctld pid $ctld_pid0 -> $ctld_pid1 ($(cat "/proc/$ctld_pid1/comm" 2>/dev/null)), slurmd of node1 $d1_pid0 -> $(pidof_file "$L/run/slurmd-node1.pid")"
+check "the old slurmctld ($ctld_pid0) is gone" [ ! -e "/proc/$ctld_pid0/cmdline" -o -z "$({ tr -d '\0' <"/proc/$ctld_pid0/cmdline"; } 2>/dev/null)" ]
+out=$("${SL[@]}" status 2>&1)
+check "status names the re-exec'ed slurmctld as running (pid $ctld_pid1)" grep -q "slurmctld  *running  pid $ctld_pid1\$" <<<"$out"
+out=$(SLURM_LOCAL_MIN_JOB_AGE=700 "${SL[@]}" up 2>&1)
+rc=$?
+check "up with another MinJobAge reconfigures and exits 0 ($(tail -n1 <<<"$out"))" [ "$rc" -eq 0 ]
+"${SL[@]}" status >/dev/null 2>&1
+check "status exits 0 right after that up" [ $? -eq 0 ]
+mja=$(timeout 20 "${SL[@]}" chroot scontrol show config 2>/dev/null | awk '$1 == "MinJobAge" { print $3 }')
+check "slurmctld runs with MinJobAge 700 ($mja)" [ "$mja" = 700 ]
+ctld_pid2=$(pidof_file "$L/run/slurmctld.pid")
+check "that up followed the second re-exec (slurmctld pid $ctld_pid1 -> $ctld_pid2)" \
+	[ -n "$ctld_pid2" -a "$ctld_pid2" != "$ctld_pid1" ]
+
 # ---- status, token -------------------------------------------------------------
 out=$("${SL[@]}" status)
 rc=$?
@@ -312,6 +378,10 @@ check "down exits 0" [ "$rc" -eq 0 ]
 check "status exits 1 after down" [ $? -eq 1 ]
 left=$(chroot_pids | tr '\n' ' ')
 check "no process runs in the chroot (${left:-none})" [ -z "$left" ]
+left=$(for p in "$ctld_pid0" "$ctld_pid1" "${ctld_pid2:-}"; do
+	[ -n "$p" ] && [ -n "$({ tr -d '\0' <"/proc/$p/cmdline"; } 2>/dev/null)" ] && echo "$p"
+done | tr '\n' ' ')
+check "no slurmctld of before or after the reconfigures is left (${left:-none})" [ -z "$left" ]
 left=$(ip netns list | awk '$1 ~ /^srt24-/ { print $1 }' | tr '\n' ' ')
 check "no network namespace is left (${left:-none})" [ -z "$left" ]
 left=$(ip -o link show | awk -F': ' '$2 ~ /^srt24-/ { print $2 }' | tr '\n' ' ')
