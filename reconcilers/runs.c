@@ -2,7 +2,9 @@
  * reconcilers/runs.c: the run/job reconciler (see runs.h for the rules).
  *
  * For every recipe: a deleted one has its live runs cancelled; a live one
- * has runs of older generations cancelled and the newest attempt of its
+ * has the newest run of an older generation that has a job rolled forward
+ * to the current generation (when the current one has no run yet), its
+ * other runs of older generations cancelled, and the newest attempt of its
  * current generation driven forward: created, found again (adopted) or
  * submitted, its phase kept in step with SLURM and its agent, and a new
  * attempt started when the job ended badly and attempts remain.
