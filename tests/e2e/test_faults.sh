@@ -255,11 +255,12 @@ rd = [k for k, r in enumerate(reasons) if r == "Ready"]
 assert down and rs and rd, reasons
 assert down[0] < rs[0] < rd[-1], reasons
 ts = [t for t, _, _ in after]
-assert ts[down[0]] < ts[rs[0]] < ts[rd[-1]], ts
+# the first restart is immediate: exit and restart may share a millisecond
+assert ts[down[0]] <= ts[rs[0]] < ts[rd[-1]], ts
 assert "137" in after[down[0]][2] or "signal 9" in after[down[0]][2] or "Killed" in after[down[0]][2], after[down[0]][2]
 assert reasons.count("Restarted") == 1, reasons
 PY
-	check "1. events --for service/...: exited (137), restarted, Ready, timestamps increasing" test $? -eq 0
+	check "1. events --for service/...: exited (137), restarted, Ready, in order (timestamps never decreasing)" test $? -eq 0
 	run_phase_is f-kill-1-1 Ready
 	check "1. the run stays Ready on attempt 1" test $? -eq 0
 	delete_wait f-kill
