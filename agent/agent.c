@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "probe/probe.h"
+#include "util/strutil.h"
 
 #define TAIL_LINES 20
 #define TAIL_BYTES 4096
@@ -826,36 +827,11 @@ static void request_stop(struct agent *a, int sig)
 
 #define LIST_MAX 8 /* names in a rollout event, then "and N more" */
 
-/* Append one item to a ", "-separated list of at most LIST_MAX items. */
-static void list_item(struct srt_buf *b, size_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void list_item(struct srt_buf *b, size_t *n, const char *fmt, ...)
+/* The list, "none" when empty, with " and K more" past LIST_MAX items. */
+static const char *list_text(struct srt_buf *b, size_t n)
 {
-	va_list ap;
-
-	if (++*n > LIST_MAX)
-		return; /* list_text() counts them */
-	if (*n > 1)
-		srt_buf_puts(b, ", ");
-	va_start(ap, fmt);
-	srt_buf_vprintf(b, fmt, ap);
-	va_end(ap);
-}
-
-/* The list, "none" when empty, with " and K more" past LIST_MAX items (in a's arena). */
-static const char *list_text(struct agent *a, const struct srt_buf *b, size_t n)
-{
-	if (!n)
-		return "none";
-	if (n <= LIST_MAX)
-		return srt_arena_strdup(&a->plan.arena, b->data);
-	return srt_arena_printf(&a->plan.arena, "%s and %zu more", b->data, n - LIST_MAX);
-}
-
-static bool str_same(const char *x, const char *y)
-{
-	return x == y || (x && y && !strcmp(x, y));
+	srt_buf_list_end(b, n, LIST_MAX);
+	return n ? b->data : "none";
 }
 
 static void reject_rollout(struct agent *a, int64_t gen, const char *why)
@@ -923,18 +899,18 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 			q->log_path = pn->log_file ? srt_xasprintf("%s/%s", a->log_dir, pn->log_file) :
 						     NULL;
 			q->rolling = !pn->external;
-			list_item(&added, &nadd, "%s", pn->name);
+			srt_buf_list_item(&added, &nadd, LIST_MAX, "%s", pn->name);
 			continue;
 		}
 		matched[j] = true;
 		*q = a->rt[j];
 		srt_buf_init(&b);
 		if (pn->external)
-			changed[k] = !str_same(q->spec->endpoint, pn->endpoint);
+			changed[k] = !srt_str_same(q->spec->endpoint, pn->endpoint);
 		else
 			changed[k] = srt_agent_proc_changed(&a->plan, q->spec, np, pn, &b);
 		why[i] = srt_buf_detach(&b);
-		if (!str_same(q->spec->log_file, pn->log_file)) {
+		if (!srt_str_same(q->spec->log_file, pn->log_file)) {
 			free(q->log_path);
 			q->log_path = pn->log_file ? srt_xasprintf("%s/%s", a->log_dir, pn->log_file) :
 						     NULL;
@@ -949,12 +925,12 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 			continue;
 		if (o->pid <= 0 && !o->retired) {
 			free(o->log_path);
-			list_item(&removed, &nremove, "%s", o->spec->name);
+			srt_buf_list_item(&removed, &nremove, LIST_MAX, "%s", o->spec->name);
 			continue;
 		}
 		nrt[k] = *o;
 		if (!o->retired)
-			list_item(&removed, &nremove, "%s", o->spec->name);
+			srt_buf_list_item(&removed, &nremove, LIST_MAX, "%s", o->spec->name);
 		nrt[k].retired = true;
 		k++;
 	}
@@ -999,7 +975,7 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 			nsame++; /* a running benchmark is never interrupted: the next run gets it */
 			continue;
 		}
-		list_item(&restarted, &nrestart, "%s (%s)", p->name,
+		srt_buf_list_item(&restarted, &nrestart, LIST_MAX, "%s (%s)", p->name,
 			  why[i] && *why[i] ? why[i] : "endpoint");
 		q->rolling = true;
 		snprintf(reason, sizeof(reason), "%s changed", why[i] && *why[i] ? why[i] : "endpoint");
@@ -1032,8 +1008,8 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 	event(a, NULL, false, "RolloutStarted",
 	      "generation %lld on the same %zu node(s): restarting %s; starting %s; stopping %s; "
 	      "%zu process(es) unchanged keep running",
-	      (long long)gen, a->plan.nnodes, list_text(a, &restarted, nrestart),
-	      list_text(a, &added, nadd), list_text(a, &removed, nremove), nsame);
+	      (long long)gen, a->plan.nnodes, list_text(&restarted, nrestart),
+	      list_text(&added, nadd), list_text(&removed, nremove), nsame);
 	a->dirty = true;
 	for (size_t i = 0; i < np->nprocs; i++)
 		free(why[i]);

@@ -491,11 +491,6 @@ int srt_agent_plan_bind(struct srt_agent_plan *p, const char *const *hosts, cons
 
 /* ---- what a new generation changes ---- */
 
-static bool str_eq(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
 static const char *env_value(const struct srt_agent_proc *p, const char *name)
 {
 	for (size_t i = 0; i < p->nenv; i++)
@@ -504,15 +499,7 @@ static const char *env_value(const struct srt_agent_proc *p, const char *name)
 	return NULL;
 }
 
-/* Append name to the list in b (at most 5 names, then "..."). */
-static void list_name(struct srt_buf *b, size_t *n, const char *name)
-{
-	if (*n < 5)
-		srt_buf_printf(b, "%s%s", *n ? ", " : "", name);
-	else if (*n == 5)
-		srt_buf_puts(b, ", ...");
-	(*n)++;
-}
+#define ENV_LIST_MAX 5 /* env names in a reason, then "and N more" */
 
 bool srt_agent_proc_changed(const struct srt_agent_plan *op, const struct srt_agent_proc *o,
 			    const struct srt_agent_plan *np, const struct srt_agent_proc *n,
@@ -528,9 +515,9 @@ bool srt_agent_proc_changed(const struct srt_agent_plan *op, const struct srt_ag
 		srt_buf_printf(why, __VA_ARGS__);                       \
 	} while (0)
 
-	if (!str_eq(o->host, n->host))
+	if (!srt_str_same(o->host, n->host))
 		WHY("node %s -> %s", o->host, n->host);
-	if (!str_eq(o->container, n->container))
+	if (!srt_str_same(o->container, n->container))
 		WHY("container %s -> %s", o->container ? o->container : "(none)",
 		    n->container ? n->container : "(none)");
 	for (size_t i = 0; argv_same && i < n->argc; i++)
@@ -542,18 +529,19 @@ bool srt_agent_proc_changed(const struct srt_agent_plan *op, const struct srt_ag
 		const char *was = env_value(o, n->env_names[i]);
 
 		if (!was || strcmp(was, n->env_values[i]))
-			list_name(&env, &nenv, n->env_names[i]);
+			srt_buf_list_item(&env, &nenv, ENV_LIST_MAX, "%s", n->env_names[i]);
 	}
 	for (size_t i = 0; i < o->nenv; i++)
 		if (!env_value(n, o->env_names[i]))
-			list_name(&env, &nenv, o->env_names[i]);
+			srt_buf_list_item(&env, &nenv, ENV_LIST_MAX, "%s", o->env_names[i]);
+	srt_buf_list_end(&env, nenv, ENV_LIST_MAX);
 	if (nenv)
 		WHY("env %s", env.data);
 	srt_buf_release(&env);
 	if (env_value(n, "MOONCAKE_CONFIG_PATH") &&
-	    !str_eq(op->store_config_text, np->store_config_text))
+	    !srt_str_same(op->store_config_text, np->store_config_text))
 		WHY("store_config");
-	if (!str_eq(o->log_file, n->log_file))
+	if (!srt_str_same(o->log_file, n->log_file))
 		WHY("log file %s -> %s", o->log_file, n->log_file);
 #undef WHY
 	return why->len > start;

@@ -360,6 +360,33 @@ static int warn(struct srt_controller *c, const char *run, const char *reason, c
 			 err);
 }
 
+/*
+ * Cancel a run's job and record why: Cancelling (Cancelled when SLURM no
+ * longer knows it), or a CancelFailed Warning and another try next pass.
+ */
+static int cancel_job(struct srt_controller *c, const char *run, int64_t job_id, const char *why,
+		      struct srt_error *err)
+{
+	struct srt_error serr;
+	char *msg;
+	int rc, src;
+
+	srt_error_clear(&serr);
+	src = srt_slurm_cancel(c->slurm, job_id, &serr);
+	if (src == SRT_SLURM_OK || src == SRT_SLURM_EGONE) {
+		msg = srt_xasprintf("cancelled job %lld: %s", (long long)job_id, why);
+		rc = record(c, run, src == SRT_SLURM_OK ? "Cancelling" : "Cancelled", job_id, NULL,
+			    msg, "Normal", "JobCancelled", err);
+	} else {
+		msg = srt_xasprintf("could not cancel job %lld (%s: %s); trying again next pass: %s",
+				    (long long)job_id, srt_slurm_rc_name(src), serr.msg, why);
+		rc = warn(c, run, "CancelFailed", msg, err);
+	}
+	logf_(c, "run/%s: %s", run, msg);
+	free(msg);
+	return rc;
+}
+
 /* Give the run directory to the job's user when srtctl runs as root (local clusters). */
 static void hand_over(struct srt_controller *c, const char *dir)
 {
@@ -630,7 +657,7 @@ static int rollout(struct srt_controller *c, const struct srt_rc_action *x, stru
 	json_t *old = NULL;
 	int64_t old_gen = 0;
 	char *dir = NULL, *plan_path = NULL, *why = NULL, *msg = NULL;
-	int rc = -1, src;
+	int rc = -1;
 
 	if (srt_store_run_get(c->store, x->run, &run, err) != 1 ||
 	    srt_store_recipe_get(c->store, run.recipe, &recipe, err) != 1)
@@ -673,21 +700,8 @@ static int rollout(struct srt_controller *c, const struct srt_rc_action *x, stru
 		      (long long)x->generation, (long long)x->job_id);
 		goto out;
 	}
-	srt_error_clear(&serr);
-	src = srt_slurm_cancel(c->slurm, x->job_id, &serr);
-	if (src == SRT_SLURM_OK || src == SRT_SLURM_EGONE) {
-		msg = srt_xasprintf("generation %lld needs a new job (%s): cancelled job %lld",
-				    (long long)x->generation, why, (long long)x->job_id);
-		rc = record(c, run.name, src == SRT_SLURM_OK ? "Cancelling" : "Cancelled", x->job_id,
-			    NULL, msg, "Normal", "JobCancelled", err);
-	} else {
-		msg = srt_xasprintf("generation %lld needs a new job (%s), but job %lld could not "
-				    "be cancelled (%s: %s); trying again next pass",
-				    (long long)x->generation, why, (long long)x->job_id,
-				    srt_slurm_rc_name(src), serr.msg);
-		rc = warn(c, run.name, "CancelFailed", msg, err);
-	}
-	logf_(c, "run/%s: %s", run.name, msg);
+	msg = srt_xasprintf("generation %lld needs a new job (%s)", (long long)x->generation, why);
+	rc = cancel_job(c, run.name, x->job_id, msg, err);
 out:
 	free(msg);
 	free(why);
@@ -742,20 +756,7 @@ static int act(struct srt_controller *c, const struct srt_rc_action *x, struct s
 		logf_(c, "run/%s: %s (%s)", x->run, srt_rc_phase_name(x->phase), x->message);
 		return rc;
 	case SRT_RC_CANCEL:
-		srt_error_clear(&serr);
-		src = srt_slurm_cancel(c->slurm, x->job_id, &serr);
-		if (src == SRT_SLURM_OK || src == SRT_SLURM_EGONE) {
-			msg = srt_xasprintf("cancelled job %lld: %s", (long long)x->job_id, x->message);
-			rc = record(c, x->run, src == SRT_SLURM_OK ? "Cancelling" : "Cancelled",
-				    x->job_id, NULL, msg, "Normal", "JobCancelled", err);
-		} else {
-			msg = srt_xasprintf("could not cancel job %lld (%s: %s); trying again next pass",
-					    (long long)x->job_id, srt_slurm_rc_name(src), serr.msg);
-			rc = warn(c, x->run, "CancelFailed", msg, err);
-		}
-		logf_(c, "run/%s: %s", x->run, msg);
-		free(msg);
-		return rc;
+		return cancel_job(c, x->run, x->job_id, x->message, err);
 	case SRT_RC_ROLLOUT:
 		return rollout(c, x, err);
 	case SRT_RC_FORGET_JOB: {

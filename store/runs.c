@@ -366,37 +366,51 @@ int srt_store_run_update(struct srt_store *s, const char *name, const char *phas
 	return rc;
 }
 
+/*
+ * Step an UPDATE of run `name` whose parameters are bound, in a transaction
+ * of its own unless one is open: 0 when it changed a row; 1, with nothing
+ * set in err, on a UNIQUE violation (the caller says which); -1 otherwise.
+ */
+static int update_one(struct srt_store *s, sqlite3_stmt *st, bool own, const char *name,
+		      const char *what, struct srt_error *err)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc == SQLITE_CONSTRAINT_UNIQUE)
+		rc = 1;
+	else if (rc != SQLITE_DONE)
+		rc = srt_store_sql_error(s, err, rc, "cannot %s of run '%s'", what, name);
+	else if (sqlite3_changes(s->db) == 0)
+		rc = srt_error_set(err, "no run named '%s'", name);
+	else
+		rc = 0;
+	if (srt_store_tx_end(s, own, rc == 0, err) != 0)
+		rc = -1;
+	return rc;
+}
+
 int srt_store_run_set_details(struct srt_store *s, const char *name, const char *run_dir,
 			      bool set_exit_code, int64_t exit_code, struct srt_error *err)
 {
 	sqlite3_stmt *st;
 	bool own;
-	int rc;
 
 	if (srt_store_tx_enter(s, &own, err) != 0)
 		return -1;
 	st = srt_store_stmt(s, SQL_RUN_DETAILS, err);
-	rc = st ? 0 : -1;
-	if (st) {
-		srt_store_bind_text(st, 1, name);
-		srt_store_bind_text(st, 2, run_dir);
-		if (set_exit_code)
-			sqlite3_bind_int64(st, 3, exit_code);
-		else
-			sqlite3_bind_null(st, 3);
-		sqlite3_bind_int64(st, 4, srt_store_now(s));
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE)
-			rc = srt_store_sql_error(s, err, rc, "cannot update run '%s'", name);
-		else if (sqlite3_changes(s->db) == 0)
-			rc = srt_error_set(err, "no run named '%s'", name);
-		else
-			rc = 0;
+	if (!st) {
+		srt_store_tx_end(s, own, false, err);
+		return -1;
 	}
-	if (srt_store_tx_end(s, own, rc == 0, err) != 0)
-		rc = -1;
-	return rc;
+	srt_store_bind_text(st, 1, name);
+	srt_store_bind_text(st, 2, run_dir);
+	if (set_exit_code)
+		sqlite3_bind_int64(st, 3, exit_code);
+	else
+		sqlite3_bind_null(st, 3);
+	sqlite3_bind_int64(st, 4, srt_store_now(s));
+	return update_one(s, st, own, name, "update the details", err) == 0 ? 0 : -1;
 }
 
 int srt_store_run_set_generation(struct srt_store *s, const char *name, int64_t generation,
@@ -409,27 +423,19 @@ int srt_store_run_set_generation(struct srt_store *s, const char *name, int64_t 
 	if (srt_store_tx_enter(s, &own, err) != 0)
 		return -1;
 	st = srt_store_stmt(s, SQL_RUN_GENERATION, err);
-	rc = st ? 0 : -1;
-	if (st) {
-		srt_store_bind_text(st, 1, name);
-		sqlite3_bind_int64(st, 2, generation);
-		sqlite3_bind_int64(st, 3, srt_store_now(s));
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc == SQLITE_CONSTRAINT_UNIQUE)
-			rc = srt_error_set(err,
-					   "run '%s' cannot take generation %lld: another run of "
-					   "its recipe has that generation and attempt",
-					   name, (long long)generation);
-		else if (rc != SQLITE_DONE)
-			rc = srt_store_sql_error(s, err, rc, "cannot update run '%s'", name);
-		else if (sqlite3_changes(s->db) == 0)
-			rc = srt_error_set(err, "no run named '%s'", name);
-		else
-			rc = 0;
+	if (!st) {
+		srt_store_tx_end(s, own, false, err);
+		return -1;
 	}
-	if (srt_store_tx_end(s, own, rc == 0, err) != 0)
-		rc = -1;
+	srt_store_bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, generation);
+	sqlite3_bind_int64(st, 3, srt_store_now(s));
+	rc = update_one(s, st, own, name, "set the generation", err);
+	if (rc == 1)
+		return srt_error_set(err,
+				     "run '%s' cannot take generation %lld: another run of its "
+				     "recipe has that generation and attempt",
+				     name, (long long)generation);
 	return rc;
 }
 
@@ -458,28 +464,17 @@ int srt_store_ingest_cursor_set(struct srt_store *s, const char *run, int64_t la
 {
 	sqlite3_stmt *st;
 	bool own;
-	int rc;
 
 	if (srt_store_tx_enter(s, &own, err) != 0)
 		return -1;
 	st = srt_store_stmt(s, SQL_CURSOR_SET, err);
-	rc = st ? 0 : -1;
-	if (st) {
-		srt_store_bind_text(st, 1, run);
-		sqlite3_bind_int64(st, 2, last_seq);
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE)
-			rc = srt_store_sql_error(s, err, rc, "cannot set the ingest cursor of run '%s'",
-						 run);
-		else if (sqlite3_changes(s->db) == 0)
-			rc = srt_error_set(err, "no run named '%s'", run);
-		else
-			rc = 0;
+	if (!st) {
+		srt_store_tx_end(s, own, false, err);
+		return -1;
 	}
-	if (srt_store_tx_end(s, own, rc == 0, err) != 0)
-		rc = -1;
-	return rc;
+	srt_store_bind_text(st, 1, run);
+	sqlite3_bind_int64(st, 2, last_seq);
+	return update_one(s, st, own, run, "set the ingest cursor", err) == 0 ? 0 : -1;
 }
 
 /* ---- conditions ---- */

@@ -150,6 +150,25 @@ void srt_buf_printf(struct srt_buf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
+void srt_buf_list_item(struct srt_buf *b, size_t *n, size_t max, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (++*n > max)
+		return;
+	if (*n > 1)
+		srt_buf_puts(b, ", ");
+	va_start(ap, fmt);
+	srt_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+void srt_buf_list_end(struct srt_buf *b, size_t n, size_t max)
+{
+	if (n > max)
+		srt_buf_printf(b, " and %zu more", n - max);
+}
+
 char *srt_buf_detach(struct srt_buf *b)
 {
 	char *p;

@@ -26,6 +26,13 @@ void srt_buf_putc(struct srt_buf *b, char c);
 void srt_buf_printf(struct srt_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void srt_buf_vprintf(struct srt_buf *b, const char *fmt, va_list ap);
+/*
+ * A ", "-separated list of at most max items: items past max are only
+ * counted in *n, and srt_buf_list_end() then adds " and K more".
+ */
+void srt_buf_list_item(struct srt_buf *b, size_t *n, size_t max, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void srt_buf_list_end(struct srt_buf *b, size_t n, size_t max);
 /* Hand the storage to the caller (who frees it with free()); b is reset. */
 char *srt_buf_detach(struct srt_buf *b);
 

@@ -89,6 +89,11 @@ bool srt_str_has_suffix(const char *s, const char *suffix)
 	return ls >= lx && !strcmp(s + ls - lx, suffix);
 }
 
+bool srt_str_same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 bool srt_str_eq_dashes(const char *a, const char *b)
 {
 	for (; *a && *b; a++, b++)

@@ -23,6 +23,9 @@ bool srt_is_env_name(const char *s);
 bool srt_str_has_prefix(const char *s, const char *prefix);
 bool srt_str_has_suffix(const char *s, const char *suffix);
 
+/* Equal strings, or both NULL. */
+bool srt_str_same(const char *a, const char *b);
+
 /* Compare treating '-' and '_' as equal. */
 bool srt_str_eq_dashes(const char *a, const char *b);
 

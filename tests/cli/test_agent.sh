@@ -117,21 +117,28 @@ cluster() { # cluster FILE [network_interface]
 	} >"$1"
 }
 
+# write_plan GEN RECIPE_TEXT: the recipe's plan as run/plan.json generation
+# GEN, replaced atomically, the way the controller writes it.
+write_plan() {
+	printf '%s\n' "$2" >recipe.yaml
+	SRTSLURM_CONFIG=$PWD/srtslurm.yaml "$SRTCTL" dry-run -f recipe.yaml -o json >dry.json ||
+		fail "$(basename "$PWD"): dry-run of generation $1"
+	python3 - "$1" <<'PY' || fail "$(basename "$PWD"): plan $1"
+import json, os, sys
+p = json.load(open("dry.json"))["plan"]
+p["generation"] = int(sys.argv[1])
+json.dump(p, open("run/plan.json.tmp", "w"), indent=1)
+os.rename("run/plan.json.tmp", "run/plan.json")
+PY
+}
+
 # new_case NAME RECIPE_TEXT [iface]: a case dir with run/plan.json (generation 1).
 new_case() {
 	local name=$1
 	mkdir -p "$work/$name/run" "$work/$name/rec"
 	cd "$work/$name"
-	printf '%s\n' "$2" >recipe.yaml
 	cluster srtslurm.yaml "${3:-}"
-	SRTSLURM_CONFIG=$PWD/srtslurm.yaml "$SRTCTL" dry-run -f recipe.yaml -o json >dry.json ||
-		fail "$name: dry-run"
-	python3 - <<'PY' || fail "$name: plan"
-import json
-p = json.load(open("dry.json"))["plan"]
-p["generation"] = 1
-json.dump(p, open("run/plan.json", "w"), indent=1)
-PY
+	write_plan 1 "$2"
 	export FAKE_SRUN_LOG=$PWD/srun.log FAKE_RECORD_DIR=$PWD/rec
 }
 
@@ -578,20 +585,6 @@ echo "ok 9 a non-critical service that gives up leaves the run Degraded, with a 
 
 # ---- 10. a new generation rolls out in place: only what changed restarts ----
 
-# roll_case GEN RECIPE_TEXT: the recipe's plan as generation GEN, replacing
-# run/plan.json atomically, the way the controller writes it.
-roll_case() {
-	printf '%s\n' "$2" >recipe.yaml
-	SRTSLURM_CONFIG=$PWD/srtslurm.yaml "$SRTCTL" dry-run -f recipe.yaml -o json >dry.json ||
-		fail "roll: dry-run of generation $1"
-	python3 - "$1" <<'PY' || fail "roll: plan $1"
-import json, os, sys
-p = json.load(open("dry.json"))["plan"]
-p["generation"] = int(sys.argv[1])
-json.dump(p, open("run/plan.json.tmp", "w"), indent=1)
-os.rename("run/plan.json.tmp", "run/plan.json")
-PY
-}
 roll_recipe() { # roll_recipe PREFILL_ENV MASTER_ARGS DECODE_NODES
 	printf '%s\n' "name: agent-roll
 engine: sglang
@@ -619,7 +612,7 @@ pids1=$(python3 -c "$PYLIB
 print(json.dumps({p['name']: p['pid'] for p in status()['processes']}))")
 
 # Generation 2 changes one role's env: only that role's worker restarts.
-roll_case 2 "$(roll_recipe 'ROLL_A: two, ROLL_B: new' '' 1)"
+write_plan 2 "$(roll_recipe 'ROLL_A: two, ROLL_B: new' '' 1)"
 until_py 30 'ev("RolloutComplete") and status()["phase"] == "Ready"'
 check "rollout: env of one role" '
 before = json.loads(sys.argv[1])
@@ -645,7 +638,7 @@ grep -q "generation 2: env ROLL_A, ROLL_B changed" run/logs/worker_prefill_0.out
 # Generation 3 changes a master arg: the master restarts, and its store follows.
 pids2=$(python3 -c "$PYLIB
 print(json.dumps({p['name']: p['pid'] for p in status()['processes']}))")
-roll_case 3 "$(roll_recipe 'ROLL_A: two, ROLL_B: new' '--eviction_ratio=0.1' 1)"
+write_plan 3 "$(roll_recipe 'ROLL_A: two, ROLL_B: new' '--eviction_ratio=0.1' 1)"
 until_py 40 'len(ev("RolloutComplete")) == 2 and ev("Restarted", "mooncake-store") and proc("mooncake-store")["state"] == "Running"'
 check "rollout: a master arg" '
 before = json.loads(sys.argv[1])
@@ -661,7 +654,7 @@ assert status()["plan_generation"] == 3
 ' "$pids2"
 
 # Generation 4 needs another node: this job cannot take it; generation 3 runs on.
-roll_case 4 "$(roll_recipe 'ROLL_A: two, ROLL_B: new' '--eviction_ratio=0.1' 2)"
+write_plan 4 "$(roll_recipe 'ROLL_A: two, ROLL_B: new' '--eviction_ratio=0.1' 2)"
 until_py 20 'ev("RolloutRejected")'
 check "rollout: another layout" '
 r = ev("RolloutRejected")[0]

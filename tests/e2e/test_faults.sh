@@ -550,7 +550,7 @@ PY
 	check "5. generation 4 (3 nodes) runs as a new run f-roll-4-1 in a new job" \
 		test $? -eq 0 -a "$(run_field f-roll-4-1 slurm_job_id)" != "$job1"
 	S events --for run/f-roll-1-1 -o json >"$WORK/ev-roll.json"
-	grep -q 'generation 4 needs a new job (job nodes 2 -> 3): cancelled job' "$WORK/ev-roll.json"
+	grep -q 'cancelled job [0-9]*: generation 4 needs a new job (job nodes 2 -> 3)' "$WORK/ev-roll.json"
 	check "5. an event says why generation 4 needed a new job" test $? -eq 0
 	delete_wait f-roll
 fi

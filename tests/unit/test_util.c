@@ -41,6 +41,20 @@ static void test_buf(void **state)
 	s = srt_xasprintf("%s-%d", "x", 7);
 	assert_string_equal(s, "x-7");
 	free(s);
+	/* bounded lists */
+	{
+		size_t n = 0;
+
+		for (int i = 0; i < 2; i++)
+			srt_buf_list_item(&b, &n, 3, "p%d", i);
+		srt_buf_list_end(&b, n, 3);
+		assert_string_equal(b.data, "p0, p1");
+		for (int i = 2; i < 6; i++)
+			srt_buf_list_item(&b, &n, 3, "p%d", i);
+		srt_buf_list_end(&b, n, 3);
+		assert_string_equal(b.data, "p0, p1, p2 and 3 more");
+		assert_int_equal(n, 6);
+	}
 	srt_buf_release(&b);
 }
 
@@ -131,6 +145,10 @@ static void test_strutil(void **state)
 	assert_true(srt_str_eq_dashes("disaggregation-transfer-backend",
 				      "disaggregation_transfer_backend"));
 	assert_false(srt_str_eq_dashes("a-b", "a-bc"));
+	assert_true(srt_str_same(NULL, NULL));
+	assert_true(srt_str_same("a", "a"));
+	assert_false(srt_str_same("a", NULL));
+	assert_false(srt_str_same("a", "b"));
 	assert_true(srt_str_has_prefix("--rpc_port=1", "--rpc"));
 	assert_true(srt_str_has_suffix("x.yaml", ".yaml"));
 }
