@@ -613,7 +613,8 @@ print(json.dumps({p['name']: p['pid'] for p in status()['processes']}))")
 
 # Generation 2 changes one role's env: only that role's worker restarts.
 write_plan 2 "$(roll_recipe 'ROLL_A: two, ROLL_B: new' '' 1)"
-until_py 30 'ev("RolloutComplete") and status()["phase"] == "Ready"'
+# (a worker without readiness probes counts as up once launched: wait for its record too)
+until_py 30 'ev("RolloutComplete") and status()["phase"] == "Ready" and any(r["env"].get("ROLL_A") == "two" for r in records())'
 check "rollout: env of one role" '
 before = json.loads(sys.argv[1])
 s = status()

@@ -502,8 +502,9 @@ if want 5; then
 	# Generation 2: one role's env.
 	roll_recipe two "" >"$WORK/roll.yaml"
 	S apply -f "$WORK/roll.yaml" >/dev/null 2>&1
-	wait_for 40 run_event f-roll-1-1 RolloutComplete 1
-	check "5. generation 2 (prefill env) is rolled out: RolloutComplete" test $? -eq 0
+	rolled_env() { grep -q '"ROLL_VAR": "two"' "$REC/f-roll/engine.jsonl" 2>/dev/null; }
+	wait_for 40 run_event f-roll-1-1 RolloutComplete 1 && wait_for 10 rolled_env
+	check "5. generation 2 (prefill env) is rolled out: RolloutComplete, and the worker recorded its new env" test $? -eq 0
 	sleep 1.5 # one more status heartbeat: start times as the agent reports them
 	t2=$(started f-roll-1-1)
 	note "generation 2: $t2"
