@@ -413,6 +413,7 @@ struct rendered {
 	const struct srt_recipe *r;
 	const char *partition, *account;
 	int time_limit; /* minutes, 0: the partition's */
+	bool exclusive; /* the nodes are the job's alone */
 };
 
 static void rendered_release(struct rendered *x)
@@ -429,9 +430,9 @@ static void rendered_release(struct rendered *x)
  */
 static json_t *job_shape(const struct rendered *x)
 {
-	return json_pack("{s:I, s:s?, s:s?, s:i}", "nodes", (json_int_t)x->plan->layout.nnodes,
-			 "partition", x->partition, "account", x->account, "time_limit_minutes",
-			 x->time_limit);
+	return json_pack("{s:I, s:s?, s:s?, s:i, s:b}", "nodes",
+			 (json_int_t)x->plan->layout.nnodes, "partition", x->partition, "account",
+			 x->account, "time_limit_minutes", x->time_limit, "exclusive", x->exclusive);
 }
 
 /*
@@ -471,6 +472,7 @@ static int render(struct srt_controller *c, const struct srt_recipe_row *recipe,
 	x->account = x->r->slurm.account ? x->r->slurm.account : c->cluster->default_account;
 	x->time_limit = time_limit_minutes(x->r->slurm.time_limit ? x->r->slurm.time_limit :
 								     c->cluster->default_time_limit);
+	x->exclusive = x->r->slurm.exclusive;
 	x->pj = srt_plan_to_json(x->plan);
 	json_object_set_new(x->pj, "job", job_shape(x));
 out:
@@ -548,6 +550,7 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 			.account = x.account,
 			.nodes = (int)x.plan->layout.nnodes,
 			.time_limit = x.time_limit,
+			.exclusive = x.exclusive,
 			.cwd = dir,
 			.stdout_path = out_path,
 			.stderr_path = out_path,
@@ -611,8 +614,8 @@ out:
 
 /*
  * Why the job that runs plan `old` cannot take plan `new` (malloc'd), or
- * NULL when it can: same job shape (nodes, partition, account, time limit)
- * and the same infra node.
+ * NULL when it can: same job shape (nodes, partition, account, time limit,
+ * exclusive) and the same infra node.
  */
 static char *misfit(const json_t *old, const json_t *new)
 {

@@ -189,6 +189,12 @@ struct srt_recipe {
 		const char *account, *partition, *time_limit;
 		struct srt_env directives; /* extra #SBATCH --key=value */
 		int max_attempts; /* SLURM jobs per generation before the run stays Failed */
+		/*
+		 * The job's nodes are its alone (default true): srtctl's processes
+		 * listen on fixed ports, so a second job on the same node would
+		 * collide with them.
+		 */
+		bool exclusive;
 	} slurm;
 	struct srt_env environment; /* every process of the run */
 	struct srt_frontend frontend;

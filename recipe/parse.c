@@ -841,14 +841,17 @@ static void parse_resources(struct pctx *c, struct srt_recipe *r, const struct s
 
 static void parse_slurm(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
 {
-	static const char *const keys[] = { "account", "partition", "time_limit", "directives",
-					    "max_attempts", NULL };
+	static const char *const keys[] = { "account",	    "partition", "time_limit",
+					    "directives",   "max_attempts", "exclusive",
+					    NULL };
 
 	r->slurm.max_attempts = SRT_MAX_ATTEMPTS_DEFAULT;
+	r->slurm.exclusive = true;
 	if (srt_ynode_is_null(n) || !want_map(c, n, "slurm"))
 		return;
 	check_keys(c, n, "slurm", keys, NULL);
 	opt_int(c, n, "slurm", "max_attempts", &r->slurm.max_attempts, 1, 100);
+	opt_bool(c, n, "slurm", "exclusive", &r->slurm.exclusive);
 	opt_str(c, n, "slurm", "account", &r->slurm.account);
 	opt_str(c, n, "slurm", "partition", &r->slurm.partition);
 	opt_str(c, n, "slurm", "time_limit", &r->slurm.time_limit);

@@ -285,6 +285,8 @@ static void emit_header(struct sctx *c, const char *job)
 		sbatch_opt(c, "partition", partition, "slurm.partition");
 	if (time)
 		sbatch_opt(c, "time", time, "slurm.time_limit");
+	if (r->slurm.exclusive && !srt_env_get(&r->slurm.directives, "exclusive"))
+		sbatch_opt(c, "exclusive", "", "slurm.exclusive");
 	for (size_t i = 0; i < r->slurm.directives.n; i++) {
 		const struct srt_env_var *v = &r->slurm.directives.v[i];
 

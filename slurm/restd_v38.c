@@ -103,6 +103,8 @@ int srt_slurm_v38_submit_body(const struct srt_job_spec *spec, json_t *extra, js
 		json_object_set_new(job, "time_limit", json_integer(spec->time_limit));
 	if (spec->hold)
 		json_object_set_new(job, "hold", json_true());
+	if (spec->exclusive)
+		json_object_set_new(job, "exclusive", json_string("exclusive"));
 	/* encode_submit checked that every entry is NAME=value. */
 	for (size_t i = 0; i < spec->nenv && rc == 0; i++) {
 		const char *eq = strchr(spec->env[i], '=');

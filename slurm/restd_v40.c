@@ -192,6 +192,8 @@ int srt_slurm_v40_submit_body(const struct srt_slurm_api *api, const struct srt_
 		json_object_set_new(job, "time_limit", number_struct(spec->time_limit));
 	if (spec->hold)
 		json_object_set_new(job, "hold", json_true());
+	if (spec->exclusive)
+		json_object_set_new(job, "shared", json_pack("[s]", "none"));
 	for (size_t i = 0; i < spec->nenv; i++) {
 		json_t *v = json_string(spec->env[i]);
 

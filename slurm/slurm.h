@@ -259,6 +259,13 @@ struct srt_job_spec {
 	size_t nenv;
 	bool hold; /* submit held (released by an admin or `scontrol release`) */
 	/*
+	 * The nodes are the job's alone (sbatch --exclusive): "exclusive":
+	 * "exclusive" in v0.0.38 (Slurm 22.05 refuses the "true" its OpenAPI
+	 * document lists: "Invalid exclusive specification"), "shared": ["none"]
+	 * from v0.0.40 on (v0.0.42 has no "exclusive").
+	 */
+	bool exclusive;
+	/*
 	 * A JSON object whose members are added to the job description as is,
 	 * for options this struct does not name (e.g. {"tasks_per_node": 1}).
 	 * Their names and types follow the server's API version.

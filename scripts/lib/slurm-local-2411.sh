@@ -780,7 +780,9 @@ cmd_env() {
 		need_root env
 		write_token
 	fi
+	# SRTCTL_SLURMRESTD_URL and SLURM_JWT are what srtctl reads.
 	cat <<EOF
+export SRTCTL_SLURMRESTD_URL=http://127.0.0.1:$REST_PORT
 export SRT_SLURMRESTD_URL=http://127.0.0.1:$REST_PORT
 export SLURM_JWT=$(cat "$TOKEN_FILE")
 export SRT_SLURM_USER=$JOB_USER

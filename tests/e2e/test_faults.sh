@@ -27,7 +27,8 @@
 #  6. kill -9 the controller FAULTS_KILLS times (50; 15 when CI=true) at random
 #     moments while recipes are applied, changed and deleted: one SLURM job per
 #     attempt at most (slurmrestd's list), every agent event ingested once
-#     (database vs events.jsonl up to the ingest cursor), desired states reached.
+#     (database vs events.jsonl up to the ingest cursor), desired states reached,
+#     and no worker met its port taken by another loop job's worker.
 #  7. slurmrestd down for FAULTS_REST_DOWN seconds (60; 15 when CI=true) in the
 #     middle of a run: no resubmission, no failed run, SlurmUnavailable warnings,
 #     recovery by itself.
@@ -644,6 +645,11 @@ bad = [(r["name"], r["phase"], r["message"]) for r in runs if r["phase"] == "Fai
 assert not bad, bad
 PY
 	check "6. the deleted recipes' runs are Cancelled; no run Failed" test $? -eq 0
+	# Each loop job has its node to itself (jobs are exclusive): no worker ever
+	# found its port taken by another job's worker on a shared node.
+	taken=$(grep -l "address already in use" "$WORK"/runs/f-loop-*/*.out 2>/dev/null | wc -l)
+	note "worker logs of the loop that met a taken port: $taken"
+	check "6. no loop worker met its port taken by another job's worker" test "$taken" -eq 0
 	# slurmrestd's own list: no comment srtctl:<uid>:<attempt> on two jobs
 	curl -sS -m 10 -H "X-SLURM-USER-NAME: ${SRT_SLURM_USER:-slurmci}" -H "X-SLURM-USER-TOKEN: $(cat "$SRT_SLURM_TOKEN_FILE")" \
 		"$SRT_SLURMRESTD_URL/slurm/v0.0.38/jobs" >"$WORK/jobs6.json"

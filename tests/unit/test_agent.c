@@ -458,6 +458,7 @@ static void test_agent_batch_script(void **state)
 				     "#SBATCH --account=acct\n"
 				     "#SBATCH --partition=gpu\n"
 				     "#SBATCH --time=01:00:00\n"
+				     "#SBATCH --exclusive\n"
 				     "#SBATCH --comment=\"srtctl:uid-1:2 attempt\"\n"
 				     "#SBATCH --output=/runs/agent-%j.out\n";
 	static const char yaml[] =

@@ -663,6 +663,7 @@ static void test_encode_submit(void **state)
 	assert_string_equal(json_string_value(json_object_get(job, "name")), spec.name);
 	assert_int_equal(json_integer_value(json_object_get(job, "tasks_per_node")), 1);
 	assert_null(json_object_get(job, "standard_error"));
+	assert_null(json_object_get(job, "exclusive"));
 	json_decref(j);
 
 	/* v0.0.40+: job.script, environment array, number structs, nodes as a string. */
@@ -685,8 +686,31 @@ static void test_encode_submit(void **state)
 		assert_string_equal(
 			json_string_value(json_object_get(job, "current_working_directory")),
 			"/shared/runs/x");
+		assert_null(json_object_get(job, "shared"));
 		json_decref(j);
 	}
+
+	/* Exclusive nodes: "exclusive": "exclusive" in v0.0.38 (22.05 refuses "true"),
+	 * "shared": ["none"] later. */
+	spec.exclusive = true;
+	j = encode("v0.0.38", &spec, 0);
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(j, "job"), "exclusive")),
+		"exclusive");
+	json_decref(j);
+	for (size_t v = 0; v4x[v]; v++) {
+		json_t *sh;
+
+		j = encode(v4x[v], &spec, 0);
+		job = json_object_get(j, "job");
+		sh = json_object_get(job, "shared");
+		assert_true(json_is_array(sh));
+		assert_int_equal(json_array_size(sh), 1);
+		assert_string_equal(json_string_value(json_array_get(sh, 0)), "none");
+		assert_null(json_object_get(job, "exclusive"));
+		json_decref(j);
+	}
+	spec.exclusive = false;
 
 	/* No environment: PATH, since slurmrestd refuses none. */
 	spec.nenv = 0;
