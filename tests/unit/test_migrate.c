@@ -177,7 +177,7 @@ static void check_fixture(const char *stem, size_t nwarnings)
 static void test_mooncake_sglang_fixture(void **state)
 {
 	(void)state;
-	check_fixture("mooncake-sglang", 0);
+	check_fixture("mooncake-sglang", 2);
 }
 
 static void test_mooncake_vllm_fixture(void **state)
@@ -188,8 +188,8 @@ static void test_mooncake_vllm_fixture(void **state)
 	char *msg;
 
 	(void)state;
-	check_fixture("mooncake-vllm", 1);
-	/* The one warning says what was inferred, where backend is. */
+	check_fixture("mooncake-vllm", 5);
+	/* The first warning says what was inferred, where backend is. */
 	srt_diags_init(&d);
 	got = srt_migrate_v1(v1, &d);
 	assert_non_null(got);
@@ -222,7 +222,12 @@ static void test_engine_inference(void **state)
 		{ "backend:\n  decode_environment: {A: b}\n", "sglang",
 		  "r.yaml:2:3: warning: backend: backend.type is not set and no engine config was "
 		  "found; assumed engine 'sglang'" },
-		{ "backend:\n  type: vllm\n  vllm_config: {decode: {a: 1}}\n", "vllm", NULL },
+		{ "backend:\n  type: vllm\n  vllm_config: {decode: {a: 1}}\n", "vllm",
+		  "r.yaml:2:3: warning: backend.connector: backend.connector is not set; srt-slurm's "
+		  "vLLM default connector nixl is written as roles.decode.args.kv-transfer-config: "
+		  "'{\"kv_connector\": \"NixlConnector\", \"kv_role\": \"kv_both\"}', the "
+		  "--kv-transfer-config srt-slurm gave these workers" },
+		{ "backend:\n  type: sglang\n  sglang_config: {decode: {a: 1}}\n", "sglang", NULL },
 	};
 
 	(void)state;
@@ -376,16 +381,25 @@ static void test_mooncake_details(void **state)
 	got = srt_migrate_v1(v1, &d);
 	assert_non_null(got);
 	assert_int_equal(d.nerrors, 0);
-	/* Only the present role (decode) gets the env; the role's value wins. */
+	/*
+	 * Only the present role (decode) gets the env; the store's value wins,
+	 * as v1 applied it after the role's.
+	 */
 	assert_keys(at(got->root, "roles"), "decode");
 	assert_keys(at(got->root, "roles.decode"), "nodes env");
 	assert_keys(at(got->root, "roles.decode.env"), "MOONCAKE_PROTOCOL X");
-	assert_string_equal(str_at(got->root, "roles.decode.env.MOONCAKE_PROTOCOL"), "tcp");
+	assert_string_equal(str_at(got->root, "roles.decode.env.MOONCAKE_PROTOCOL"), "rdma");
 	assert_int_equal(at(got->root, "services")->n, 1);
-	assert_keys(at(got->root, "services")->items[0], "name type options");
+	assert_keys(at(got->root, "services")->items[0], "name type args options");
 	assert_string_equal(str_at(at(got->root, "services")->items[0], "options.eviction_ratio"),
 			    "0.1");
-	assert_int_equal(d.nwarnings, 1);
+	assert_int_equal(d.nwarnings, 3);
+	msg = diag_text(&d, 2);
+	assert_string_equal(msg,
+			    "r.yaml:3:24: warning: backend.decode_environment.MOONCAKE_PROTOCOL: "
+			    "v1 let backend.mooncake_kv_store.env.MOONCAKE_PROTOCOL override "
+			    "this value; roles.decode.env gets 'rdma' as the workers did");
+	free(msg);
 	msg = diag_text(&d, 0);
 	assert_string_equal(msg, "r.yaml:6:5: warning: backend.mooncake_kv_store.eviction_ratio: "
 				 "kept as services[mooncake-master].options.eviction_ratio; check "
@@ -400,12 +414,15 @@ static void expect_error(const char *yaml, const char *expected)
 {
 	struct srt_ydoc *v1 = parse_str(yaml);
 	struct srt_diags d;
+	size_t i;
 	char *msg;
 
 	srt_diags_init(&d);
 	assert_null(srt_migrate_v1(v1, &d));
 	assert_int_equal(d.nerrors, 1);
-	msg = diag_text(&d, d.n - 1);
+	for (i = 0; i < d.n && d.items[i].level != SRT_DIAG_ERROR; i++)
+		;
+	msg = diag_text(&d, i);
 	assert_string_equal(msg, expected);
 	free(msg);
 	srt_ydoc_free(v1);
@@ -444,6 +461,277 @@ static void test_errors(void **state)
 		     "r.yaml:5:24: zip_override_a.backend.mooncake_kv_store: a mooncake store "
 		     "inside a zip_override section cannot be migrated; move "
 		     "backend.mooncake_kv_store to base: (or migrate this file by hand)");
+}
+
+/* Migrate inline YAML that must succeed; the caller frees the result. */
+static struct srt_ydoc *migrate_ok(const char *yaml, struct srt_diags *d)
+{
+	struct srt_ydoc *v1 = parse_str(yaml);
+	struct srt_ydoc *got;
+
+	srt_diags_init(d);
+	got = srt_migrate_v1(v1, d);
+	srt_diags_print(d, stderr);
+	assert_non_null(got);
+	assert_int_equal(d->nerrors, 0);
+	srt_ydoc_free(v1);
+	return got;
+}
+
+/* Is there a diagnostic whose text contains `needle`? */
+static bool has_diag(const struct srt_diags *d, const char *needle)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		char *t = srt_diag_format(&d->items[i]);
+		bool hit = strstr(t, needle) != NULL;
+
+		free(t);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
+/* A sweep cannot be expressed yet: an error naming the keys and placeholders. */
+static void test_sweep(void **state)
+{
+	struct srt_diags d;
+	struct srt_ydoc *got;
+
+	(void)state;
+	expect_error(
+		"name: s\n"
+		"backend:\n"
+		"  type: sglang\n"
+		"  sglang_config:\n"
+		"    decode: {cuda-graph-max-bs: '{bs}', tp: 8}\n"
+		"resources: {decode_nodes: 1, decode_workers: 1, prefill_nodes: 1,\n"
+		"            prefill_workers: 1}\n"
+		"benchmark: {type: sa-bench, concurrencies: '{conc}', isl: 1024}\n"
+		"sweep:\n"
+		"  bs: [8, 16]\n"
+		"  conc: [64, 128]\n",
+		"r.yaml:10:3: sweep: srtctl cannot yet express sweeps: srt-slurm submitted one "
+		"job per combination of the sweep values, srtctl runs one job per recipe, so "
+		"the migrated recipe would run once with the placeholders left in. Sweep keys: "
+		"bs, conc. Placeholders found: {bs} in "
+		"backend.sglang_config.decode.cuda-graph-max-bs, {conc} in "
+		"benchmark.concurrencies. Nothing was written. To run one point, replace each "
+		"{placeholder} with one of its values, delete 'sweep:' and migrate again; or "
+		"wait for campaigns, which will run sweeps");
+	/* In a variant file's base too. */
+	expect_error("base:\n  name: b\n  backend: {type: sglang}\n  sweep: {x: [1]}\n"
+		     "zip_override_a: {name: [c]}\n",
+		     "r.yaml:4:10: base.sweep: srtctl cannot yet express sweeps: srt-slurm "
+		     "submitted one job per combination of the sweep values, srtctl runs one job "
+		     "per recipe, so the migrated recipe would run once with the placeholders left "
+		     "in. Sweep keys: x. Placeholders found: none. Nothing was written. To run one "
+		     "point, replace each {placeholder} with one of its values, delete 'sweep:' "
+		     "and migrate again; or wait for campaigns, which will run sweeps");
+
+	/* A concurrency ladder is one sa-bench job in srt-slurm: kept as written. */
+	got = migrate_ok("backend: {type: sglang}\n"
+			 "resources: {agg_nodes: 1, agg_workers: 1}\n"
+			 "benchmark: {type: sa-bench, concurrencies: \"1x2x4\", isl: 8}\n",
+			 &d);
+	assert_string_equal(str_at(got->root, "benchmark.concurrencies"), "1x2x4");
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+	got = migrate_ok("backend: {type: sglang}\n"
+			 "resources: {agg_nodes: 1, agg_workers: 1}\n"
+			 "benchmark: {type: sa-bench, concurrencies: [4, 8, 16]}\n",
+			 &d);
+	assert_int_equal(at(got->root, "benchmark.concurrencies")->n, 3);
+	assert_int_equal(d.nwarnings, 0);
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+}
+
+#define NIXL_JSON "{\"kv_connector\": \"NixlConnector\", \"kv_role\": \"kv_both\"}"
+
+/* backend.connector becomes the flag each engine reads. */
+static void test_connector(void **state)
+{
+	struct srt_diags d;
+	struct srt_ydoc *got;
+
+	(void)state;
+	/* vLLM: the connector on every role, a role's own connector first. */
+	got = migrate_ok("backend:\n"
+			 "  type: vllm\n"
+			 "  connector: nixl\n"
+			 "  vllm_config:\n"
+			 "    prefill: {connector: LMCache, tensor-parallel-size: 2}\n"
+			 "    decode: {tensor-parallel-size: 2}\n"
+			 "resources: {prefill_nodes: 1, decode_nodes: 1, prefill_workers: 1,\n"
+			 "            decode_workers: 1}\n",
+			 &d);
+	assert_string_equal(str_at(got->root, "engine"), "vllm");
+	assert_keys(at(got->root, "roles.prefill.args"), "tensor-parallel-size kv-transfer-config");
+	assert_string_equal(str_at(got->root, "roles.prefill.args.kv-transfer-config"),
+			    "{\"kv_connector\": \"LMCacheConnectorV1\", \"kv_role\": \"kv_both\"}");
+	assert_string_equal(str_at(got->root, "roles.decode.args.kv-transfer-config"), NIXL_JSON);
+	assert_true(has_diag(&d, "r.yaml:3:3: warning: backend.connector: connector 'nixl' is "
+				 "written as roles.decode.args.kv-transfer-config"));
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+
+	/* connector: null (or a role's 'none') means no connector at all. */
+	got = migrate_ok("backend:\n"
+			 "  type: vllm\n"
+			 "  connector: null\n"
+			 "  aggregated_environment: {A: '1'}\n"
+			 "resources: {agg_nodes: 1, agg_workers: 1}\n",
+			 &d);
+	assert_null(at(got->root, "roles.agg.args"));
+	assert_null(at(got->root, "engine.connector"));
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+
+	/* A raw JSON connector passes through; a role's kv-transfer-config wins. */
+	got = migrate_ok("backend:\n"
+			 "  type: vllm\n"
+			 "  connector: '{\"kv_connector\":\"X\"}'\n"
+			 "  vllm_config:\n"
+			 "    prefill: {kv_transfer_config: '{\"kv_connector\":\"Y\"}'}\n"
+			 "    decode: {a: 1}\n"
+			 "resources: {prefill_nodes: 1, decode_nodes: 1}\n",
+			 &d);
+	assert_string_equal(str_at(got->root, "roles.decode.args.kv-transfer-config"),
+			    "{\"kv_connector\":\"X\"}");
+	assert_keys(at(got->root, "roles.prefill.args"), "kv_transfer_config");
+	assert_true(has_diag(&d, "backend.vllm_config.prefill.kv_transfer_config: is kept, and "
+				 "connector '{\"kv_connector\":\"X\"}' is not written"));
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+
+	/* A name srt-slurm passed verbatim (vLLM rejects it) is an error. */
+	expect_error(
+		"backend:\n  type: vllm\n  connector: mooncake\n"
+		"resources: {decode_nodes: 1}\n",
+		"r.yaml:3:3: backend.connector: connector 'mooncake' cannot be migrated: "
+		"srtctl knows srt-slurm's vLLM shorthands nixl, lmcache and kvbm (lmcache-mp "
+		"and moriio need services or router wiring srtctl does not have), and "
+		"srt-slurm passed any other name verbatim as --kv-transfer-config, which vLLM "
+		"rejects. Write backend.vllm_config.decode.kv-transfer-config as JSON instead, "
+		"e.g. '{\"kv_connector\": \"MooncakeStoreConnector\", \"kv_role\": "
+		"\"kv_both\"}'");
+	expect_error("base:\n  backend: {type: vllm}\nzip_override_a:\n  backend:\n"
+		     "    connector: [nixl, null]\n",
+		     "r.yaml:5:5: zip_override_a.backend.connector: a connector inside a "
+		     "zip_override section cannot be migrated; move backend.connector to base: (or "
+		     "migrate this file by hand)");
+
+	/* SGLang: --disaggregation-transfer-backend on prefill and decode. */
+	got = migrate_ok("backend:\n"
+			 "  type: sglang\n"
+			 "  connector: nixl\n"
+			 "  sglang_config:\n"
+			 "    decode: {disaggregation-transfer-backend: mooncake}\n"
+			 "resources: {prefill_nodes: 1, decode_nodes: 1}\n",
+			 &d);
+	assert_string_equal(str_at(got->root, "engine"), "sglang");
+	assert_string_equal(str_at(got->root, "roles.prefill.args.disaggregation-transfer-backend"),
+			    "nixl");
+	assert_string_equal(str_at(got->root, "roles.decode.args.disaggregation-transfer-backend"),
+			    "mooncake");
+	assert_true(has_diag(&d, "backend.sglang_config.decode.disaggregation-transfer-backend: "
+				 "is kept over backend.connector 'nixl'"));
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+}
+
+/* The master: srt-slurm's tuning flags, and the dedicated infra node. */
+static void test_master_placement_and_flags(void **state)
+{
+	struct srt_diags d;
+	struct srt_ydoc *got;
+	const struct srt_ynode *svc, *args;
+
+	(void)state;
+	got = migrate_ok("backend:\n"
+			 "  type: sglang\n"
+			 "  mooncake_kv_store:\n"
+			 "    master_extra_args: [--default_kv_lease_ttl=5000]\n"
+			 "infra: {etcd_nats_dedicated_node: true}\n"
+			 "resources: {prefill_nodes: 1, decode_nodes: 1}\n",
+			 &d);
+	svc = at(got->root, "services")->items[0];
+	assert_keys(svc, "name type args placement");
+	assert_string_equal(str_at(svc, "placement.node"), "dedicated");
+	args = at(svc, "args");
+	assert_int_equal(args->n, 5);
+	assert_string_equal(args->items[0]->str, "--eviction_high_watermark_ratio=0.9");
+	assert_string_equal(args->items[1]->str, "--default_kv_lease_ttl=10000");
+	assert_string_equal(args->items[2]->str, "--rpc_thread_num=16");
+	assert_string_equal(args->items[3]->str, "--enable_metric_reporting=true");
+	assert_string_equal(args->items[4]->str, "--default_kv_lease_ttl=5000");
+	assert_true(has_diag(&d,
+			     "r.yaml:5:35: warning: infra.etcd_nats_dedicated_node: srt-slurm "
+			     "reserved an extra node for its infra services and ran the mooncake "
+			     "master there; written as services[mooncake-master].placement.node: "
+			     "dedicated"));
+	/* infra stays (srtctl warns it ignores it) */
+	assert_non_null(at(got->root, "infra"));
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+
+	/* Without the flag the master stays on the default (infra) node. */
+	got = migrate_ok("backend:\n  type: sglang\n  mooncake_kv_store: {}\n"
+			 "infra: {etcd_nats_dedicated_node: false}\n"
+			 "resources: {prefill_nodes: 1, decode_nodes: 1}\n",
+			 &d);
+	assert_keys(at(got->root, "services")->items[0], "name type args");
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+}
+
+/* Where v1's env precedence differs from v2's, the role env is rewritten. */
+static void test_env_precedence(void **state)
+{
+	struct srt_diags d;
+	struct srt_ydoc *got;
+
+	(void)state;
+	got = migrate_ok(
+		"environment: {LOG: warn}\n"
+		"backend:\n"
+		"  type: sglang\n"
+		"  prefill_environment: {LOG: debug, MOONCAKE_LOCAL_HOSTNAME: 10.0.0.1, A: p}\n"
+		"  decode_environment: {LOG: debug}\n"
+		"  mooncake_kv_store:\n"
+		"    env: {A: s, MOONCAKE_MASTER: 'x:1'}\n"
+		"resources: {prefill_nodes: 1, decode_nodes: 1}\n",
+		&d);
+	/* environment won over the role; the store's env over both; the IP was v1's */
+	assert_keys(at(got->root, "roles.prefill.env"), "A");
+	assert_string_equal(str_at(got->root, "roles.prefill.env.A"), "s");
+	assert_keys(at(got->root, "roles.decode.env"), "A");
+	assert_string_equal(str_at(got->root, "environment.LOG"), "warn");
+	assert_true(has_diag(&d,
+			     "r.yaml:4:25: warning: backend.prefill_environment.LOG: v1 let "
+			     "environment.LOG override this value, so it was never used; it is "
+			     "left out of roles.prefill.env (in v2 the role's value would win)"));
+	assert_true(has_diag(&d, "backend.prefill_environment.MOONCAKE_LOCAL_HOSTNAME: v1 "
+				 "replaced this with each worker's own IP"));
+	assert_true(has_diag(&d,
+			     "backend.mooncake_kv_store.env.MOONCAKE_MASTER: srt-slurm always "
+			     "replaced MOONCAKE_MASTER with its own value, as srtctl does; left "
+			     "out"));
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+
+	/* A MOONCAKE_LOCAL_HOSTNAME in the store's env pinned it in v1: every role gets it. */
+	got = migrate_ok("backend:\n"
+			 "  type: sglang\n"
+			 "  prefill_environment: {MOONCAKE_LOCAL_HOSTNAME: a}\n"
+			 "  mooncake_kv_store: {env: {MOONCAKE_LOCAL_HOSTNAME: b}}\n"
+			 "resources: {prefill_nodes: 1, decode_nodes: 1}\n",
+			 &d);
+	assert_string_equal(str_at(got->root, "roles.prefill.env.MOONCAKE_LOCAL_HOSTNAME"), "b");
+	assert_string_equal(str_at(got->root, "roles.decode.env.MOONCAKE_LOCAL_HOSTNAME"), "b");
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
 }
 
 /* A variant file keeps zipped lists at the moved places. */
@@ -501,7 +789,7 @@ static void test_variant_engine_mapping(void **state)
 					"  backend: {type: vllm, vllm_config: {decode: {a: 1}}}\n"
 					"  resources: {decode_nodes: 1}\n"
 					"zip_override_c:\n"
-					"  backend: {connector: [nixl, null]}\n");
+					"  backend: {kvbm_consolidator: [true, null]}\n");
 	struct srt_ynode **roots = NULL;
 	struct srt_diags d;
 	struct srt_ydoc *got;
@@ -513,13 +801,13 @@ static void test_variant_engine_mapping(void **state)
 	assert_non_null(got);
 	assert_keys(at(got->root, "base.engine"), "type");
 	assert_keys(at(got->root, "zip_override_c"), "engine");
-	assert_keys(at(got->root, "zip_override_c.engine"), "connector");
+	assert_keys(at(got->root, "zip_override_c.engine"), "kvbm_consolidator");
 	assert_int_equal(srt_variants_expand(got, &roots, &n, &d), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(str_at(roots[0], "engine.type"), "vllm");
-	assert_string_equal(str_at(roots[0], "engine.connector"), "nixl");
+	assert_string_equal(str_at(roots[0], "engine.kvbm_consolidator"), "true");
 	assert_string_equal(str_at(roots[1], "engine.type"), "vllm");
-	assert_null(at(roots[1], "engine.connector"));
+	assert_null(srt_ynode_str(at(roots[1], "engine.kvbm_consolidator")));
 	free(roots);
 	srt_ydoc_free(got);
 	srt_ydoc_free(v1);
@@ -630,7 +918,8 @@ static void test_corpus(void **state)
 
 			srt_cluster_defaults(&cluster);
 			srt_diags_init(&vd);
-			if (srt_compile_bytes(text.data, text.len, de->d_name, &cluster, &comp, &vd)) {
+			if (srt_compile_bytes(text.data, text.len, de->d_name, &cluster, &comp,
+					      &vd)) {
 				srt_diags_print(&vd, stderr);
 				fail_msg("%s: the migrated recipe does not validate", de->d_name);
 			}
@@ -660,6 +949,10 @@ int main(void)
 		cmocka_unit_test(test_engine_options_and_kv_events),
 		cmocka_unit_test(test_mooncake_details),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_sweep),
+		cmocka_unit_test(test_connector),
+		cmocka_unit_test(test_master_placement_and_flags),
+		cmocka_unit_test(test_env_precedence),
 		cmocka_unit_test(test_variant_file),
 		cmocka_unit_test(test_variant_engine_mapping),
 		cmocka_unit_test(test_corpus),
