@@ -18,13 +18,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "recipe/compile.h"
 #include "recipe/migrate.h"
+#include "recipe/render.h"
 #include "recipe/variants.h"
 #include "recipe/yaml.h"
 #include "recipe/yemit.h"
 #include "util/buf.h"
+#include "util/strutil.h"
 
 #define CORPUS SRT_SHARED_DIR "/corpus/srt-slurm-v1"
 #define DATA SRT_SOURCE_DIR "/tests/data/migrate"
@@ -939,6 +943,391 @@ static void test_corpus(void **state)
 	assert_int_equal(variant_files, 4);
 }
 
+/* ---- srt-slurm's v1 semantics as an oracle, against srtctl's migrated plan ---- */
+
+/*
+ * What srt-slurm made of a v1 recipe, computed here straight from the v1
+ * tree with srt-slurm's rules (not by calling srt_migrate_v1()):
+ *
+ *   workers per mode   resources.<mode>_workers, 0 when unset
+ *   worker nodes       prefill_nodes + decode_nodes (0: decode shares the
+ *                      prefill nodes) when either is set, else agg_nodes or 1
+ *   infra node         infra.etcd_nats_dedicated_node reserves one more node
+ *                      for etcd/nats (and the master, when there is a store)
+ *   master             backend.mooncake_kv_store; on the reserved node when
+ *                      etcd_nats_dedicated_node, else on the head node
+ *   worker env         backend.<mode>_environment, the top-level
+ *                      `environment` over it, then with a store the worker's
+ *                      IP as MOONCAKE_LOCAL_HOSTNAME, mooncake_kv_store.env
+ *                      over that, and the master's endpoints
+ *   connector (vLLM)   <engine>_config.<mode>.connector, else
+ *                      backend.connector, else nixl; null/none: none; a
+ *                      role's kv-transfer-config wins; shorthands expand to
+ *                      srt-slurm's JSON
+ *   connector (SGLang) the role's disaggregation-transfer-backend, else
+ *                      backend.connector (prefill and decode only)
+ */
+struct oracle_counts {
+	size_t files, recipes, workers, nodes, env_vars, connectors, masters, dedicated;
+	size_t infra_only_srt_slurm; /* nodes srt-slurm reserved for etcd/nats alone */
+	size_t mismatches;
+};
+
+static const char *const v1_modes[3] = { "prefill", "decode", "aggregated" };
+static const char *const v1_res[3] = { "prefill", "decode", "agg" };
+
+static const struct srt_ypair *pair_dashed(const struct srt_ynode *map, const char *dashed)
+{
+	for (size_t i = 0; map && map->kind == SRT_Y_MAP && i < map->n; i++)
+		if (srt_str_eq_dashes(map->pairs[i].key->str, dashed))
+			return &map->pairs[i];
+	return NULL;
+}
+
+static int64_t int_or(const struct srt_ynode *n, int64_t dflt)
+{
+	int64_t v;
+
+	return n && srt_ynode_int(n, &v) ? v : dflt;
+}
+
+static const char *v1_engine(const struct srt_ynode *backend)
+{
+	static const char *const names[] = { "sglang", "vllm", "trtllm", "mocker" };
+	const char *t = srt_ynode_str(srt_ynode_get(backend, "type"));
+	char key[32];
+
+	if (t)
+		return t;
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(key, sizeof(key), "%s_config", names[i]);
+		if (srt_ynode_get(backend, key))
+			return names[i];
+	}
+	return "sglang";
+}
+
+/* The --kv-transfer-config srt-slurm passed to a vLLM mode, or NULL. */
+static const char *v1_vllm_connector(const struct srt_ynode *backend, const struct srt_ynode *cfg,
+				     bool *from_role)
+{
+	const struct srt_ypair *own = pair_dashed(cfg, "connector");
+	const struct srt_ypair *ktc = pair_dashed(cfg, "kv-transfer-config");
+	const struct srt_ypair *bc = srt_ynode_get_pair(backend, "connector");
+	const char *c;
+
+	*from_role = false;
+	if (ktc) {
+		*from_role = true;
+		return srt_ynode_str(ktc->value);
+	}
+	if (own && !srt_ynode_is_null(own->value))
+		c = srt_ynode_str(own->value);
+	else if (bc)
+		c = srt_ynode_str(bc->value);
+	else
+		c = "nixl";
+	if (!c || !strcasecmp(c, "null") || !strcasecmp(c, "none") || !*c)
+		return NULL;
+	if (!strcasecmp(c, "nixl"))
+		return "{\"kv_connector\": \"NixlConnector\", \"kv_role\": \"kv_both\"}";
+	if (!strcasecmp(c, "lmcache"))
+		return "{\"kv_connector\": \"LMCacheConnectorV1\", \"kv_role\": \"kv_both\"}";
+	return c;
+}
+
+/* The value of --flag in a worker's argv (either spelling), or NULL. */
+static const char *argv_value(const struct srt_argv *av, const char *dashed)
+{
+	for (size_t i = 0; i + 1 < av->n; i++)
+		if (av->v[i][0] == '-' && av->v[i][1] == '-' &&
+		    srt_str_eq_dashes(av->v[i] + 2, dashed))
+			return av->v[i + 1];
+	return NULL;
+}
+
+#define MISMATCH(c, ...)                      \
+	do {                                  \
+		fprintf(stderr, __VA_ARGS__); \
+		fputc('\n', stderr);          \
+		(c)->mismatches++;            \
+	} while (0)
+
+/* Compare one v1 recipe mapping with the plan srtctl renders from its migration. */
+static void oracle_compare(struct oracle_counts *c, const char *name, const struct srt_ynode *v1,
+			   const struct srt_plan *p)
+{
+	const struct srt_ynode *backend = srt_ynode_get(v1, "backend");
+	const struct srt_ynode *res = srt_ynode_get(v1, "resources");
+	const struct srt_ynode *mc = srt_ynode_get(backend, "mooncake_kv_store");
+	const struct srt_ynode *top_env = srt_ynode_get(v1, "environment");
+	const char *engine = v1_engine(backend);
+	bool store = mc && !srt_ynode_is_null(mc);
+	bool ded = false, disagg;
+	int64_t want_nodes;
+	size_t got_nodes = 0;
+	char cfgkey[32];
+
+	srt_ynode_bool(srt_ynode_get(srt_ynode_get(v1, "infra"), "etcd_nats_dedicated_node"), &ded);
+	snprintf(cfgkey, sizeof(cfgkey), "%s_config", engine);
+	c->recipes++;
+
+	/* Nodes. */
+	disagg = !srt_ynode_is_null(srt_ynode_get(res, "prefill_nodes")) ||
+		 !srt_ynode_is_null(srt_ynode_get(res, "decode_nodes"));
+	want_nodes = disagg ? int_or(srt_ynode_get(res, "prefill_nodes"), 0) +
+				      int_or(srt_ynode_get(res, "decode_nodes"), 0) :
+			      int_or(srt_ynode_get(res, "agg_nodes"), 1);
+	for (size_t i = 0; i < p->layout.nnodes; i++)
+		if (!p->layout.nodes[i].dedicated)
+			got_nodes++;
+	c->nodes++;
+	if ((int64_t)got_nodes != want_nodes)
+		MISMATCH(c, "%s: srt-slurm ran the workers on %lld node(s), srtctl on %zu", name,
+			 (long long)want_nodes, got_nodes);
+
+	/* The master and the reserved infra node. */
+	if (store) {
+		c->masters++;
+		if (!p->master)
+			MISMATCH(c, "%s: srt-slurm ran a mooncake master, srtctl does not", name);
+		else if ((p->master->placement == SRT_PLACE_DEDICATED) != ded ||
+			 p->layout.dedicated != ded)
+			MISMATCH(c, "%s: srt-slurm ran the master %s, srtctl %s", name,
+				 ded ? "on its own reserved node" : "on the head node",
+				 p->master->placement == SRT_PLACE_DEDICATED ?
+					 "on a dedicated node" :
+					 "on the infra node");
+		if (ded)
+			c->dedicated++;
+	} else {
+		if (p->master)
+			MISMATCH(c, "%s: srtctl runs a mooncake master srt-slurm did not", name);
+		if (ded)
+			c->infra_only_srt_slurm++;
+	}
+
+	for (size_t j = 0; j < 3; j++) {
+		char key[64];
+		int64_t want_workers;
+		size_t got_workers = 0;
+		const struct srt_ynode *renv, *cfg;
+
+		snprintf(key, sizeof(key), "%s_workers", v1_res[j]);
+		want_workers = int_or(srt_ynode_get(res, key), 0);
+		snprintf(key, sizeof(key), "%s_environment", v1_modes[j]);
+		renv = srt_ynode_get(backend, key);
+		cfg = srt_ynode_get(srt_ynode_get(backend, cfgkey), v1_modes[j]);
+		for (size_t i = 0; i < p->nprocs; i++) {
+			const struct srt_proc *pr = &p->procs[i];
+			const char *want_conn = NULL, *got_conn;
+			const char *flag = NULL;
+			bool from_role = false;
+
+			if (pr->kind != SRT_PROC_WORKER || pr->role != (enum srt_role_kind)j)
+				continue;
+			if (pr->rank == 0)
+				got_workers++;
+			if (pr->rank != 0 || pr->index != 0)
+				continue; /* one worker per role is enough for env and args */
+
+			/* Env: every recipe variable srt-slurm set, and nothing else. */
+			for (size_t k = 0; k < pr->env.n; k++) {
+				const struct srt_renv_var *ev = &pr->env.v[k];
+				const struct srt_ynode *want = NULL;
+				bool renv_lookup = true;
+
+				if (store)
+					want = srt_ynode_get(srt_ynode_get(mc, "env"), ev->name);
+				/* With a store only the store's env could pin the worker's IP. */
+				if (store && !strcmp(ev->name, "MOONCAKE_LOCAL_HOSTNAME"))
+					renv_lookup = false;
+				if (!want)
+					want = srt_ynode_get(top_env, ev->name);
+				if (!want && renv_lookup)
+					want = srt_ynode_get(renv, ev->name);
+				c->env_vars++;
+				if (ev->owner == SRT_OWNER_SRTCTL) {
+					if (!store)
+						MISMATCH(
+							c,
+							"%s: %s worker: srtctl stamps %s without a store",
+							name, v1_res[j], ev->name);
+					else if (!strcmp(ev->name, "MOONCAKE_LOCAL_HOSTNAME") &&
+						 want)
+						MISMATCH(
+							c,
+							"%s: %s worker: srt-slurm pinned %s to '%s', "
+							"srtctl stamps '%s'",
+							name, v1_res[j], ev->name,
+							srt_ynode_str(want), ev->value);
+					continue;
+				}
+				if (!want || !srt_ynode_str(want) ||
+				    strcmp(srt_ynode_str(want), ev->value))
+					MISMATCH(
+						c,
+						"%s: %s worker: %s is '%s' in srtctl, '%s' in srt-slurm",
+						name, v1_res[j], ev->name, ev->value,
+						want ? srt_ynode_str(want) : "(unset)");
+			}
+			if (store && !srt_renv_find(&pr->env, "MOONCAKE_MASTER"))
+				MISMATCH(c, "%s: %s worker: no MOONCAKE_MASTER", name, v1_res[j]);
+			for (size_t k = 0; renv && renv->kind == SRT_Y_MAP && k < renv->n; k++)
+				if (!srt_renv_find(&pr->env, renv->pairs[k].key->str) &&
+				    strcmp(renv->pairs[k].key->str, "MOONCAKE_LOCAL_HOSTNAME"))
+					MISMATCH(c, "%s: %s worker: %s is lost", name, v1_res[j],
+						 renv->pairs[k].key->str);
+
+			/* Connector. */
+			if (!strcmp(engine, "vllm")) {
+				flag = "kv-transfer-config";
+				want_conn = v1_vllm_connector(backend, cfg, &from_role);
+			} else if (!strcmp(engine, "sglang") && j < 2) {
+				const struct srt_ypair *own =
+					pair_dashed(cfg, "disaggregation-transfer-backend");
+
+				flag = "disaggregation-transfer-backend";
+				want_conn =
+					own ? srt_ynode_str(own->value) :
+					      srt_ynode_str(srt_ynode_get(backend, "connector"));
+			}
+			if (!flag)
+				continue;
+			c->connectors++;
+			got_conn = argv_value(&pr->argv, flag);
+			if ((want_conn == NULL) != (got_conn == NULL) ||
+			    (want_conn && strcmp(want_conn, got_conn)))
+				MISMATCH(c, "%s: %s worker: srt-slurm passed --%s %s, srtctl %s",
+					 name, v1_res[j], flag, want_conn ? want_conn : "(none)",
+					 got_conn ? got_conn : "(none)");
+		}
+		c->workers++;
+		if ((int64_t)got_workers != want_workers)
+			MISMATCH(c, "%s: srt-slurm ran %lld %s worker(s), srtctl %zu", name,
+				 (long long)want_workers, v1_res[j], got_workers);
+	}
+}
+
+/* Migrate one v1 file, render each recipe, compare with the oracle. */
+static void oracle_file(struct oracle_counts *c, const char *path, const char *name)
+{
+	struct srt_ydoc *v1 = load(path), *got;
+	struct srt_ynode **roots = NULL, *single;
+	size_t nroots = 0;
+	struct srt_diags d;
+	struct srt_buf text;
+	struct srt_cluster cluster;
+	struct srt_compiled comp = { 0 };
+
+	srt_diags_init(&d);
+	srt_cluster_defaults(&cluster);
+	c->files++;
+	if (srt_variants_is_variant_doc(v1->root)) {
+		assert_int_equal(srt_variants_expand(v1, &roots, &nroots, &d), 0);
+	} else {
+		single = v1->root;
+		roots = &single;
+		nroots = 1;
+	}
+	got = srt_migrate_v1(v1, &d);
+	if (!got) {
+		srt_diags_print(&d, stderr);
+		fail_msg("%s does not migrate", name);
+	}
+	srt_buf_init(&text);
+	assert_int_equal(srt_yemit(got->root, &text), 0);
+	if (srt_compile_bytes(text.data, text.len, name, &cluster, &comp, &d)) {
+		srt_diags_print(&d, stderr);
+		fail_msg("%s: the migrated recipe does not validate", name);
+	}
+	assert_int_equal(comp.n, nroots);
+	for (size_t i = 0; i < nroots; i++) {
+		struct srt_plan *p = srt_plan_build(comp.recipes[i], &cluster, &d);
+
+		if (!p) {
+			srt_diags_print(&d, stderr);
+			fail_msg("%s: no plan for recipe %zu", name, i);
+		}
+		oracle_compare(c, name, roots[i], p);
+		srt_plan_free(p);
+	}
+	if (roots != &single)
+		free(roots);
+	srt_compiled_release(&comp);
+	srt_buf_release(&text);
+	srt_ydoc_free(got);
+	srt_ydoc_free(v1);
+	srt_diags_release(&d);
+}
+
+static void oracle_dir(struct oracle_counts *c, const char *dir, const char *suffix)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0;
+
+	assert_non_null(dh);
+	while ((de = readdir(dh))) {
+		size_t len = strlen(de->d_name), sl = strlen(suffix);
+
+		if (len <= sl || strcmp(de->d_name + len - sl, suffix) ||
+		    !strncmp(de->d_name, "invalid-", 8) || !strncmp(de->d_name, "sweep", 5))
+			continue;
+		names = realloc(names, (n + 1) * sizeof(*names));
+		names[n++] = strdup(de->d_name);
+	}
+	closedir(dh);
+	for (size_t i = 0; i < n; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		oracle_file(c, path, names[i]);
+		free(names[i]);
+	}
+	free(names);
+}
+
+static void print_counts(const char *what, const struct oracle_counts *c)
+{
+	printf("%s: %zu files, %zu recipes; compared %zu node counts, %zu worker counts, %zu "
+	       "worker env vars, %zu connectors, %zu masters (%zu on a dedicated node); %zu "
+	       "recipes where srt-slurm reserved a node for etcd/nats alone (srtctl runs no "
+	       "etcd/nats); %zu mismatches\n",
+	       what, c->files, c->recipes, c->nodes, c->workers, c->env_vars, c->connectors,
+	       c->masters, c->dedicated, c->infra_only_srt_slurm, c->mismatches);
+}
+
+/*
+ * For every corpus recipe (and every v1 fixture here), what srt-slurm's v1
+ * rules say must match what srtctl renders from the migrated recipe.
+ */
+static void test_corpus_v1_semantics(void **state)
+{
+	const char *root = getenv("SRT_CORPUS_DIR");
+	struct oracle_counts corpus = { 0 }, fixtures = { 0 };
+	char dir[4096];
+	struct stat st;
+
+	(void)state;
+	oracle_dir(&fixtures, DATA, ".v1.yaml");
+	print_counts("v1 fixtures", &fixtures);
+	assert_int_equal(fixtures.mismatches, 0);
+	assert_true(fixtures.masters >= 3);
+	assert_true(fixtures.dedicated >= 1);
+
+	snprintf(dir, sizeof(dir), "%s/srt-slurm-v1", root ? root : "");
+	if (!root || stat(dir, &st) != 0) {
+		printf("corpus not found at %s (set SRT_CORPUS_DIR)\n", root ? dir : "''");
+		skip();
+	}
+	oracle_dir(&corpus, dir, ".yaml");
+	print_counts("corpus", &corpus);
+	assert_int_equal(corpus.mismatches, 0);
+	assert_int_equal(corpus.files, 255);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -956,6 +1345,7 @@ int main(void)
 		cmocka_unit_test(test_variant_file),
 		cmocka_unit_test(test_variant_engine_mapping),
 		cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_corpus_v1_semantics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
