@@ -26,6 +26,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 run 0 "$SRTCTL" migrate --help
 grep -q '^usage: srtctl migrate -f FILE|DIR' out || fail "help has no usage line"
 grep -q 'Examples:' out || fail "help has no examples"
+grep -q 'a sweep: section' out || fail "help does not say sweeps are refused"
 
 # stdout: the header comment, then the v2 recipe.
 run 0 "$SRTCTL" migrate -f "$DATA/mooncake-sglang.v1.yaml"
