@@ -850,6 +850,20 @@ static void move_connector(struct mctx *m, struct section *s, const struct srt_y
 			fail(m, bc->key, kpath(m, s, "backend.connector"),
 			     "a connector inside a zip_override section cannot be migrated; move "
 			     "backend.connector to base: (or migrate this file by hand)");
+		for (size_t j = 0; vllm && j < NMODES; j++) {
+			const struct srt_ypair *own =
+				args_pair(srt_ynode_get(s->roles[j], "args"), "connector");
+
+			if (own)
+				fail(m, own->key,
+				     kpath(m, s,
+					   srt_arena_printf(&m->doc->arena,
+							    "backend.vllm_config.%s.%s",
+							    modes[j].backend, own->key->str)),
+				     "a connector inside a zip_override section cannot be migrated; "
+				     "write the role's kv-transfer-config here instead (or move the "
+				     "connector to base:)");
+		}
 		return;
 	}
 	if (vllm)

@@ -626,6 +626,12 @@ static void test_connector(void **state)
 		     "zip_override section cannot be migrated; move backend.connector to base: (or "
 		     "migrate this file by hand)");
 
+	expect_error("base:\n  backend: {type: vllm}\nzip_override_a:\n  backend:\n"
+		     "    vllm_config: {decode: {connector: [nixl, lmcache]}}\n",
+		     "r.yaml:5:28: zip_override_a.backend.vllm_config.decode.connector: a "
+		     "connector inside a zip_override section cannot be migrated; write the role's "
+		     "kv-transfer-config here instead (or move the connector to base:)");
+
 	/* SGLang: --disaggregation-transfer-backend on prefill and decode. */
 	got = migrate_ok("backend:\n"
 			 "  type: sglang\n"
