@@ -12,12 +12,17 @@
  *      resources into roles.prefill / roles.decode / roles.agg
  *      (resources.decode_nodes: 0, "share the prefill nodes", becomes
  *      roles.decode.nodes: colocate);
- *   3. turning backend.mooncake_kv_store into a mooncake-master service
- *      and its env into each present role's env (the role's own values win);
+ *   3. turning backend.connector into the role args each engine reads,
+ *      and backend.mooncake_kv_store into a mooncake-master service (with
+ *      srt-slurm's tuning flags and, under infra.etcd_nats_dedicated_node,
+ *      a dedicated node) and its env into each present role's env, with
+ *      v1's env precedence kept (see apply_environment_precedence());
  *   4. keeping every engine-wide backend key (kv_events_config included,
  *      with a warning) as an engine option, in which case engine is written
  *      as a mapping {type: ..., key: ...};
  *   5. writing the top-level keys in the v2 order (see write_section()).
+ *
+ * A `sweep:` section is refused before anything is built (check_sweep()).
  *
  * A variant file is migrated section by section: base as a whole recipe,
  * each zip_override_<name> as a partial recipe with the same key moves, so
@@ -29,9 +34,11 @@
 #include "recipe/migrate.h"
 #include "recipe/variants.h"
 #include "util/buf.h"
+#include "util/strutil.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define OVERRIDE_PREFIX "zip_override_"
 
@@ -230,7 +237,8 @@ static bool is_moved_backend_key(const struct srt_ynode *k, const char *engine)
 
 	snprintf(cfg, sizeof(cfg), "%s_config", engine);
 	return key_is(k, "type") || key_is(k, cfg) || key_is(k, "mooncake_kv_store") ||
-	       mode_key(k, "_environment") || mode_key(k, "_extra_args");
+	       mode_key(k, "_environment") || mode_key(k, "_extra_args") ||
+	       (key_is(k, "connector") && (!strcmp(engine, "sglang") || !strcmp(engine, "vllm")));
 }
 
 /* Does <engine>_config hold keys other than the three modes? */
@@ -416,12 +424,36 @@ static void move_config(struct mctx *m, struct section *s, const struct srt_ynod
 		srt_ynode_map_set(m->doc, engine_extras, cfgkey, rest);
 }
 
+/*
+ * The flags srt-slurm's v1 launcher always put on mooncake_master ahead of
+ * master_extra_args (srtctl adds only the port and metadata flags it owns),
+ * so the migrated master is tuned the same.  gflags keeps the last value of
+ * a repeated flag, so master_extra_args, written after them, still win.
+ */
+static const char *const v1_master_flags[] = {
+	"--eviction_high_watermark_ratio=0.9",
+	"--default_kv_lease_ttl=10000",
+	"--rpc_thread_num=16",
+	"--enable_metric_reporting=true",
+};
+
+/* infra.etcd_nats_dedicated_node: true in this section? */
+static const struct srt_ynode *dedicated_infra(const struct section *s)
+{
+	const struct srt_ynode *v =
+		srt_ynode_get(srt_ynode_get(s->src, "infra"), "etcd_nats_dedicated_node");
+	bool b = false;
+
+	return v && srt_ynode_bool(v, &b) && b ? v : NULL;
+}
+
 /* backend.mooncake_kv_store -> a mooncake-master service + role env. */
 static void move_mooncake(struct mctx *m, struct section *s, const struct srt_ynode *mc,
 			  struct srt_ynode **mc_env)
 {
 	const char *path = kpath(m, s, "backend.mooncake_kv_store");
-	struct srt_ynode *svc, *options = NULL;
+	struct srt_ynode *svc, *options = NULL, *args;
+	const struct srt_ynode *container = NULL, *extra = NULL, *ded;
 
 	*mc_env = NULL;
 	if (srt_ynode_is_null(mc))
@@ -441,19 +473,21 @@ static void move_mooncake(struct mctx *m, struct section *s, const struct srt_yn
 	svc = srt_ynode_new_map(m->doc);
 	svc->line = mc->line;
 	svc->col = mc->col;
-	srt_ynode_map_set(m->doc, svc, "name", srt_ynode_new_str(m->doc, "mooncake-master", true));
-	srt_ynode_map_set(m->doc, svc, "type", srt_ynode_new_str(m->doc, "mooncake-master", true));
 	for (size_t i = 0; i < mc->n; i++) {
 		const struct srt_ypair *p = &mc->pairs[i];
 		const char *sub = srt_arena_printf(&m->doc->arena, "%s.%s", path, p->key->str);
 
 		if (key_is(p->key, "container")) {
 			if (!srt_ynode_is_null(p->value))
-				set_copy(m, svc, "container", p->value);
+				container = p->value;
 		} else if (key_is(p->key, "master_extra_args")) {
-			if (p->value->kind == SRT_Y_SEQ ? p->value->n > 0 :
-							  !srt_ynode_is_null(p->value))
-				set_copy(m, svc, "args", p->value);
+			if (srt_ynode_is_null(p->value))
+				continue;
+			if (p->value->kind != SRT_Y_SEQ)
+				fail(m, p->value, sub, "must be a list of flags, not %s",
+				     srt_ynode_describe(p->value));
+			else
+				extra = p->value;
 		} else if (key_is(p->key, "env")) {
 			if (srt_ynode_is_null(p->value))
 				continue;
@@ -474,6 +508,30 @@ static void move_mooncake(struct mctx *m, struct section *s, const struct srt_yn
 				     p->key->str);
 		}
 	}
+	srt_ynode_map_set(m->doc, svc, "name", srt_ynode_new_str(m->doc, "mooncake-master", true));
+	srt_ynode_map_set(m->doc, svc, "type", srt_ynode_new_str(m->doc, "mooncake-master", true));
+	if (container)
+		set_copy(m, svc, "container", container);
+	args = srt_ynode_new_seq(m->doc);
+	for (size_t i = 0; i < sizeof(v1_master_flags) / sizeof(v1_master_flags[0]); i++)
+		srt_ynode_seq_push(m->doc, args,
+				   srt_ynode_new_str(m->doc, v1_master_flags[i], true));
+	for (size_t i = 0; extra && i < extra->n; i++)
+		srt_ynode_seq_push(m->doc, args, copy_node(m, extra->items[i]));
+	srt_ynode_map_set(m->doc, svc, "args", args);
+	warn(m, mc, path,
+	     "srt-slurm started the master with %s %s %s %s before master_extra_args; they are "
+	     "written first in services[mooncake-master].args so the master is tuned the same",
+	     v1_master_flags[0], v1_master_flags[1], v1_master_flags[2], v1_master_flags[3]);
+	if ((ded = dedicated_infra(s))) {
+		struct srt_ynode *pl = srt_ynode_new_map(m->doc);
+
+		srt_ynode_map_set(m->doc, pl, "node", srt_ynode_new_str(m->doc, "dedicated", true));
+		srt_ynode_map_set(m->doc, svc, "placement", pl);
+		warn(m, ded, kpath(m, s, "infra.etcd_nats_dedicated_node"),
+		     "srt-slurm reserved an extra node for its infra services and ran the mooncake "
+		     "master there; written as services[mooncake-master].placement.node: dedicated");
+	}
 	if (options && options->n)
 		srt_ynode_map_set(m->doc, svc, "options", options);
 	if (!s->services)
@@ -482,16 +540,71 @@ static void move_mooncake(struct mctx *m, struct section *s, const struct srt_yn
 }
 
 /*
- * Add the mooncake env to each present role's env; a variable the role
- * already sets keeps the role's value.
+ * v1 built a worker's env as: backend.<mode>_environment, then the recipe's
+ * top-level `environment` over it, then (with a store) the worker's own IP as
+ * MOONCAKE_LOCAL_HOSTNAME, backend.mooncake_kv_store.env over that, and the
+ * master's endpoints last.  v2 lets roles.<role>.env win over `environment`
+ * and lets a role's MOONCAKE_LOCAL_HOSTNAME pin the NIC.  The helpers below
+ * rewrite the role env so the migrated workers get the v1 values.
+ */
+
+/* A role-env variable that `environment` overrode in v1 is dropped from the role. */
+static void apply_environment_precedence(struct mctx *m, struct section *s)
+{
+	const struct srt_ynode *top = srt_ynode_get(s->src, "environment");
+
+	if (s->partial || !top || top->kind != SRT_Y_MAP)
+		return;
+	for (size_t j = 0; j < NMODES; j++) {
+		struct srt_ynode *renv = s->roles[j] ? srt_ynode_get(s->roles[j], "env") : NULL;
+
+		if (!renv || renv->kind != SRT_Y_MAP)
+			continue;
+		for (size_t i = 0; i < top->n; i++) {
+			const char *name = top->pairs[i].key->str;
+			const struct srt_ypair *rp = srt_ynode_get_pair(renv, name);
+
+			if (!rp)
+				continue;
+			warn(m, rp->key,
+			     kpath(m, s,
+				   srt_arena_printf(&m->doc->arena, "backend.%s_environment.%s",
+						    modes[j].backend, name)),
+			     "v1 let environment.%s override this value, so it was never used; it is "
+			     "left out of roles.%s.env (in v2 the role's value would win)",
+			     name, modes[j].role);
+			srt_ynode_map_del(renv, name);
+		}
+	}
+}
+
+static bool is_stamped(const char *name)
+{
+	return !strcmp(name, "MOONCAKE_MASTER") || !strcmp(name, "MOONCAKE_TE_META_DATA_SERVER") ||
+	       !strcmp(name, "MOONCAKE_CONFIG_PATH");
+}
+
+/*
+ * Add the mooncake env to each present role's env, over the role's own
+ * values (v1 applied it last); drop what v1 always replaced.
  */
 static void spread_mooncake_env(struct mctx *m, struct section *s, const struct srt_ynode *env)
 {
+	const char *epath = kpath(m, s, "backend.mooncake_kv_store.env");
 	bool any = false;
 
+	for (size_t i = 0; env && i < env->n; i++)
+		if (is_stamped(env->pairs[i].key->str))
+			warn(m, env->pairs[i].key,
+			     srt_arena_printf(&m->doc->arena, "%s.%s", epath,
+					      env->pairs[i].key->str),
+			     "srt-slurm always replaced %s with its own value, as srtctl does; "
+			     "left out",
+			     env->pairs[i].key->str);
 	for (size_t j = 0; j < NMODES; j++) {
 		struct srt_ynode *r = s->roles[j];
 		struct srt_ynode *renv;
+		const struct srt_ypair *lh;
 
 		if (!r || !r->n)
 			continue;
@@ -499,21 +612,264 @@ static void spread_mooncake_env(struct mctx *m, struct section *s, const struct 
 		renv = srt_ynode_get(r, "env");
 		if (renv && renv->kind != SRT_Y_MAP)
 			continue; /* not a mapping: the validator reports it */
+		lh = srt_ynode_get_pair(renv, "MOONCAKE_LOCAL_HOSTNAME");
+		if (lh && !srt_ynode_get(env, "MOONCAKE_LOCAL_HOSTNAME")) {
+			warn(m, lh->key,
+			     kpath(m, s,
+				   srt_arena_printf(&m->doc->arena,
+						    "backend.%s_environment.MOONCAKE_LOCAL_HOSTNAME",
+						    modes[j].backend)),
+			     "v1 replaced this with each worker's own IP (only "
+			     "mooncake_kv_store.env could pin it), so it is left out of roles.%s.env; "
+			     "in v2 a role's MOONCAKE_LOCAL_HOSTNAME pins the NIC: add it back to "
+			     "pin one",
+			     modes[j].role);
+			srt_ynode_map_del(renv, "MOONCAKE_LOCAL_HOSTNAME");
+		}
+		if (!env || !env->n)
+			continue;
 		if (!renv) {
 			renv = srt_ynode_new_map(m->doc);
 			srt_ynode_map_set(m->doc, r, "env", renv);
 		}
 		for (size_t i = 0; i < env->n; i++) {
 			const struct srt_ypair *p = &env->pairs[i];
+			const struct srt_ypair *own = srt_ynode_get_pair(renv, p->key->str);
 
-			if (!srt_ynode_get(renv, p->key->str))
-				set_copy(m, renv, p->key->str, p->value);
+			if (is_stamped(p->key->str))
+				continue;
+			if (own &&
+			    !(own->value->kind == SRT_Y_SCALAR && p->value->kind == SRT_Y_SCALAR &&
+			      own->value->len == p->value->len &&
+			      !memcmp(own->value->str, p->value->str, p->value->len)))
+				warn(m, own->key,
+				     kpath(m, s,
+					   srt_arena_printf(&m->doc->arena,
+							    "backend.%s_environment.%s",
+							    modes[j].backend, p->key->str)),
+				     "v1 let backend.mooncake_kv_store.env.%s override this value; "
+				     "roles.%s.env gets '%s' as the workers did",
+				     p->key->str, modes[j].role,
+				     p->value->kind == SRT_Y_SCALAR ? p->value->str :
+								      "(not a string)");
+			set_copy(m, renv, p->key->str, p->value);
 		}
 	}
-	if (!any && env->n)
-		fail(m, env, kpath(m, s, "backend.mooncake_kv_store.env"),
+	if (!any && env && env->n)
+		fail(m, env, epath,
 		     "no prefill, decode or aggregated settings to put this env on; add "
 		     "resources.<mode>_nodes (or the env) for the roles that use the store");
+}
+
+/* ---- backend.connector ---- */
+
+/* srt-slurm's vLLM connector shorthands and the --kv-transfer-config each becomes. */
+static const struct {
+	const char *name;
+	const char *json; /* as srt-slurm's json.dumps() writes it */
+} vllm_connectors[] = {
+	{ "nixl", "{\"kv_connector\": \"NixlConnector\", \"kv_role\": \"kv_both\"}" },
+	{ "lmcache", "{\"kv_connector\": \"LMCacheConnectorV1\", \"kv_role\": \"kv_both\"}" },
+	{ "kvbm", "{\"kv_connector\": \"DynamoConnector\", \"kv_connector_module_path\": "
+		  "\"kvbm.vllm_integration.connector\", \"kv_role\": \"kv_both\"}" },
+};
+
+static bool is_none_connector(const struct srt_ynode *v)
+{
+	const char *t = srt_ynode_str(v);
+
+	return !t || !*t || !strcasecmp(t, "null") || !strcasecmp(t, "none");
+}
+
+/* An args entry by its dash or underscore spelling. */
+static const struct srt_ypair *args_pair(const struct srt_ynode *args, const char *dashed)
+{
+	for (size_t i = 0; args && args->kind == SRT_Y_MAP && i < args->n; i++)
+		if (srt_str_eq_dashes(args->pairs[i].key->str, dashed))
+			return &args->pairs[i];
+	return NULL;
+}
+
+/* Set roles.<role>.args.<key> (creating args); false when args is not a mapping. */
+static bool set_role_arg(struct mctx *m, struct section *s, size_t j, const char *key,
+			 struct srt_ynode *v)
+{
+	struct srt_ynode *args = srt_ynode_get(s->roles[j], "args");
+
+	if (!args) {
+		args = srt_ynode_new_map(m->doc);
+		srt_ynode_map_set(m->doc, s->roles[j], "args", args);
+	}
+	if (args->kind != SRT_Y_MAP)
+		return false; /* the validator reports it */
+	srt_ynode_map_set(m->doc, args, key, v);
+	return true;
+}
+
+/*
+ * vLLM: a role's connector (its args' `connector`, else backend.connector,
+ * else srt-slurm's default nixl) becomes roles.<role>.args.kv-transfer-config
+ * unless the role writes one (srt-slurm passed the role's after the
+ * connector's, so the role's won).  null/none means no connector.
+ */
+static void vllm_connector(struct mctx *m, struct section *s, const struct srt_ypair *bc)
+{
+	const char *bpath = kpath(m, s, "backend.connector");
+	const struct srt_ynode *backend = srt_ynode_get(s->src, "backend");
+	const struct srt_ynode *where = backend ? backend : s->src;
+
+	for (size_t j = 0; j < NMODES; j++) {
+		struct srt_ynode *args;
+		const struct srt_ypair *own, *ktc;
+		const struct srt_ynode *conn, *at;
+		const char *name, *json = NULL, *cpath;
+
+		if (!s->roles[j] || !s->roles[j]->n)
+			continue;
+		args = srt_ynode_get(s->roles[j], "args");
+		own = args_pair(args, "connector");
+		conn = own && !srt_ynode_is_null(own->value) ? own->value : bc ? bc->value : NULL;
+		at = own && conn == own->value ? own->key : bc ? bc->key : NULL;
+		cpath = own && conn == own->value ?
+				kpath(m, s,
+				      srt_arena_printf(&m->doc->arena, "backend.vllm_config.%s.%s",
+						       modes[j].backend, own->key->str)) :
+				bpath;
+		if (own)
+			srt_ynode_map_del(args, own->key->str);
+		if (conn && is_none_connector(conn))
+			continue;
+		name = conn ? srt_ynode_str(conn) : "nixl";
+		if (conn && conn->kind != SRT_Y_SCALAR) {
+			fail(m, conn, cpath, "must be a connector name or a JSON string, not %s",
+			     srt_ynode_describe(conn));
+			continue;
+		}
+		if ((ktc = args_pair(args, "kv-transfer-config"))) {
+			if (conn)
+				warn(m, ktc->key,
+				     kpath(m, s,
+					   srt_arena_printf(&m->doc->arena,
+							    "backend.vllm_config.%s.%s",
+							    modes[j].backend, ktc->key->str)),
+				     "is kept, and connector '%s' is not written: srt-slurm passed "
+				     "this --kv-transfer-config after the connector's, so it won",
+				     name);
+			continue;
+		}
+		for (size_t i = 0; i < sizeof(vllm_connectors) / sizeof(vllm_connectors[0]); i++)
+			if (!strcasecmp(name, vllm_connectors[i].name))
+				json = vllm_connectors[i].json;
+		if (!json && name[0] == '{')
+			json = name; /* a raw JSON config, passed through as srt-slurm did */
+		if (!json) {
+			fail(m, at ? at : where, cpath,
+			     "connector '%s' cannot be migrated: srtctl knows srt-slurm's vLLM "
+			     "shorthands nixl, lmcache and kvbm (lmcache-mp and moriio need services "
+			     "or router wiring srtctl does not have), and srt-slurm passed any other "
+			     "name verbatim as --kv-transfer-config, which vLLM rejects. Write "
+			     "backend.vllm_config.%s.kv-transfer-config as JSON instead, e.g. "
+			     "'{\"kv_connector\": \"MooncakeStoreConnector\", \"kv_role\": "
+			     "\"kv_both\"}'",
+			     name, modes[j].backend);
+			continue;
+		}
+		if (!set_role_arg(m, s, j, "kv-transfer-config",
+				  srt_ynode_new_str(m->doc, json, false)))
+			continue;
+		warn(m, at ? at : where, cpath,
+		     "%s is written as roles.%s.args.kv-transfer-config: '%s', the "
+		     "--kv-transfer-config srt-slurm gave these workers",
+		     conn ? srt_arena_printf(&m->doc->arena, "connector '%s'", name) :
+			    "backend.connector is not set; srt-slurm's vLLM default connector nixl",
+		     modes[j].role, json);
+	}
+}
+
+/*
+ * SGLang: backend.connector names the prefill/decode KV transfer backend,
+ * roles.<role>.args.disaggregation-transfer-backend (a role that sets it
+ * keeps its own).
+ */
+static void sglang_connector(struct mctx *m, struct section *s, const struct srt_ypair *bc)
+{
+	const char *name = srt_ynode_str(bc->value);
+	const char *bpath = kpath(m, s, "backend.connector");
+
+	if (bc->value->kind != SRT_Y_SCALAR || is_none_connector(bc->value)) {
+		if (!srt_ynode_is_null(bc->value) && !is_none_connector(bc->value))
+			fail(m, bc->value, bpath, "must be a transfer backend name, not %s",
+			     srt_ynode_describe(bc->value));
+		return;
+	}
+	for (size_t j = 0; j < 2; j++) { /* prefill, decode */
+		struct srt_ynode *args;
+		const struct srt_ypair *own;
+
+		if (!s->roles[j] || !s->roles[j]->n)
+			continue;
+		args = srt_ynode_get(s->roles[j], "args");
+		own = args_pair(args, "disaggregation-transfer-backend");
+		if (own) {
+			const char *v = srt_ynode_str(own->value);
+
+			if (!v || strcmp(v, name))
+				warn(m, own->key,
+				     kpath(m, s,
+					   srt_arena_printf(&m->doc->arena,
+							    "backend.sglang_config.%s.%s",
+							    modes[j].backend, own->key->str)),
+				     "is kept over backend.connector '%s' (the role's own flag)",
+				     name);
+			continue;
+		}
+		if (!set_role_arg(m, s, j, "disaggregation-transfer-backend",
+				  copy_node(m, bc->value)))
+			continue;
+		warn(m, bc->key, bpath,
+		     "'%s' is written as roles.%s.args.disaggregation-transfer-backend, the "
+		     "flag SGLang reads it from",
+		     name, modes[j].role);
+	}
+	if (s->roles[2] && s->roles[2]->n && !(s->roles[0] && s->roles[0]->n))
+		warn(m, bc->key, bpath,
+		     "an aggregated SGLang worker transfers no KV between workers; '%s' is not "
+		     "written",
+		     name);
+}
+
+static void move_connector(struct mctx *m, struct section *s, const struct srt_ynode *backend)
+{
+	const struct srt_ypair *bc = srt_ynode_get_pair(backend, "connector");
+	bool vllm = !strcmp(s->engine, "vllm");
+
+	if (!vllm && strcmp(s->engine, "sglang"))
+		return;
+	if (s->partial) {
+		if (bc)
+			fail(m, bc->key, kpath(m, s, "backend.connector"),
+			     "a connector inside a zip_override section cannot be migrated; move "
+			     "backend.connector to base: (or migrate this file by hand)");
+		for (size_t j = 0; vllm && j < NMODES; j++) {
+			const struct srt_ypair *own =
+				args_pair(srt_ynode_get(s->roles[j], "args"), "connector");
+
+			if (own)
+				fail(m, own->key,
+				     kpath(m, s,
+					   srt_arena_printf(&m->doc->arena,
+							    "backend.vllm_config.%s.%s",
+							    modes[j].backend, own->key->str)),
+				     "a connector inside a zip_override section cannot be migrated; "
+				     "write the role's kv-transfer-config here instead (or move the "
+				     "connector to base:)");
+		}
+		return;
+	}
+	if (vllm)
+		vllm_connector(m, s, bc);
+	else if (bc)
+		sglang_connector(m, s, bc);
 }
 
 /* Everything under backend: roles, services and the engine. */
@@ -579,10 +935,12 @@ static void move_backend(struct mctx *m, struct section *s)
 	}
 	if (backend)
 		move_config(m, s, backend, extras);
+	move_connector(m, s, backend);
+	apply_environment_precedence(m, s);
 	mc = srt_ynode_get(backend, "mooncake_kv_store");
 	if (mc)
 		move_mooncake(m, s, mc, &mc_env);
-	if (mc_env)
+	if (mc && !srt_ynode_is_null(mc) && !s->partial && mc->kind == SRT_Y_MAP)
 		spread_mooncake_env(m, s, mc_env);
 
 	/* engine: a plain name, or {type: ..., <engine-wide keys>}. */
@@ -635,7 +993,8 @@ static int64_t arg_int(const struct srt_ynode *args, const char *const *names)
 			while (k[a] && names[j][a] &&
 			       (k[a] == names[j][a] || (k[a] == '_' && names[j][a] == '-')))
 				a++;
-			if (!k[a] && !names[j][a] && srt_ynode_int(args->pairs[i].value, &v) && v > 0)
+			if (!k[a] && !names[j][a] && srt_ynode_int(args->pairs[i].value, &v) &&
+			    v > 0)
 				return v;
 		}
 	}
@@ -668,7 +1027,8 @@ static void infer_colocate_gpus(struct mctx *m, struct section *s)
 			continue;
 		p = arg_int(args, pp);
 		snprintf(buf, sizeof(buf), "%lld", (long long)(t * (p ? p : 1)));
-		srt_ynode_map_set(m->doc, s->roles[j], "gpus", srt_ynode_new_str(m->doc, buf, true));
+		srt_ynode_map_set(m->doc, s->roles[j], "gpus",
+				  srt_ynode_new_str(m->doc, buf, true));
 		warn(m, nodes, kpath(m, s, "resources.decode_nodes"),
 		     "decode shares the prefill nodes, so v2 needs roles.%s.gpus: set to %s from "
 		     "its tensor-parallel-size%s",
@@ -765,6 +1125,92 @@ static struct srt_ynode *migrate_section(struct mctx *m, const struct srt_ynode 
 	return write_section(m, &s);
 }
 
+/* ---- sweep: ---- */
+
+struct sweep_scan {
+	const struct srt_ynode *keys; /* the sweep mapping */
+	struct srt_buf found;	      /* "{k} at path, ..." */
+	size_t nfound;
+};
+
+/* Collect the string scalars that hold a {key} of the sweep. */
+static void scan_placeholders(struct mctx *m, struct sweep_scan *sc, const struct srt_ynode *n,
+			      const char *path)
+{
+	if (!n)
+		return;
+	if (n->kind == SRT_Y_MAP) {
+		for (size_t i = 0; i < n->n; i++)
+			if (!key_is(n->pairs[i].key, "sweep"))
+				scan_placeholders(m, sc, n->pairs[i].value,
+						  *path ? srt_arena_printf(&m->doc->arena, "%s.%s",
+									   path,
+									   n->pairs[i].key->str) :
+							  n->pairs[i].key->str);
+		return;
+	}
+	if (n->kind == SRT_Y_SEQ) {
+		for (size_t i = 0; i < n->n; i++)
+			scan_placeholders(m, sc, n->items[i],
+					  srt_arena_printf(&m->doc->arena, "%s[%zu]", path, i));
+		return;
+	}
+	for (size_t i = 0; sc->keys && sc->keys->kind == SRT_Y_MAP && i < sc->keys->n; i++) {
+		const char *ph =
+			srt_arena_printf(&m->doc->arena, "{%s}", sc->keys->pairs[i].key->str);
+
+		if (!n->str || !strstr(n->str, ph))
+			continue;
+		if (sc->nfound++ < 8)
+			srt_buf_printf(&sc->found, "%s%s in %s", sc->nfound > 1 ? ", " : "", ph,
+				       path);
+	}
+}
+
+/*
+ * A `sweep:` section made srt-slurm submit one job per combination of its
+ * values, with {name} placeholders substituted.  srtctl runs one job per
+ * recipe, so migrating it would run one job with literal braces: refuse.
+ * (benchmark.concurrencies such as "4x8x16" or [4, 8, 16] is not a sweep:
+ * sa-bench runs that load ladder inside one job, and it migrates as is.)
+ */
+static void check_sweep(struct mctx *m, const struct srt_ynode *root)
+{
+	const struct srt_ynode *sweep = NULL;
+	const char *where = "sweep";
+	struct sweep_scan sc = { 0 };
+	struct srt_buf keys;
+
+	if ((sweep = srt_ynode_get(root, "sweep")) == NULL && srt_variants_is_variant_doc(root)) {
+		for (size_t i = 0; i < root->n && !sweep; i++) {
+			sweep = srt_ynode_get(root->pairs[i].value, "sweep");
+			where = srt_arena_printf(&m->doc->arena, "%s.sweep",
+						 root->pairs[i].key->str);
+		}
+	}
+	if (!sweep)
+		return;
+	srt_buf_init(&keys);
+	srt_buf_init(&sc.found);
+	sc.keys = sweep;
+	for (size_t i = 0; sweep->kind == SRT_Y_MAP && i < sweep->n; i++)
+		srt_buf_printf(&keys, "%s%s", i ? ", " : "", sweep->pairs[i].key->str);
+	scan_placeholders(m, &sc, root, "");
+	if (sc.nfound > 8)
+		srt_buf_printf(&sc.found, " and %zu more", sc.nfound - 8);
+	fail(m, sweep, where,
+	     "srtctl cannot yet express sweeps: srt-slurm submitted one job per combination of "
+	     "the sweep values, srtctl runs one job per recipe, so the migrated recipe would run "
+	     "once with the placeholders left in. Sweep keys: %s. Placeholders found: %s. "
+	     "Nothing was written. To run one point, replace each {placeholder} with one of its "
+	     "values, delete 'sweep:' and migrate again; or wait for campaigns, which will run "
+	     "sweeps",
+	     keys.len ? keys.data : "(none: 'sweep' is not a mapping)",
+	     sc.found.len ? sc.found.data : "none");
+	srt_buf_release(&keys);
+	srt_buf_release(&sc.found);
+}
+
 static void migrate_variants(struct mctx *m)
 {
 	const struct srt_ynode *root = m->v1->root;
@@ -837,6 +1283,9 @@ struct srt_ydoc *srt_migrate_v1(const struct srt_ydoc *v1, struct srt_diags *dia
 		     marker->str);
 		goto out;
 	}
+	check_sweep(&m, root);
+	if (failed(&m))
+		goto out;
 	if (srt_variants_is_variant_doc(root))
 		migrate_variants(&m);
 	else

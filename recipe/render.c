@@ -491,9 +491,15 @@ out:
 	return out;
 }
 
+/* An empty image name means "not set", as in srt-slurm (docs/recipe-reference.md). */
+static bool image_set(const char *name)
+{
+	return name && *name;
+}
+
 static const char *resolve(const struct srt_cluster *c, const char *name)
 {
-	if (!name)
+	if (!image_set(name))
 		return NULL;
 	return c ? srt_cluster_container(c, name) : name;
 }
@@ -508,7 +514,7 @@ const char *srt_render_role_container(const struct srt_recipe *r, const struct s
 {
 	const char *name = r->roles[role].container;
 
-	return name ? resolve(c, name) : srt_render_job_container(r, c);
+	return image_set(name) ? resolve(c, name) : srt_render_job_container(r, c);
 }
 
 const char *srt_render_service_container(const struct srt_recipe *r, const struct srt_cluster *c,
@@ -516,11 +522,11 @@ const char *srt_render_service_container(const struct srt_recipe *r, const struc
 {
 	const struct srt_service *m;
 
-	if (s->container)
+	if (image_set(s->container))
 		return resolve(c, s->container);
 	if (s->type == SRT_SVC_MOONCAKE_STORE) {
 		m = srt_recipe_master(r);
-		if (m && m->container)
+		if (m && image_set(m->container))
 			return resolve(c, m->container);
 	}
 	return srt_render_job_container(r, c);
@@ -1091,8 +1097,8 @@ static void add_benchmark(struct pb *b)
 	env_layer(&pr->env, b->a, &r->environment, "environment");
 	bench_params(b, &pr->env, bm->node);
 	env_layer(&pr->env, b->a, &bm->env, "benchmark.env");
-	pr->container = image ? resolve(p->cluster, image) :
-				srt_render_job_container(r, p->cluster);
+	pr->container = image_set(image) ? resolve(p->cluster, image) :
+					   srt_render_job_container(r, p->cluster);
 	pr->critical = false;
 }
 

@@ -204,7 +204,12 @@ const char *srt_render_metadata_url(struct srt_arena *a, const struct srt_recipe
  */
 json_t *srt_render_store_config(const struct srt_recipe *r, const struct srt_layout *l);
 
-/* Image of the job container (model.container through cluster aliases), or NULL. */
+/*
+ * Image of the job container (model.container through cluster aliases), or
+ * NULL.  Here and below an empty image name ('') counts as not set, as in
+ * srt-slurm: it falls back like an absent one and never renders as an empty
+ * --container-image=.
+ */
 const char *srt_render_job_container(const struct srt_recipe *r, const struct srt_cluster *c);
 /* A role's image: roles.<role>.container, else the job container. */
 const char *srt_render_role_container(const struct srt_recipe *r, const struct srt_cluster *c,

@@ -326,11 +326,23 @@ static void check_master(struct vctx *v, const struct srt_service *m)
 			      (p_ok ? pre : dec)->name);
 	}
 	if (r->engine == SRT_ENGINE_VLLM) {
-		bool found = false;
+		bool found = false, uses[SRT_ROLE_COUNT] = { false, false, false };
 
 		for (int k = 0; k < SRT_ROLE_COUNT; k++)
 			if (r->roles[k].present && role_uses_mooncake_connector(v, &r->roles[k]))
-				found = true;
+				found = uses[k] = true;
+		if (pre->present && dec->present &&
+		    uses[SRT_ROLE_PREFILL] != uses[SRT_ROLE_DECODE]) {
+			const struct srt_role *lacks = uses[SRT_ROLE_PREFILL] ? dec : pre;
+			const struct srt_role *has = uses[SRT_ROLE_PREFILL] ? pre : dec;
+
+			vwarn(v, lacks->args ? lacks->args : lacks->node,
+			      srt_arena_printf(v->a, "roles.%s.args", lacks->name),
+			      "has no 'kv-transfer-config' that uses MooncakeStoreConnector while "
+			      "roles.%s has it; prefill and decode must run the same connector stack. "
+			      "Add it here too.",
+			      has->name);
+		}
 		if (!found)
 			verr(v, m->node, spath(v, m, NULL),
 			     "ValidationError: a mooncake-master service is configured but no role's "
@@ -479,9 +491,11 @@ static void check_services(struct vctx *v)
 		if (s->type == SRT_SVC_MOONCAKE_MASTER) {
 			if (nmasters++)
 				verr(v, s->node, spath(v, s, NULL),
-				     "a second mooncake-master service ('%s'); a run has one master "
-				     "(first: '%s')",
-				     s->name ? s->name : "?", master->name ? master->name : "?");
+				     "a second mooncake-master service ('%s', services[%zu]); a run has "
+				     "one master (first: '%s', services[%zu]): remove one of them, or "
+				     "set enabled: false on it",
+				     s->name ? s->name : "?", i, master->name ? master->name : "?",
+				     (size_t)(master - r->services));
 			else
 				master = s;
 		}
@@ -518,8 +532,21 @@ static void check_services(struct vctx *v)
 	}
 	for (size_t i = 0; i < r->nservices; i++) {
 		const struct srt_service *s = &r->services[i];
+		const struct srt_service *off = NULL;
 
-		if (s->enabled && s->type == SRT_SVC_MOONCAKE_STORE && !master)
+		if (!s->enabled || s->type != SRT_SVC_MOONCAKE_STORE || master)
+			continue;
+		for (size_t j = 0; j < r->nservices && !off; j++)
+			if (r->services[j].type == SRT_SVC_MOONCAKE_MASTER &&
+			    !r->services[j].enabled)
+				off = &r->services[j];
+		if (off)
+			verr(v, s->node, spath(v, s, NULL),
+			     "a mooncake-store service needs an enabled mooncake-master (stores "
+			     "register with it), but '%s' (services[%zu]) has enabled: false; remove "
+			     "'enabled: false' from it, or disable this store too",
+			     off->name ? off->name : "?", (size_t)(off - r->services));
+		else
 			verr(v, s->node, spath(v, s, NULL),
 			     "a mooncake-store service needs a mooncake-master service in the same "
 			     "recipe (stores register with it); add one:\n"
@@ -538,6 +565,10 @@ static void check_services(struct vctx *v)
 			const struct srt_service *b = &r->services[j];
 
 			if (!b->enabled || b->external || !may_share_node(r, a->placement, b->placement))
+				continue;
+			/* Two masters: already one error naming both. */
+			if (a->type == SRT_SVC_MOONCAKE_MASTER &&
+			    b->type == SRT_SVC_MOONCAKE_MASTER)
 				continue;
 			for (size_t pa = 0; pa < a->readiness.nprobes; pa++)
 				for (size_t pb = 0; pb < b->readiness.nprobes; pb++)
@@ -677,6 +708,48 @@ static void check_benchmark(struct vctx *v)
 		      r->frontend.type);
 }
 
+/*
+ * An empty image name ('') means "not set", as in srt-slurm, where an empty
+ * container is falsy: a role, service or benchmark falls back to the job
+ * container, and an empty model.container runs without one.  Say so, since
+ * '' is more often a template left half filled than a choice.
+ */
+static void empty_container(struct vctx *v, const struct srt_ynode *owner, const char *key,
+			    const char *path, const char *fallback)
+{
+	const struct srt_ynode *n = srt_ynode_get(owner, key);
+	const char *s = srt_ynode_str(n);
+
+	if (s && !*s && n->kind == SRT_Y_SCALAR)
+		vwarn(v, n, path,
+		      "is empty, which srtctl (like srt-slurm) reads as not set: %s. Remove the "
+		      "key or name an image",
+		      fallback);
+}
+
+static void check_containers(struct vctx *v)
+{
+	const struct srt_recipe *r = v->r;
+	static const char job[] = "the job container (model.container) is used instead";
+
+	empty_container(v, srt_ynode_get(r->root, "model"), "container", "model.container",
+			"the processes run without a container unless they name their own");
+	for (int k = 0; k < SRT_ROLE_COUNT; k++)
+		if (r->roles[k].present)
+			empty_container(v, r->roles[k].node, "container",
+					srt_arena_printf(v->a, "roles.%s.container",
+							 r->roles[k].name),
+					job);
+	for (size_t i = 0; i < r->nservices; i++)
+		empty_container(v, r->services[i].node, "container",
+				spath(v, &r->services[i], "container"),
+				r->services[i].type == SRT_SVC_MOONCAKE_STORE ?
+					"the mooncake-master's container, else the job container, "
+					"is used instead" :
+					job);
+	empty_container(v, r->benchmark.node, "container_image", "benchmark.container_image", job);
+}
+
 void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *cluster,
 			 struct srt_diags *diags)
 {
@@ -686,9 +759,12 @@ void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *c
 	check_services(&v);
 	check_role_env(&v, srt_recipe_master(r) != NULL);
 	check_benchmark(&v);
-	if (cluster && cluster->container_runtime == SRT_CRT_PYXIS && !r->model.container) {
+	check_containers(&v);
+	if (cluster && cluster->container_runtime == SRT_CRT_PYXIS &&
+	    !(r->model.container && *r->model.container)) {
 		for (int k = 0; k < SRT_ROLE_COUNT; k++)
-			if (r->roles[k].present && !r->roles[k].container)
+			if (r->roles[k].present &&
+			    !(r->roles[k].container && *r->roles[k].container))
 				verr(&v, r->roles[k].node,
 				     srt_arena_printf(v.a, "roles.%s", r->roles[k].name),
 				     "the cluster runs containers (pyxis) but this role has no image: "

@@ -4,7 +4,7 @@
 # Checks stdout output, -o FILE, -o DIR for a directory, --in-place with its
 # .v1.bak backup (and the refusal to run twice), that v2 input is refused
 # with exit 1, that a result which does not validate never replaces a file,
-# and the usage errors (exit 2).
+# that a sweep is refused with nothing written, and the usage errors (exit 2).
 set -euo pipefail
 
 : "${SRTCTL:?set SRTCTL to the srtctl binary}"
@@ -26,6 +26,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 run 0 "$SRTCTL" migrate --help
 grep -q '^usage: srtctl migrate -f FILE|DIR' out || fail "help has no usage line"
 grep -q 'Examples:' out || fail "help has no examples"
+grep -q 'a sweep: section' out || fail "help does not say sweeps are refused"
 
 # stdout: the header comment, then the v2 recipe.
 run 0 "$SRTCTL" migrate -f "$DATA/mooncake-sglang.v1.yaml"
@@ -82,6 +83,22 @@ cmp -s bad.yaml "$DATA/invalid-after.v1.yaml" || fail "invalid result replaced b
 run 1 "$SRTCTL" migrate -f bad.yaml -o bad-v2.yaml
 grep -q 'written anyway' err || fail "no 'written anyway' message"
 grep -qx '    nodes: -3' bad-v2.yaml || fail "-o did not write the invalid result"
+
+# A sweep cannot be expressed yet: exit 1, the reason and the placeholders on
+# stderr, nothing written (not to stdout, not -o, not --in-place).
+run 1 "$SRTCTL" migrate -f "$DATA/sweep.v1.yaml"
+grep -q 'srtctl cannot yet express sweeps' err || fail "no 'cannot yet express sweeps' message"
+grep -q 'Sweep keys: tp, mrr' err || fail "the sweep keys are not named"
+grep -q '{tp} in backend.sglang_config.aggregated.tensor-parallel-size' err ||
+	fail "the placeholders are not named"
+grep -q 'wait for campaigns' err || fail "no advice"
+[[ ! -s out ]] || fail "a sweep printed output"
+run 1 "$SRTCTL" migrate -f "$DATA/sweep.v1.yaml" -o sweep-v2.yaml
+[[ ! -e sweep-v2.yaml ]] || fail "-o wrote a migrated sweep"
+cp "$DATA/sweep.v1.yaml" sweep.yaml
+run 1 "$SRTCTL" migrate -f sweep.yaml --in-place
+cmp -s sweep.yaml "$DATA/sweep.v1.yaml" || fail "--in-place changed a sweep"
+[[ ! -e sweep.yaml.v1.bak ]] || fail "backup written for a sweep"
 
 # A directory: several files need -o DIR (or --in-place).
 mkdir in

@@ -18,13 +18,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "recipe/compile.h"
 #include "recipe/migrate.h"
+#include "recipe/render.h"
 #include "recipe/variants.h"
 #include "recipe/yaml.h"
 #include "recipe/yemit.h"
 #include "util/buf.h"
+#include "util/strutil.h"
 
 #define CORPUS SRT_SHARED_DIR "/corpus/srt-slurm-v1"
 #define DATA SRT_SOURCE_DIR "/tests/data/migrate"
@@ -177,7 +181,7 @@ static void check_fixture(const char *stem, size_t nwarnings)
 static void test_mooncake_sglang_fixture(void **state)
 {
 	(void)state;
-	check_fixture("mooncake-sglang", 0);
+	check_fixture("mooncake-sglang", 2);
 }
 
 static void test_mooncake_vllm_fixture(void **state)
@@ -188,8 +192,8 @@ static void test_mooncake_vllm_fixture(void **state)
 	char *msg;
 
 	(void)state;
-	check_fixture("mooncake-vllm", 1);
-	/* The one warning says what was inferred, where backend is. */
+	check_fixture("mooncake-vllm", 5);
+	/* The first warning says what was inferred, where backend is. */
 	srt_diags_init(&d);
 	got = srt_migrate_v1(v1, &d);
 	assert_non_null(got);
@@ -222,7 +226,12 @@ static void test_engine_inference(void **state)
 		{ "backend:\n  decode_environment: {A: b}\n", "sglang",
 		  "r.yaml:2:3: warning: backend: backend.type is not set and no engine config was "
 		  "found; assumed engine 'sglang'" },
-		{ "backend:\n  type: vllm\n  vllm_config: {decode: {a: 1}}\n", "vllm", NULL },
+		{ "backend:\n  type: vllm\n  vllm_config: {decode: {a: 1}}\n", "vllm",
+		  "r.yaml:2:3: warning: backend.connector: backend.connector is not set; srt-slurm's "
+		  "vLLM default connector nixl is written as roles.decode.args.kv-transfer-config: "
+		  "'{\"kv_connector\": \"NixlConnector\", \"kv_role\": \"kv_both\"}', the "
+		  "--kv-transfer-config srt-slurm gave these workers" },
+		{ "backend:\n  type: sglang\n  sglang_config: {decode: {a: 1}}\n", "sglang", NULL },
 	};
 
 	(void)state;
@@ -376,16 +385,25 @@ static void test_mooncake_details(void **state)
 	got = srt_migrate_v1(v1, &d);
 	assert_non_null(got);
 	assert_int_equal(d.nerrors, 0);
-	/* Only the present role (decode) gets the env; the role's value wins. */
+	/*
+	 * Only the present role (decode) gets the env; the store's value wins,
+	 * as v1 applied it after the role's.
+	 */
 	assert_keys(at(got->root, "roles"), "decode");
 	assert_keys(at(got->root, "roles.decode"), "nodes env");
 	assert_keys(at(got->root, "roles.decode.env"), "MOONCAKE_PROTOCOL X");
-	assert_string_equal(str_at(got->root, "roles.decode.env.MOONCAKE_PROTOCOL"), "tcp");
+	assert_string_equal(str_at(got->root, "roles.decode.env.MOONCAKE_PROTOCOL"), "rdma");
 	assert_int_equal(at(got->root, "services")->n, 1);
-	assert_keys(at(got->root, "services")->items[0], "name type options");
+	assert_keys(at(got->root, "services")->items[0], "name type args options");
 	assert_string_equal(str_at(at(got->root, "services")->items[0], "options.eviction_ratio"),
 			    "0.1");
-	assert_int_equal(d.nwarnings, 1);
+	assert_int_equal(d.nwarnings, 3);
+	msg = diag_text(&d, 2);
+	assert_string_equal(msg,
+			    "r.yaml:3:24: warning: backend.decode_environment.MOONCAKE_PROTOCOL: "
+			    "v1 let backend.mooncake_kv_store.env.MOONCAKE_PROTOCOL override "
+			    "this value; roles.decode.env gets 'rdma' as the workers did");
+	free(msg);
 	msg = diag_text(&d, 0);
 	assert_string_equal(msg, "r.yaml:6:5: warning: backend.mooncake_kv_store.eviction_ratio: "
 				 "kept as services[mooncake-master].options.eviction_ratio; check "
@@ -400,12 +418,15 @@ static void expect_error(const char *yaml, const char *expected)
 {
 	struct srt_ydoc *v1 = parse_str(yaml);
 	struct srt_diags d;
+	size_t i;
 	char *msg;
 
 	srt_diags_init(&d);
 	assert_null(srt_migrate_v1(v1, &d));
 	assert_int_equal(d.nerrors, 1);
-	msg = diag_text(&d, d.n - 1);
+	for (i = 0; i < d.n && d.items[i].level != SRT_DIAG_ERROR; i++)
+		;
+	msg = diag_text(&d, i);
 	assert_string_equal(msg, expected);
 	free(msg);
 	srt_ydoc_free(v1);
@@ -444,6 +465,283 @@ static void test_errors(void **state)
 		     "r.yaml:5:24: zip_override_a.backend.mooncake_kv_store: a mooncake store "
 		     "inside a zip_override section cannot be migrated; move "
 		     "backend.mooncake_kv_store to base: (or migrate this file by hand)");
+}
+
+/* Migrate inline YAML that must succeed; the caller frees the result. */
+static struct srt_ydoc *migrate_ok(const char *yaml, struct srt_diags *d)
+{
+	struct srt_ydoc *v1 = parse_str(yaml);
+	struct srt_ydoc *got;
+
+	srt_diags_init(d);
+	got = srt_migrate_v1(v1, d);
+	srt_diags_print(d, stderr);
+	assert_non_null(got);
+	assert_int_equal(d->nerrors, 0);
+	srt_ydoc_free(v1);
+	return got;
+}
+
+/* Is there a diagnostic whose text contains `needle`? */
+static bool has_diag(const struct srt_diags *d, const char *needle)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		char *t = srt_diag_format(&d->items[i]);
+		bool hit = strstr(t, needle) != NULL;
+
+		free(t);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
+/* A sweep cannot be expressed yet: an error naming the keys and placeholders. */
+static void test_sweep(void **state)
+{
+	struct srt_diags d;
+	struct srt_ydoc *got;
+
+	(void)state;
+	expect_error(
+		"name: s\n"
+		"backend:\n"
+		"  type: sglang\n"
+		"  sglang_config:\n"
+		"    decode: {cuda-graph-max-bs: '{bs}', tp: 8}\n"
+		"resources: {decode_nodes: 1, decode_workers: 1, prefill_nodes: 1,\n"
+		"            prefill_workers: 1}\n"
+		"benchmark: {type: sa-bench, concurrencies: '{conc}', isl: 1024}\n"
+		"sweep:\n"
+		"  bs: [8, 16]\n"
+		"  conc: [64, 128]\n",
+		"r.yaml:10:3: sweep: srtctl cannot yet express sweeps: srt-slurm submitted one "
+		"job per combination of the sweep values, srtctl runs one job per recipe, so "
+		"the migrated recipe would run once with the placeholders left in. Sweep keys: "
+		"bs, conc. Placeholders found: {bs} in "
+		"backend.sglang_config.decode.cuda-graph-max-bs, {conc} in "
+		"benchmark.concurrencies. Nothing was written. To run one point, replace each "
+		"{placeholder} with one of its values, delete 'sweep:' and migrate again; or "
+		"wait for campaigns, which will run sweeps");
+	/* In a variant file's base too. */
+	expect_error("base:\n  name: b\n  backend: {type: sglang}\n  sweep: {x: [1]}\n"
+		     "zip_override_a: {name: [c]}\n",
+		     "r.yaml:4:10: base.sweep: srtctl cannot yet express sweeps: srt-slurm "
+		     "submitted one job per combination of the sweep values, srtctl runs one job "
+		     "per recipe, so the migrated recipe would run once with the placeholders left "
+		     "in. Sweep keys: x. Placeholders found: none. Nothing was written. To run one "
+		     "point, replace each {placeholder} with one of its values, delete 'sweep:' "
+		     "and migrate again; or wait for campaigns, which will run sweeps");
+
+	/* A concurrency ladder is one sa-bench job in srt-slurm: kept as written. */
+	got = migrate_ok("backend: {type: sglang}\n"
+			 "resources: {agg_nodes: 1, agg_workers: 1}\n"
+			 "benchmark: {type: sa-bench, concurrencies: \"1x2x4\", isl: 8}\n",
+			 &d);
+	assert_string_equal(str_at(got->root, "benchmark.concurrencies"), "1x2x4");
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+	got = migrate_ok("backend: {type: sglang}\n"
+			 "resources: {agg_nodes: 1, agg_workers: 1}\n"
+			 "benchmark: {type: sa-bench, concurrencies: [4, 8, 16]}\n",
+			 &d);
+	assert_int_equal(at(got->root, "benchmark.concurrencies")->n, 3);
+	assert_int_equal(d.nwarnings, 0);
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+}
+
+#define NIXL_JSON "{\"kv_connector\": \"NixlConnector\", \"kv_role\": \"kv_both\"}"
+
+/* backend.connector becomes the flag each engine reads. */
+static void test_connector(void **state)
+{
+	struct srt_diags d;
+	struct srt_ydoc *got;
+
+	(void)state;
+	/* vLLM: the connector on every role, a role's own connector first. */
+	got = migrate_ok("backend:\n"
+			 "  type: vllm\n"
+			 "  connector: nixl\n"
+			 "  vllm_config:\n"
+			 "    prefill: {connector: LMCache, tensor-parallel-size: 2}\n"
+			 "    decode: {tensor-parallel-size: 2}\n"
+			 "resources: {prefill_nodes: 1, decode_nodes: 1, prefill_workers: 1,\n"
+			 "            decode_workers: 1}\n",
+			 &d);
+	assert_string_equal(str_at(got->root, "engine"), "vllm");
+	assert_keys(at(got->root, "roles.prefill.args"), "tensor-parallel-size kv-transfer-config");
+	assert_string_equal(str_at(got->root, "roles.prefill.args.kv-transfer-config"),
+			    "{\"kv_connector\": \"LMCacheConnectorV1\", \"kv_role\": \"kv_both\"}");
+	assert_string_equal(str_at(got->root, "roles.decode.args.kv-transfer-config"), NIXL_JSON);
+	assert_true(has_diag(&d, "r.yaml:3:3: warning: backend.connector: connector 'nixl' is "
+				 "written as roles.decode.args.kv-transfer-config"));
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+
+	/* connector: null (or a role's 'none') means no connector at all. */
+	got = migrate_ok("backend:\n"
+			 "  type: vllm\n"
+			 "  connector: null\n"
+			 "  aggregated_environment: {A: '1'}\n"
+			 "resources: {agg_nodes: 1, agg_workers: 1}\n",
+			 &d);
+	assert_null(at(got->root, "roles.agg.args"));
+	assert_null(at(got->root, "engine.connector"));
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+
+	/* A raw JSON connector passes through; a role's kv-transfer-config wins. */
+	got = migrate_ok("backend:\n"
+			 "  type: vllm\n"
+			 "  connector: '{\"kv_connector\":\"X\"}'\n"
+			 "  vllm_config:\n"
+			 "    prefill: {kv_transfer_config: '{\"kv_connector\":\"Y\"}'}\n"
+			 "    decode: {a: 1}\n"
+			 "resources: {prefill_nodes: 1, decode_nodes: 1}\n",
+			 &d);
+	assert_string_equal(str_at(got->root, "roles.decode.args.kv-transfer-config"),
+			    "{\"kv_connector\":\"X\"}");
+	assert_keys(at(got->root, "roles.prefill.args"), "kv_transfer_config");
+	assert_true(has_diag(&d, "backend.vllm_config.prefill.kv_transfer_config: is kept, and "
+				 "connector '{\"kv_connector\":\"X\"}' is not written"));
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+
+	/* A name srt-slurm passed verbatim (vLLM rejects it) is an error. */
+	expect_error(
+		"backend:\n  type: vllm\n  connector: mooncake\n"
+		"resources: {decode_nodes: 1}\n",
+		"r.yaml:3:3: backend.connector: connector 'mooncake' cannot be migrated: "
+		"srtctl knows srt-slurm's vLLM shorthands nixl, lmcache and kvbm (lmcache-mp "
+		"and moriio need services or router wiring srtctl does not have), and "
+		"srt-slurm passed any other name verbatim as --kv-transfer-config, which vLLM "
+		"rejects. Write backend.vllm_config.decode.kv-transfer-config as JSON instead, "
+		"e.g. '{\"kv_connector\": \"MooncakeStoreConnector\", \"kv_role\": "
+		"\"kv_both\"}'");
+	expect_error("base:\n  backend: {type: vllm}\nzip_override_a:\n  backend:\n"
+		     "    connector: [nixl, null]\n",
+		     "r.yaml:5:5: zip_override_a.backend.connector: a connector inside a "
+		     "zip_override section cannot be migrated; move backend.connector to base: (or "
+		     "migrate this file by hand)");
+
+	expect_error("base:\n  backend: {type: vllm}\nzip_override_a:\n  backend:\n"
+		     "    vllm_config: {decode: {connector: [nixl, lmcache]}}\n",
+		     "r.yaml:5:28: zip_override_a.backend.vllm_config.decode.connector: a "
+		     "connector inside a zip_override section cannot be migrated; write the role's "
+		     "kv-transfer-config here instead (or move the connector to base:)");
+
+	/* SGLang: --disaggregation-transfer-backend on prefill and decode. */
+	got = migrate_ok("backend:\n"
+			 "  type: sglang\n"
+			 "  connector: nixl\n"
+			 "  sglang_config:\n"
+			 "    decode: {disaggregation-transfer-backend: mooncake}\n"
+			 "resources: {prefill_nodes: 1, decode_nodes: 1}\n",
+			 &d);
+	assert_string_equal(str_at(got->root, "engine"), "sglang");
+	assert_string_equal(str_at(got->root, "roles.prefill.args.disaggregation-transfer-backend"),
+			    "nixl");
+	assert_string_equal(str_at(got->root, "roles.decode.args.disaggregation-transfer-backend"),
+			    "mooncake");
+	assert_true(has_diag(&d, "backend.sglang_config.decode.disaggregation-transfer-backend: "
+				 "is kept over backend.connector 'nixl'"));
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+}
+
+/* The master: srt-slurm's tuning flags, and the dedicated infra node. */
+static void test_master_placement_and_flags(void **state)
+{
+	struct srt_diags d;
+	struct srt_ydoc *got;
+	const struct srt_ynode *svc, *args;
+
+	(void)state;
+	got = migrate_ok("backend:\n"
+			 "  type: sglang\n"
+			 "  mooncake_kv_store:\n"
+			 "    master_extra_args: [--default_kv_lease_ttl=5000]\n"
+			 "infra: {etcd_nats_dedicated_node: true}\n"
+			 "resources: {prefill_nodes: 1, decode_nodes: 1}\n",
+			 &d);
+	svc = at(got->root, "services")->items[0];
+	assert_keys(svc, "name type args placement");
+	assert_string_equal(str_at(svc, "placement.node"), "dedicated");
+	args = at(svc, "args");
+	assert_int_equal(args->n, 5);
+	assert_string_equal(args->items[0]->str, "--eviction_high_watermark_ratio=0.9");
+	assert_string_equal(args->items[1]->str, "--default_kv_lease_ttl=10000");
+	assert_string_equal(args->items[2]->str, "--rpc_thread_num=16");
+	assert_string_equal(args->items[3]->str, "--enable_metric_reporting=true");
+	assert_string_equal(args->items[4]->str, "--default_kv_lease_ttl=5000");
+	assert_true(has_diag(&d,
+			     "r.yaml:5:35: warning: infra.etcd_nats_dedicated_node: srt-slurm "
+			     "reserved an extra node for its infra services and ran the mooncake "
+			     "master there; written as services[mooncake-master].placement.node: "
+			     "dedicated"));
+	/* infra stays (srtctl warns it ignores it) */
+	assert_non_null(at(got->root, "infra"));
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+
+	/* Without the flag the master stays on the default (infra) node. */
+	got = migrate_ok("backend:\n  type: sglang\n  mooncake_kv_store: {}\n"
+			 "infra: {etcd_nats_dedicated_node: false}\n"
+			 "resources: {prefill_nodes: 1, decode_nodes: 1}\n",
+			 &d);
+	assert_keys(at(got->root, "services")->items[0], "name type args");
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+}
+
+/* Where v1's env precedence differs from v2's, the role env is rewritten. */
+static void test_env_precedence(void **state)
+{
+	struct srt_diags d;
+	struct srt_ydoc *got;
+
+	(void)state;
+	got = migrate_ok(
+		"environment: {LOG: warn}\n"
+		"backend:\n"
+		"  type: sglang\n"
+		"  prefill_environment: {LOG: debug, MOONCAKE_LOCAL_HOSTNAME: 10.0.0.1, A: p}\n"
+		"  decode_environment: {LOG: debug}\n"
+		"  mooncake_kv_store:\n"
+		"    env: {A: s, MOONCAKE_MASTER: 'x:1'}\n"
+		"resources: {prefill_nodes: 1, decode_nodes: 1}\n",
+		&d);
+	/* environment won over the role; the store's env over both; the IP was v1's */
+	assert_keys(at(got->root, "roles.prefill.env"), "A");
+	assert_string_equal(str_at(got->root, "roles.prefill.env.A"), "s");
+	assert_keys(at(got->root, "roles.decode.env"), "A");
+	assert_string_equal(str_at(got->root, "environment.LOG"), "warn");
+	assert_true(has_diag(&d,
+			     "r.yaml:4:25: warning: backend.prefill_environment.LOG: v1 let "
+			     "environment.LOG override this value, so it was never used; it is "
+			     "left out of roles.prefill.env (in v2 the role's value would win)"));
+	assert_true(has_diag(&d, "backend.prefill_environment.MOONCAKE_LOCAL_HOSTNAME: v1 "
+				 "replaced this with each worker's own IP"));
+	assert_true(has_diag(&d,
+			     "backend.mooncake_kv_store.env.MOONCAKE_MASTER: srt-slurm always "
+			     "replaced MOONCAKE_MASTER with its own value, as srtctl does; left "
+			     "out"));
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+
+	/* A MOONCAKE_LOCAL_HOSTNAME in the store's env pinned it in v1: every role gets it. */
+	got = migrate_ok("backend:\n"
+			 "  type: sglang\n"
+			 "  prefill_environment: {MOONCAKE_LOCAL_HOSTNAME: a}\n"
+			 "  mooncake_kv_store: {env: {MOONCAKE_LOCAL_HOSTNAME: b}}\n"
+			 "resources: {prefill_nodes: 1, decode_nodes: 1}\n",
+			 &d);
+	assert_string_equal(str_at(got->root, "roles.prefill.env.MOONCAKE_LOCAL_HOSTNAME"), "b");
+	assert_string_equal(str_at(got->root, "roles.decode.env.MOONCAKE_LOCAL_HOSTNAME"), "b");
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
 }
 
 /* A variant file keeps zipped lists at the moved places. */
@@ -501,7 +799,7 @@ static void test_variant_engine_mapping(void **state)
 					"  backend: {type: vllm, vllm_config: {decode: {a: 1}}}\n"
 					"  resources: {decode_nodes: 1}\n"
 					"zip_override_c:\n"
-					"  backend: {connector: [nixl, null]}\n");
+					"  backend: {kvbm_consolidator: [true, null]}\n");
 	struct srt_ynode **roots = NULL;
 	struct srt_diags d;
 	struct srt_ydoc *got;
@@ -513,13 +811,13 @@ static void test_variant_engine_mapping(void **state)
 	assert_non_null(got);
 	assert_keys(at(got->root, "base.engine"), "type");
 	assert_keys(at(got->root, "zip_override_c"), "engine");
-	assert_keys(at(got->root, "zip_override_c.engine"), "connector");
+	assert_keys(at(got->root, "zip_override_c.engine"), "kvbm_consolidator");
 	assert_int_equal(srt_variants_expand(got, &roots, &n, &d), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(str_at(roots[0], "engine.type"), "vllm");
-	assert_string_equal(str_at(roots[0], "engine.connector"), "nixl");
+	assert_string_equal(str_at(roots[0], "engine.kvbm_consolidator"), "true");
 	assert_string_equal(str_at(roots[1], "engine.type"), "vllm");
-	assert_null(at(roots[1], "engine.connector"));
+	assert_null(srt_ynode_str(at(roots[1], "engine.kvbm_consolidator")));
 	free(roots);
 	srt_ydoc_free(got);
 	srt_ydoc_free(v1);
@@ -630,7 +928,8 @@ static void test_corpus(void **state)
 
 			srt_cluster_defaults(&cluster);
 			srt_diags_init(&vd);
-			if (srt_compile_bytes(text.data, text.len, de->d_name, &cluster, &comp, &vd)) {
+			if (srt_compile_bytes(text.data, text.len, de->d_name, &cluster, &comp,
+					      &vd)) {
 				srt_diags_print(&vd, stderr);
 				fail_msg("%s: the migrated recipe does not validate", de->d_name);
 			}
@@ -650,6 +949,391 @@ static void test_corpus(void **state)
 	assert_int_equal(variant_files, 4);
 }
 
+/* ---- srt-slurm's v1 semantics as an oracle, against srtctl's migrated plan ---- */
+
+/*
+ * What srt-slurm made of a v1 recipe, computed here straight from the v1
+ * tree with srt-slurm's rules (not by calling srt_migrate_v1()):
+ *
+ *   workers per mode   resources.<mode>_workers, 0 when unset
+ *   worker nodes       prefill_nodes + decode_nodes (0: decode shares the
+ *                      prefill nodes) when either is set, else agg_nodes or 1
+ *   infra node         infra.etcd_nats_dedicated_node reserves one more node
+ *                      for etcd/nats (and the master, when there is a store)
+ *   master             backend.mooncake_kv_store; on the reserved node when
+ *                      etcd_nats_dedicated_node, else on the head node
+ *   worker env         backend.<mode>_environment, the top-level
+ *                      `environment` over it, then with a store the worker's
+ *                      IP as MOONCAKE_LOCAL_HOSTNAME, mooncake_kv_store.env
+ *                      over that, and the master's endpoints
+ *   connector (vLLM)   <engine>_config.<mode>.connector, else
+ *                      backend.connector, else nixl; null/none: none; a
+ *                      role's kv-transfer-config wins; shorthands expand to
+ *                      srt-slurm's JSON
+ *   connector (SGLang) the role's disaggregation-transfer-backend, else
+ *                      backend.connector (prefill and decode only)
+ */
+struct oracle_counts {
+	size_t files, recipes, workers, nodes, env_vars, connectors, masters, dedicated;
+	size_t infra_only_srt_slurm; /* nodes srt-slurm reserved for etcd/nats alone */
+	size_t mismatches;
+};
+
+static const char *const v1_modes[3] = { "prefill", "decode", "aggregated" };
+static const char *const v1_res[3] = { "prefill", "decode", "agg" };
+
+static const struct srt_ypair *pair_dashed(const struct srt_ynode *map, const char *dashed)
+{
+	for (size_t i = 0; map && map->kind == SRT_Y_MAP && i < map->n; i++)
+		if (srt_str_eq_dashes(map->pairs[i].key->str, dashed))
+			return &map->pairs[i];
+	return NULL;
+}
+
+static int64_t int_or(const struct srt_ynode *n, int64_t dflt)
+{
+	int64_t v;
+
+	return n && srt_ynode_int(n, &v) ? v : dflt;
+}
+
+static const char *v1_engine(const struct srt_ynode *backend)
+{
+	static const char *const names[] = { "sglang", "vllm", "trtllm", "mocker" };
+	const char *t = srt_ynode_str(srt_ynode_get(backend, "type"));
+	char key[32];
+
+	if (t)
+		return t;
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(key, sizeof(key), "%s_config", names[i]);
+		if (srt_ynode_get(backend, key))
+			return names[i];
+	}
+	return "sglang";
+}
+
+/* The --kv-transfer-config srt-slurm passed to a vLLM mode, or NULL. */
+static const char *v1_vllm_connector(const struct srt_ynode *backend, const struct srt_ynode *cfg,
+				     bool *from_role)
+{
+	const struct srt_ypair *own = pair_dashed(cfg, "connector");
+	const struct srt_ypair *ktc = pair_dashed(cfg, "kv-transfer-config");
+	const struct srt_ypair *bc = srt_ynode_get_pair(backend, "connector");
+	const char *c;
+
+	*from_role = false;
+	if (ktc) {
+		*from_role = true;
+		return srt_ynode_str(ktc->value);
+	}
+	if (own && !srt_ynode_is_null(own->value))
+		c = srt_ynode_str(own->value);
+	else if (bc)
+		c = srt_ynode_str(bc->value);
+	else
+		c = "nixl";
+	if (!c || !strcasecmp(c, "null") || !strcasecmp(c, "none") || !*c)
+		return NULL;
+	if (!strcasecmp(c, "nixl"))
+		return "{\"kv_connector\": \"NixlConnector\", \"kv_role\": \"kv_both\"}";
+	if (!strcasecmp(c, "lmcache"))
+		return "{\"kv_connector\": \"LMCacheConnectorV1\", \"kv_role\": \"kv_both\"}";
+	return c;
+}
+
+/* The value of --flag in a worker's argv (either spelling), or NULL. */
+static const char *argv_value(const struct srt_argv *av, const char *dashed)
+{
+	for (size_t i = 0; i + 1 < av->n; i++)
+		if (av->v[i][0] == '-' && av->v[i][1] == '-' &&
+		    srt_str_eq_dashes(av->v[i] + 2, dashed))
+			return av->v[i + 1];
+	return NULL;
+}
+
+#define MISMATCH(c, ...)                      \
+	do {                                  \
+		fprintf(stderr, __VA_ARGS__); \
+		fputc('\n', stderr);          \
+		(c)->mismatches++;            \
+	} while (0)
+
+/* Compare one v1 recipe mapping with the plan srtctl renders from its migration. */
+static void oracle_compare(struct oracle_counts *c, const char *name, const struct srt_ynode *v1,
+			   const struct srt_plan *p)
+{
+	const struct srt_ynode *backend = srt_ynode_get(v1, "backend");
+	const struct srt_ynode *res = srt_ynode_get(v1, "resources");
+	const struct srt_ynode *mc = srt_ynode_get(backend, "mooncake_kv_store");
+	const struct srt_ynode *top_env = srt_ynode_get(v1, "environment");
+	const char *engine = v1_engine(backend);
+	bool store = mc && !srt_ynode_is_null(mc);
+	bool ded = false, disagg;
+	int64_t want_nodes;
+	size_t got_nodes = 0;
+	char cfgkey[32];
+
+	srt_ynode_bool(srt_ynode_get(srt_ynode_get(v1, "infra"), "etcd_nats_dedicated_node"), &ded);
+	snprintf(cfgkey, sizeof(cfgkey), "%s_config", engine);
+	c->recipes++;
+
+	/* Nodes. */
+	disagg = !srt_ynode_is_null(srt_ynode_get(res, "prefill_nodes")) ||
+		 !srt_ynode_is_null(srt_ynode_get(res, "decode_nodes"));
+	want_nodes = disagg ? int_or(srt_ynode_get(res, "prefill_nodes"), 0) +
+				      int_or(srt_ynode_get(res, "decode_nodes"), 0) :
+			      int_or(srt_ynode_get(res, "agg_nodes"), 1);
+	for (size_t i = 0; i < p->layout.nnodes; i++)
+		if (!p->layout.nodes[i].dedicated)
+			got_nodes++;
+	c->nodes++;
+	if ((int64_t)got_nodes != want_nodes)
+		MISMATCH(c, "%s: srt-slurm ran the workers on %lld node(s), srtctl on %zu", name,
+			 (long long)want_nodes, got_nodes);
+
+	/* The master and the reserved infra node. */
+	if (store) {
+		c->masters++;
+		if (!p->master)
+			MISMATCH(c, "%s: srt-slurm ran a mooncake master, srtctl does not", name);
+		else if ((p->master->placement == SRT_PLACE_DEDICATED) != ded ||
+			 p->layout.dedicated != ded)
+			MISMATCH(c, "%s: srt-slurm ran the master %s, srtctl %s", name,
+				 ded ? "on its own reserved node" : "on the head node",
+				 p->master->placement == SRT_PLACE_DEDICATED ?
+					 "on a dedicated node" :
+					 "on the infra node");
+		if (ded)
+			c->dedicated++;
+	} else {
+		if (p->master)
+			MISMATCH(c, "%s: srtctl runs a mooncake master srt-slurm did not", name);
+		if (ded)
+			c->infra_only_srt_slurm++;
+	}
+
+	for (size_t j = 0; j < 3; j++) {
+		char key[64];
+		int64_t want_workers;
+		size_t got_workers = 0;
+		const struct srt_ynode *renv, *cfg;
+
+		snprintf(key, sizeof(key), "%s_workers", v1_res[j]);
+		want_workers = int_or(srt_ynode_get(res, key), 0);
+		snprintf(key, sizeof(key), "%s_environment", v1_modes[j]);
+		renv = srt_ynode_get(backend, key);
+		cfg = srt_ynode_get(srt_ynode_get(backend, cfgkey), v1_modes[j]);
+		for (size_t i = 0; i < p->nprocs; i++) {
+			const struct srt_proc *pr = &p->procs[i];
+			const char *want_conn = NULL, *got_conn;
+			const char *flag = NULL;
+			bool from_role = false;
+
+			if (pr->kind != SRT_PROC_WORKER || pr->role != (enum srt_role_kind)j)
+				continue;
+			if (pr->rank == 0)
+				got_workers++;
+			if (pr->rank != 0 || pr->index != 0)
+				continue; /* one worker per role is enough for env and args */
+
+			/* Env: every recipe variable srt-slurm set, and nothing else. */
+			for (size_t k = 0; k < pr->env.n; k++) {
+				const struct srt_renv_var *ev = &pr->env.v[k];
+				const struct srt_ynode *want = NULL;
+				bool renv_lookup = true;
+
+				if (store)
+					want = srt_ynode_get(srt_ynode_get(mc, "env"), ev->name);
+				/* With a store only the store's env could pin the worker's IP. */
+				if (store && !strcmp(ev->name, "MOONCAKE_LOCAL_HOSTNAME"))
+					renv_lookup = false;
+				if (!want)
+					want = srt_ynode_get(top_env, ev->name);
+				if (!want && renv_lookup)
+					want = srt_ynode_get(renv, ev->name);
+				c->env_vars++;
+				if (ev->owner == SRT_OWNER_SRTCTL) {
+					if (!store)
+						MISMATCH(
+							c,
+							"%s: %s worker: srtctl stamps %s without a store",
+							name, v1_res[j], ev->name);
+					else if (!strcmp(ev->name, "MOONCAKE_LOCAL_HOSTNAME") &&
+						 want)
+						MISMATCH(
+							c,
+							"%s: %s worker: srt-slurm pinned %s to '%s', "
+							"srtctl stamps '%s'",
+							name, v1_res[j], ev->name,
+							srt_ynode_str(want), ev->value);
+					continue;
+				}
+				if (!want || !srt_ynode_str(want) ||
+				    strcmp(srt_ynode_str(want), ev->value))
+					MISMATCH(
+						c,
+						"%s: %s worker: %s is '%s' in srtctl, '%s' in srt-slurm",
+						name, v1_res[j], ev->name, ev->value,
+						want ? srt_ynode_str(want) : "(unset)");
+			}
+			if (store && !srt_renv_find(&pr->env, "MOONCAKE_MASTER"))
+				MISMATCH(c, "%s: %s worker: no MOONCAKE_MASTER", name, v1_res[j]);
+			for (size_t k = 0; renv && renv->kind == SRT_Y_MAP && k < renv->n; k++)
+				if (!srt_renv_find(&pr->env, renv->pairs[k].key->str) &&
+				    strcmp(renv->pairs[k].key->str, "MOONCAKE_LOCAL_HOSTNAME"))
+					MISMATCH(c, "%s: %s worker: %s is lost", name, v1_res[j],
+						 renv->pairs[k].key->str);
+
+			/* Connector. */
+			if (!strcmp(engine, "vllm")) {
+				flag = "kv-transfer-config";
+				want_conn = v1_vllm_connector(backend, cfg, &from_role);
+			} else if (!strcmp(engine, "sglang") && j < 2) {
+				const struct srt_ypair *own =
+					pair_dashed(cfg, "disaggregation-transfer-backend");
+
+				flag = "disaggregation-transfer-backend";
+				want_conn =
+					own ? srt_ynode_str(own->value) :
+					      srt_ynode_str(srt_ynode_get(backend, "connector"));
+			}
+			if (!flag)
+				continue;
+			c->connectors++;
+			got_conn = argv_value(&pr->argv, flag);
+			if ((want_conn == NULL) != (got_conn == NULL) ||
+			    (want_conn && strcmp(want_conn, got_conn)))
+				MISMATCH(c, "%s: %s worker: srt-slurm passed --%s %s, srtctl %s",
+					 name, v1_res[j], flag, want_conn ? want_conn : "(none)",
+					 got_conn ? got_conn : "(none)");
+		}
+		c->workers++;
+		if ((int64_t)got_workers != want_workers)
+			MISMATCH(c, "%s: srt-slurm ran %lld %s worker(s), srtctl %zu", name,
+				 (long long)want_workers, v1_res[j], got_workers);
+	}
+}
+
+/* Migrate one v1 file, render each recipe, compare with the oracle. */
+static void oracle_file(struct oracle_counts *c, const char *path, const char *name)
+{
+	struct srt_ydoc *v1 = load(path), *got;
+	struct srt_ynode **roots = NULL, *single;
+	size_t nroots = 0;
+	struct srt_diags d;
+	struct srt_buf text;
+	struct srt_cluster cluster;
+	struct srt_compiled comp = { 0 };
+
+	srt_diags_init(&d);
+	srt_cluster_defaults(&cluster);
+	c->files++;
+	if (srt_variants_is_variant_doc(v1->root)) {
+		assert_int_equal(srt_variants_expand(v1, &roots, &nroots, &d), 0);
+	} else {
+		single = v1->root;
+		roots = &single;
+		nroots = 1;
+	}
+	got = srt_migrate_v1(v1, &d);
+	if (!got) {
+		srt_diags_print(&d, stderr);
+		fail_msg("%s does not migrate", name);
+	}
+	srt_buf_init(&text);
+	assert_int_equal(srt_yemit(got->root, &text), 0);
+	if (srt_compile_bytes(text.data, text.len, name, &cluster, &comp, &d)) {
+		srt_diags_print(&d, stderr);
+		fail_msg("%s: the migrated recipe does not validate", name);
+	}
+	assert_int_equal(comp.n, nroots);
+	for (size_t i = 0; i < nroots; i++) {
+		struct srt_plan *p = srt_plan_build(comp.recipes[i], &cluster, &d);
+
+		if (!p) {
+			srt_diags_print(&d, stderr);
+			fail_msg("%s: no plan for recipe %zu", name, i);
+		}
+		oracle_compare(c, name, roots[i], p);
+		srt_plan_free(p);
+	}
+	if (roots != &single)
+		free(roots);
+	srt_compiled_release(&comp);
+	srt_buf_release(&text);
+	srt_ydoc_free(got);
+	srt_ydoc_free(v1);
+	srt_diags_release(&d);
+}
+
+static void oracle_dir(struct oracle_counts *c, const char *dir, const char *suffix)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0;
+
+	assert_non_null(dh);
+	while ((de = readdir(dh))) {
+		size_t len = strlen(de->d_name), sl = strlen(suffix);
+
+		if (len <= sl || strcmp(de->d_name + len - sl, suffix) ||
+		    !strncmp(de->d_name, "invalid-", 8) || !strncmp(de->d_name, "sweep", 5))
+			continue;
+		names = realloc(names, (n + 1) * sizeof(*names));
+		names[n++] = strdup(de->d_name);
+	}
+	closedir(dh);
+	for (size_t i = 0; i < n; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		oracle_file(c, path, names[i]);
+		free(names[i]);
+	}
+	free(names);
+}
+
+static void print_counts(const char *what, const struct oracle_counts *c)
+{
+	printf("%s: %zu files, %zu recipes; compared %zu node counts, %zu worker counts, %zu "
+	       "worker env vars, %zu connectors, %zu masters (%zu on a dedicated node); %zu "
+	       "recipes where srt-slurm reserved a node for etcd/nats alone (srtctl runs no "
+	       "etcd/nats); %zu mismatches\n",
+	       what, c->files, c->recipes, c->nodes, c->workers, c->env_vars, c->connectors,
+	       c->masters, c->dedicated, c->infra_only_srt_slurm, c->mismatches);
+}
+
+/*
+ * For every corpus recipe (and every v1 fixture here), what srt-slurm's v1
+ * rules say must match what srtctl renders from the migrated recipe.
+ */
+static void test_corpus_v1_semantics(void **state)
+{
+	const char *root = getenv("SRT_CORPUS_DIR");
+	struct oracle_counts corpus = { 0 }, fixtures = { 0 };
+	char dir[4096];
+	struct stat st;
+
+	(void)state;
+	oracle_dir(&fixtures, DATA, ".v1.yaml");
+	print_counts("v1 fixtures", &fixtures);
+	assert_int_equal(fixtures.mismatches, 0);
+	assert_true(fixtures.masters >= 3);
+	assert_true(fixtures.dedicated >= 1);
+
+	snprintf(dir, sizeof(dir), "%s/srt-slurm-v1", root ? root : "");
+	if (!root || stat(dir, &st) != 0) {
+		printf("corpus not found at %s (set SRT_CORPUS_DIR)\n", root ? dir : "''");
+		skip();
+	}
+	oracle_dir(&corpus, dir, ".yaml");
+	print_counts("corpus", &corpus);
+	assert_int_equal(corpus.mismatches, 0);
+	assert_int_equal(corpus.files, 255);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -660,9 +1344,14 @@ int main(void)
 		cmocka_unit_test(test_engine_options_and_kv_events),
 		cmocka_unit_test(test_mooncake_details),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_sweep),
+		cmocka_unit_test(test_connector),
+		cmocka_unit_test(test_master_placement_and_flags),
+		cmocka_unit_test(test_env_precedence),
 		cmocka_unit_test(test_variant_file),
 		cmocka_unit_test(test_variant_engine_mapping),
 		cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_corpus_v1_semantics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

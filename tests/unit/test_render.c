@@ -496,6 +496,42 @@ static void test_containers_and_aliases(void **state)
 			    "nvcr.io/nvidia/sglang:0.5");
 }
 
+/*
+ * An empty container is "not set" (as in srt-slurm): the fallback image, or
+ * no container at all, never an empty --container-image=.
+ */
+static void test_empty_container(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r;
+	struct srt_plan *p;
+
+	r = compile(f, "engine: sglang\n"
+		       "model: {container: job:1}\n"
+		       "roles:\n"
+		       "  prefill:\n"
+		       "    container: ''\n"
+		       "    args: {disaggregation-transfer-backend: mooncake}\n"
+		       "  decode: {args: {disaggregation-transfer-backend: mooncake}}\n"
+		       "services:\n"
+		       "  - {name: mooncake-master, type: mooncake-master, container: ''}\n"
+		       "benchmark: {type: custom, command: 'true', container_image: ''}\n");
+	assert_string_equal(srt_render_role_container(r, &f->cl, SRT_ROLE_PREFILL), "job:1");
+	assert_string_equal(srt_render_service_container(r, &f->cl, &r->services[0]), "job:1");
+	p = srt_plan_build(r, &f->cl, &f->d);
+	assert_non_null(p);
+	for (size_t i = 0; i < p->nprocs; i++)
+		assert_string_equal(p->procs[i].container, "job:1");
+	srt_plan_free(p);
+
+	r = compile(f, "engine: sglang\n"
+		       "model: {container: ''}\n"
+		       "roles:\n"
+		       "  agg: {}\n");
+	assert_null(srt_render_job_container(r, &f->cl));
+	assert_null(srt_render_role_container(r, &f->cl, SRT_ROLE_AGG));
+}
+
 /* ---- layout ---- */
 
 static void test_layout(void **state)
@@ -749,6 +785,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_master_argv_env_container, fx_setup,
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_containers_and_aliases, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_empty_container, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_layout, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_layout_refs, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_order_and_logs, fx_setup, fx_teardown),

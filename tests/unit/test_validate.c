@@ -162,8 +162,37 @@ static const struct vcase cases[] = {
 	{ "two masters",
 	  SG_ROLES MASTER "  - name: m2\n    type: mooncake-master\n    placement: {node: dedicated}\n",
 	  1,
-	  "r.yaml:12:5: services[1]: a second mooncake-master service ('m2'); a run has one master "
-	  "(first: 'mooncake-master')" },
+	  "r.yaml:12:5: services[1]: a second mooncake-master service ('m2', services[1]); a run "
+	  "has one master (first: 'mooncake-master', services[0]): remove one of them, or set "
+	  "enabled: false on it" },
+	{ "two masters on one node: one error, not one per port",
+	  SG_ROLES MASTER "  - name: m2\n    type: mooncake-master\n", 1,
+	  "r.yaml:12:5: services[1]: a second mooncake-master service ('m2', services[1]); a run "
+	  "has one master (first: 'mooncake-master', services[0]): remove one of them, or set "
+	  "enabled: false on it" },
+	{ "store with a disabled master",
+	  SG_ROLES MASTER "    enabled: false\n  - name: store\n    type: mooncake-store\n", 1,
+	  "r.yaml:13:5: services[1]: a mooncake-store service needs an enabled mooncake-master "
+	  "(stores register with it), but 'mooncake-master' (services[0]) has enabled: false; "
+	  "remove 'enabled: false' from it, or disable this store too" },
+	{ "vllm connector on one role only warns",
+	  "engine: vllm\nroles:\n  prefill:\n    args:\n      kv-transfer-config: " VLLM_KV "\n"
+	  "  decode:\n    args:\n      tensor-parallel-size: 1\n" MASTER
+	  "    options:\n      store_config: {protocol: tcp}\n",
+	  0,
+	  "r.yaml:8:7: warning: roles.decode.args: has no 'kv-transfer-config' that uses "
+	  "MooncakeStoreConnector while roles.prefill has it; prefill and decode must run the "
+	  "same connector stack. Add it here too." },
+	{ "empty role container is not set",
+	  SG_ROLES "    container: ''\n" MASTER, 0,
+	  "r.yaml:9:16: warning: roles.decode.container: is empty, which srtctl (like srt-slurm) "
+	  "reads as not set: the job container (model.container) is used instead. Remove the key "
+	  "or name an image" },
+	{ "empty model container is not set",
+	  "model: {container: ''}\n" SG_ROLES MASTER, 0,
+	  "r.yaml:1:20: warning: model.container: is empty, which srtctl (like srt-slurm) reads as "
+	  "not set: the processes run without a container unless they name their own. Remove the "
+	  "key or name an image" },
 	{ "duplicate service names",
 	  SG_ROLES MASTER "  - name: mooncake-master\n    command: [sleep, '1']\n", -1,
 	  "r.yaml:12:11: services[1].name: duplicate service name 'mooncake-master' (also "
