@@ -153,7 +153,8 @@ static int walk_dir(struct walk *w, const char *dir, const struct stat *st)
 		names[n++] = srt_xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_str);
 	w->stack[w->depth].dev = st->st_dev;
 	w->stack[w->depth].ino = st->st_ino;
 	w->depth++;

@@ -377,8 +377,10 @@ int srt_variants_expand(struct srt_ydoc *doc, struct srt_ynode ***roots, size_t 
 		goto out;
 
 	/* srt-slurm's job order: override_ sections sorted, then zip_override_ sorted. */
-	qsort(overrides, nover, sizeof(*overrides), cmp_pair_key);
-	qsort(zips, nzip, sizeof(*zips), cmp_pair_key);
+	if (nover > 1)
+		qsort(overrides, nover, sizeof(*overrides), cmp_pair_key);
+	if (nzip > 1)
+		qsort(zips, nzip, sizeof(*zips), cmp_pair_key);
 	for (size_t k = 0; k < nover; k++)
 		expand_override(doc, base, overrides[k], &out, &nout, &cap);
 	for (size_t k = 0; k < nzip; k++)
