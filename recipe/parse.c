@@ -463,8 +463,15 @@ static void parse_role(struct pctx *c, struct srt_recipe *r, struct srt_role *ro
 	v = srt_ynode_get(n, "nodes");
 	if (v && !srt_ynode_is_null(v)) {
 		const char *s = srt_ynode_str(v);
+		int64_t zero = -1;
 
-		if (s && !strcmp(s, "colocate")) {
+		if (role->kind == SRT_ROLE_DECODE && srt_ynode_int(v, &zero) && zero == 0) {
+			/* srt-slurm still reads the v1 sentinel in schema 2 recipes. */
+			warn(c, v, join(c, path, "nodes"),
+			     "0 is the v1 way to write 'colocate'; write 'nodes: colocate'");
+			role->colocate = true;
+			role->nodes = 0;
+		} else if (s && !strcmp(s, "colocate")) {
 			if (role->kind != SRT_ROLE_DECODE)
 				err(c, v, join(c, path, "nodes"),
 				    "'colocate' is only valid on roles.decode (it packs decode workers "

@@ -257,6 +257,50 @@ static void test_schema_keys(void **state)
 	}
 }
 
+/* srt-slurm reads decode `nodes: 0` (the v1 sentinel) as colocate; only on decode. */
+static void test_decode_nodes_zero(void **state)
+{
+	static const struct {
+		const char *yaml;
+		size_t nerrors;
+		const char *first;
+	} cases[] = {
+		{ "engine: sglang\nroles:\n  prefill: {nodes: 1, gpus: 1}\n"
+		  "  decode: {nodes: 0, gpus: 1}\n",
+		  0,
+		  "r.yaml:4:19: warning: roles.decode.nodes: 0 is the v1 way to write 'colocate'; "
+		  "write 'nodes: colocate'" },
+		{ "engine: sglang\nroles:\n  prefill: {nodes: 0}\n  decode: {nodes: 1}\n", 1,
+		  "r.yaml:3:20: roles.prefill.nodes: must be between 1 and 16384, not 0" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct srt_cluster cluster;
+		struct srt_compiled comp;
+		struct srt_diags d;
+		char *msg;
+
+		srt_cluster_defaults(&cluster);
+		srt_diags_init(&d);
+		srt_compile_bytes(cases[i].yaml, strlen(cases[i].yaml), "r.yaml", &cluster, &comp,
+				  &d);
+		assert_true(d.n >= 1);
+		msg = srt_diag_format(&d.items[0]);
+		if (d.nerrors != cases[i].nerrors || strcmp(msg, cases[i].first)) {
+			srt_diags_print(&d, stderr);
+			fail_msg("case %zu: %zu errors; first: %s", i, d.nerrors, msg);
+		}
+		if (!cases[i].nerrors) {
+			assert_int_equal(comp.n, 1);
+			assert_true(comp.recipes[0]->roles[SRT_ROLE_DECODE].colocate);
+		}
+		free(msg);
+		srt_compiled_release(&comp);
+		srt_diags_release(&d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_stem),
 		cmocka_unit_test(test_schema_keys),
+		cmocka_unit_test(test_decode_nodes_zero),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
