@@ -75,6 +75,8 @@ while IFS= read -r -d '' f; do
 			recipes=$((recipes + $(jq '[.files[].recipes | length] | add' "$work/v.json")))
 		else
 			step=validate
+			jq -r '[.files[].errors[] | "\(.file):\(.line):\(.column): \(.path // ""): \(.message)"][0] // empty' \
+				"$work/v.json" >"$work/err" 2>/dev/null || true
 		fi
 	fi
 	if [[ -z $step ]]; then
