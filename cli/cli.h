@@ -19,7 +19,12 @@
 #define SRT_EXIT_INVALID 1
 #define SRT_EXIT_USAGE 2
 
-enum srt_output { SRT_OUT_TEXT, SRT_OUT_JSON, SRT_OUT_YAML, SRT_OUT_WIDE };
+enum srt_output {
+	SRT_OUT_TEXT,
+	SRT_OUT_JSON,
+	SRT_OUT_YAML,
+	SRT_OUT_WIDE
+};
 
 int srt_cmd_validate(int argc, char **argv);
 int srt_cmd_dryrun(int argc, char **argv);
@@ -42,24 +47,26 @@ int srt_cmd_wait(int argc, char **argv);
  * for_done), printing their story (cli/cmd_wait.c).  `timeout` is a
  * duration or NULL (30m).  Returns an exit code.
  */
-int srt_cli_wait(const char *db, char *const *names, size_t n, bool for_done,
-		 const char *timeout);
+int srt_cli_wait(const char *db, char *const *names, size_t n, bool for_done, const char *timeout);
 
 /* Shared helpers (cli/load.c). */
 
 /* Parse "-o FORMAT"; returns 0, or -1 after printing a usage error. */
-int srt_cli_parse_output(const char *verb, const char *arg, enum srt_output *out,
-			 bool allow_yaml);
+int srt_cli_parse_output(const char *verb, const char *arg, enum srt_output *out, bool allow_yaml);
 
 /* Print a usage error for `verb` ("srtctl VERB: MSG; see 'srtctl VERB --help'"). */
 int srt_cli_usage_error(const char *verb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
- * Load the cluster config ($SRTSLURM_CONFIG, then ./srtslurm.yaml) into *c.
- * Prints the errors and returns -1 when a config exists but is invalid.
+ * Load the cluster config ($SRTSLURM_CONFIG, then ./srtslurm.yaml) into *c
+ * for `verb`, printing its warnings.  When a config is named or exists but
+ * is not usable: with `required`, prints the errors and returns -1; without
+ * (migrate, validate: they do not need the cluster), prints them as
+ * warnings, leaves *c at the built-in defaults and returns 0.  Release *c
+ * with srt_cluster_release() when this returned 0.
  */
-int srt_cli_load_cluster(struct srt_cluster *c);
+int srt_cli_load_cluster(const char *verb, struct srt_cluster *c, bool required);
 
 /*
  * The slurmrestd client settings (cli/cmd_doctor.c), strongest first: the
@@ -76,11 +83,20 @@ struct srt_cli_slurm {
 void srt_cli_slurm_config(struct srt_cli_slurm *out, const struct srt_cluster *c,
 			  const char *url_arg, const char *api_arg);
 
+/* How many directory levels srt_cli_expand_path() walks below -f DIR. */
+#define SRT_CLI_MAX_DEPTH 32
+
 /*
  * Expand FILE|DIR into the recipe files it names: a file as itself, a
- * directory as its *.yaml / *.yml files (sorted, not recursive).  *files is
- * malloc'd, each entry too; free with srt_cli_free_files().  Returns 0, or -1
- * after printing an error (missing path, empty directory).
+ * directory as every *.yaml / *.yml file in it and below it, as srt-slurm's
+ * `apply -f DIR` does.  The order is deterministic: each directory's entries
+ * sorted by name (strcmp), a subdirectory's files where its name sorts.
+ * Hidden files and directories (a leading '.') are skipped; symlinks are
+ * followed, but one that leads back into a directory being walked is
+ * skipped with a warning; a tree deeper than SRT_CLI_MAX_DEPTH levels is an
+ * error.  *files is malloc'd, each entry too; free with srt_cli_free_files().
+ * Returns 0, or -1 after printing an error (missing path, unreadable or too
+ * deep directory, no recipe file found).
  */
 int srt_cli_expand_path(const char *verb, const char *path, char ***files, size_t *n);
 void srt_cli_free_files(char **files, size_t n);
@@ -88,11 +104,11 @@ void srt_cli_free_files(char **files, size_t n);
 /* Recipes as they go into the state database (cli/specs.c). */
 
 struct srt_cli_spec {
-	char *name; /* the recipe's name */
-	char *file; /* the path as given ("-" for stdin) */
+	char *name;   /* the recipe's name */
+	char *file;   /* the path as given ("-" for stdin) */
 	char *source; /* absolute path, or "-" for stdin */
-	char *spec; /* canonical JSON (recipe/canon.h) */
-	char *yaml; /* the file's text (shared by the variants of one file) */
+	char *spec;   /* canonical JSON (recipe/canon.h) */
+	char *yaml;   /* the file's text (shared by the variants of one file) */
 };
 
 struct srt_cli_specs {
@@ -137,10 +153,10 @@ void srt_cli_controller_note(const char *path);
 /* --watch (cli/watch.c). */
 
 struct srt_watch {
-	int ifd; /* inotify fd on the database's directory, or -1 */
-	char *base; /* the database's file name */
+	int ifd;	  /* inotify fd on the database's directory, or -1 */
+	char *base;	  /* the database's file name */
 	int64_t deadline; /* monotonic ms, 0 = none */
-	int64_t counter; /* srt_store_change_counter() when last woken */
+	int64_t counter;  /* srt_store_change_counter() when last woken */
 };
 
 /*

@@ -127,7 +127,7 @@ int srt_cmd_controller(int argc, char **argv)
 	}
 	if (optind < argc)
 		return srt_cli_usage_error("controller", "unexpected argument '%s'", argv[optind]);
-	if (srt_cli_load_cluster(&cluster) != 0)
+	if (srt_cli_load_cluster("controller", &cluster, true) != 0)
 		return SRT_EXIT_INVALID;
 	db = srt_store_default_path(db_arg);
 	if (!db) {

@@ -189,7 +189,7 @@ int srt_cmd_doctor(int argc, char **argv)
 		return srt_cli_usage_error("doctor", "unexpected argument '%s'", argv[optind]);
 
 	/* An srtslurm.yaml that exists but is invalid: not usable (errors printed). */
-	if (srt_cli_load_cluster(&cluster) != 0) {
+	if (srt_cli_load_cluster("doctor", &cluster, true) != 0) {
 		fprintf(stderr, "srtctl doctor: the cluster config is invalid; fix it first\n");
 		return SRT_EXIT_INVALID;
 	}

@@ -6,7 +6,8 @@
  * readiness and env, an env table per role (the MOONCAKE_* values srtctl
  * stamps included, with node placeholders such as <infra_node_ip>), the
  * rendered vLLM store_config, and the warnings.  A variant file prints each
- * variant; in JSON that is {"kind": "List", "items": [...]}.
+ * variant, a directory each recipe below it; in JSON several recipes are
+ * {"kind": "List", "items": [...]}.
  */
 #include "cli/cli.h"
 
@@ -21,7 +22,7 @@
 #include "util/shell.h"
 
 static const char usage_text[] =
-	"usage: srtctl dry-run -f FILE [-o text|json] [--cluster-config PATH] [--job-name NAME]\n"
+	"usage: srtctl dry-run -f FILE|DIR [-o text|json] [--cluster-config PATH] [--job-name NAME]\n"
 	"\n"
 	"Render a recipe without running it: the sbatch batch script, every process (mooncake\n"
 	"master, stores, workers, frontend, benchmark) with its command line, an env table per\n"
@@ -31,14 +32,15 @@ static const char usage_text[] =
 	"<worker_ip> (each worker's own node IP), <log_dir>.\n"
 	"\n"
 	"Options:\n"
-	"  -f, --filename FILE      recipe file, or - for stdin\n"
+	"  -f, --filename PATH      recipe file, directory (every *.yaml / *.yml below it,\n"
+	"                           sorted), or - for stdin\n"
 	"  -o, --output FORMAT      text (default) or json\n"
 	"      --cluster-config P   srtslurm.yaml to use (default: $SRTSLURM_CONFIG, then\n"
 	"                           ./srtslurm.yaml, then built-in defaults)\n"
 	"      --job-name NAME      SLURM job name (default: the recipe name)\n"
 	"  -h, --help               show this help\n"
 	"\n"
-	"Exit codes: 0 rendered, 1 the recipe is invalid, 2 usage or I/O error.\n"
+	"Exit codes: 0 rendered, 1 a recipe is invalid, 2 usage or I/O error.\n"
 	"\n"
 	"Examples:\n"
 	"  srtctl dry-run -f recipes/qwen3-mooncake.yaml\n"
@@ -172,6 +174,9 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 	srt_arena_init(&a);
 	fprintf(out, "# Recipe '%s' (engine %s, %s)\n\n", r->name ? r->name : "?",
 		srt_engine_name(r->engine), r->file ? r->file : "-");
+	if (r->model.path || r->model.container)
+		fprintf(out, "Model: %s, container %s\n\n", r->model.path ? r->model.path : "-",
+			r->model.container ? srt_render_job_container(r, p->cluster) : "-");
 	fputs("## Batch script\n\n", out);
 	fputs(script, out);
 	fputs("\n## Nodes\n\n", out);
@@ -235,6 +240,9 @@ static json_t *to_json(const struct srt_recipe *r, const struct srt_plan *p, con
 	json_object_set_new(o, "recipe", json_string(r->name ? r->name : ""));
 	json_object_set_new(o, "file", json_string(r->file ? r->file : "-"));
 	json_object_set_new(o, "engine", json_string(srt_engine_name(r->engine)));
+	json_object_set_new(o, "model",
+			    json_pack("{s:s?, s:s?}", "path", r->model.path, "container",
+				      srt_render_job_container(r, p->cluster)));
 	json_object_set_new(o, "batch_script", json_string(script));
 	procs = json_object_get(plan, "processes");
 	for (size_t i = 0; i < json_array_size(procs); i++) {
@@ -281,6 +289,84 @@ static json_t *to_json(const struct srt_recipe *r, const struct srt_plan *p, con
 	return o;
 }
 
+/*
+ * Compile `file` and render each of its recipes: JSON items appended to
+ * `items` (when not NULL), text to `text`.  Returns an exit code.
+ */
+static int dryrun_file(const char *file, const struct srt_cluster *cluster,
+		       const struct srt_script_opts *so, enum srt_output fmt, json_t *items,
+		       struct srt_buf *text)
+{
+	struct srt_compiled comp = { NULL, NULL, 0 };
+	struct srt_diags d;
+	int rc = SRT_EXIT_OK;
+
+	srt_diags_init(&d);
+	if (srt_compile_file(file, cluster, &comp, &d)) {
+		srt_diags_print(&d, stderr);
+		fprintf(stderr,
+			"srtctl dry-run: %s is not valid; fix the errors above (srtctl "
+			"validate -f %s shows the same)\n",
+			file, file);
+		rc = SRT_EXIT_INVALID;
+		goto done;
+	}
+	if (!comp.n) {
+		srt_diags_print(&d, stderr);
+		rc = SRT_EXIT_INVALID;
+		goto done;
+	}
+	for (size_t i = 0; i < comp.n; i++) {
+		const struct srt_recipe *r = comp.recipes[i];
+		struct srt_diags local;
+		struct srt_plan *p;
+		char *script = NULL;
+
+		/* The file's warnings concern every variant; each adds its own. */
+		srt_diags_init(&local);
+		for (size_t k = 0; k < d.n; k++)
+			if (d.items[k].level == SRT_DIAG_WARNING &&
+			    (!d.items[k].file || !r->file || !strcmp(d.items[k].file, r->file)))
+				srt_diags_add(&local, SRT_DIAG_WARNING, d.items[k].file,
+					      d.items[k].line, d.items[k].col, d.items[k].path,
+					      "%s", d.items[k].msg);
+		p = srt_plan_build(r, cluster, &local);
+		if (p)
+			script = srt_script_render(p, so, &local);
+		if (!p || !script || local.nerrors) {
+			srt_diags_print(&local, stderr);
+			fprintf(stderr,
+				"srtctl dry-run: recipe '%s' cannot be rendered; fix the "
+				"errors above\n",
+				r->name ? r->name : "?");
+			rc = SRT_EXIT_INVALID;
+		} else if (fmt == SRT_OUT_JSON) {
+			json_array_append_new(items, to_json(r, p, script, &local));
+		} else {
+			FILE *mem;
+			char *buf = NULL;
+			size_t len = 0;
+
+			mem = open_memstream(&buf, &len);
+			if (mem) {
+				if (text->len)
+					fputs("\n", mem);
+				print_text(mem, r, p, script, &local);
+				fclose(mem);
+				srt_buf_append(text, buf, len);
+				free(buf);
+			}
+		}
+		free(script);
+		srt_plan_free(p);
+		srt_diags_release(&local);
+	}
+done:
+	srt_compiled_release(&comp);
+	srt_diags_release(&d);
+	return rc;
+}
+
 int srt_cmd_dryrun(int argc, char **argv)
 {
 	enum {
@@ -299,7 +385,8 @@ int srt_cmd_dryrun(int argc, char **argv)
 	const char *file = NULL, *cluster_path = NULL;
 	struct srt_script_opts so = { NULL, NULL };
 	struct srt_cluster cluster;
-	struct srt_compiled comp = { NULL, NULL, 0 };
+	char **files = NULL;
+	size_t nfiles = 0;
 	struct srt_diags d;
 	json_t *items = NULL;
 	struct srt_buf text;
@@ -346,76 +433,25 @@ int srt_cmd_dryrun(int argc, char **argv)
 			rc = SRT_EXIT_INVALID;
 			goto out;
 		}
-	} else if (srt_cli_load_cluster(&cluster) != 0) {
+	} else if (srt_cli_load_cluster("dry-run", &cluster, true) != 0) {
 		rc = SRT_EXIT_INVALID;
 		goto out;
 	}
 	have_cluster = true;
 
-	if (srt_compile_file(file, &cluster, &comp, &d)) {
-		srt_diags_print(&d, stderr);
-		fprintf(stderr,
-			"srtctl dry-run: %s is not valid; fix the errors above (srtctl "
-			"validate -f %s shows the same)\n",
-			file, file);
-		rc = SRT_EXIT_INVALID;
-		goto out;
-	}
-	if (!comp.n) {
-		srt_diags_print(&d, stderr);
-		rc = SRT_EXIT_INVALID;
+	if (srt_cli_expand_path("dry-run", file, &files, &nfiles) != 0) {
+		rc = SRT_EXIT_USAGE;
 		goto out;
 	}
 	if (fmt == SRT_OUT_JSON)
 		items = json_array();
-	for (size_t i = 0; i < comp.n; i++) {
-		const struct srt_recipe *r = comp.recipes[i];
-		struct srt_diags local;
-		struct srt_plan *p;
-		char *script = NULL;
+	for (size_t i = 0; i < nfiles; i++) {
+		int one = dryrun_file(files[i], &cluster, &so, fmt, items, &text);
 
-		/* The file's warnings concern every variant; each adds its own. */
-		srt_diags_init(&local);
-		for (size_t k = 0; k < d.n; k++)
-			if (d.items[k].level == SRT_DIAG_WARNING &&
-			    (!d.items[k].file || !r->file || !strcmp(d.items[k].file, r->file)))
-				srt_diags_add(&local, SRT_DIAG_WARNING, d.items[k].file,
-					      d.items[k].line, d.items[k].col, d.items[k].path,
-					      "%s", d.items[k].msg);
-		p = srt_plan_build(r, &cluster, &local);
-		if (p)
-			script = srt_script_render(p, &so, &local);
-		if (!p || !script || local.nerrors) {
-			srt_diags_print(&local, stderr);
-			fprintf(stderr,
-				"srtctl dry-run: recipe '%s' cannot be rendered; fix the "
-				"errors above\n",
-				r->name ? r->name : "?");
-			rc = SRT_EXIT_INVALID;
-		} else if (fmt == SRT_OUT_JSON) {
-			json_array_append_new(items, to_json(r, p, script, &local));
-		} else {
-			FILE *mem;
-			char *buf = NULL;
-			size_t len = 0;
-
-			mem = open_memstream(&buf, &len);
-			if (mem) {
-				if (i)
-					fputs("\n", mem);
-				print_text(mem, r, p, script, &local);
-				fclose(mem);
-				srt_buf_append(&text, buf, len);
-				free(buf);
-			}
-		}
-		free(script);
-		srt_plan_free(p);
-		srt_diags_release(&local);
+		rc = one > rc ? one : rc;
 	}
-	if (rc != SRT_EXIT_OK)
-		goto out;
-	if (fmt == SRT_OUT_JSON) {
+	/* What did render is shown even when another file failed (exit 1). */
+	if (fmt == SRT_OUT_JSON && json_array_size(items)) {
 		json_t *top = json_array_size(items) == 1 ?
 				      json_incref(json_array_get(items, 0)) :
 				      json_pack("{s:s, s:O}", "kind", "List", "items", items);
@@ -423,13 +459,13 @@ int srt_cmd_dryrun(int argc, char **argv)
 		json_dumpf(top, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 		json_decref(top);
-	} else {
+	} else if (fmt != SRT_OUT_JSON) {
 		fwrite(text.data, 1, text.len, stdout);
 	}
 out:
 	json_decref(items);
 	srt_buf_release(&text);
-	srt_compiled_release(&comp);
+	srt_cli_free_files(files, nfiles);
 	srt_diags_release(&d);
 	if (have_cluster)
 		srt_cluster_release(&cluster);

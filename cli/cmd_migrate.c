@@ -39,8 +39,10 @@ static const char usage_text[] =
 	"placement), it writes the v1 behaviour and warns.\n"
 	"\n"
 	"Options:\n"
-	"  -f, --filename PATH   v1 recipe file, directory of *.yaml/*.yml files, or - for stdin\n"
-	"  -o, --output OUT      write to OUT instead of stdout (a directory when PATH is one)\n"
+	"  -f, --filename PATH   v1 recipe file, directory (every *.yaml/*.yml below it), or\n"
+	"                        - for stdin\n"
+	"  -o, --output OUT      write to OUT instead of stdout (a directory when PATH is one;\n"
+	"                        subdirectories are mirrored)\n"
 	"  -i, --in-place        replace each file, keeping the original as FILE" BACKUP_SUFFIX "\n"
 	"  -h, --help            show this help\n"
 	"\n"
@@ -73,6 +75,38 @@ static const char *base_name(const char *path)
 	const char *s = strrchr(path, '/');
 
 	return s ? s + 1 : path;
+}
+
+/*
+ * Where -o DIR puts `path`: for a directory input, the same place relative to
+ * -o as `path` has relative to -f (its directories created); else DIR/name.
+ * Returns the malloc'd path, or NULL after printing why.
+ */
+static char *output_path(const struct migrate_opts *o, const char *path)
+{
+	size_t ilen = strlen(o->input);
+	const char *rel;
+	char *dest;
+
+	if (!strcmp(path, "-"))
+		return srt_xasprintf("%s/stdin.yaml", o->output);
+	if (!o->input_is_dir || strncmp(path, o->input, ilen))
+		return srt_xasprintf("%s/%s", o->output, base_name(path));
+	rel = path + ilen;
+	while (*rel == '/')
+		rel++;
+	dest = srt_xasprintf("%s/%s", o->output, rel);
+	for (char *p = dest + strlen(o->output) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		if (mkdir(dest, 0755) != 0 && errno != EEXIST) {
+			fprintf(stderr, "srtctl migrate: cannot create directory '%s': %s\n", dest,
+				strerror(errno));
+			free(dest);
+			return NULL;
+		}
+		*p = '/';
+	}
+	return dest;
 }
 
 /* Read a whole file ("-" is stdin).  Returns 0, or -1 after printing why. */
@@ -290,11 +324,8 @@ static int migrate_one(struct migrate_opts *o, const char *path)
 
 		umask(mask);
 		mode = 0666 & ~mask;
-		dest = o->output_is_dir ?
-			       srt_xasprintf("%s/%s", o->output,
-					     !strcmp(path, "-") ? "stdin.yaml" : base_name(path)) :
-			       srt_xstrdup(o->output);
-		if (write_atomic(dest, out.data, out.len, mode) != 0)
+		dest = o->output_is_dir ? output_path(o, path) : srt_xstrdup(o->output);
+		if (!dest || write_atomic(dest, out.data, out.len, mode) != 0)
 			goto out;
 		fprintf(stderr, "migrated %s -> %s\n", path, dest);
 	} else if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
@@ -406,7 +437,7 @@ int srt_cmd_migrate(int argc, char **argv)
 		rc = SRT_EXIT_USAGE;
 		goto out;
 	}
-	if (srt_cli_load_cluster(&o.cluster) != 0) {
+	if (srt_cli_load_cluster("migrate", &o.cluster, false) != 0) {
 		rc = SRT_EXIT_INVALID;
 		goto out;
 	}

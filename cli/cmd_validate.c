@@ -11,7 +11,8 @@ static const char usage_text[] =
 	"\n"
 	"Check recipes against the v2 schema and every cross-field rule (Mooncake wiring,\n"
 	"ports srtctl owns, placements, ...). Problems are reported as\n"
-	"FILE:LINE:COL: KEY.PATH: message. A directory means its *.yaml and *.yml files.\n"
+	"FILE:LINE:COL: KEY.PATH: message. A directory means every *.yaml and *.yml file\n"
+	"in it and below it (sorted; hidden entries skipped).\n"
 	"\n"
 	"Options:\n"
 	"  -f, --filename PATH   recipe file, directory, or - for stdin (repeatable)\n"
@@ -79,7 +80,7 @@ int srt_cmd_validate(int argc, char **argv)
 		free(paths);
 		return srt_cli_usage_error("validate", "no recipe given; use -f FILE|DIR");
 	}
-	if (srt_cli_load_cluster(&cluster) != 0) {
+	if (srt_cli_load_cluster("validate", &cluster, false) != 0) {
 		free(paths);
 		return SRT_EXIT_INVALID;
 	}
@@ -109,15 +110,16 @@ int srt_cmd_validate(int argc, char **argv)
 				json_t *jr = json_array(), *je = json_array(), *jw = json_array();
 
 				for (size_t k = 0; k < comp.n; k++)
-					json_array_append_new(jr, json_string(comp.recipes[k]->name));
+					json_array_append_new(jr,
+							      json_string(comp.recipes[k]->name));
 				for (size_t k = 0; k < d.n; k++)
-					json_array_append_new(d.items[k].level == SRT_DIAG_ERROR ? je : jw,
-							      diag_json(&d.items[k]));
+					json_array_append_new(
+						d.items[k].level == SRT_DIAG_ERROR ? je : jw,
+						diag_json(&d.items[k]));
 				json_array_append_new(jfiles,
 						      json_pack("{s:s, s:b, s:o, s:o, s:o}", "file",
-								files[i], "valid", !nerr,
-								"recipes", jr, "errors", je,
-								"warnings", jw));
+								files[i], "valid", !nerr, "recipes",
+								jr, "errors", je, "warnings", jw));
 			} else {
 				srt_diags_print(&d, stderr);
 				if (!nerr) {

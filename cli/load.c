@@ -21,8 +21,7 @@ int srt_cli_usage_error(const char *verb, const char *fmt, ...)
 	return SRT_EXIT_USAGE;
 }
 
-int srt_cli_parse_output(const char *verb, const char *arg, enum srt_output *out,
-			 bool allow_yaml)
+int srt_cli_parse_output(const char *verb, const char *arg, enum srt_output *out, bool allow_yaml)
 {
 	if (!strcmp(arg, "json"))
 		*out = SRT_OUT_JSON;
@@ -40,14 +39,35 @@ int srt_cli_parse_output(const char *verb, const char *arg, enum srt_output *out
 	return 0;
 }
 
-int srt_cli_load_cluster(struct srt_cluster *c)
+int srt_cli_load_cluster(const char *verb, struct srt_cluster *c, bool required)
 {
+	const char *env = getenv("SRTSLURM_CONFIG");
+	const char *path = env && *env ? env : "srtslurm.yaml";
 	struct srt_diags d;
 	int rc;
 
 	srt_diags_init(&d);
 	rc = srt_cluster_load(c, NULL, &d);
-	srt_diags_print(&d, stderr);
+	if (rc != 0 && !required) {
+		/* This verb does not need the cluster: say what is wrong, then go on. */
+		for (size_t i = 0; i < d.n; i++)
+			d.items[i].level = SRT_DIAG_WARNING;
+		srt_diags_print(&d, stderr);
+		fprintf(stderr,
+			"srtctl %s: warning: the cluster config '%s' is not usable (see above); "
+			"going on with the built-in defaults ('srtctl dry-run', 'apply' and "
+			"'controller' refuse it until it is fixed)\n",
+			verb, path);
+		srt_cluster_defaults(c);
+		rc = 0;
+	} else {
+		srt_diags_print(&d, stderr);
+		if (rc != 0)
+			fprintf(stderr,
+				"srtctl %s: the cluster config '%s' is not usable (see above); fix "
+				"it or point $SRTSLURM_CONFIG at another file\n",
+				verb, path);
+	}
 	srt_diags_release(&d);
 	return rc;
 }
@@ -61,17 +81,113 @@ static bool is_yaml_name(const char *name)
 {
 	size_t n = strlen(name);
 
-	if (name[0] == '.')
-		return false;
-	return (n > 5 && !strcmp(name + n - 5, ".yaml")) || (n > 4 && !strcmp(name + n - 4, ".yml"));
+	return (n > 5 && !strcmp(name + n - 5, ".yaml")) ||
+	       (n > 4 && !strcmp(name + n - 4, ".yml"));
+}
+
+/* A directory being walked: (device, inode), to refuse a symlink loop. */
+struct dir_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+struct walk {
+	const char *verb;
+	const char *root;
+	char **files;
+	size_t n, cap;
+	struct dir_id stack[SRT_CLI_MAX_DEPTH + 1]; /* the directories above this one */
+	size_t depth;
+};
+
+static void walk_push(struct walk *w, char *path)
+{
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 16;
+		w->files = srt_xrealloc(w->files, w->cap * sizeof(*w->files));
+	}
+	w->files[w->n++] = path;
+}
+
+/*
+ * Collect the recipe files under `dir` (already stat'ed as st), its entries
+ * in sorted order, directories walked where they sort.  Returns 0, or -1
+ * after printing an error (unreadable directory, too deep).
+ */
+static int walk_dir(struct walk *w, const char *dir, const struct stat *st)
+{
+	DIR *d;
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < w->depth; i++) {
+		if (w->stack[i].dev == st->st_dev && w->stack[i].ino == st->st_ino) {
+			fprintf(stderr,
+				"srtctl %s: warning: skipping '%s': it leads back into a directory "
+				"already being walked (a symlink loop)\n",
+				w->verb, dir);
+			return 0;
+		}
+	}
+	if (w->depth >= SRT_CLI_MAX_DEPTH) {
+		fprintf(stderr,
+			"srtctl %s: '%s' is more than %d directories below '%s'; srtctl walks at "
+			"most %d levels (pass a deeper directory with -f, or flatten the tree)\n",
+			w->verb, dir, SRT_CLI_MAX_DEPTH, w->root, SRT_CLI_MAX_DEPTH);
+		return -1;
+	}
+	d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, "srtctl %s: %s: %s\n", w->verb, dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.') /* ".", ".." and hidden files and directories */
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			names = srt_xrealloc(names, cap * sizeof(*names));
+		}
+		names[n++] = srt_xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_str);
+	w->stack[w->depth].dev = st->st_dev;
+	w->stack[w->depth].ino = st->st_ino;
+	w->depth++;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		char *path = srt_xasprintf("%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
+					   names[i]);
+		struct stat est;
+
+		if (stat(path, &est) != 0) {
+			/* A dangling symlink: not a recipe, say so and go on. */
+			fprintf(stderr, "srtctl %s: warning: skipping '%s': %s\n", w->verb, path,
+				strerror(errno));
+			free(path);
+		} else if (S_ISDIR(est.st_mode)) {
+			rc = walk_dir(w, path, &est);
+			free(path);
+		} else if (S_ISREG(est.st_mode) && is_yaml_name(names[i])) {
+			walk_push(w, path);
+		} else {
+			free(path);
+		}
+	}
+	w->depth--;
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
 }
 
 int srt_cli_expand_path(const char *verb, const char *path, char ***files, size_t *n)
 {
+	struct walk w = { .verb = verb, .root = path };
 	struct stat st;
-	DIR *dir;
-	struct dirent *de;
-	size_t cap = 0;
 
 	*files = NULL;
 	*n = 0;
@@ -89,31 +205,19 @@ int srt_cli_expand_path(const char *verb, const char *path, char ***files, size_
 		(*files)[(*n)++] = srt_xstrdup(path);
 		return 0;
 	}
-	dir = opendir(path);
-	if (!dir) {
-		fprintf(stderr, "srtctl %s: %s: %s\n", verb, path, strerror(errno));
+	if (walk_dir(&w, path, &st) != 0) {
+		srt_cli_free_files(w.files, w.n);
 		return -1;
 	}
-	while ((de = readdir(dir))) {
-		if (!is_yaml_name(de->d_name))
-			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			*files = srt_xrealloc(*files, cap * sizeof(**files));
-		}
-		(*files)[(*n)++] = srt_xasprintf("%s%s%s", path,
-						 path[strlen(path) - 1] == '/' ? "" : "/",
-						 de->d_name);
-	}
-	closedir(dir);
-	if (!*n) {
-		fprintf(stderr, "srtctl %s: %s: no *.yaml or *.yml files in this directory\n", verb,
-			path);
-		free(*files);
-		*files = NULL;
+	if (!w.n) {
+		fprintf(stderr,
+			"srtctl %s: %s: no *.yaml or *.yml files in this directory or below it\n",
+			verb, path);
+		free(w.files);
 		return -1;
 	}
-	qsort(*files, *n, sizeof(**files), cmp_str);
+	*files = w.files;
+	*n = w.n;
 	return 0;
 }
 

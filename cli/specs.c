@@ -126,7 +126,7 @@ int srt_cli_specs_load(const char *verb, char *const *paths, size_t npaths,
 			nstdin++;
 	if (nstdin > 1)
 		return srt_cli_usage_error(verb, "'-f -' (standard input) can be given only once");
-	if (srt_cli_load_cluster(&cluster) != 0)
+	if (srt_cli_load_cluster(verb, &cluster, true) != 0)
 		return SRT_EXIT_INVALID;
 	for (size_t p = 0; p < npaths; p++) {
 		char **files;

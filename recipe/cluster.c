@@ -4,11 +4,17 @@
  * Discovery: an explicit path, else $SRTSLURM_CONFIG, else ./srtslurm.yaml.
  * A missing file means "use the defaults"; a file that exists but does not
  * parse or has unknown keys is an error.
+ *
+ * The file is shared with srt-slurm: top_keys[] (sorted, searched with
+ * bsearch) lists every top-level key srtctl or srt-slurm 0.3/2.0 documents,
+ * and says whether srtctl reads it.  A key srtctl does not read gets one
+ * warning; a key in no table is an error with a did-you-mean.
  */
 #include "recipe/cluster.h"
 #include "util/strutil.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -62,11 +68,10 @@ struct cctx {
 	int errors;
 };
 
-static void cerr(struct cctx *c, const struct srt_ynode *n, const char *path, const char *fmt,
-		 ...) __attribute__((format(printf, 4, 5)));
+static void cerr(struct cctx *c, const struct srt_ynode *n, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
-static void cerr(struct cctx *c, const struct srt_ynode *n, const char *path, const char *fmt,
-		 ...)
+static void cerr(struct cctx *c, const struct srt_ynode *n, const char *path, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -75,6 +80,116 @@ static void cerr(struct cctx *c, const struct srt_ynode *n, const char *path, co
 		       fmt, ap);
 	va_end(ap);
 	c->errors++;
+}
+
+static void cwarn(struct cctx *c, const struct srt_ynode *n, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void cwarn(struct cctx *c, const struct srt_ynode *n, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	srt_diags_vadd(c->d, SRT_DIAG_WARNING, c->doc->file, n ? n->line : 0, n ? n->col : 0, path,
+		       fmt, ap);
+	va_end(ap);
+}
+
+/* A top-level key of srtslurm.yaml: srtctl's own, srt-slurm's, or both. */
+enum key_use {
+	KEY_READ,    /* srtctl reads it */
+	KEY_IGNORED, /* srt-slurm reads it; srtctl does not (one warning) */
+};
+
+struct top_key {
+	const char *name;
+	enum key_use use;
+};
+
+/*
+ * Sorted by name (bsearch).  From srt-slurm 2.0's cluster.schema.json and
+ * cluster-config.md (launcher, docker_args), the 0.3 docs (cluster as a
+ * mapping, default_container, ai_analysis at the top level), and srtctl's
+ * own sections (runtime, slurmrestd, commands).
+ */
+static const struct top_key top_keys[] = {
+	{ "ai_analysis", KEY_IGNORED },
+	{ "cloud", KEY_IGNORED },
+	{ "cluster", KEY_READ },
+	{ "commands", KEY_READ },
+	{ "containers", KEY_READ },
+	{ "default_account", KEY_READ },
+	{ "default_bash_preamble", KEY_IGNORED },
+	{ "default_container", KEY_READ },
+	{ "default_gpu_exporter", KEY_IGNORED },
+	{ "default_gpu_type", KEY_IGNORED },
+	{ "default_health_check", KEY_IGNORED },
+	{ "default_host_setup", KEY_IGNORED },
+	{ "default_mounts", KEY_IGNORED },
+	{ "default_partition", KEY_READ },
+	{ "default_sbatch_directives", KEY_IGNORED },
+	{ "default_time_limit", KEY_READ },
+	{ "docker_args", KEY_IGNORED },
+	{ "git_http_version", KEY_IGNORED },
+	{ "gpus_per_node", KEY_IGNORED },
+	{ "launcher", KEY_IGNORED },
+	{ "model_paths", KEY_READ },
+	{ "network_interface", KEY_READ },
+	{ "nginx_raise_ulimit", KEY_IGNORED },
+	{ "output_dir", KEY_IGNORED },
+	{ "preflight", KEY_IGNORED },
+	{ "reporting", KEY_IGNORED },
+	{ "runtime", KEY_READ },
+	{ "slurmrestd", KEY_READ },
+	{ "srtctl_root", KEY_IGNORED },
+	{ "telemetry", KEY_IGNORED },
+	{ "use_exclusive_sbatch_directive", KEY_IGNORED },
+	{ "use_gpus_per_node_directive", KEY_IGNORED },
+	{ "use_het_jobs", KEY_IGNORED },
+	{ "use_segment_sbatch_directive", KEY_IGNORED },
+	{ "visible_devices_env", KEY_IGNORED },
+};
+#define NTOP_KEYS (sizeof(top_keys) / sizeof(top_keys[0]))
+
+static int cmp_top_key(const void *k, const void *e)
+{
+	return strcmp((const char *)k, ((const struct top_key *)e)->name);
+}
+
+static const struct top_key *top_key_find(const char *name)
+{
+	return bsearch(name, top_keys, NTOP_KEYS, sizeof(top_keys[0]), cmp_top_key);
+}
+
+/* Top-level keys: known ones pass (srt-slurm-only ones with a warning), the rest fail. */
+static void top_keys_check(struct cctx *c, const struct srt_ynode *root)
+{
+	const char *names[NTOP_KEYS + 1];
+
+	for (size_t i = 0; i < NTOP_KEYS; i++)
+		names[i] = top_keys[i].name;
+	names[NTOP_KEYS] = NULL;
+	for (size_t i = 0; i < root->n; i++) {
+		const struct srt_ynode *k = root->pairs[i].key;
+		const struct top_key *t = top_key_find(k->str);
+		const char *sugg;
+
+		if (t && t->use == KEY_IGNORED) {
+			cwarn(c, k, k->str,
+			      "a srt-slurm setting that srtctl does not use; ignored (the file "
+			      "stays usable by srt-slurm)");
+		} else if (!t) {
+			sugg = srt_did_you_mean(k->str, names);
+			if (sugg)
+				cerr(c, k, NULL, "unknown key '%s'; did you mean '%s'?", k->str,
+				     sugg);
+			else
+				cerr(c, k, NULL,
+				     "unknown key '%s' (neither srtctl nor srt-slurm reads it); "
+				     "remove it",
+				     k->str);
+		}
+	}
 }
 
 static void keys_known(struct cctx *c, const struct srt_ynode *map, const char *path,
@@ -138,16 +253,89 @@ static bool argv_at(struct cctx *c, const struct srt_ynode *v, const char *path,
 	return true;
 }
 
+/* An alias -> value mapping (containers:, model_paths:) into *out. */
+static void alias_map(struct cctx *c, const struct srt_ynode *v, const char *path, const char *what,
+		      struct srt_env *out)
+{
+	if (!v || srt_ynode_is_null(v))
+		return;
+	if (v->kind != SRT_Y_MAP) {
+		cerr(c, v, path, "must be a mapping of alias: %s", what);
+		return;
+	}
+	out->v = srt_arena_alloc(&c->doc->arena, (v->n ? v->n : 1) * sizeof(struct srt_env_var));
+	out->n = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		const struct srt_ynode *val = v->pairs[i].value;
+
+		if (val->kind != SRT_Y_SCALAR || srt_ynode_is_null(val)) {
+			cerr(c, val, path, "alias '%s' must be a string (the %s)",
+			     v->pairs[i].key->str, what);
+			continue;
+		}
+		out->v[out->n].name = v->pairs[i].key->str;
+		out->v[out->n].value = val->str;
+		out->v[out->n].node = val;
+		out->n++;
+	}
+}
+
+/*
+ * `cluster:` is the cluster's name in srt-slurm 2.0 (ignored) and a mapping
+ * of defaults in 0.3; the mapping's values apply where the top level sets none.
+ */
+static void cluster_section(struct cctx *cc, struct srt_cluster *c, const struct srt_ynode *v)
+{
+	static const char *const keys[] = { "account",
+					    "partition",
+					    "network_interface",
+					    "gpus_per_node",
+					    "default_time_limit",
+					    "time_limit",
+					    "default_container",
+					    NULL };
+
+	if (!v || srt_ynode_is_null(v))
+		return;
+	if (v->kind == SRT_Y_SCALAR) {
+		cwarn(cc, v, "cluster",
+		      "the cluster's name (srt-slurm status reporting); srtctl does not use it");
+		return;
+	}
+	if (v->kind != SRT_Y_MAP) {
+		cerr(cc, v, "cluster",
+		     "must be the cluster's name or a mapping of defaults (account, partition, "
+		     "network_interface, default_time_limit, default_container)");
+		return;
+	}
+	keys_known(cc, v, "cluster", keys);
+	if (!c->default_account)
+		c->default_account = str_at(cc, v, "account", "cluster.account", NULL);
+	if (!c->default_partition)
+		c->default_partition = str_at(cc, v, "partition", "cluster.partition", NULL);
+	if (!c->default_time_limit)
+		c->default_time_limit =
+			str_at(cc, v, "default_time_limit", "cluster.default_time_limit",
+			       str_at(cc, v, "time_limit", "cluster.time_limit", NULL));
+	if (!c->network_interface)
+		c->network_interface =
+			str_at(cc, v, "network_interface", "cluster.network_interface", NULL);
+	if (!c->default_container)
+		c->default_container =
+			str_at(cc, v, "default_container", "cluster.default_container", NULL);
+	if (srt_ynode_get_pair(v, "gpus_per_node"))
+		cwarn(cc, srt_ynode_get_pair(v, "gpus_per_node")->key, "cluster.gpus_per_node",
+		      "srtctl does not use it (set resources.gpus_per_node in the recipe); "
+		      "ignored");
+}
+
 int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_diags *diags)
 {
-	static const char *const top[] = { "runtime", "network_interface", "default_account",
-					   "default_partition", "default_time_limit",
-					   "containers", "slurmrestd", "commands", "cluster",
-					   "gpus_per_node", "default_gpu_type", NULL };
 	static const char *const rt[] = { "network_interface", "container_runtime", "log_root",
 					  NULL };
-	static const char *const rest[] = { "url", "api_version", "user", "token_file",
-					    "token_command", "timeout_seconds", NULL };
+	static const char *const rest[] = { "url",	  "api_version",   "user",
+					    "token_file", "token_command", "timeout_seconds",
+					    NULL };
 	struct cctx cc = { doc, diags, 0 };
 	const struct srt_ynode *root = doc->root, *v;
 
@@ -160,7 +348,7 @@ int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_di
 		cerr(&cc, root, NULL, "the cluster config must be a mapping");
 		return -1;
 	}
-	keys_known(&cc, root, NULL, top);
+	top_keys_check(&cc, root);
 	c->network_interface = str_at(&cc, root, "network_interface", "network_interface", NULL);
 	v = srt_ynode_get(root, "runtime");
 	if (v && !srt_ynode_is_null(v)) {
@@ -174,7 +362,8 @@ int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_di
 						      "runtime.network_interface",
 						      c->network_interface);
 			c->log_root = str_at(&cc, v, "log_root", "runtime.log_root", c->log_root);
-			crt = str_at(&cc, v, "container_runtime", "runtime.container_runtime", NULL);
+			crt = str_at(&cc, v, "container_runtime", "runtime.container_runtime",
+				     NULL);
 			if (crt && !strcmp(crt, "pyxis"))
 				c->container_runtime = SRT_CRT_PYXIS;
 			else if (crt && strcmp(crt, "none"))
@@ -183,34 +372,18 @@ int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_di
 				     "unknown container runtime '%s'; expected pyxis or none", crt);
 		}
 	}
-	if (c->network_interface && !*c->network_interface)
-		c->network_interface = NULL;
 	c->default_account = str_at(&cc, root, "default_account", "default_account", NULL);
 	c->default_partition = str_at(&cc, root, "default_partition", "default_partition", NULL);
-	c->default_time_limit = str_at(&cc, root, "default_time_limit", "default_time_limit",
-				       NULL);
-	v = srt_ynode_get(root, "containers");
-	if (v && !srt_ynode_is_null(v)) {
-		if (v->kind != SRT_Y_MAP) {
-			cerr(&cc, v, "containers", "must be a mapping of alias: image");
-		} else {
-			c->containers.v = srt_arena_alloc(&doc->arena,
-							  (v->n ? v->n : 1) * sizeof(struct srt_env_var));
-			for (size_t i = 0; i < v->n; i++) {
-				const struct srt_ynode *val = v->pairs[i].value;
-
-				if (val->kind != SRT_Y_SCALAR || srt_ynode_is_null(val)) {
-					cerr(&cc, val, "containers", "alias '%s' must name an image",
-					     v->pairs[i].key->str);
-					continue;
-				}
-				c->containers.v[c->containers.n].name = v->pairs[i].key->str;
-				c->containers.v[c->containers.n].value = val->str;
-				c->containers.v[c->containers.n].node = val;
-				c->containers.n++;
-			}
-		}
-	}
+	c->default_time_limit = str_at(&cc, root, "default_time_limit", "default_time_limit", NULL);
+	c->default_container = str_at(&cc, root, "default_container", "default_container", NULL);
+	cluster_section(&cc, c, srt_ynode_get(root, "cluster"));
+	if (c->network_interface && !*c->network_interface)
+		c->network_interface = NULL;
+	if (c->default_container && !*c->default_container)
+		c->default_container = NULL;
+	alias_map(&cc, srt_ynode_get(root, "containers"), "containers", "image", &c->containers);
+	alias_map(&cc, srt_ynode_get(root, "model_paths"), "model_paths", "model path",
+		  &c->model_paths);
 	v = srt_ynode_get(root, "slurmrestd");
 	if (v && !srt_ynode_is_null(v)) {
 		if (v->kind != SRT_Y_MAP) {
@@ -221,14 +394,15 @@ int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_di
 
 			keys_known(&cc, v, "slurmrestd", rest);
 			c->slurmrestd.url = str_at(&cc, v, "url", "slurmrestd.url", NULL);
-			c->slurmrestd.api_version = str_at(&cc, v, "api_version",
-							   "slurmrestd.api_version", NULL);
+			c->slurmrestd.api_version =
+				str_at(&cc, v, "api_version", "slurmrestd.api_version", NULL);
 			c->slurmrestd.user = str_at(&cc, v, "user", "slurmrestd.user", NULL);
-			c->slurmrestd.token_file = str_at(&cc, v, "token_file",
-							  "slurmrestd.token_file", NULL);
+			c->slurmrestd.token_file =
+				str_at(&cc, v, "token_file", "slurmrestd.token_file", NULL);
 			t = srt_ynode_get(v, "token_command");
 			if (t && !srt_ynode_is_null(t))
-				argv_at(&cc, t, "slurmrestd.token_command", &c->slurmrestd.token_command);
+				argv_at(&cc, t, "slurmrestd.token_command",
+					&c->slurmrestd.token_command);
 			t = srt_ynode_get(v, "timeout_seconds");
 			if (t && !srt_ynode_is_null(t)) {
 				if (!srt_ynode_int(t, &secs) || secs < 1 || secs > 3600)
@@ -249,8 +423,9 @@ int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_di
 				const struct srt_ynode *a = srt_ynode_get(v, cmd_names[k]);
 
 				if (a)
-					argv_at(&cc, a, srt_arena_printf(&doc->arena, "commands.%s",
-									cmd_names[k]),
+					argv_at(&cc, a,
+						srt_arena_printf(&doc->arena, "commands.%s",
+								 cmd_names[k]),
 						&c->commands[k]);
 			}
 		}
@@ -295,6 +470,18 @@ void srt_cluster_release(struct srt_cluster *c)
 {
 	srt_ydoc_free(c->doc);
 	srt_cluster_defaults(c);
+}
+
+void srt_cluster_apply(const struct srt_cluster *c, struct srt_recipe *r)
+{
+	const char *path;
+
+	if (!c || !r)
+		return;
+	if (r->model.path && (path = srt_env_get(&c->model_paths, r->model.path)))
+		r->model.path = path;
+	if (!r->model.container && c->default_container)
+		r->model.container = c->default_container;
 }
 
 const char *srt_cluster_container(const struct srt_cluster *c, const char *name)

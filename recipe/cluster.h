@@ -12,6 +12,10 @@
  *   default_account / default_partition / default_time_limit
  *   containers: {alias: image}      # container aliases
  *   slurmrestd: {url, api_version, user, token_file, token_command, timeout_seconds}
+ *   model_paths: {alias: path}      # model.path aliases (srt-slurm)
+ *   default_container: image        # model.container when a recipe names none
+ *   cluster: {account, partition, network_interface, default_time_limit,
+ *             default_container}    # srt-slurm 0.3 form; 2.0 names the cluster
  *   commands:                       # argv prefixes, so tests can use stand-ins
  *     mooncake_master: [mooncake_master]
  *     mooncake_store:  [python3, -m, mooncake.mooncake_store_service]
@@ -20,6 +24,11 @@
  *     trtllm: [trtllm-serve]
  *     mocker: [python3, -m, dynamo.mocker]
  *     srtctl: [srtctl]
+ *
+ * Every other key srt-slurm 0.3 or 2.0 documents for srtslurm.yaml
+ * (use_gpus_per_node_directive, srtctl_root, reporting, default_mounts, ...)
+ * is accepted with one warning that srtctl ignores it, so one file serves
+ * both tools.  A key neither tool knows is an error with a suggestion.
  */
 #ifndef SRT_RECIPE_CLUSTER_H
 #define SRT_RECIPE_CLUSTER_H
@@ -30,7 +39,10 @@
 #include "recipe/yaml.h"
 #include "util/diag.h"
 
-enum srt_container_runtime { SRT_CRT_NONE, SRT_CRT_PYXIS };
+enum srt_container_runtime {
+	SRT_CRT_NONE,
+	SRT_CRT_PYXIS
+};
 
 enum srt_cmd_kind {
 	SRT_CMD_MOONCAKE_MASTER,
@@ -44,13 +56,15 @@ enum srt_cmd_kind {
 };
 
 struct srt_cluster {
-	struct srt_ydoc *doc; /* owns the strings below; NULL for pure defaults */
-	const char *source; /* path it was read from, or NULL */
+	struct srt_ydoc *doc;	       /* owns the strings below; NULL for pure defaults */
+	const char *source;	       /* path it was read from, or NULL */
 	const char *network_interface; /* NULL: the node's default route interface */
 	enum srt_container_runtime container_runtime;
 	const char *log_root;
 	const char *default_account, *default_partition, *default_time_limit;
-	struct srt_env containers; /* alias -> image */
+	struct srt_env containers;     /* alias -> image */
+	struct srt_env model_paths;    /* alias -> model path */
+	const char *default_container; /* image for recipes that name none, or NULL */
 	struct {
 		const char *url;
 		const char *api_version; /* NULL: newest the server serves */
@@ -73,6 +87,14 @@ void srt_cluster_defaults(struct srt_cluster *c);
 int srt_cluster_load(struct srt_cluster *c, const char *path, struct srt_diags *diags);
 int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_diags *diags);
 void srt_cluster_release(struct srt_cluster *c);
+
+/*
+ * Apply the cluster's aliases and defaults to a parsed recipe, before it is
+ * validated: a model.path that is a model_paths alias becomes the mapped
+ * path; a recipe without model.container gets default_container.  Only the
+ * struct changes (the recipe's YAML, its spec, is left as written).
+ */
+void srt_cluster_apply(const struct srt_cluster *c, struct srt_recipe *r);
 
 /* Resolve a container alias; returns the image (or the name itself). */
 const char *srt_cluster_container(const struct srt_cluster *c, const char *name);

@@ -6,12 +6,20 @@
  * it finds (it never stops at the first) with the node's position and key
  * path, and suggests the intended key for typos.  Cross-field rules (which
  * need the whole recipe) are in validate.c.
+ *
+ * A key srtctl does not take is checked against srt-slurm's recipe model
+ * (recipe/schema_keys.h): one srt-slurm accepts is kept in the spec with a
+ * warning that srtctl ignores it; one neither accepts is an error with a
+ * did-you-mean.  Key lookups use sorted tables, so a mapping of n keys costs
+ * O(n log m), never n * m.
  */
 #include "recipe/model.h"
+#include "recipe/schema_keys.h"
 #include "util/strutil.h"
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct pctx {
@@ -20,7 +28,10 @@ struct pctx {
 	struct srt_diags *d;
 };
 
-/* A key that exists in srt-slurm's schema but that srtctl does not take here. */
+/*
+ * Why srtctl does not take a key: for a key srt-slurm accepts, the warning's
+ * text; for one it does not (the v1 layout, ...), the error's.
+ */
 struct hint {
 	const char *key;
 	const char *text;
@@ -34,8 +45,8 @@ static void vdiag(struct pctx *c, enum srt_diag_level lvl, const struct srt_ynod
 
 static void err(struct pctx *c, const struct srt_ynode *n, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-static void warn(struct pctx *c, const struct srt_ynode *n, const char *path, const char *fmt,
-		 ...) __attribute__((format(printf, 4, 5)));
+static void warn(struct pctx *c, const struct srt_ynode *n, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 static void err(struct pctx *c, const struct srt_ynode *n, const char *path, const char *fmt, ...)
 {
@@ -46,8 +57,7 @@ static void err(struct pctx *c, const struct srt_ynode *n, const char *path, con
 	va_end(ap);
 }
 
-static void warn(struct pctx *c, const struct srt_ynode *n, const char *path, const char *fmt,
-		 ...)
+static void warn(struct pctx *c, const struct srt_ynode *n, const char *path, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -90,29 +100,56 @@ static void join_list(char *out, size_t outsz, const char *const *list)
 	}
 }
 
-/* Report keys of `map` outside `allowed`; `hints` explains known-but-unsupported ones. */
-static void check_keys(struct pctx *c, const struct srt_ynode *map, const char *path,
-		       const char *const *allowed, const struct hint *hints)
+static int cmp_str(const void *a, const void *b)
 {
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Report keys of `map` outside `allowed`: a key of srt-slurm's `section` is
+ * ignored with a warning (its hint, when there is one, says why); any other
+ * is an error (its hint, or a did-you-mean over `allowed`).
+ */
+static void check_keys(struct pctx *c, const struct srt_ynode *map, const char *path,
+		       const char *const *allowed, const struct hint *hints,
+		       enum srt_schema_section section)
+{
+	const char *sorted[64];
+	size_t na = 0;
+
+	while (allowed[na] && na < sizeof(sorted) / sizeof(sorted[0])) {
+		sorted[na] = allowed[na];
+		na++;
+	}
+	qsort(sorted, na, sizeof(sorted[0]), cmp_str);
 	for (size_t i = 0; i < map->n; i++) {
 		const struct srt_ynode *k = map->pairs[i].key;
 		const char *key = k->str;
-		const char *kpath = join(c, path, key);
-		const char *sugg;
-		bool hinted = false;
+		const char *kpath;
+		const char *hint = NULL, *sugg;
 		char list[1024];
 
-		if (in_list(key, allowed))
+		if (bsearch(&key, sorted, na, sizeof(sorted[0]), cmp_str))
 			continue;
-		for (size_t h = 0; hints && hints[h].key; h++) {
-			if (!strcmp(hints[h].key, key)) {
-				err(c, k, kpath, "%s", hints[h].text);
-				hinted = true;
-				break;
-			}
+		kpath = join(c, path, key);
+		for (size_t h = 0; hints && hints[h].key; h++)
+			if (!strcmp(hints[h].key, key))
+				hint = hints[h].text;
+		if (srt_schema_has_key(section, key)) {
+			if (hint)
+				warn(c, k, kpath, "%s; ignored (kept in the spec for srt-slurm)",
+				     hint);
+			else
+				warn(c, k, kpath,
+				     "'%s' is a srt-slurm setting srtctl does not use; ignored (kept "
+				     "in the spec)",
+				     key);
+			continue;
 		}
-		if (hinted)
+		if (hint) {
+			err(c, k, kpath, "%s", hint);
 			continue;
+		}
 		sugg = srt_did_you_mean(key, allowed);
 		if (sugg) {
 			err(c, k, kpath, "unknown key '%s'; did you mean '%s'?", key, sugg);
@@ -132,8 +169,7 @@ static bool want_map(struct pctx *c, const struct srt_ynode *n, const char *path
 }
 
 /* A scalar as text; numbers and booleans keep their written form. */
-static bool want_str(struct pctx *c, const struct srt_ynode *n, const char *path,
-		     const char **out)
+static bool want_str(struct pctx *c, const struct srt_ynode *n, const char *path, const char **out)
 {
 	if (!n || n->kind != SRT_Y_SCALAR || srt_ynode_is_null(n)) {
 		err(c, n, path, "must be a string, not %s", srt_ynode_describe(n));
@@ -147,8 +183,8 @@ static bool want_str(struct pctx *c, const struct srt_ynode *n, const char *path
 	return true;
 }
 
-static bool want_int(struct pctx *c, const struct srt_ynode *n, const char *path, int *out,
-		     int min, int max)
+static bool want_int(struct pctx *c, const struct srt_ynode *n, const char *path, int *out, int min,
+		     int max)
 {
 	int64_t v;
 
@@ -174,8 +210,8 @@ static bool want_bool(struct pctx *c, const struct srt_ynode *n, const char *pat
 }
 
 /* Optional string field of a mapping. */
-static void opt_str(struct pctx *c, const struct srt_ynode *map, const char *path,
-		    const char *key, const char **out)
+static void opt_str(struct pctx *c, const struct srt_ynode *map, const char *path, const char *key,
+		    const char **out)
 {
 	const struct srt_ynode *v = srt_ynode_get(map, key);
 
@@ -183,8 +219,8 @@ static void opt_str(struct pctx *c, const struct srt_ynode *map, const char *pat
 		want_str(c, v, join(c, path, key), out);
 }
 
-static void opt_int(struct pctx *c, const struct srt_ynode *map, const char *path,
-		    const char *key, int *out, int min, int max)
+static void opt_int(struct pctx *c, const struct srt_ynode *map, const char *path, const char *key,
+		    int *out, int min, int max)
 {
 	const struct srt_ynode *v = srt_ynode_get(map, key);
 
@@ -192,8 +228,8 @@ static void opt_int(struct pctx *c, const struct srt_ynode *map, const char *pat
 		want_int(c, v, join(c, path, key), out, min, max);
 }
 
-static void opt_bool(struct pctx *c, const struct srt_ynode *map, const char *path,
-		     const char *key, bool *out)
+static void opt_bool(struct pctx *c, const struct srt_ynode *map, const char *path, const char *key,
+		     bool *out)
 {
 	const struct srt_ynode *v = srt_ynode_get(map, key);
 
@@ -299,8 +335,9 @@ static bool parse_restart_mode(struct pctx *c, const struct srt_ynode *n, const 
 		*out = SRT_RESTART_ALWAYS;
 	else {
 		sugg = srt_did_you_mean(s, modes);
-		err(c, n, path, "unknown restart policy '%s'%s%s%s; expected never, on-failure or always",
-		    s, sugg ? " (did you mean '" : "", sugg ? sugg : "", sugg ? "'?)" : "");
+		err(c, n, path,
+		    "unknown restart policy '%s'%s%s%s; expected never, on-failure or always", s,
+		    sugg ? " (did you mean '" : "", sugg ? sugg : "", sugg ? "'?)" : "");
 		return false;
 	}
 	return true;
@@ -309,8 +346,12 @@ static bool parse_restart_mode(struct pctx *c, const struct srt_ynode *n, const 
 static void parse_restart(struct pctx *c, const struct srt_ynode *n, const char *path,
 			  struct srt_restart_policy *p)
 {
-	static const char *const keys[] = { "policy", "max_restarts", "backoff_seconds",
-					    "max_backoff_seconds", "reset_after_seconds", NULL };
+	static const char *const keys[] = { "policy",
+					    "max_restarts",
+					    "backoff_seconds",
+					    "max_backoff_seconds",
+					    "reset_after_seconds",
+					    NULL };
 	const struct srt_ynode *v;
 
 	if (srt_ynode_is_null(n))
@@ -321,7 +362,7 @@ static void parse_restart(struct pctx *c, const struct srt_ynode *n, const char 
 	}
 	if (!want_map(c, n, path))
 		return;
-	check_keys(c, n, path, keys, NULL);
+	check_keys(c, n, path, keys, NULL, SRT_SCHEMA_RESTART);
 	v = srt_ynode_get(n, "policy");
 	if (v)
 		parse_restart_mode(c, v, join(c, path, "policy"), &p->mode);
@@ -382,8 +423,8 @@ static void parse_engine(struct pctx *c, struct srt_recipe *r, const struct srt_
 	else if ((sugg = srt_did_you_mean(s, engines)))
 		err(c, tn, path, "unknown engine '%s'; did you mean '%s'?", s, sugg);
 	else
-		err(c, tn, path, "unknown engine '%s'; expected sglang or vllm (also: trtllm, mocker)",
-		    s);
+		err(c, tn, path,
+		    "unknown engine '%s'; expected sglang or vllm (also: trtllm, mocker)", s);
 }
 
 /* ---- roles ---- */
@@ -391,15 +432,19 @@ static void parse_engine(struct pctx *c, struct srt_recipe *r, const struct srt_
 static void parse_role(struct pctx *c, struct srt_recipe *r, struct srt_role *role,
 		       const struct srt_ynode *n, const char *path)
 {
-	static const char *const keys[] = { "nodes", "workers", "gpus", "env", "args",
+	static const char *const keys[] = { "nodes",	  "workers",   "gpus",	  "env", "args",
 					    "extra_args", "container", "restart", NULL };
 	static const struct hint hints[] = {
-		{ "engine", "a per-role engine is not supported by srtctl; set the top-level 'engine'" },
-		{ "kv_events", "'kv_events' is not supported by srtctl; pass the engine's own flag in 'args'" },
+		{ "engine",
+		  "a per-role engine is not supported by srtctl; set the top-level 'engine'" },
+		{ "kv_events",
+		  "'kv_events' is not supported by srtctl; pass the engine's own flag in 'args'" },
 		{ "sidecar", "'sidecar' (Dynamo sidecars) is not supported by srtctl" },
 		{ "srun_options", "'srun_options' is not supported by srtctl" },
-		{ "critical", "'critical' is not supported on roles: every worker is critical; use 'restart' to keep workers alive" },
-		{ "gpus_per_worker", "unknown key 'gpus_per_worker'; did you mean 'gpus' (GPUs per worker)?" },
+		{ "critical",
+		  "'critical' is not supported on roles: every worker is critical; use 'restart' to keep workers alive" },
+		{ "gpus_per_worker",
+		  "unknown key 'gpus_per_worker'; did you mean 'gpus' (GPUs per worker)?" },
 		{ NULL, NULL },
 	};
 	const struct srt_ynode *v;
@@ -414,12 +459,19 @@ static void parse_role(struct pctx *c, struct srt_recipe *r, struct srt_role *ro
 		return;
 	if (!want_map(c, n, path))
 		return;
-	check_keys(c, n, path, keys, hints);
+	check_keys(c, n, path, keys, hints, SRT_SCHEMA_ROLE);
 	v = srt_ynode_get(n, "nodes");
 	if (v && !srt_ynode_is_null(v)) {
 		const char *s = srt_ynode_str(v);
+		int64_t zero = -1;
 
-		if (s && !strcmp(s, "colocate")) {
+		if (role->kind == SRT_ROLE_DECODE && srt_ynode_int(v, &zero) && zero == 0) {
+			/* srt-slurm still reads the v1 sentinel in schema 2 recipes. */
+			warn(c, v, join(c, path, "nodes"),
+			     "0 is the v1 way to write 'colocate'; write 'nodes: colocate'");
+			role->colocate = true;
+			role->nodes = 0;
+		} else if (s && !strcmp(s, "colocate")) {
 			if (role->kind != SRT_ROLE_DECODE)
 				err(c, v, join(c, path, "nodes"),
 				    "'colocate' is only valid on roles.decode (it packs decode workers "
@@ -458,9 +510,10 @@ static void parse_roles(struct pctx *c, struct srt_recipe *r, const struct srt_y
 		return;
 	if (!want_map(c, n, "roles"))
 		return;
-	check_keys(c, n, "roles", keys, hints);
+	check_keys(c, n, "roles", keys, hints, SRT_SCHEMA_NONE);
 	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
-		const struct srt_ypair *p = srt_ynode_get_pair(n, srt_role_name((enum srt_role_kind)k));
+		const struct srt_ypair *p =
+			srt_ynode_get_pair(n, srt_role_name((enum srt_role_kind)k));
 
 		if (p)
 			parse_role(c, r, &r->roles[k], p->value, join(c, "roles", p->key->str));
@@ -472,8 +525,8 @@ static void parse_roles(struct pctx *c, struct srt_recipe *r, const struct srt_y
 static bool parse_placement(struct pctx *c, const struct srt_ynode *n, const char *path,
 			    enum srt_placement *out)
 {
-	static const char *const names[] = { "head", "infra", "dedicated", "prefill",
-					     "decode", "agg", "workers", NULL };
+	static const char *const names[] = { "head",   "infra", "dedicated", "prefill",
+					     "decode", "agg",	"workers",   NULL };
 	static const char *const kno[] = { "node", NULL };
 	static const struct hint hints[] = {
 		{ "pool", "'placement.pool' (service node pools) is not supported by srtctl" },
@@ -487,7 +540,7 @@ static bool parse_placement(struct pctx *c, const struct srt_ynode *n, const cha
 		return true;
 	if (!want_map(c, n, path))
 		return false;
-	check_keys(c, n, path, kno, hints);
+	check_keys(c, n, path, kno, hints, SRT_SCHEMA_SERVICE_PLACEMENT);
 	v = srt_ynode_get(n, "node");
 	if (!v)
 		return true;
@@ -523,7 +576,8 @@ static void parse_probe_port(struct pctx *c, const struct srt_ynode *n, const ch
 	p->status = 200;
 	if (!want_map(c, n, path))
 		return;
-	check_keys(c, n, path, kind == SRT_PROBE_TCP ? tcpkeys : httpkeys, NULL);
+	check_keys(c, n, path, kind == SRT_PROBE_TCP ? tcpkeys : httpkeys, NULL,
+		   kind == SRT_PROBE_TCP ? SRT_SCHEMA_TCP_PROBE : SRT_SCHEMA_HTTP_PROBE);
 	port = srt_ynode_get(n, "port");
 	if (!port)
 		err(c, n, path, "needs a 'port'");
@@ -541,11 +595,14 @@ static void parse_probe_port(struct pctx *c, const struct srt_ynode *n, const ch
 static void parse_readiness(struct pctx *c, const struct srt_ynode *n, const char *path,
 			    struct srt_readiness *rd)
 {
-	static const char *const keys[] = { "port", "tcp", "http", "timeout_seconds",
-					    "interval_seconds", NULL };
+	static const char *const keys[] = {
+		"port", "tcp", "http", "timeout_seconds", "interval_seconds", NULL
+	};
 	static const struct hint hints[] = {
-		{ "log", "log-pattern readiness probes are not supported by srtctl; use port, tcp or http" },
-		{ "file", "file readiness probes are not supported by srtctl; use port, tcp or http" },
+		{ "log",
+		  "log-pattern readiness probes are not supported by srtctl; use port, tcp or http" },
+		{ "file",
+		  "file readiness probes are not supported by srtctl; use port, tcp or http" },
 		{ NULL, NULL },
 	};
 	const struct srt_ynode *port, *tcp, *http;
@@ -559,7 +616,7 @@ static void parse_readiness(struct pctx *c, const struct srt_ynode *n, const cha
 		return;
 	rd->explicit_ = true;
 	rd->node = n;
-	check_keys(c, n, path, keys, hints);
+	check_keys(c, n, path, keys, hints, SRT_SCHEMA_READINESS);
 	port = srt_ynode_get(n, "port");
 	tcp = srt_ynode_get(n, "tcp");
 	http = srt_ynode_get(n, "http");
@@ -633,13 +690,13 @@ static void parse_external(struct pctx *c, struct srt_service *s, const struct s
 			colon = NULL; /* bare IPv6 without brackets */
 	}
 	if (strstr(text, "://")) {
-		err(c, n, path,
-		    "'%s' must be host:port without a scheme (e.g. 10.0.0.5:8700)", text);
+		err(c, n, path, "'%s' must be host:port without a scheme (e.g. 10.0.0.5:8700)",
+		    text);
 		return;
 	}
 	if (!colon || colon == text || (text[0] == '[' && host_end == text + 1)) {
-		err(c, n, path, "'%s' is not host:port (e.g. 10.0.0.5:8700; IPv6 as [fd00::5]:8700)",
-		    text);
+		err(c, n, path,
+		    "'%s' is not host:port (e.g. 10.0.0.5:8700; IPv6 as [fd00::5]:8700)", text);
 		return;
 	}
 	port = strtol(colon + 1, &end, 10);
@@ -663,20 +720,23 @@ static void parse_external(struct pctx *c, struct srt_service *s, const struct s
 static void parse_service(struct pctx *c, struct srt_service *s, const struct srt_ynode *n,
 			  const char *path)
 {
-	static const char *const keys[] = { "name", "type", "enabled", "container", "command",
-					    "args", "env", "options", "placement", "external",
-					    "start", "readiness", "restart", "critical", NULL };
+	static const char *const keys[] = { "name",	 "type",     "enabled", "container",
+					    "command",	 "args",     "env",	"options",
+					    "placement", "external", "start",	"readiness",
+					    "restart",	 "critical", NULL };
 	static const struct hint hints[] = {
 		{ "source", "'source' (building a service from git) is not supported by srtctl" },
 		{ "build_command", "'build_command' is not supported by srtctl" },
 		{ "nodes", "service node pools ('nodes') are not supported by srtctl" },
-		{ "preamble", "'preamble' is not supported by srtctl; wrap the command instead (e.g. [bash, -c, \"ulimit -n 65536; exec ...\"])" },
+		{ "preamble",
+		  "'preamble' is not supported by srtctl; wrap the command instead (e.g. [bash, -c, \"ulimit -n 65536; exec ...\"])" },
 		{ "cpus_per_task", "'cpus_per_task' is not supported by srtctl" },
 		{ "cpu_bind", "'cpu_bind' is not supported by srtctl" },
 		{ "srun_options", "'srun_options' is not supported by srtctl" },
 		{ "metrics", "'metrics' scraping is not supported by srtctl" },
 		{ "terminal", "'terminal' services are not supported by srtctl" },
-		{ "inherit_discovery_env", "'inherit_discovery_env' is not supported by srtctl (srtctl runs no etcd/NATS)" },
+		{ "inherit_discovery_env",
+		  "'inherit_discovery_env' is not supported by srtctl (srtctl runs no etcd/NATS)" },
 		{ "build_timeout_seconds", "'build_timeout_seconds' is not supported by srtctl" },
 		{ NULL, NULL },
 	};
@@ -689,7 +749,7 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 	s->type_name = "generic";
 	if (!want_map(c, n, path))
 		return;
-	check_keys(c, n, path, keys, hints);
+	check_keys(c, n, path, keys, hints, SRT_SCHEMA_SERVICE);
 	v = srt_ynode_get(n, "name");
 	if (!v)
 		err(c, n, path, "a service needs a 'name' (it names its log, service_<name>.out)");
@@ -714,8 +774,8 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 		else if (!strcmp(type, "generic"))
 			s->type = SRT_SVC_GENERIC;
 		else if ((sugg = srt_did_you_mean(type, types)))
-			err(c, v, join(c, path, "type"), "unknown service type '%s'; did you mean '%s'?",
-			    type, sugg);
+			err(c, v, join(c, path, "type"),
+			    "unknown service type '%s'; did you mean '%s'?", type, sugg);
 		else
 			err(c, v, join(c, path, "type"),
 			    "service type '%s' is not supported by srtctl; expected mooncake-master, "
@@ -733,7 +793,7 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 		static const char *const okeys[] = { "store_config", NULL };
 
 		s->options = v;
-		check_keys(c, v, join(c, path, "options"), okeys, NULL);
+		check_keys(c, v, join(c, path, "options"), okeys, NULL, SRT_SCHEMA_SERVICE_OPTIONS);
 		s->store_config = srt_ynode_get(v, "store_config");
 		if (s->store_config && srt_ynode_is_null(s->store_config))
 			s->store_config = NULL;
@@ -769,7 +829,8 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 			    "the mooncake-master's readiness ports are owned by srtctl (RPC %d, HTTP "
 			    "metadata %d, admin %d); set only timeout_seconds and interval_seconds",
 			    SRT_MC_RPC_PORT, SRT_MC_METADATA_PORT, SRT_MC_ADMIN_PORT);
-		s->readiness.probes[0] = (struct srt_probe){ SRT_PROBE_TCP, SRT_MC_RPC_PORT, NULL, 0 };
+		s->readiness.probes[0] =
+			(struct srt_probe){ SRT_PROBE_TCP, SRT_MC_RPC_PORT, NULL, 0 };
 		s->readiness.probes[1] =
 			(struct srt_probe){ SRT_PROBE_TCP, SRT_MC_METADATA_PORT, NULL, 0 };
 		s->readiness.probes[2] =
@@ -801,13 +862,14 @@ static void parse_model(struct pctx *c, struct srt_recipe *r, const struct srt_y
 {
 	static const char *const keys[] = { "path", "container", "precision", NULL };
 	static const struct hint hints[] = {
-		{ "stage_dir", "'model.stage_dir' (staging to node-local disk) is not supported by srtctl" },
+		{ "stage_dir",
+		  "'model.stage_dir' (staging to node-local disk) is not supported by srtctl" },
 		{ NULL, NULL },
 	};
 
 	if (srt_ynode_is_null(n) || !want_map(c, n, "model"))
 		return;
-	check_keys(c, n, "model", keys, hints);
+	check_keys(c, n, "model", keys, hints, SRT_SCHEMA_MODEL);
 	opt_str(c, n, "model", "path", &r->model.path);
 	opt_str(c, n, "model", "container", &r->model.container);
 	opt_str(c, n, "model", "precision", &r->model.precision);
@@ -817,15 +879,24 @@ static void parse_resources(struct pctx *c, struct srt_recipe *r, const struct s
 {
 	static const char *const keys[] = { "gpu_type", "gpus_per_node", NULL };
 	static const struct hint hints[] = {
-		{ "prefill_nodes", "'resources.prefill_nodes' is the v1 layout; write roles.prefill.nodes (srtctl migrate rewrites it)" },
-		{ "decode_nodes", "'resources.decode_nodes' is the v1 layout; write roles.decode.nodes (srtctl migrate rewrites it)" },
-		{ "agg_nodes", "'resources.agg_nodes' is the v1 layout; write roles.agg.nodes (srtctl migrate rewrites it)" },
-		{ "prefill_workers", "'resources.prefill_workers' is the v1 layout; write roles.prefill.workers (srtctl migrate rewrites it)" },
-		{ "decode_workers", "'resources.decode_workers' is the v1 layout; write roles.decode.workers (srtctl migrate rewrites it)" },
-		{ "agg_workers", "'resources.agg_workers' is the v1 layout; write roles.agg.workers (srtctl migrate rewrites it)" },
-		{ "gpus_per_prefill", "'resources.gpus_per_prefill' is the v1 layout; write roles.prefill.gpus (srtctl migrate rewrites it)" },
-		{ "gpus_per_decode", "'resources.gpus_per_decode' is the v1 layout; write roles.decode.gpus (srtctl migrate rewrites it)" },
-		{ "gpus_per_agg", "'resources.gpus_per_agg' is the v1 layout; write roles.agg.gpus (srtctl migrate rewrites it)" },
+		{ "prefill_nodes",
+		  "'resources.prefill_nodes' is the v1 layout; write roles.prefill.nodes (srtctl migrate rewrites it)" },
+		{ "decode_nodes",
+		  "'resources.decode_nodes' is the v1 layout; write roles.decode.nodes (srtctl migrate rewrites it)" },
+		{ "agg_nodes",
+		  "'resources.agg_nodes' is the v1 layout; write roles.agg.nodes (srtctl migrate rewrites it)" },
+		{ "prefill_workers",
+		  "'resources.prefill_workers' is the v1 layout; write roles.prefill.workers (srtctl migrate rewrites it)" },
+		{ "decode_workers",
+		  "'resources.decode_workers' is the v1 layout; write roles.decode.workers (srtctl migrate rewrites it)" },
+		{ "agg_workers",
+		  "'resources.agg_workers' is the v1 layout; write roles.agg.workers (srtctl migrate rewrites it)" },
+		{ "gpus_per_prefill",
+		  "'resources.gpus_per_prefill' is the v1 layout; write roles.prefill.gpus (srtctl migrate rewrites it)" },
+		{ "gpus_per_decode",
+		  "'resources.gpus_per_decode' is the v1 layout; write roles.decode.gpus (srtctl migrate rewrites it)" },
+		{ "gpus_per_agg",
+		  "'resources.gpus_per_agg' is the v1 layout; write roles.agg.gpus (srtctl migrate rewrites it)" },
 		{ "het_jobs", "heterogeneous jobs ('het_jobs') are not supported by srtctl" },
 		{ "spread_workers", "'spread_workers' is not supported by srtctl" },
 		{ NULL, NULL },
@@ -834,7 +905,7 @@ static void parse_resources(struct pctx *c, struct srt_recipe *r, const struct s
 	r->resources.gpus_per_node = 4;
 	if (srt_ynode_is_null(n) || !want_map(c, n, "resources"))
 		return;
-	check_keys(c, n, "resources", keys, hints);
+	check_keys(c, n, "resources", keys, hints, SRT_SCHEMA_RESOURCES);
 	opt_str(c, n, "resources", "gpu_type", &r->resources.gpu_type);
 	opt_int(c, n, "resources", "gpus_per_node", &r->resources.gpus_per_node, 1, 1024);
 }
@@ -849,7 +920,7 @@ static void parse_slurm(struct pctx *c, struct srt_recipe *r, const struct srt_y
 	r->slurm.exclusive = true;
 	if (srt_ynode_is_null(n) || !want_map(c, n, "slurm"))
 		return;
-	check_keys(c, n, "slurm", keys, NULL);
+	check_keys(c, n, "slurm", keys, NULL, SRT_SCHEMA_SLURM);
 	opt_int(c, n, "slurm", "max_attempts", &r->slurm.max_attempts, 1, 100);
 	opt_bool(c, n, "slurm", "exclusive", &r->slurm.exclusive);
 	opt_str(c, n, "slurm", "account", &r->slurm.account);
@@ -901,12 +972,21 @@ static void parse_directives(struct pctx *c, struct srt_recipe *r, const struct 
 
 static void parse_frontend(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
 {
-	static const char *const keys[] = { "type", "command", "args", "env", "port",
-					    "enable_multiple_frontends",
-					    "num_additional_frontends", "nginx_container", NULL };
-	static const char *const ignored[] = { "enable_multiple_frontends",
-					       "num_additional_frontends", "nginx_container",
-					       NULL };
+	static const char *const keys[] = { "type", "command", "args", "env", "port", NULL };
+	static const struct hint hints[] = {
+		{ "enable_multiple_frontends",
+		  "srtctl runs one frontend process (no nginx in front)" },
+		{ "num_additional_frontends",
+		  "srtctl runs one frontend process (no nginx in front)" },
+		{ "nginx_container", "srtctl runs no nginx" },
+		{ "placement",
+		  "'frontend.placement' is not supported by srtctl: the frontend runs on the head node" },
+		{ "dedicated_node",
+		  "'frontend.dedicated_node' (v1) is not supported by srtctl: the frontend runs on the head node" },
+		{ "orchestrator_placement",
+		  "'frontend.orchestrator_placement' (v1) is not supported by srtctl: the frontend runs on the head node" },
+		{ NULL, NULL },
+	};
 	const struct srt_ynode *v;
 
 	r->frontend.type = "none";
@@ -914,7 +994,7 @@ static void parse_frontend(struct pctx *c, struct srt_recipe *r, const struct sr
 	r->frontend.node = n;
 	if (srt_ynode_is_null(n) || !want_map(c, n, "frontend"))
 		return;
-	check_keys(c, n, "frontend", keys, NULL);
+	check_keys(c, n, "frontend", keys, hints, SRT_SCHEMA_FRONTEND);
 	opt_str(c, n, "frontend", "type", &r->frontend.type);
 	parse_argv(c, srt_ynode_get(n, "command"), "frontend.command", &r->frontend.command);
 	v = srt_ynode_get(n, "args");
@@ -922,32 +1002,56 @@ static void parse_frontend(struct pctx *c, struct srt_recipe *r, const struct sr
 		r->frontend.args = v;
 	parse_env(c, srt_ynode_get(n, "env"), "frontend.env", &r->frontend.env);
 	opt_int(c, n, "frontend", "port", &r->frontend.port, 1, 65535);
-	for (size_t i = 0; ignored[i]; i++) {
-		const struct srt_ypair *p = srt_ynode_get_pair(n, ignored[i]);
-
-		if (p)
-			warn(c, p->key, join(c, "frontend", ignored[i]),
-			     "accepted for compatibility but ignored: srtctl runs one frontend "
-			     "process and no nginx");
-	}
 }
 
 static void parse_benchmark(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
 {
 	/* srtctl runs `command`; the other fields are parameters handed to it as env. */
-	static const char *const keys[] = {
-		"type", "command", "env", "container_image", "isl", "osl", "concurrencies",
-		"req_rate", "stream_output", "num_examples", "max_tokens", "repeat",
-		"num_threads", "max_context_length", "categories", "num_shots", "temperature",
-		"top_p", "top_k", "num_requests", "concurrency", "prefix_ratios",
-		"mooncake_workload", "ttft_threshold_ms", "itl_threshold_ms",
-		"random_range_ratio", "num_prompts_mult", "num_warmup_mult", "dataset_name",
-		"dataset_path", "trace_file", "custom_tokenizer", "use_chat_template",
-		"aiperf_args", "aiperf_package", NULL
-	};
+	static const char *const keys[] = { "type",
+					    "command",
+					    "env",
+					    "container_image",
+					    "isl",
+					    "osl",
+					    "concurrencies",
+					    "req_rate",
+					    "stream_output",
+					    "num_examples",
+					    "max_tokens",
+					    "repeat",
+					    "num_threads",
+					    "max_context_length",
+					    "categories",
+					    "num_shots",
+					    "temperature",
+					    "top_p",
+					    "top_k",
+					    "num_requests",
+					    "concurrency",
+					    "prefix_ratios",
+					    "mooncake_workload",
+					    "ttft_threshold_ms",
+					    "itl_threshold_ms",
+					    "random_range_ratio",
+					    "num_prompts_mult",
+					    "num_warmup_mult",
+					    "dataset_name",
+					    "dataset_path",
+					    "trace_file",
+					    "custom_tokenizer",
+					    "use_chat_template",
+					    "aiperf_args",
+					    "aiperf_package",
+					    NULL };
 	static const struct hint hints[] = {
-		{ "placement", "'benchmark.placement' is not supported by srtctl: the benchmark runs on the head node" },
-		{ "sweep", "'benchmark.sweep' is not supported by srtctl; use one recipe per point (or a variant file)" },
+		{ "placement",
+		  "'benchmark.placement' is not supported by srtctl: the benchmark runs on the head node" },
+		{ "sweep",
+		  "'benchmark.sweep' is not supported by srtctl; use one recipe per point (or a variant file)" },
+		{ "client_placement",
+		  "'benchmark.client_placement' (v1) is not supported by srtctl: the benchmark runs on the head node" },
+		{ "client_dedicated_node",
+		  "'benchmark.client_dedicated_node' (v1) is not supported by srtctl: the benchmark runs on the head node" },
 		{ NULL, NULL },
 	};
 
@@ -955,16 +1059,18 @@ static void parse_benchmark(struct pctx *c, struct srt_recipe *r, const struct s
 	r->benchmark.node = n;
 	if (srt_ynode_is_null(n) || !want_map(c, n, "benchmark"))
 		return;
-	check_keys(c, n, "benchmark", keys, hints);
+	check_keys(c, n, "benchmark", keys, hints, SRT_SCHEMA_BENCHMARK);
 	opt_str(c, n, "benchmark", "type", &r->benchmark.type);
 	opt_str(c, n, "benchmark", "command", &r->benchmark.command);
 	parse_env(c, srt_ynode_get(n, "env"), "benchmark.env", &r->benchmark.env);
 }
 
 /* Top-level sections srtctl models. */
-static const char *const owned_keys[] = { "name", "schema", "engine", "roles", "services",
-					  "model", "resources", "slurm", "sbatch_directives",
-					  "environment", "frontend", "benchmark", NULL };
+static const char *const owned_keys[] = { "name",	 "schema",   "engine",
+					  "roles",	 "services", "model",
+					  "resources",	 "slurm",    "sbatch_directives",
+					  "environment", "frontend", "benchmark",
+					  NULL };
 
 struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode *root,
 				    const char *default_name, struct srt_diags *diags)
@@ -1038,7 +1144,10 @@ struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode
 	parse_frontend(&c, r, srt_ynode_get(root, "frontend"));
 	parse_benchmark(&c, r, srt_ynode_get(root, "benchmark"));
 
-	/* Everything else is kept (it is part of the spec) but not acted on. */
+	/*
+	 * A section srt-slurm knows is kept (it is part of the spec) but not acted
+	 * on; anything else is a mistake.
+	 */
 	r->unsupported = srt_arena_alloc(c.a, root->n * sizeof(*r->unsupported) + 1);
 	for (size_t i = 0; i < root->n; i++) {
 		const struct srt_ypair *p = &root->pairs[i];
@@ -1047,14 +1156,23 @@ struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode
 
 		if (in_list(key, owned_keys) || !strcmp(key, "backend"))
 			continue;
-		sugg = srt_did_you_mean(key, owned_keys);
-		if (sugg && strcmp(key, "profiling") && strcmp(key, "dynamo")) {
-			err(&c, p->key, key, "unknown top-level key '%s'; did you mean '%s'?", key,
-			    sugg);
+		if (srt_schema_has_key(SRT_SCHEMA_TOP, key)) {
+			r->unsupported[r->nunsupported++] = p;
+			warn(&c, p->key, key, "'%s' is not supported by srtctl and is ignored",
+			     key);
 			continue;
 		}
-		r->unsupported[r->nunsupported++] = p;
-		warn(&c, p->key, key, "'%s' is not supported by srtctl and is ignored", key);
+		sugg = srt_did_you_mean(key, owned_keys);
+		if (!sugg)
+			sugg = srt_did_you_mean(key, srt_schema_keys(SRT_SCHEMA_TOP, NULL));
+		if (sugg)
+			err(&c, p->key, key, "unknown top-level key '%s'; did you mean '%s'?", key,
+			    sugg);
+		else
+			err(&c, p->key, key,
+			    "unknown top-level key '%s': neither srtctl nor srt-slurm reads it (see "
+			    "docs/recipe-reference.md for the sections)",
+			    key);
 	}
 	return r;
 }

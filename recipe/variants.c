@@ -1,21 +1,20 @@
 /*
- * recipe/variants.c: expanding `base:` + `zip_override_<name>:` files.
+ * recipe/variants.c: expanding `base:` + `override_*:` / `zip_override_*:`.
  *
- * Each override is checked first: it must be a mapping, and every list found
- * by walking its mappings (lists are not walked into: a list is one zipped
- * value) must have the same length N.  Variant i is then base merged with
- * the override where each list stands for its element i.  The merge builds
- * new mapping nodes along every path the override touches and shares the
- * untouched subtrees of base, which is never modified: all variants of the
- * file point into the same base.
+ * The rules are srt-slurm's (docs/config-overrides and its config loader):
+ * an override_ section is deep-merged over base; a zip_override_ section is
+ * first sliced (every list stands for its element i, a one-element list for
+ * its only element, scalars for themselves) and the slice is deep-merged over
+ * base.  Deep merge: mapping over mapping merges key by key, a null deletes
+ * the key, anything else replaces (lists are not appended).
  *
- * A null element of a zipped list means "this variant does not override the
- * key": the base value (or its absence) stays.  A null written as a plain
- * value (not in a list) replaces like any other scalar.
- *
- * Merged mappings keep the position of the base mapping (or of the override
+ * Every section is checked before anything is built, and all problems of a
+ * file are reported in one pass.  The merge builds new mapping nodes along
+ * every path a section touches and shares the untouched subtrees of base,
+ * which is never modified: every recipe of the file points into one base.
+ * Merged mappings keep the position of the base mapping (or of the section's
  * mapping when base has none), and every value keeps its own node, so
- * diagnostics on a variant still point at the line that wrote the value.
+ * diagnostics on a recipe still point at the line that wrote the value.
  */
 #include "recipe/variants.h"
 #include "util/buf.h"
@@ -24,38 +23,52 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OVERRIDE_PREFIX "zip_override_"
+#define OVERRIDE_PREFIX "override_"
+#define ZIP_PREFIX "zip_override_"
 
-static bool key_is(const struct srt_ynode *k, const char *s)
+static bool has_prefix(const char *s, const char *prefix)
 {
-	size_t n = strlen(s);
+	size_t n = strlen(prefix);
 
-	return k->len == n && !memcmp(k->str, s, n);
+	return strlen(s) > n && !strncmp(s, prefix, n);
 }
 
-static bool is_override_key(const struct srt_ynode *k)
+enum srt_variant_key srt_variants_key_kind(const char *key)
 {
-	size_t n = strlen(OVERRIDE_PREFIX);
-
-	return k->len > n && !strncmp(k->str, OVERRIDE_PREFIX, n);
+	if (!strcmp(key, "base"))
+		return SRT_VKEY_BASE;
+	if (!strcmp(key, "schema"))
+		return SRT_VKEY_SCHEMA;
+	if (has_prefix(key, OVERRIDE_PREFIX))
+		return SRT_VKEY_OVERRIDE;
+	if (has_prefix(key, ZIP_PREFIX))
+		return SRT_VKEY_ZIP;
+	return SRT_VKEY_OTHER;
 }
 
 bool srt_variants_is_variant_doc(const struct srt_ynode *root)
 {
 	if (!root || root->kind != SRT_Y_MAP)
 		return false;
-	for (size_t i = 0; i < root->n; i++)
-		if (key_is(root->pairs[i].key, "base") || is_override_key(root->pairs[i].key))
+	for (size_t i = 0; i < root->n; i++) {
+		enum srt_variant_key k = srt_variants_key_kind(root->pairs[i].key->str);
+
+		if (k == SRT_VKEY_BASE || k == SRT_VKEY_OVERRIDE || k == SRT_VKEY_ZIP)
 			return true;
+	}
 	return false;
 }
 
-/* The first list met in an override fixes N; the others must agree with it. */
+/*
+ * The zip length of a section: the first list longer than one fixes N; the
+ * other lists must have N values or one.
+ */
 struct zip_check {
 	const char *file;
 	struct srt_diags *diags;
-	size_t n;	  /* 0 until the first list */
+	size_t n;	  /* 0 until the first list longer than one */
 	char *first_path; /* where N came from */
+	size_t nlists;
 	bool failed;
 };
 
@@ -64,12 +77,16 @@ static void check_lists(struct zip_check *zc, const struct srt_ynode *node, stru
 	size_t mark = path->len;
 
 	if (node->kind == SRT_Y_SEQ) {
+		zc->nlists++;
 		if (node->n == 0) {
-			srt_diags_add(zc->diags, SRT_DIAG_ERROR, zc->file, node->line, node->col,
-				      path->data,
-				      "an empty list cannot be zipped; give one value per variant "
-				      "(or write the list under base:)");
+			srt_diags_add(
+				zc->diags, SRT_DIAG_ERROR, zc->file, node->line, node->col,
+				path->data,
+				"an empty list cannot be zipped; give one value per variant, "
+				"or one value for all of them (or write the list under base:)");
 			zc->failed = true;
+		} else if (node->n == 1) {
+			/* broadcast */
 		} else if (!zc->n) {
 			zc->n = node->n;
 			zc->first_path = srt_xstrdup(path->data);
@@ -77,7 +94,8 @@ static void check_lists(struct zip_check *zc, const struct srt_ynode *node, stru
 			srt_diags_add(zc->diags, SRT_DIAG_ERROR, zc->file, node->line, node->col,
 				      path->data,
 				      "list has %zu values but %s has %zu; every list in one "
-				      "zip_override section must have the same length",
+				      "zip_override section must have the same length, or length 1 "
+				      "(one value for every variant)",
 				      node->n, zc->first_path, zc->n);
 			zc->failed = true;
 		}
@@ -119,36 +137,55 @@ static struct srt_ypair *find_pair(struct srt_ynode *map, const struct srt_ynode
 }
 
 /*
- * Merge override `o` (variant i) over `b` (may be NULL).  Returns the new
- * value, or NULL when the variant leaves the value alone (a null element of
- * a zipped list).
+ * Variant i of a zip section: each list stands for its element i (a
+ * one-element list for its only element); mappings are sliced key by key;
+ * lists inside a list element stay as written (a literal list).
  */
-static struct srt_ynode *merge(struct srt_ydoc *doc, const struct srt_ynode *b,
-			       const struct srt_ynode *o, size_t i)
+static struct srt_ynode *zip_slice(struct srt_ydoc *doc, struct srt_ynode *o, size_t i)
 {
 	struct srt_ynode *m;
 
-	if (o->kind == SRT_Y_SEQ) {
-		struct srt_ynode *v = o->items[i];
-
-		return srt_ynode_is_null(v) ? NULL : v;
-	}
+	if (o->kind == SRT_Y_SEQ)
+		return o->items[o->n == 1 ? 0 : i];
 	if (o->kind != SRT_Y_MAP)
-		return (struct srt_ynode *)o;
-	if (b && b->kind == SRT_Y_MAP) {
-		m = new_map_at(doc, b, b->n + o->n);
-		memcpy(m->pairs, b->pairs, b->n * sizeof(*m->pairs));
-		m->n = b->n;
-	} else {
-		m = new_map_at(doc, o, o->n);
+		return o;
+	m = new_map_at(doc, o, o->n);
+	for (size_t k = 0; k < o->n; k++) {
+		m->pairs[k].key = o->pairs[k].key;
+		m->pairs[k].value = zip_slice(doc, o->pairs[k].value, i);
 	}
+	m->n = o->n;
+	return m;
+}
+
+/*
+ * Deep-merge mapping `o` over mapping `b` into a new mapping: a null value
+ * deletes the key, a mapping over a mapping merges, anything else replaces.
+ * Base keys keep their order; new keys follow in the section's order.
+ */
+static struct srt_ynode *deep_merge(struct srt_ydoc *doc, const struct srt_ynode *b,
+				    const struct srt_ynode *o)
+{
+	struct srt_ynode *m = new_map_at(doc, b, b->n + o->n);
+
+	memcpy(m->pairs, b->pairs, b->n * sizeof(*m->pairs));
+	m->n = b->n;
 	for (size_t k = 0; k < o->n; k++) {
 		const struct srt_ypair *op = &o->pairs[k];
 		struct srt_ypair *bp = find_pair(m, op->key);
-		struct srt_ynode *v = merge(doc, bp ? bp->value : NULL, op->value, i);
+		struct srt_ynode *v = op->value;
 
-		if (!v)
+		if (srt_ynode_is_null(v)) {
+			if (bp) {
+				size_t at = (size_t)(bp - m->pairs);
+
+				memmove(bp, bp + 1, (m->n - at - 1) * sizeof(*bp));
+				m->n--;
+			}
 			continue;
+		}
+		if (bp && v->kind == SRT_Y_MAP && bp->value->kind == SRT_Y_MAP)
+			v = deep_merge(doc, bp->value, v);
 		if (bp) {
 			bp->value = v;
 		} else {
@@ -160,18 +197,18 @@ static struct srt_ynode *merge(struct srt_ydoc *doc, const struct srt_ynode *b,
 	return m;
 }
 
-/* Put `name` first in the variant's mapping (or replace the one there). */
-static void set_name(struct srt_ydoc *doc, struct srt_ynode *root, struct srt_ynode *name,
-		     const struct srt_ynode *at)
+/* Set `key` to `value` in a built mapping: in place when present, else first. */
+static void set_first(struct srt_ydoc *doc, struct srt_ynode *root, const char *key,
+		      struct srt_ynode *value, const struct srt_ynode *at)
 {
-	struct srt_ypair *p = NULL;
+	size_t klen = strlen(key);
 
-	for (size_t i = 0; i < root->n; i++)
-		if (key_is(root->pairs[i].key, "name"))
-			p = &root->pairs[i];
-	if (p) {
-		p->value = name;
-		return;
+	for (size_t i = 0; i < root->n; i++) {
+		if (root->pairs[i].key->len == klen &&
+		    !memcmp(root->pairs[i].key->str, key, klen)) {
+			root->pairs[i].value = value;
+			return;
+		}
 	}
 	if (root->n == root->cap) {
 		struct srt_ypair *np = srt_arena_alloc(&doc->arena, (root->cap + 1) * sizeof(*np));
@@ -181,39 +218,28 @@ static void set_name(struct srt_ydoc *doc, struct srt_ynode *root, struct srt_yn
 		root->cap++;
 	}
 	memmove(&root->pairs[1], &root->pairs[0], root->n * sizeof(*root->pairs));
-	root->pairs[0].key = srt_ynode_new_str(doc, "name", true);
+	root->pairs[0].key = srt_ynode_new_str(doc, key, true);
 	root->pairs[0].key->line = at->line;
 	root->pairs[0].key->col = at->col;
-	root->pairs[0].value = name;
+	root->pairs[0].value = value;
 	root->n++;
 }
 
-/*
- * Variant i's name: the zipped (or plain) `name` of the override when it
- * gives one, else base name + "-" + override suffix + index.
- */
-static void name_variant(struct srt_ydoc *doc, struct srt_ynode *root, const struct srt_ynode *base,
-			 const struct srt_ypair *ov, size_t i)
+/* The generated name "<base name>_<suffix>", located at the section key. */
+static void set_generated_name(struct srt_ydoc *doc, struct srt_ynode *root,
+			       const struct srt_ynode *base, const char *suffix,
+			       const struct srt_ynode *at)
 {
-	const struct srt_ynode *given = srt_ynode_get(ov->value, "name");
 	const char *base_name = srt_ynode_str(srt_ynode_get(base, "name"));
-	const char *suffix = ov->key->str + strlen(OVERRIDE_PREFIX);
 	struct srt_ynode *name;
 
-	if (given && given->kind == SRT_Y_SEQ)
-		given = given->items[i];
-	if (given && !srt_ynode_is_null(given))
-		return; /* merge() already put it in place */
-	if (base_name)
-		name = srt_ynode_new_str(
-			doc, srt_arena_printf(&doc->arena, "%s-%s%zu", base_name, suffix, i),
-			false);
-	else
-		name = srt_ynode_new_str(doc, srt_arena_printf(&doc->arena, "%s%zu", suffix, i),
-					 false);
-	name->line = ov->key->line;
-	name->col = ov->key->col;
-	set_name(doc, root, name, ov->key);
+	name = srt_ynode_new_str(doc,
+				 srt_arena_printf(&doc->arena, "%s_%s",
+						  base_name ? base_name : "unnamed", suffix),
+				 false);
+	name->line = at->line;
+	name->col = at->col;
+	set_first(doc, root, "name", name, at);
 }
 
 static void push_root(struct srt_ynode ***roots, size_t *n, size_t *cap, struct srt_ynode *r)
@@ -225,20 +251,80 @@ static void push_root(struct srt_ynode ***roots, size_t *n, size_t *cap, struct 
 	(*roots)[(*n)++] = r;
 }
 
+static int cmp_pair_key(const void *a, const void *b)
+{
+	const struct srt_ypair *pa = *(const struct srt_ypair *const *)a;
+	const struct srt_ypair *pb = *(const struct srt_ypair *const *)b;
+
+	return strcmp(pa->key->str, pb->key->str);
+}
+
+/* One recipe per override_ section. */
+static void expand_override(struct srt_ydoc *doc, const struct srt_ynode *base,
+			    const struct srt_ypair *p, struct srt_ynode ***out, size_t *nout,
+			    size_t *cap)
+{
+	struct srt_ynode *v = deep_merge(doc, base, p->value);
+
+	if (!srt_ynode_get_pair(p->value, "name"))
+		set_generated_name(doc, v, base, p->key->str + strlen(OVERRIDE_PREFIX), p->key);
+	push_root(out, nout, cap, v);
+}
+
+/* N recipes per zip_override_ section; returns -1 after reporting its errors. */
+static int expand_zip(struct srt_ydoc *doc, const struct srt_ynode *base, const struct srt_ypair *p,
+		      struct srt_ynode ***out, size_t *nout, size_t *cap, struct srt_diags *diags)
+{
+	struct zip_check zc = { .file = doc->file, .diags = diags };
+	const struct srt_ynode *given = srt_ynode_get(p->value, "name");
+	const char *group = p->key->str + strlen(ZIP_PREFIX);
+	struct srt_buf path;
+	size_t count;
+
+	srt_buf_init(&path);
+	srt_buf_puts(&path, p->key->str);
+	check_lists(&zc, p->value, &path);
+	srt_buf_release(&path);
+	free(zc.first_path);
+	if (!zc.failed && !zc.nlists) {
+		srt_diags_add(diags, SRT_DIAG_ERROR, doc->file, p->key->line, p->key->col,
+			      p->key->str,
+			      "a zip_override section needs at least one list value (one value "
+			      "per variant); for a single variant write 'override_%s:' instead",
+			      group);
+		zc.failed = true;
+	}
+	if (zc.failed)
+		return -1;
+	count = zc.n ? zc.n : 1;
+	for (size_t i = 0; i < count; i++) {
+		struct srt_ynode *slice = zip_slice(doc, p->value, i);
+		struct srt_ynode *v = deep_merge(doc, base, slice);
+
+		/* A scalar name would give every variant the same name. */
+		if (!given || given->kind != SRT_Y_SEQ)
+			set_generated_name(doc, v, base,
+					   srt_arena_printf(&doc->arena, "%s_%zu", group, i),
+					   p->key);
+		push_root(out, nout, cap, v);
+	}
+	return 0;
+}
+
 int srt_variants_expand(struct srt_ydoc *doc, struct srt_ynode ***roots, size_t *n,
 			struct srt_diags *diags)
 {
 	struct srt_ynode *root = doc->root;
-	const struct srt_ynode *base = NULL;
+	const struct srt_ynode *base = NULL, *schema = NULL;
+	const struct srt_ypair **overrides = NULL, **zips = NULL;
+	size_t nover = 0, nzip = 0;
 	struct srt_ynode **out = NULL;
 	size_t nout = 0, cap = 0;
 	size_t errors = diags->nerrors;
-	struct srt_buf path;
 	int rc = -1;
 
 	*roots = NULL;
 	*n = 0;
-	srt_buf_init(&path);
 	if (!srt_variants_is_variant_doc(root)) {
 		out = srt_xmalloc(sizeof(*out));
 		out[0] = root;
@@ -248,26 +334,31 @@ int srt_variants_expand(struct srt_ydoc *doc, struct srt_ynode ***roots, size_t 
 	}
 
 	base = srt_ynode_get(root, "base");
+	schema = srt_ynode_get(root, "schema");
 	if (!base) {
 		srt_diags_add(diags, SRT_DIAG_ERROR, doc->file, root->line, root->col, NULL,
-			      "variant file has zip_override sections but no 'base:'; add the "
-			      "recipe the overrides apply to under 'base:'");
+			      "variant file has override sections but no 'base:'; add the recipe "
+			      "the overrides apply to under 'base:'");
 	} else if (base->kind != SRT_Y_MAP) {
 		srt_diags_add(diags, SRT_DIAG_ERROR, doc->file, base->line, base->col, "base",
 			      "must be a mapping (a whole recipe), not %s",
 			      srt_ynode_describe(base));
 		base = NULL;
 	}
+	overrides = srt_xcalloc(root->n, sizeof(*overrides));
+	zips = srt_xcalloc(root->n, sizeof(*zips));
 	for (size_t k = 0; k < root->n; k++) {
 		const struct srt_ypair *p = &root->pairs[k];
+		enum srt_variant_key kind = srt_variants_key_kind(p->key->str);
 
-		if (key_is(p->key, "base"))
+		if (kind == SRT_VKEY_BASE || kind == SRT_VKEY_SCHEMA)
 			continue;
-		if (!is_override_key(p->key)) {
+		if (kind == SRT_VKEY_OTHER) {
 			srt_diags_add(diags, SRT_DIAG_ERROR, doc->file, p->key->line, p->key->col,
 				      p->key->str,
 				      "unexpected top-level key in a variant file; put it under "
-				      "'base:' or in a 'zip_override_<name>:' section");
+				      "'base:' or in an 'override_<name>:' or "
+				      "'zip_override_<name>:' section");
 			continue;
 		}
 		if (p->value->kind != SRT_Y_MAP) {
@@ -277,43 +368,46 @@ int srt_variants_expand(struct srt_ydoc *doc, struct srt_ynode ***roots, size_t 
 				      srt_ynode_describe(p->value));
 			continue;
 		}
+		if (kind == SRT_VKEY_OVERRIDE)
+			overrides[nover++] = p;
+		else
+			zips[nzip++] = p;
 	}
 	if (diags->nerrors > errors || !base)
 		goto out;
 
-	for (size_t k = 0; k < root->n; k++) {
-		const struct srt_ypair *p = &root->pairs[k];
-		struct zip_check zc = { .file = doc->file, .diags = diags };
-		size_t count;
-
-		if (!is_override_key(p->key))
-			continue;
-		srt_buf_reset(&path);
-		srt_buf_puts(&path, p->key->str);
-		check_lists(&zc, p->value, &path);
-		free(zc.first_path);
-		if (zc.failed)
-			continue;
-		count = zc.n ? zc.n : 1;
-		for (size_t i = 0; i < count; i++) {
-			struct srt_ynode *v = merge(doc, base, p->value, i);
-
-			name_variant(doc, v, base, p, i);
-			push_root(&out, &nout, &cap, v);
-		}
-	}
+	/* srt-slurm's job order: override_ sections sorted, then zip_override_ sorted. */
+	if (nover > 1)
+		qsort(overrides, nover, sizeof(*overrides), cmp_pair_key);
+	if (nzip > 1)
+		qsort(zips, nzip, sizeof(*zips), cmp_pair_key);
+	for (size_t k = 0; k < nover; k++)
+		expand_override(doc, base, overrides[k], &out, &nout, &cap);
+	for (size_t k = 0; k < nzip; k++)
+		expand_zip(doc, base, zips[k], &out, &nout, &cap, diags);
 	if (diags->nerrors > errors)
 		goto out;
 
-	/* With overrides, base is their template, not a variant of its own. */
-	if (!nout)
-		push_root(&out, &nout, &cap, (struct srt_ynode *)base);
+	/* With sections, base is their template, not a recipe of its own. */
+	if (!nout) {
+		struct srt_ynode *copy = new_map_at(doc, base, base->n + 1);
+
+		memcpy(copy->pairs, base->pairs, base->n * sizeof(*copy->pairs));
+		copy->n = base->n;
+		push_root(&out, &nout, &cap, copy);
+	}
+	if (schema)
+		for (size_t i = 0; i < nout; i++)
+			if (!srt_ynode_get_pair(out[i], "schema"))
+				srt_ynode_map_set(doc, out[i], "schema",
+						  (struct srt_ynode *)schema);
 	*roots = out;
 	*n = nout;
 	out = NULL;
 	rc = 0;
 out:
 	free(out);
-	srt_buf_release(&path);
+	free(overrides);
+	free(zips);
 	return rc;
 }

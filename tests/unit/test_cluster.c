@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "recipe/cluster.h"
+#include "recipe/model.h"
 
 static int parse(const char *yaml, struct srt_cluster *c, struct srt_diags *d)
 {
@@ -94,6 +95,20 @@ static void test_errors(void **state)
 		{ "slurmrestd: {timeout_seconds: 0}\n",
 		  "srtslurm.yaml:1:31: slurmrestd.timeout_seconds: must be an integer from 1 to 3600" },
 		{ "- a\n", "srtslurm.yaml:1:1: the cluster config must be a mapping" },
+		{ "model_path:\n  a: /m\n",
+		  "srtslurm.yaml:1:1: unknown key 'model_path'; did you mean 'model_paths'?" },
+		{ "frobnicate: 1\n",
+		  "srtslurm.yaml:1:1: unknown key 'frobnicate' (neither srtctl nor srt-slurm reads "
+		  "it); remove it" },
+		{ "model_paths: [a]\n",
+		  "srtslurm.yaml:1:14: model_paths: must be a mapping of alias: model path" },
+		{ "model_paths: {a: {b: 1}}\n",
+		  "srtslurm.yaml:1:18: model_paths: alias 'a' must be a string (the model path)" },
+		{ "cluster: {acount: x}\n",
+		  "srtslurm.yaml:1:11: cluster: unknown key 'acount'; did you mean 'account'?" },
+		{ "cluster: [x]\n",
+		  "srtslurm.yaml:1:10: cluster: must be the cluster's name or a mapping of defaults "
+		  "(account, partition, network_interface, default_time_limit, default_container)" },
 	};
 
 	(void)state;
@@ -109,6 +124,177 @@ static void test_errors(void **state)
 		free(msg);
 		srt_diags_release(&d);
 	}
+}
+
+/* An srtslurm.yaml written for srt-slurm 2.0 (every documented key) loads. */
+static void test_srt_slurm_file(void **state)
+{
+	static const char yaml[] =
+		"default_account: acct\n"
+		"default_partition: batch\n"
+		"default_time_limit: '04:00:00'\n"
+		"gpus_per_node: 4\n"
+		"default_gpu_type: gb200\n"
+		"network_interface: enP6p9s0np0\n"
+		"use_gpus_per_node_directive: false\n"
+		"use_segment_sbatch_directive: true\n"
+		"use_exclusive_sbatch_directive: false\n"
+		"use_het_jobs: false\n"
+		"preflight: false\n"
+		"srtctl_root: /shared/srt-slurm\n"
+		"output_dir: /shared/outputs\n"
+		"cluster: lyris\n"
+		"cloud: {provider: none}\n"
+		"default_bash_preamble: 'ulimit -n 1048576'\n"
+		"default_gpu_exporter: null\n"
+		"default_health_check: {max_attempts: 540, interval_seconds: 10}\n"
+		"default_host_setup: {commands: ['sudo -n nvidia-smi -lmc 1,2']}\n"
+		"default_mounts: {/lustre: /lustre}\n"
+		"default_sbatch_directives: {comment: x}\n"
+		"git_http_version: HTTP/1.1\n"
+		"nginx_raise_ulimit: true\n"
+		"reporting: {s3: {bucket: logs}}\n"
+		"telemetry: {enabled: true}\n"
+		"visible_devices_env: CUDA_VISIBLE_DEVICES\n"
+		"launcher: slurm\n"
+		"docker_args: [--user, '1000:1000']\n"
+		"model_paths:\n"
+		"  deepseek-r1: /models/DeepSeek-R1\n"
+		"containers:\n"
+		"  latest: /containers/sglang-latest.sqsh\n"
+		"default_container: latest\n";
+	struct srt_cluster c;
+	struct srt_diags d;
+
+	(void)state;
+	assert_int_equal(parse(yaml, &c, &d), 0);
+	assert_int_equal(d.nerrors, 0);
+	/* One warning per key srtctl does not read: 24 of the 31 keys. */
+	assert_int_equal(d.nwarnings, 24);
+	for (size_t i = 0; i < d.n; i++) {
+		assert_non_null(strstr(d.items[i].msg, "srtctl does not use"));
+		for (size_t j = 0; j < i; j++)
+			assert_string_not_equal(d.items[i].path, d.items[j].path);
+	}
+	assert_string_equal(c.default_account, "acct");
+	assert_string_equal(c.default_partition, "batch");
+	assert_string_equal(c.default_time_limit, "04:00:00");
+	assert_string_equal(c.network_interface, "enP6p9s0np0");
+	assert_string_equal(srt_env_get(&c.model_paths, "deepseek-r1"), "/models/DeepSeek-R1");
+	assert_string_equal(c.default_container, "latest");
+	assert_string_equal(srt_cluster_container(&c, "latest"), "/containers/sglang-latest.sqsh");
+	srt_cluster_release(&c);
+	srt_diags_release(&d);
+}
+
+/* Each key srt-slurm reads and srtctl does not: accepted with one warning. */
+static void test_ignored_keys(void **state)
+{
+	static const char *const keys[] = {
+		"ai_analysis: {enabled: false}",
+		"cloud: {}",
+		"default_bash_preamble: x",
+		"default_gpu_exporter: null",
+		"default_gpu_type: h100",
+		"default_health_check: {max_attempts: 1}",
+		"default_host_setup: {commands: []}",
+		"default_mounts: {}",
+		"default_sbatch_directives: {}",
+		"docker_args: []",
+		"git_http_version: HTTP/1.1",
+		"gpus_per_node: 8",
+		"launcher: docker",
+		"nginx_raise_ulimit: false",
+		"output_dir: /o",
+		"preflight: true",
+		"reporting: {}",
+		"srtctl_root: /r",
+		"telemetry: {}",
+		"use_exclusive_sbatch_directive: true",
+		"use_gpus_per_node_directive: true",
+		"use_het_jobs: true",
+		"use_segment_sbatch_directive: false",
+		"visible_devices_env: ROCR_VISIBLE_DEVICES",
+		"cluster: name",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		struct srt_cluster c;
+		struct srt_diags d;
+		char yaml[256];
+
+		snprintf(yaml, sizeof(yaml), "%s\n", keys[i]);
+		if (parse(yaml, &c, &d) != 0 || d.nerrors || d.nwarnings != 1)
+			fail_msg("'%s': %zu errors, %zu warnings", keys[i], d.nerrors, d.nwarnings);
+		srt_cluster_release(&c);
+		srt_diags_release(&d);
+	}
+}
+
+/* srt-slurm 0.3's `cluster:` mapping fills what the top level leaves unset. */
+static void test_cluster_mapping(void **state)
+{
+	struct srt_cluster c;
+	struct srt_diags d;
+
+	(void)state;
+	assert_int_equal(parse("default_partition: top\n"
+			       "cluster:\n  account: acct\n  partition: p03\n"
+			       "  network_interface: ib0\n  gpus_per_node: 4\n"
+			       "  default_time_limit: '1:00:00'\n  default_container: /c.sqsh\n",
+			       &c, &d),
+			 0);
+	assert_int_equal(d.nerrors, 0);
+	assert_int_equal(d.nwarnings, 1); /* gpus_per_node */
+	assert_string_equal(d.items[0].path, "cluster.gpus_per_node");
+	assert_string_equal(c.default_account, "acct");
+	assert_string_equal(c.default_partition, "top");
+	assert_string_equal(c.default_time_limit, "1:00:00");
+	assert_string_equal(c.network_interface, "ib0");
+	assert_string_equal(c.default_container, "/c.sqsh");
+	srt_cluster_release(&c);
+	srt_diags_release(&d);
+}
+
+/* model_paths aliases and default_container reach the recipe struct. */
+static void test_apply(void **state)
+{
+	static const struct {
+		const char *path, *container, *want_path, *want_container;
+	} cases[] = {
+		{ "deepseek-r1", NULL, "/models/DeepSeek-R1", "latest" },
+		{ "/abs/model", "mine", "/abs/model", "mine" },
+		{ "unknown-alias", NULL, "unknown-alias", "latest" },
+		{ NULL, NULL, NULL, "latest" },
+	};
+	struct srt_cluster c;
+	struct srt_diags d;
+
+	(void)state;
+	assert_int_equal(parse("model_paths: {deepseek-r1: /models/DeepSeek-R1}\n"
+			       "containers: {latest: /c/latest.sqsh}\n"
+			       "default_container: latest\n",
+			       &c, &d),
+			 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct srt_recipe r;
+
+		memset(&r, 0, sizeof(r));
+		r.model.path = cases[i].path;
+		r.model.container = cases[i].container;
+		srt_cluster_apply(&c, &r);
+		if (cases[i].want_path)
+			assert_string_equal(r.model.path, cases[i].want_path);
+		else
+			assert_null(r.model.path);
+		assert_string_equal(r.model.container, cases[i].want_container);
+	}
+	/* The container alias itself resolves where images are rendered. */
+	assert_string_equal(srt_cluster_container(&c, c.default_container), "/c/latest.sqsh");
+	srt_cluster_apply(NULL, NULL); /* no cluster: nothing to do */
+	srt_cluster_release(&c);
+	srt_diags_release(&d);
 }
 
 static void test_load_discovery(void **state)
@@ -146,10 +332,10 @@ static void test_load_discovery(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_full),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_load_discovery),
+		cmocka_unit_test(test_defaults),     cmocka_unit_test(test_full),
+		cmocka_unit_test(test_errors),	     cmocka_unit_test(test_srt_slurm_file),
+		cmocka_unit_test(test_ignored_keys), cmocka_unit_test(test_cluster_mapping),
+		cmocka_unit_test(test_apply),	     cmocka_unit_test(test_load_discovery),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

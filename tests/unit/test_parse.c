@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,7 +97,7 @@ static void test_values(void **state)
 		"      store_config: {protocol: tcp}\n"
 		"  - name: s\n    type: mooncake-store\n    readiness: {http: {port: 8800}}\n"
 		"    restart: never\n"
-		"roles_extra_guard: null\n",
+		"health_check: null\n",
 		&comp, &d);
 	const struct srt_role *agg;
 
@@ -144,8 +145,8 @@ static void test_stem(void **state)
 	static const struct {
 		const char *path, *stem;
 	} cases[] = {
-		{ "a/b/c.yaml", "c" }, { "c.yml", "c" }, { "x.json", "x.json" }, { "-", "stdin" },
-		{ "dir.v1/r", "r" },
+		{ "a/b/c.yaml", "c" }, { "c.yml", "c" },    { "x.json", "x.json" },
+		{ "-", "stdin" },      { "dir.v1/r", "r" },
 	};
 
 	(void)state;
@@ -157,12 +158,157 @@ static void test_stem(void **state)
 	}
 }
 
+/*
+ * Keys srtctl does not take: the ones srt-slurm accepts are kept with one
+ * warning each, the others are errors.  `body` is added to a valid recipe;
+ * `want` is the first diagnostic, as printed.
+ */
+static const struct {
+	const char *body;
+	size_t nerrors, nwarnings;
+	const char *want;
+} key_cases[] = {
+	{ "frontend:\n  ctx_router: {a: 1}\n", 0, 1,
+	  "r.yaml:12:3: warning: frontend.ctx_router: 'ctx_router' is a srt-slurm setting srtctl "
+	  "does not use; ignored (kept in the spec)" },
+	{ "frontend:\n  nginx_container: nginx\n", 0, 1,
+	  "r.yaml:12:3: warning: frontend.nginx_container: srtctl runs no nginx; ignored (kept in "
+	  "the spec for srt-slurm)" },
+	{ "frontend:\n  dedicated_node: true\n", 0, 1,
+	  "r.yaml:12:3: warning: frontend.dedicated_node: 'frontend.dedicated_node' (v1) is not "
+	  "supported by srtctl: the frontend runs on the head node; ignored (kept in the spec for "
+	  "srt-slurm)" },
+	{ "frontend:\n  tpye: dynamo\n", 1, 0,
+	  "r.yaml:12:3: frontend.tpye: unknown key 'tpye'; did you mean 'type'?" },
+	{ "benchmark:\n  type: sa-bench\n  command: run\n  reuse_http_connections: true\n"
+	  "  slow_down_sleep_time: 1\n  colocate_with_frontend: true\n",
+	  0, 3,
+	  "r.yaml:14:3: warning: benchmark.reuse_http_connections: 'reuse_http_connections' is a "
+	  "srt-slurm setting srtctl does not use; ignored (kept in the spec)" },
+	{ "benchmark:\n  command: run\n  placement: {node: dedicated}\n", 0, 1,
+	  "r.yaml:13:3: warning: benchmark.placement: 'benchmark.placement' is not supported by "
+	  "srtctl: the benchmark runs on the head node; ignored (kept in the spec for srt-slurm)" },
+	{ "benchmark:\n  command: run\n  concurency: 4\n", 1, 0,
+	  "r.yaml:13:3: benchmark.concurency: unknown key 'concurency'; did you mean "
+	  "'concurrency'?" },
+	{ "model:\n  path: /m\n  stage_dir: /raid\n", 0, 1,
+	  "r.yaml:13:3: warning: model.stage_dir: 'model.stage_dir' (staging to node-local disk) "
+	  "is not supported by srtctl; ignored (kept in the spec for srt-slurm)" },
+	{ "resources:\n  het_jobs: true\n", 0, 1,
+	  "r.yaml:12:3: warning: resources.het_jobs: heterogeneous jobs ('het_jobs') are not "
+	  "supported by srtctl; ignored (kept in the spec for srt-slurm)" },
+	{ "resources:\n  prefill_nodes: 1\n", 1, 0,
+	  "r.yaml:12:3: resources.prefill_nodes: 'resources.prefill_nodes' is the v1 layout; write "
+	  "roles.prefill.nodes (srtctl migrate rewrites it)" },
+	{ "health_check: {max_attempts: 5}\nidentity: {model: {repo: x}}\n", 0, 2,
+	  "r.yaml:11:1: warning: health_check: 'health_check' is not supported by srtctl and is "
+	  "ignored" },
+	{ "heath_check: {max_attempts: 5}\n", 1, 0,
+	  "r.yaml:11:1: heath_check: unknown top-level key 'heath_check'; did you mean "
+	  "'health_check'?" },
+	{ "frobnicate: 1\n", 1, 0,
+	  "r.yaml:11:1: frobnicate: unknown top-level key 'frobnicate': neither srtctl nor "
+	  "srt-slurm reads it (see docs/recipe-reference.md for the sections)" },
+	{ "infra: {etcd_nats_dedicated_node: true}\n", 0, 1,
+	  "r.yaml:11:1: warning: infra: 'infra' is not supported by srtctl and is ignored" },
+};
+
+#define KEY_BASE                                                                                \
+	"engine: sglang\nroles:\n  agg:\n    nodes: 1\n    args: {tp: 4}\n"                     \
+	"services:\n  - name: s\n    command: [sleep, '1']\n    options: {max_payload_mb: 8}\n" \
+	"    srun_options: {x: 1}\n"
+
+static void test_schema_keys(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(key_cases) / sizeof(key_cases[0]); i++) {
+		char yaml[2048];
+		struct srt_cluster cluster;
+		struct srt_compiled comp;
+		struct srt_diags d;
+		size_t base_warnings = 2; /* the service's options.max_payload_mb, srun_options */
+		char *msg = NULL;
+
+		snprintf(yaml, sizeof(yaml), "%s%s", KEY_BASE, key_cases[i].body);
+		srt_cluster_defaults(&cluster);
+		srt_diags_init(&d);
+		srt_compile_bytes(yaml, strlen(yaml), "r.yaml", &cluster, &comp, &d);
+		for (size_t k = 0; k < d.n && !msg; k++) {
+			char *m = srt_diag_format(&d.items[k]);
+
+			if (d.items[k].line >= 11)
+				msg = m;
+			else
+				free(m);
+		}
+		if (d.nerrors != key_cases[i].nerrors ||
+		    d.nwarnings != key_cases[i].nwarnings + base_warnings || !msg ||
+		    strcmp(msg, key_cases[i].want)) {
+			srt_diags_print(&d, stderr);
+			fail_msg("case %zu: %zu errors, %zu warnings; first: %s", i, d.nerrors,
+				 d.nwarnings, msg ? msg : "(none)");
+		}
+		/* A kept key stays in the spec: the tree is not changed. */
+		if (!key_cases[i].nerrors)
+			assert_int_equal(comp.n, 1);
+		free(msg);
+		srt_compiled_release(&comp);
+		srt_diags_release(&d);
+	}
+}
+
+/* srt-slurm reads decode `nodes: 0` (the v1 sentinel) as colocate; only on decode. */
+static void test_decode_nodes_zero(void **state)
+{
+	static const struct {
+		const char *yaml;
+		size_t nerrors;
+		const char *first;
+	} cases[] = {
+		{ "engine: sglang\nroles:\n  prefill: {nodes: 1, gpus: 1}\n"
+		  "  decode: {nodes: 0, gpus: 1}\n",
+		  0,
+		  "r.yaml:4:19: warning: roles.decode.nodes: 0 is the v1 way to write 'colocate'; "
+		  "write 'nodes: colocate'" },
+		{ "engine: sglang\nroles:\n  prefill: {nodes: 0}\n  decode: {nodes: 1}\n", 1,
+		  "r.yaml:3:20: roles.prefill.nodes: must be between 1 and 16384, not 0" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct srt_cluster cluster;
+		struct srt_compiled comp;
+		struct srt_diags d;
+		char *msg;
+
+		srt_cluster_defaults(&cluster);
+		srt_diags_init(&d);
+		srt_compile_bytes(cases[i].yaml, strlen(cases[i].yaml), "r.yaml", &cluster, &comp,
+				  &d);
+		assert_true(d.n >= 1);
+		msg = srt_diag_format(&d.items[0]);
+		if (d.nerrors != cases[i].nerrors || strcmp(msg, cases[i].first)) {
+			srt_diags_print(&d, stderr);
+			fail_msg("case %zu: %zu errors; first: %s", i, d.nerrors, msg);
+		}
+		if (!cases[i].nerrors) {
+			assert_int_equal(comp.n, 1);
+			assert_true(comp.recipes[0]->roles[SRT_ROLE_DECODE].colocate);
+		}
+		free(msg);
+		srt_compiled_release(&comp);
+		srt_diags_release(&d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_stem),
+		cmocka_unit_test(test_schema_keys),
+		cmocka_unit_test(test_decode_nodes_zero),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

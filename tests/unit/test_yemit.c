@@ -17,11 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus.h"
 #include "recipe/yaml.h"
 #include "recipe/yemit.h"
 #include "util/buf.h"
-
-#define CORPUS SRT_SHARED_DIR "/corpus/srt-slurm-v1"
 
 /* Structural equality: kinds, key order, scalar types and values. */
 static bool trees_equal(const struct srt_ynode *a, const struct srt_ynode *b, char *why,
@@ -386,7 +385,8 @@ static void test_aliases_expand(void **state)
 
 static void test_corpus_round_trip(void **state)
 {
-	DIR *dir = opendir(CORPUS);
+	char corpus[2048];
+	DIR *dir = opendir(corpus_path(corpus, sizeof(corpus), "srt-slurm-v1"));
 	struct dirent *de;
 	size_t count = 0;
 
@@ -401,7 +401,7 @@ static void test_corpus_round_trip(void **state)
 
 		if (len < 6 || strcmp(de->d_name + len - 5, ".yaml"))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", CORPUS, de->d_name);
+		snprintf(path, sizeof(path), "%s/%s", corpus, de->d_name);
 		srt_diags_init(&d);
 		doc = srt_ydoc_load_file(path, &d);
 		assert_non_null(doc);
