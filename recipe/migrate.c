@@ -40,7 +40,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define OVERRIDE_PREFIX "zip_override_"
 
 /* The three worker modes: v1 backend name, v1 resources name, v2 role. */
 struct mode {
@@ -873,6 +872,24 @@ static void move_connector(struct mctx *m, struct section *s, const struct srt_y
 }
 
 /* Everything under backend: roles, services and the engine. */
+
+/*
+ * backend.type as v2's engine.  In a zip section a null element deletes the
+ * key from that variant, and srt-slurm then inferred the engine again from
+ * the variant's backend (<engine>_config): that element becomes the engine
+ * the section implies, since a v2 variant without an engine is invalid.
+ */
+static struct srt_ynode *engine_type(struct mctx *m, const struct section *s)
+{
+	struct srt_ynode *out = copy_node(m, s->type_node);
+
+	if (out->kind != SRT_Y_SEQ)
+		return out;
+	for (size_t i = 0; i < out->n; i++)
+		if (srt_ynode_is_null(out->items[i]))
+			out->items[i] = srt_ynode_new_str(m->doc, s->engine, true);
+	return out;
+}
 static void move_backend(struct mctx *m, struct section *s)
 {
 	const struct srt_ynode *backend = srt_ynode_get(s->src, "backend");
@@ -946,7 +963,7 @@ static void move_backend(struct mctx *m, struct section *s)
 	/* engine: a plain name, or {type: ..., <engine-wide keys>}. */
 	if (!extras->n && !m->engine_as_map) {
 		if (s->type_node)
-			s->engine_out = copy_node(m, s->type_node);
+			s->engine_out = engine_type(m, s);
 		else if (!s->partial)
 			s->engine_out = srt_ynode_new_str(m->doc, s->engine, true);
 		return;
@@ -955,7 +972,7 @@ static void move_backend(struct mctx *m, struct section *s)
 		return;
 	s->engine_out = srt_ynode_new_map(m->doc);
 	if (s->type_node)
-		set_copy(m, s->engine_out, "type", s->type_node);
+		srt_ynode_map_set(m->doc, s->engine_out, "type", engine_type(m, s));
 	else if (!s->partial)
 		srt_ynode_map_set(m->doc, s->engine_out, "type",
 				  srt_ynode_new_str(m->doc, s->engine, true));
@@ -1245,8 +1262,11 @@ static void migrate_variants(struct mctx *m)
 		if (key_is(p->key, "base")) {
 			srt_ynode_map_set(m->doc, out, "base",
 					  migrate_section(m, p->value, prefix, false, NULL));
-		} else if (!strncmp(p->key->str, OVERRIDE_PREFIX, strlen(OVERRIDE_PREFIX)) &&
+		} else if ((srt_variants_key_kind(p->key->str) == SRT_VKEY_ZIP ||
+			    srt_variants_key_kind(p->key->str) == SRT_VKEY_OVERRIDE) &&
 			   p->value->kind == SRT_Y_MAP) {
+			/* override_<name> (one recipe) and zip_override_<name> (one per
+			 * list element) are both partial recipes over base. */
 			srt_ynode_map_set(m->doc, out, p->key->str,
 					  migrate_section(m, p->value, prefix, true, base_engine));
 		} else {

@@ -1123,14 +1123,26 @@ struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode
 		    "schema %d is not supported; srtctl reads schema 2 (the v2 layout). For a v1 "
 		    "recipe run: srtctl migrate -f %s",
 		    r->schema, doc->file);
+	v = srt_ynode_get(root, "engine");
 	if (srt_ynode_get_pair(root, "backend")) {
 		const struct srt_ypair *p = srt_ynode_get_pair(root, "backend");
+		const struct srt_ynode *type = srt_ynode_get(p->value, "type");
 
-		err(&c, p->key, "backend",
-		    "'backend' is the v1 layout and cannot be mixed with engine/roles; move its "
-		    "settings to engine and roles.<role> (srtctl migrate does it for v1 files)");
+		if (p->value->kind == SRT_Y_MAP && p->value->n == 1 && type && !v) {
+			/* srt-slurm's early schema-2 examples name the engine this way. */
+			warn(&c, p->key, "backend",
+			    "'backend: {type: ...}' beside roles is read as 'engine'; write "
+			    "'engine: %s' instead",
+			    srt_ynode_str(type) ? srt_ynode_str(type) : "...");
+			v = type;
+		} else {
+			err(&c, p->key, "backend",
+			    "'backend' is the v1 layout and cannot be mixed with engine/roles; move "
+			    "its settings to engine and roles.<role> (srtctl migrate does it for v1 "
+			    "files)");
+		}
 	}
-	parse_engine(&c, r, srt_ynode_get(root, "engine"));
+	parse_engine(&c, r, v);
 	parse_roles(&c, r, srt_ynode_get(root, "roles"));
 	parse_services(&c, r, srt_ynode_get(root, "services"));
 	parse_model(&c, r, srt_ynode_get(root, "model"));
@@ -1156,6 +1168,16 @@ struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode
 
 		if (in_list(key, owned_keys) || !strcmp(key, "backend"))
 			continue;
+		if (!strcmp(key, "sweep")) {
+			/* Ignoring it would run one job with {placeholders} left in. */
+			err(&c, p->key, key,
+			    "srtctl cannot yet run sweeps: srt-slurm submits one job per combination "
+			    "of the 'sweep' values, srtctl runs one job per recipe, so this recipe "
+			    "would run once with its {placeholders} left in. To run one point, "
+			    "replace each {placeholder} with one of its values and delete 'sweep:'; "
+			    "or wait for campaigns, which will run sweeps");
+			continue;
+		}
 		if (srt_schema_has_key(SRT_SCHEMA_TOP, key)) {
 			r->unsupported[r->nunsupported++] = p;
 			warn(&c, p->key, key, "'%s' is not supported by srtctl and is ignored",

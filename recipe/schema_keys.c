@@ -123,6 +123,7 @@ static const char *const benchmark_keys[] = {
 	"stream_output",
 	"sweep",
 	"temperature",
+	"tokenizer_mode" /* v1 (srt-slurm 0.3: passed to sa-bench) */,
 	"top_k",
 	"top_p",
 	"trace_file",

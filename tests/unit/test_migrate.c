@@ -876,15 +876,51 @@ static void check_commutes(struct srt_ydoc *v1, const char *name)
 }
 
 /*
- * Known gap in recipe/migrate.c (issue #11): a zip_override section's
- * `backend.type: [sglang, null, ...]` becomes `engine: [sglang, null, ...]`,
- * and a null zip element deletes the key (srt-slurm's merge rule), so those
- * variants lose their engine.  Listed here until migrate.c drops the nulls;
- * the test says so instead of failing.
+ * override_<name> sections migrate like zip sections (partial recipes over
+ * base, lists kept as values), and a null element of a zipped backend.type
+ * (srt-slurm: the key is deleted, then the engine inferred again from
+ * <engine>_config) becomes that engine, never a variant without one.
  */
-static bool known_migrate_gap(const char *file)
+static void test_override_sections_and_null_engine(void **state)
 {
-	return !strcmp(file, "gb300-fp4__glm5-mtp.yaml");
+	struct srt_ydoc *v1 = parse_str("base:\n"
+					"  name: b\n"
+					"  backend:\n"
+					"    sglang_config: {decode: {a: 1}}\n"
+					"    decode_environment: {X: '1'}\n"
+					"  resources: {decode_nodes: 1, prefill_nodes: 1}\n"
+					"override_big:\n"
+					"  resources: {decode_nodes: 2}\n"
+					"  backend: {decode_environment: {X: '2'}}\n"
+					"zip_override_t:\n"
+					"  backend: {type: [sglang, null]}\n");
+	struct srt_ynode **roots = NULL;
+	struct srt_diags d;
+	struct srt_ydoc *got;
+	size_t n = 0;
+
+	(void)state;
+	srt_diags_init(&d);
+	got = srt_migrate_v1(v1, &d);
+	assert_non_null(got);
+	assert_int_equal(d.nerrors, 0);
+	assert_keys(got->root, "base override_big zip_override_t");
+	assert_keys(at(got->root, "override_big"), "roles");
+	assert_string_equal(str_at(got->root, "override_big.roles.decode.nodes"), "2");
+	assert_string_equal(str_at(got->root, "override_big.roles.decode.env.X"), "2");
+	assert_int_equal(at(got->root, "zip_override_t.engine")->kind, SRT_Y_SEQ);
+	assert_string_equal(at(got->root, "zip_override_t.engine")->items[1]->str, "sglang");
+	assert_int_equal(srt_variants_expand(got, &roots, &n, &d), 0);
+	assert_int_equal(n, 3); /* b_big, b_t_0, b_t_1 */
+	assert_string_equal(str_at(roots[0], "name"), "b_big");
+	assert_string_equal(str_at(roots[0], "roles.decode.nodes"), "2");
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(str_at(roots[i], "engine"), "sglang");
+	check_commutes(v1, "override+null engine");
+	free(roots);
+	srt_ydoc_free(got);
+	srt_ydoc_free(v1);
+	srt_diags_release(&d);
 }
 
 static void test_corpus(void **state)
@@ -918,12 +954,7 @@ static void test_corpus(void **state)
 		if (srt_variants_is_variant_doc(v1->root)) {
 			recipe = srt_ynode_get(got->root, "base");
 			variant_files++;
-			if (known_migrate_gap(de->d_name))
-				printf("KNOWN GAP %s: a null zip element of backend.type migrates to a "
-				       "null engine (recipe/migrate.c); not checked\n",
-				       de->d_name);
-			else
-				check_commutes(v1, de->d_name);
+			check_commutes(v1, de->d_name);
 		}
 		/* No v1 key is left, and the v2 keys are there. */
 		assert_null(srt_ynode_get(recipe, "backend"));
@@ -951,8 +982,7 @@ static void test_corpus(void **state)
 			srt_cluster_defaults(&cluster);
 			srt_diags_init(&vd);
 			if (srt_compile_bytes(text.data, text.len, de->d_name, &cluster, &comp,
-					      &vd) &&
-			    !known_migrate_gap(de->d_name)) {
+					      &vd)) {
 				srt_diags_print(&vd, stderr);
 				fail_msg("%s: the migrated recipe does not validate", de->d_name);
 			}
@@ -1373,6 +1403,7 @@ int main(void)
 		cmocka_unit_test(test_env_precedence),
 		cmocka_unit_test(test_variant_file),
 		cmocka_unit_test(test_variant_engine_mapping),
+		cmocka_unit_test(test_override_sections_and_null_engine),
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_corpus_v1_semantics),
 	};

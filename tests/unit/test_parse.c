@@ -301,6 +301,80 @@ static void test_decode_nodes_zero(void **state)
 	}
 }
 
+/*
+ * srt-slurm forms at the top level: a sweep is refused (it would run once
+ * with its {placeholders} left in); `backend: {type: X}` beside roles (early
+ * schema-2 examples) is read as the engine, anything more in backend is the
+ * v1 layout; a v1 benchmark key (tokenizer_mode) is kept with a warning.
+ */
+static void test_srt_slurm_forms(void **state)
+{
+	static const struct {
+		const char *yaml;
+		size_t nerrors, nwarnings;
+		const char *first;
+		const char *engine; /* when it compiles */
+	} cases[] = {
+		{ "engine: sglang\nroles:\n  agg: {args: {max-running-requests: '{conc}'}}\n"
+		  "sweep: {conc: [1, 2]}\n",
+		  1, 0,
+		  "r.yaml:4:1: sweep: srtctl cannot yet run sweeps: srt-slurm submits one job per "
+		  "combination of the 'sweep' values, srtctl runs one job per recipe, so this recipe "
+		  "would run once with its {placeholders} left in. To run one point, replace each "
+		  "{placeholder} with one of its values and delete 'sweep:'; or wait for campaigns, "
+		  "which will run sweeps",
+		  NULL },
+		{ "schema: 2\nbackend: {type: vllm}\nroles:\n  agg: {}\n", 0, 1,
+		  "r.yaml:2:1: warning: backend: 'backend: {type: ...}' beside roles is read as "
+		  "'engine'; write 'engine: vllm' instead",
+		  "vllm" },
+		{ "engine: sglang\nbackend: {type: vllm}\nroles:\n  agg: {}\n", 1, 0,
+		  "r.yaml:2:1: backend: 'backend' is the v1 layout and cannot be mixed with "
+		  "engine/roles; move its settings to engine and roles.<role> (srtctl migrate does "
+		  "it for v1 files)",
+		  NULL },
+		/* and then no engine: a second error */
+		{ "backend: {type: sglang, sglang_config: {}}\nroles:\n  agg: {}\n", 2, 0,
+		  "r.yaml:1:1: backend: 'backend' is the v1 layout and cannot be mixed with "
+		  "engine/roles; move its settings to engine and roles.<role> (srtctl migrate does "
+		  "it for v1 files)",
+		  NULL },
+		{ "engine: vllm\nroles:\n  agg: {}\nbenchmark: {type: manual, tokenizer_mode: auto}\n",
+		  0, 1, NULL, "vllm" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct srt_cluster cluster;
+		struct srt_compiled comp;
+		struct srt_diags d;
+		char *msg;
+		int rc;
+
+		srt_cluster_defaults(&cluster);
+		srt_diags_init(&d);
+		rc = srt_compile_bytes(cases[i].yaml, strlen(cases[i].yaml), "r.yaml", &cluster,
+				       &comp, &d);
+		msg = d.n ? srt_diag_format(&d.items[0]) : NULL;
+		if (d.nerrors != cases[i].nerrors || d.nwarnings != cases[i].nwarnings ||
+		    (cases[i].first && (!msg || strcmp(msg, cases[i].first)))) {
+			srt_diags_print(&d, stderr);
+			fail_msg("case %zu: %zu errors, %zu warnings; first: %s", i, d.nerrors,
+				 d.nwarnings, msg ? msg : "(none)");
+		}
+		if (cases[i].engine) {
+			assert_int_equal(rc, 0);
+			assert_int_equal(comp.n, 1);
+			assert_string_equal(comp.recipes[0]->engine_name, cases[i].engine);
+			srt_compiled_release(&comp);
+		} else {
+			assert_int_not_equal(rc, 0);
+		}
+		free(msg);
+		srt_diags_release(&d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_stem),
 		cmocka_unit_test(test_schema_keys),
 		cmocka_unit_test(test_decode_nodes_zero),
+		cmocka_unit_test(test_srt_slurm_forms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
