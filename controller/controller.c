@@ -304,33 +304,46 @@ out:
 
 /* ---- effects ---- */
 
-/* SLURM time limit text -> minutes (0 when unset or unlimited). */
+/*
+ * SLURM time limit text -> minutes (0 when unset or unlimited), or -1 when a
+ * part or the total is beyond 100 years (36500 days): every part is parsed
+ * with a bound before it is multiplied, so nothing overflows.
+ */
 static int time_limit_minutes(const char *s)
 {
-	long d = 0, parts[3] = { 0, 0, 0 };
+	const long long max = 36500LL * 1440;
+	long long d = 0, parts[3] = { 0, 0, 0 }, total;
 	int n = 0;
 	const char *p = s;
 	char *end;
 
 	if (!s || !*s || !strcasecmp(s, "unlimited") || !strcasecmp(s, "infinite"))
 		return 0;
+	errno = 0;
 	if (strchr(s, '-')) {
-		d = strtol(s, &end, 10);
+		d = strtoll(s, &end, 10);
 		p = end + 1;
 	}
 	while (*p && n < 3) {
-		parts[n++] = strtol(p, &end, 10);
+		parts[n++] = strtoll(p, &end, 10);
 		p = *end == ':' ? end + 1 : end;
 		if (!*end)
 			break;
 	}
+	if (errno == ERANGE || d < 0 || d > 36500)
+		return -1;
+	for (int i = 0; i < 3; i++)
+		if (parts[i] < 0 || parts[i] > max * 60)
+			return -1;
 	if (strchr(s, '-')) /* D-HH[:MM[:SS]] */
-		return (int)(d * 1440 + parts[0] * 60 + parts[1] + (parts[2] > 0));
-	if (n == 1) /* MM */
-		return (int)parts[0];
-	if (n == 2) /* MM:SS */
-		return (int)(parts[0] + (parts[1] > 0));
-	return (int)(parts[0] * 60 + parts[1] + (parts[2] > 0)); /* HH:MM:SS */
+		total = d * 1440 + parts[0] * 60 + parts[1] + (parts[2] > 0);
+	else if (n == 1) /* MM */
+		total = parts[0];
+	else if (n == 2) /* MM:SS */
+		total = parts[0] + (parts[1] > 0);
+	else /* HH:MM:SS */
+		total = parts[0] * 60 + parts[1] + (parts[2] > 0);
+	return total > max ? -1 : (int)total;
 }
 
 static int record(struct srt_controller *c, const char *run, const char *phase, int64_t job_id,
@@ -444,6 +457,7 @@ static int render(struct srt_controller *c, const struct srt_recipe_row *recipe,
 {
 	struct srt_diags d;
 	char *file = srt_xasprintf("%s.yaml", recipe->name);
+	const char *tl;
 	int rc = 0;
 
 	memset(x, 0, sizeof(*x));
@@ -470,8 +484,16 @@ static int render(struct srt_controller *c, const struct srt_recipe_row *recipe,
 	x->r = x->comp.recipes[0];
 	x->partition = x->r->slurm.partition ? x->r->slurm.partition : c->cluster->default_partition;
 	x->account = x->r->slurm.account ? x->r->slurm.account : c->cluster->default_account;
-	x->time_limit = time_limit_minutes(x->r->slurm.time_limit ? x->r->slurm.time_limit :
-								     c->cluster->default_time_limit);
+	tl = x->r->slurm.time_limit ? x->r->slurm.time_limit : c->cluster->default_time_limit;
+	x->time_limit = time_limit_minutes(tl);
+	if (x->time_limit < 0) {
+		*why = srt_xasprintf("slurm.time_limit '%s' is longer than 100 years (36500-00:00:00); "
+				     "give a shorter limit or UNLIMITED",
+				     tl);
+		rendered_release(x);
+		rc = 1;
+		goto out;
+	}
 	x->exclusive = x->r->slurm.exclusive;
 	x->pj = srt_plan_to_json(x->plan);
 	json_object_set_new(x->pj, "job", job_shape(x));
