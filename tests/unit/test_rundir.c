@@ -278,6 +278,21 @@ static void test_status_missing_and_invalid(void **state)
 		   "\"state\":\"Dancing\"}]}");
 	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), -1);
 	assert_non_null(strstr(err.msg, "processes[0]"));
+	/* Issue #12: restarts outside 0..INT_MAX is refused, not truncated. */
+	static const char *const bad_restarts[] = { "4294967297", "-1", "9223372036854775807" };
+	for (size_t i = 0; i < 3; i++) {
+		char doc[256];
+
+		unlink(p);
+		snprintf(doc, sizeof(doc),
+			 "{\"version\":1,\"seq\":1,\"phase\":\"Ready\",\"processes\":[{\"name\":"
+			 "\"x\",\"state\":\"Ready\",\"restarts\":%s}]}",
+			 bad_restarts[i]);
+		append_raw(f, SRT_RUNDIR_STATUS, doc);
+		assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), -1);
+		assert_non_null(strstr(err.msg, "processes[0]"));
+		assert_non_null(strstr(err.msg, "restarts count from 0 to 2147483647"));
+	}
 	free(p);
 }
 
