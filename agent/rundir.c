@@ -659,10 +659,14 @@ int srt_rundir_read_events(const char *dir, int64_t after_seq, srt_rundir_event_
 			json_decref(j);
 			continue;
 		}
-		prev = ev.seq;
 		if (ev.seq > after_seq) {
 			int r = fn(ctx, &ev);
 
+			if (r == SRT_RUNDIR_EVENT_REFUSE) {
+				nskip++;
+				json_decref(j);
+				continue;
+			}
 			if (r) {
 				json_decref(j);
 				rc = r;
@@ -671,6 +675,7 @@ int srt_rundir_read_events(const char *dir, int64_t after_seq, srt_rundir_event_
 			if (last_seq)
 				*last_seq = ev.seq;
 		}
+		prev = ev.seq;
 		json_decref(j);
 	}
 	rc = 0;
