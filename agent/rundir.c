@@ -9,6 +9,7 @@
 #include "agent/rundir.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -456,6 +457,9 @@ static int parse_proc(const json_t *o, struct srt_rundir_proc *p)
 	p->ip = get_str(o, "ip");
 	if (srt_proc_state_parse(get_str(o, "state"), &p->state) < 0)
 		return -1;
+	/* A bounded count, not whatever 64-bit value the file holds. */
+	if (get_int(o, "restarts", 0) < 0 || get_int(o, "restarts", 0) > INT_MAX)
+		return -1;
 	p->restarts = (int)get_int(o, "restarts", 0);
 	p->pid = (long)get_int(o, "pid", -1);
 	p->started_at = get_int(o, "started_at", 0);
@@ -526,8 +530,10 @@ int srt_rundir_read_status(const char *dir, struct srt_rundir_status *st, struct
 	st->procs = srt_xcalloc(st->nprocs + 1, sizeof(*st->procs));
 	for (size_t i = 0; i < st->nprocs; i++) {
 		if (parse_proc(json_array_get(procs, i), &st->procs[i]) < 0) {
-			srt_error_set(err, "'%s': processes[%zu] lacks a name or a valid state",
-				      path, i);
+			srt_error_set(err,
+				      "'%s': processes[%zu] lacks a name, a valid state or a "
+				      "restarts count from 0 to %d",
+				      path, i, INT_MAX);
 			goto out;
 		}
 	}
@@ -653,10 +659,14 @@ int srt_rundir_read_events(const char *dir, int64_t after_seq, srt_rundir_event_
 			json_decref(j);
 			continue;
 		}
-		prev = ev.seq;
 		if (ev.seq > after_seq) {
 			int r = fn(ctx, &ev);
 
+			if (r == SRT_RUNDIR_EVENT_REFUSE) {
+				nskip++;
+				json_decref(j);
+				continue;
+			}
 			if (r) {
 				json_decref(j);
 				rc = r;
@@ -665,6 +675,7 @@ int srt_rundir_read_events(const char *dir, int64_t after_seq, srt_rundir_event_
 			if (last_seq)
 				*last_seq = ev.seq;
 		}
+		prev = ev.seq;
 		json_decref(j);
 	}
 	rc = 0;

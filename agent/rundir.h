@@ -292,8 +292,11 @@ int srt_rundir_events_append(struct srt_rundir_events *w, struct srt_rundir_even
 			     struct srt_error *err);
 void srt_rundir_events_close(struct srt_rundir_events *w);
 
-/* Called for each event; return 0 to go on, anything else to stop. */
+/* Called for each event; return 0 to go on, SRT_RUNDIR_EVENT_REFUSE to pass
+ * over it as if the line were not there (a later line with a lower seq is then
+ * still delivered), anything else to stop. */
 typedef int (*srt_rundir_event_fn)(void *ctx, const struct srt_rundir_event *ev);
+#define SRT_RUNDIR_EVENT_REFUSE (-2)
 
 /*
  * Call fn for every event in DIR/events.jsonl with seq > after_seq, in

@@ -103,6 +103,12 @@ int srt_cmd_controller(int argc, char **argv)
 			once = true;
 			break;
 		case OPT_INTERVAL:
+			if (srt_duration_parse(optarg, &interval) == SRT_DURATION_TOO_LONG)
+				return srt_cli_usage_error("controller",
+							   "--interval '%s' is longer than the "
+							   "longest duration srtctl accepts, "
+							   SRT_DURATION_MAX_TEXT,
+							   optarg);
 			if (srt_duration_parse(optarg, &interval) != 0 || interval < 100)
 				return srt_cli_usage_error("controller",
 							   "--interval '%s' is not a duration of at "

@@ -286,6 +286,11 @@ static int cmd_prune(int argc, char **argv)
 		if (older && !*older)
 			older = NULL;
 	}
+	if (older && srt_duration_parse(older, &keep_ms) == SRT_DURATION_TOO_LONG)
+		return srt_cli_usage_error("events prune",
+					   "%s '%s' is longer than the longest duration srtctl "
+					   "accepts, " SRT_DURATION_MAX_TEXT,
+					   from, older);
 	if (older && (srt_duration_parse(older, &keep_ms) != 0 || keep_ms <= 0))
 		return srt_cli_usage_error("events prune",
 					   "%s: invalid duration '%s' (expected "
@@ -420,9 +425,17 @@ int srt_cmd_events(int argc, char **argv)
 		goto out;
 	}
 	if (since) {
-		int64_t ms;
+		int64_t ms = 0;
+		int prc = srt_duration_parse(since, &ms);
 
-		if (srt_duration_parse(since, &ms) != 0 || ms <= 0) {
+		if (prc == SRT_DURATION_TOO_LONG) {
+			rc = srt_cli_usage_error("events",
+						 "--since '%s' is longer than the longest "
+						 "duration srtctl accepts, " SRT_DURATION_MAX_TEXT,
+						 since);
+			goto out;
+		}
+		if (prc != 0 || ms <= 0) {
 			rc = srt_cli_usage_error("events",
 						 "--since takes a duration such as 90s, "
 						 "15m, 1h or 2d, not '%s'",

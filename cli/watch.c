@@ -46,20 +46,32 @@ int srt_watch_init(struct srt_watch *w, const char *verb, const char *path, cons
 	sigset_t block;
 	const char *slash;
 	char *dir;
+	const char *from = "--timeout";
 	int64_t ms = 0;
+	int prc = 0;
 
 	memset(w, 0, sizeof(*w));
 	w->ifd = -1;
 	if (!timeout) {
 		timeout = getenv("SRTCTL_WATCH_TIMEOUT");
+		from = "$SRTCTL_WATCH_TIMEOUT";
 		if (timeout && !*timeout)
 			timeout = NULL;
 	}
-	if (timeout && (srt_duration_parse(timeout, &ms) != 0 || ms <= 0)) {
+	if (timeout)
+		prc = srt_duration_parse(timeout, &ms);
+	if (prc == SRT_DURATION_TOO_LONG) {
 		srt_cli_usage_error(verb,
-				    "invalid watch timeout '%s' (expected a duration such as "
+				    "%s '%s' is longer than the longest duration srtctl accepts, "
+				    SRT_DURATION_MAX_TEXT,
+				    from, timeout);
+		return -1;
+	}
+	if (timeout && (prc != 0 || ms <= 0)) {
+		srt_cli_usage_error(verb,
+				    "invalid watch timeout %s '%s' (expected a duration such as "
 				    "30s or 5m)",
-				    timeout);
+				    from, timeout);
 		return -1;
 	}
 	if (ms)

@@ -171,27 +171,69 @@ static enum srt_rc_agent agent_phase(enum srt_run_phase p)
 	return SRT_RC_AGENT_NONE;
 }
 
+/* A seq this far beyond the next expected one is refused, not a jump. */
+#define INGEST_SEQ_GAP_MAX 1000
+
 struct ingest_ctx {
 	struct srt_controller *c;
 	const char *run;
 	size_t n;
+	int64_t expected; /* the next seq: the cursor + 1 */
+	bool refused;	  /* a seq far ahead was refused (said once per pass) */
 	struct srt_error *err;
 };
 
+/*
+ * Ingest one agent event.  The agent's file is not trusted (issue #12): only
+ * the next expected seq moves the cursor (a small gap is a Warning, a seq
+ * more than INGEST_SEQ_GAP_MAX ahead is refused and later lines still
+ * count); a time outside the store's range becomes the ingest time; an event
+ * whose reason, kind or name is out of bounds is replaced by a Warning that
+ * says so; the store cuts a long message.
+ */
 static int ingest_one(void *vctx, const struct srt_rundir_event *ev)
 {
 	struct ingest_ctx *x = vctx;
+	struct srt_store *s = x->c->store;
 	const char *kind = ev->object_kind ? ev->object_kind : "run";
+	struct srt_error bad;
+	int64_t at = ev->time;
 	char *name;
-	int rc;
+	int rc = 0;
 
+	if (ev->seq > x->expected && ev->seq - x->expected > INGEST_SEQ_GAP_MAX) {
+		if (!x->refused &&
+		    srt_store_event(s, x->err, "Warning", "AgentEventRefused", "run", x->run,
+				    "controller",
+				    "events.jsonl: seq %lld is more than %d beyond the next "
+				    "expected seq %lld; that line is ignored",
+				    (long long)ev->seq, INGEST_SEQ_GAP_MAX,
+				    (long long)x->expected) != 0)
+			return 1;
+		x->refused = true;
+		return SRT_RUNDIR_EVENT_REFUSE;
+	}
+	if (ev->seq > x->expected &&
+	    srt_store_event(s, x->err, "Warning", "AgentEventsMissing", "run", x->run, "controller",
+			    "events.jsonl lacks seq %lld to %lld; going on at %lld",
+			    (long long)x->expected, (long long)ev->seq - 1, (long long)ev->seq) != 0)
+		return 1;
+	x->expected = ev->seq + 1; /* no overflow: ev->seq <= cursor + 1 + GAP */
+	if (at < SRT_EVENT_TIME_MIN || at > SRT_EVENT_TIME_MAX)
+		at = srt_store_now(s);
 	if (!strcmp(kind, "run"))
 		name = srt_xstrdup(x->run);
 	else
 		name = srt_xasprintf("%s/%s", x->run, ev->object_name ? ev->object_name : "?");
-	rc = srt_store_event_at(x->c->store, ev->time, ev->warning ? "Warning" : "Normal",
-				ev->reason ? ev->reason : "AgentEvent", kind, name, "agent",
-				ev->message ? ev->message : "", x->err);
+	srt_error_clear(&bad);
+	if (srt_store_event_check(at, ev->reason, kind, name, &bad) != 0)
+		rc = srt_store_event(s, x->err, "Warning", "AgentEventRefused", "run", x->run,
+				     "controller", "events.jsonl: the event with seq %lld is refused: %s",
+				     (long long)ev->seq, bad.msg);
+	else
+		rc = srt_store_event_at(s, at, ev->warning ? "Warning" : "Normal", ev->reason,
+					kind, name, "agent", ev->message ? ev->message : "",
+					x->err);
 	free(name);
 	if (rc != 0)
 		return 1; /* a database error: stop, roll back */
@@ -258,7 +300,7 @@ static int ingest_run(struct srt_controller *c, const struct srt_run_row *run,
 	struct srt_rundir_status st;
 	struct srt_error rerr;
 	char *dir = srt_controller_run_dir(c, run->name);
-	struct ingest_ctx x = { c, run->name, 0, err };
+	struct ingest_ctx x = { c, run->name, 0, 0, false, err };
 	int64_t cursor = 0, last = 0;
 	int rc, src;
 
@@ -274,6 +316,7 @@ static int ingest_run(struct srt_controller *c, const struct srt_run_row *run,
 		goto out;
 	}
 	rc = srt_store_ingest_cursor_get(c->store, run->name, &cursor, err);
+	x.expected = cursor < INT64_MAX ? cursor + 1 : INT64_MAX;
 	if (rc == 0) {
 		int r = srt_rundir_read_events(dir, cursor, ingest_one, &x, &last, NULL, &rerr);
 
@@ -304,33 +347,46 @@ out:
 
 /* ---- effects ---- */
 
-/* SLURM time limit text -> minutes (0 when unset or unlimited). */
+/*
+ * SLURM time limit text -> minutes (0 when unset or unlimited), or -1 when a
+ * part or the total is beyond 100 years (36500 days): every part is parsed
+ * with a bound before it is multiplied, so nothing overflows.
+ */
 static int time_limit_minutes(const char *s)
 {
-	long d = 0, parts[3] = { 0, 0, 0 };
+	const long long max = 36500LL * 1440;
+	long long d = 0, parts[3] = { 0, 0, 0 }, total;
 	int n = 0;
 	const char *p = s;
 	char *end;
 
 	if (!s || !*s || !strcasecmp(s, "unlimited") || !strcasecmp(s, "infinite"))
 		return 0;
+	errno = 0;
 	if (strchr(s, '-')) {
-		d = strtol(s, &end, 10);
+		d = strtoll(s, &end, 10);
 		p = end + 1;
 	}
 	while (*p && n < 3) {
-		parts[n++] = strtol(p, &end, 10);
+		parts[n++] = strtoll(p, &end, 10);
 		p = *end == ':' ? end + 1 : end;
 		if (!*end)
 			break;
 	}
+	if (errno == ERANGE || d < 0 || d > 36500)
+		return -1;
+	for (int i = 0; i < 3; i++)
+		if (parts[i] < 0 || parts[i] > max * 60)
+			return -1;
 	if (strchr(s, '-')) /* D-HH[:MM[:SS]] */
-		return (int)(d * 1440 + parts[0] * 60 + parts[1] + (parts[2] > 0));
-	if (n == 1) /* MM */
-		return (int)parts[0];
-	if (n == 2) /* MM:SS */
-		return (int)(parts[0] + (parts[1] > 0));
-	return (int)(parts[0] * 60 + parts[1] + (parts[2] > 0)); /* HH:MM:SS */
+		total = d * 1440 + parts[0] * 60 + parts[1] + (parts[2] > 0);
+	else if (n == 1) /* MM */
+		total = parts[0];
+	else if (n == 2) /* MM:SS */
+		total = parts[0] + (parts[1] > 0);
+	else /* HH:MM:SS */
+		total = parts[0] * 60 + parts[1] + (parts[2] > 0);
+	return total > max ? -1 : (int)total;
 }
 
 static int record(struct srt_controller *c, const char *run, const char *phase, int64_t job_id,
@@ -444,6 +500,7 @@ static int render(struct srt_controller *c, const struct srt_recipe_row *recipe,
 {
 	struct srt_diags d;
 	char *file = srt_xasprintf("%s.yaml", recipe->name);
+	const char *tl;
 	int rc = 0;
 
 	memset(x, 0, sizeof(*x));
@@ -470,8 +527,16 @@ static int render(struct srt_controller *c, const struct srt_recipe_row *recipe,
 	x->r = x->comp.recipes[0];
 	x->partition = x->r->slurm.partition ? x->r->slurm.partition : c->cluster->default_partition;
 	x->account = x->r->slurm.account ? x->r->slurm.account : c->cluster->default_account;
-	x->time_limit = time_limit_minutes(x->r->slurm.time_limit ? x->r->slurm.time_limit :
-								     c->cluster->default_time_limit);
+	tl = x->r->slurm.time_limit ? x->r->slurm.time_limit : c->cluster->default_time_limit;
+	x->time_limit = time_limit_minutes(tl);
+	if (x->time_limit < 0) {
+		*why = srt_xasprintf("slurm.time_limit '%s' is longer than 100 years (36500-00:00:00); "
+				     "give a shorter limit or UNLIMITED",
+				     tl);
+		rendered_release(x);
+		rc = 1;
+		goto out;
+	}
 	x->exclusive = x->r->slurm.exclusive;
 	x->pj = srt_plan_to_json(x->plan);
 	json_object_set_new(x->pj, "job", job_shape(x));

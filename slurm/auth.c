@@ -49,6 +49,7 @@ struct srt_slurm_auth {
 	int64_t exp, iat;
 	char *sun;
 	int64_t next_reload_ms; /* no reload before this (monotonic), after one that did not help */
+	int timeout_ms;		/* the token command's limit */
 	const struct srt_clock *clock;
 };
 
@@ -291,16 +292,44 @@ static char **child_env(void)
 	return env;
 }
 
+/*
+ * Kill the command's process group (it and anything it started) and reap
+ * the command.  It is not reaped before this, so its pid (and with it the
+ * group id) cannot have been reused by an unrelated process.
+ */
+static void kill_group(pid_t pid, int *status)
+{
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL); /* in case setpgid() failed in the child */
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Whether the command has exited (left unreaped: a zombie keeps its pid). */
+static bool has_exited(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+/*
+ * Run the token command with stdout on a pipe, in its own process group.
+ * Whatever it does, this returns within a->timeout_ms: output beyond
+ * TOKEN_MAX, a command that closes stdout and lingers, or one that never
+ * exits all end with the group killed (SIGKILL) and the command reaped.
+ */
 static int run_command(const struct srt_slurm_auth *a, char **out, struct srt_error *err)
 {
 	int pfd[2] = { -1, -1 };
 	char *buf = NULL;
 	size_t len = 0;
 	char **env = NULL;
-	pid_t pid;
+	pid_t pid = -1;
 	int status = 0, rc = SRT_SLURM_EINVAL;
 	int64_t deadline;
-	bool timed_out = false;
+	bool timed_out = false, too_much = false, eof = false, exited = false;
 
 	*out = NULL;
 	if (pipe2(pfd, O_CLOEXEC) != 0)
@@ -315,17 +344,20 @@ static int run_command(const struct srt_slurm_auth *a, char **out, struct srt_er
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_RDONLY);
 
+		setpgid(0, 0);
 		if (devnull >= 0)
 			dup2(devnull, 0);
 		dup2(pfd[1], 1);
 		execvpe(a->argv[0], a->argv, env);
 		_exit(127);
 	}
+	setpgid(pid, pid); /* also here: no race with the kill below */
 	close(pfd[1]);
 	pfd[1] = -1;
 	buf = srt_xmalloc(TOKEN_MAX + 1);
-	deadline = srt_monotonic_ms() + COMMAND_TIMEOUT_MS;
-	for (;;) {
+	deadline = srt_monotonic_ms() + a->timeout_ms;
+	/* Read until EOF and exit, the deadline, or too much output. */
+	while (!(eof && exited)) {
 		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
 		int64_t left = deadline - srt_monotonic_ms();
 		ssize_t r;
@@ -334,30 +366,49 @@ static int run_command(const struct srt_slurm_auth *a, char **out, struct srt_er
 			timed_out = true;
 			break;
 		}
+		if (eof) { /* stdout closed: wait for the exit, in short steps */
+			exited = has_exited(pid);
+			if (!exited)
+				poll(NULL, 0, left < 20 ? (int)left : 20);
+			continue;
+		}
 		r = poll(&p, 1, (int)left);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0) {
-			timed_out = r == 0;
+		if (r < 0) {
+			timed_out = true;
 			break;
 		}
-		if (len >= TOKEN_MAX)
-			break; /* too much output: not a token */
+		if (r == 0)
+			continue; /* the deadline check above ends it */
+		if (len >= TOKEN_MAX) {
+			too_much = true; /* not a token: stop it now */
+			break;
+		}
 		r = read(pfd[0], buf + len, TOKEN_MAX - len);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
-			break;
-		len += (size_t)r;
+			eof = true;
+		else
+			len += (size_t)r;
 	}
 	buf[len] = '\0';
-	if (timed_out)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	/* Always: a timed-out command, and anything a finished one left behind. */
+	kill_group(pid, &status);
+	if (too_much) {
+		srt_slurm_fail(err, rc,
+			       "token command %s printed more than %d KiB, which is not a token; "
+			       "it was stopped (check that it prints only the JWT)",
+			       a->argv[0], TOKEN_MAX / 1024);
+		goto out;
+	}
 	if (timed_out) {
-		srt_slurm_fail(err, rc, "token command %s did not finish in %d s", a->argv[0],
-			       COMMAND_TIMEOUT_MS / 1000);
+		srt_slurm_fail(err, rc,
+			       "token command %s did not finish in %d ms%s; it was killed (check "
+			       "that it exits after printing the token)",
+			       a->argv[0], a->timeout_ms,
+			       eof ? " (it closed its output but kept running)" : "");
 		goto out;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
@@ -423,6 +474,8 @@ int srt_slurm_auth_new(struct srt_slurm_auth **out, const struct srt_slurm_token
 
 	*out = NULL;
 	a->clock = clock ? clock : srt_clock_system();
+	a->timeout_ms = src->token_command_timeout_ms > 0 ? src->token_command_timeout_ms :
+							    COMMAND_TIMEOUT_MS;
 	if (src->token && *src->token) {
 		nsrc++;
 		a->kind = SRC_TOKEN;

@@ -79,6 +79,9 @@ struct srt_slurm_token_source {
 	size_t token_command_n;
 	/* What to call the source in messages ("$SLURM_JWT", "slurmrestd.token_file"). */
 	const char *origin;
+	/* How long the token command may run, in ms; 0 means 20 s.  Past it (or
+	 * when it prints more than 64 KiB) its process group is killed and reaped. */
+	int token_command_timeout_ms;
 };
 
 struct srt_slurm_config {

@@ -122,10 +122,72 @@ static int record(struct srt_store *s, int64_t at, const char *type, const char 
 	return 0;
 }
 
+static bool all_of(const char *s, size_t max, const char *extra, bool upper)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++) {
+		unsigned char c = (unsigned char)s[n];
+
+		if (n >= max)
+			return false;
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		      (upper && c >= 'A' && c <= 'Z') || (c && strchr(extra, c))))
+			return false;
+	}
+	return n > 0;
+}
+
+int srt_store_event_check(int64_t at, const char *reason, const char *kind, const char *name,
+			  struct srt_error *err)
+{
+	size_t n;
+
+	if (at < SRT_EVENT_TIME_MIN || at > SRT_EVENT_TIME_MAX)
+		return srt_error_set(err,
+				     "its time is not between 2000-01-01 and 2100-01-01 (Unix ms "
+				     "%lld to %lld)",
+				     SRT_EVENT_TIME_MIN, SRT_EVENT_TIME_MAX);
+	if (!reason || !all_of(reason, SRT_EVENT_REASON_MAX, "_.-", true))
+		return srt_error_set(err,
+				     "its reason is not 1 to %d characters of A-Z, a-z, 0-9, '_', "
+				     "'.' and '-'",
+				     SRT_EVENT_REASON_MAX);
+	if (!kind || !all_of(kind, SRT_EVENT_KIND_MAX, "_-", false))
+		return srt_error_set(err,
+				     "its object kind is not 1 to %d characters of a-z, 0-9, '_' "
+				     "and '-'",
+				     SRT_EVENT_KIND_MAX);
+	for (n = 0; name && name[n] && n <= SRT_EVENT_NAME_MAX; n++)
+		if ((unsigned char)name[n] < 0x20 || name[n] == 0x7f)
+			break;
+	if (!name || !n || n > SRT_EVENT_NAME_MAX || name[n])
+		return srt_error_set(err,
+				     "its object name is empty, longer than %d bytes or holds "
+				     "control characters",
+				     SRT_EVENT_NAME_MAX);
+	return 0;
+}
+
+/* The message cut to SRT_EVENT_MESSAGE_MAX bytes (on a UTF-8 boundary) and
+ * marked, or NULL when it fits.  Caller frees. */
+static char *cut_message(const char *message)
+{
+	size_t len = strlen(message), keep = SRT_EVENT_MESSAGE_MAX;
+
+	if (len <= SRT_EVENT_MESSAGE_MAX)
+		return NULL;
+	while (keep && ((unsigned char)message[keep] & 0xC0) == 0x80)
+		keep--; /* not inside a UTF-8 sequence */
+	return srt_xasprintf("%.*s" SRT_EVENT_TRUNCATED_MARK " %zu bytes in all]", (int)keep,
+			     message, len);
+}
+
 int srt_store_event_at(struct srt_store *s, int64_t at, const char *type, const char *reason,
 		       const char *kind, const char *name, const char *source, const char *message,
 		       struct srt_error *err)
 {
+	char *cut = NULL;
 	bool own;
 	int rc;
 
@@ -137,9 +199,13 @@ int srt_store_event_at(struct srt_store *s, int64_t at, const char *type, const 
 				     "internal error: event type '%s' for %s/%s is neither "
 				     "Normal nor Warning",
 				     type, kind, name);
+	if (srt_store_event_check(at, reason, kind, name, err) != 0)
+		return srt_error_prefix(err, "event refused");
 	if (srt_store_tx_enter(s, &own, err) != 0)
 		return -1;
-	rc = record(s, at, type, reason, kind, name, source, message, err);
+	cut = cut_message(message);
+	rc = record(s, at, type, reason, kind, name, source, cut ? cut : message, err);
+	free(cut);
 	if (srt_store_tx_end(s, own, rc == 0, err) != 0)
 		rc = -1;
 	return rc;

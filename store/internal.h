@@ -89,6 +89,10 @@ extern const char srt_store_sql_event_list_all[];
 
 /* Migrations (store/migrate.c). */
 int srt_store_read_version(struct srt_store *s, int *version, struct srt_error *err);
+/* 0 when `version` (PRAGMA user_version) is one this srtctl can use or upgrade
+ * (0 to srt_store_schema_version()); otherwise -1 with `err` naming the
+ * database, the version found and the versions known. */
+int srt_store_check_version(const struct srt_store *s, int version, struct srt_error *err);
 int srt_store_migrate(struct srt_store *s, int target, struct srt_error *err);
 
 #endif

@@ -65,10 +65,10 @@ static int apply_one(struct srt_store *s, const struct srt_migration *m, struct 
 
 int srt_store_migrate(struct srt_store *s, int target, struct srt_error *err)
 {
-	const int known = srt_store_migrations_count;
 	int version;
 
-	if (srt_store_read_version(s, &version, err) != 0)
+	if (srt_store_read_version(s, &version, err) != 0 ||
+	    srt_store_check_version(s, version, err) != 0)
 		return -1;
 	if (version >= target)
 		return 0;
@@ -80,13 +80,10 @@ int srt_store_migrate(struct srt_store *s, int target, struct srt_error *err)
 			return srt_error_prefix(err, "cannot upgrade the database schema");
 		if (srt_store_read_version(s, &version, err) != 0)
 			goto fail;
-		if (version > known) { /* a newer srtctl got there first */
-			srt_error_set(err,
-				      "database %s was written by a newer srtctl (schema %d, this "
-				      "srtctl knows %d); upgrade srtctl",
-				      s->path, version, known);
+		/* A newer srtctl (or a hostile writer) got there first: never index
+		 * the embedded migrations with a version outside 0..known. */
+		if (srt_store_check_version(s, version, err) != 0)
 			goto fail;
-		}
 		if (version >= target) {
 			srt_store_rollback(s);
 			return 0;

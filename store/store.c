@@ -446,6 +446,25 @@ int srt_store_read_version(struct srt_store *s, int *version, struct srt_error *
 	return 0;
 }
 
+int srt_store_check_version(const struct srt_store *s, int version, struct srt_error *err)
+{
+	const int known = srt_store_schema_version();
+
+	if (version > known)
+		return srt_error_set(err,
+				     "database %s was written by a newer srtctl (schema %d, this "
+				     "srtctl knows %d); upgrade srtctl",
+				     s->path, version, known);
+	if (version < 0)
+		return srt_error_set(err,
+				     "database %s has schema version %d, which no srtctl writes "
+				     "(this srtctl knows schemas 0 to %d); the file is damaged or "
+				     "was not written by srtctl: restore it from a backup or move "
+				     "it aside",
+				     s->path, version, known);
+	return 0;
+}
+
 /* Switch to WAL (persistent in the file); a no-op when already in WAL. */
 static int set_wal(struct srt_store *s, struct srt_error *err)
 {
@@ -624,13 +643,8 @@ static int open_at(struct srt_store **out, const char *path, int flags,
 	}
 	if (rc != 0)
 		goto fail;
-	if (version > known) {
-		srt_error_set(err,
-			      "database %s was written by a newer srtctl (schema %d, this srtctl "
-			      "knows %d); upgrade srtctl",
-			      path, version, known);
+	if (srt_store_check_version(s, version, err) != 0)
 		goto fail;
-	}
 	/* Up to 32 MiB of page cache (allocated as used): the event indexes of a
 	 * busy cluster stay in memory while the controller writes. */
 	if (exec_pragma(s, "PRAGMA cache_size = -32768", err) != 0)

@@ -229,6 +229,30 @@ struct srt_event_row {
 #define SRT_EVENT_RETENTION_DEFAULT_MS (30LL * 24 * 3600 * 1000)
 
 /*
+ * Bounds on every stored event (issue #12: events come from agents, whose
+ * files anyone with access to the run directory can forge).  Its time lies
+ * in [SRT_EVENT_TIME_MIN, SRT_EVENT_TIME_MAX] (2000-01-01 to 2100-01-01 UTC,
+ * in ms); its reason is 1 to SRT_EVENT_REASON_MAX bytes of [A-Za-z0-9_.-];
+ * its kind 1 to SRT_EVENT_KIND_MAX bytes of [a-z0-9_-]; its name 1 to
+ * SRT_EVENT_NAME_MAX bytes without control characters.  A message longer than
+ * SRT_EVENT_MESSAGE_MAX bytes is cut there (at a UTF-8 boundary) and ends
+ * with SRT_EVENT_TRUNCATED_MARK and its full length.
+ */
+#define SRT_EVENT_TIME_MIN 946684800000LL
+#define SRT_EVENT_TIME_MAX 4102444800000LL
+#define SRT_EVENT_REASON_MAX 64
+#define SRT_EVENT_KIND_MAX 32
+#define SRT_EVENT_NAME_MAX 512
+#define SRT_EVENT_MESSAGE_MAX 8192
+#define SRT_EVENT_TRUNCATED_MARK " [truncated by srtctl:"
+
+/* 0 when an event with this time, reason and object is within the bounds
+ * above; else -1 with `err` saying which field is wrong (without echoing
+ * it: it may be long or hold control characters). */
+int srt_store_event_check(int64_t at, const char *reason, const char *kind, const char *name,
+			  struct srt_error *err);
+
+/*
  * Record an event.  `type` is "Normal" or "Warning"; `reason` CamelCase;
  * `kind`/`name` the object; `source` NULL means "cli".  Within
  * SRT_EVENT_DEDUP_WINDOW_MS of an identical event the existing row's count
@@ -239,7 +263,8 @@ struct srt_event_row {
 int srt_store_event(struct srt_store *s, struct srt_error *err, const char *type,
 		    const char *reason, const char *kind, const char *name, const char *source,
 		    const char *fmt, ...) __attribute__((format(printf, 8, 9)));
-/* The same with an explicit time (for ingesting agent events). */
+/* The same with an explicit time (for ingesting agent events).  Fails when
+ * srt_store_event_check() does; a long message is cut (see above). */
 int srt_store_event_at(struct srt_store *s, int64_t at, const char *type, const char *reason,
 		       const char *kind, const char *name, const char *source,
 		       const char *message, struct srt_error *err);

@@ -1,6 +1,7 @@
 /* util/clock.c: the system clock, durations and timestamps. */
 #include "util/clock.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -33,6 +34,7 @@ int srt_duration_parse(const char *s, int64_t *ms)
 {
 	int64_t total = 0;
 	int parts = 0;
+	bool too_long = false;
 
 	if (!s || !*s)
 		return -1;
@@ -40,10 +42,13 @@ int srt_duration_parse(const char *s, int64_t *ms)
 		int64_t n = 0, unit;
 		int digits = 0;
 
+		/* Keep scanning the syntax after a too-long value: "99999999999999x"
+		 * is malformed, not too long. */
 		while (*s >= '0' && *s <= '9') {
-			if (n > (int64_t)1e12)
-				return -1;
-			n = n * 10 + (*s - '0');
+			if (n > SRT_DURATION_MAX_MS)
+				too_long = true;
+			else
+				n = n * 10 + (*s - '0');
 			s++;
 			digits++;
 		}
@@ -69,9 +74,16 @@ int srt_duration_parse(const char *s, int64_t *ms)
 		} else {
 			return -1;
 		}
-		total += n * unit;
+		/* n <= 10 * MAX + 9 and unit <= 86400000: both fit in int64_t, and
+		 * the division keeps the product and the sum from overflowing. */
+		if (too_long || n > (SRT_DURATION_MAX_MS - total) / unit)
+			too_long = true;
+		else
+			total += n * unit;
 		parts++;
 	}
+	if (too_long)
+		return SRT_DURATION_TOO_LONG;
 	*ms = total;
 	return 0;
 }

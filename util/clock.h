@@ -26,10 +26,19 @@ static inline int64_t srt_clock_now(const struct srt_clock *c)
 /* Monotonic milliseconds, for measuring durations. */
 int64_t srt_monotonic_ms(void);
 
+/* The longest duration srt_duration_parse() accepts: 100 years of 365 days
+ * (36500d), far beyond any timeout or retention and far below INT64_MAX ms,
+ * so a parsed duration can be added to or subtracted from a time safely. */
+#define SRT_DURATION_MAX_MS ((int64_t)36500 * 86400000)
+#define SRT_DURATION_MAX_TEXT "36500d (100 years)"
+
 /*
  * Parse a duration such as "90s", "15m", "1h", "2d", "1h30m" or "500ms" into
- * milliseconds.  A bare number means seconds.  Returns 0, or -1 when invalid.
+ * milliseconds.  A bare number means seconds.  Returns 0; -1 when `s` is not a
+ * duration; SRT_DURATION_TOO_LONG when it is longer than SRT_DURATION_MAX_MS
+ * (checked arithmetic: nothing wraps).  *ms is set only on success.
  */
+#define SRT_DURATION_TOO_LONG (-2)
 int srt_duration_parse(const char *s, int64_t *ms);
 
 /* "3m12s"-style age for tables ("5s", "3m", "2h", "4d"; like kubectl). */

@@ -278,6 +278,21 @@ static void test_status_missing_and_invalid(void **state)
 		   "\"state\":\"Dancing\"}]}");
 	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), -1);
 	assert_non_null(strstr(err.msg, "processes[0]"));
+	/* Issue #12: restarts outside 0..INT_MAX is refused, not truncated. */
+	static const char *const bad_restarts[] = { "4294967297", "-1", "9223372036854775807" };
+	for (size_t i = 0; i < 3; i++) {
+		char doc[256];
+
+		unlink(p);
+		snprintf(doc, sizeof(doc),
+			 "{\"version\":1,\"seq\":1,\"phase\":\"Ready\",\"processes\":[{\"name\":"
+			 "\"x\",\"state\":\"Ready\",\"restarts\":%s}]}",
+			 bad_restarts[i]);
+		append_raw(f, SRT_RUNDIR_STATUS, doc);
+		assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), -1);
+		assert_non_null(strstr(err.msg, "processes[0]"));
+		assert_non_null(strstr(err.msg, "restarts count from 0 to 2147483647"));
+	}
 	free(p);
 }
 
@@ -334,6 +349,7 @@ struct got {
 	char reasons[64][32];
 	size_t n;
 	int64_t stop_at;
+	int64_t refuse_above; /* refuse (SRT_RUNDIR_EVENT_REFUSE) seqs above this */
 };
 
 static int collect(void *ctx, const struct srt_rundir_event *ev)
@@ -342,6 +358,8 @@ static int collect(void *ctx, const struct srt_rundir_event *ev)
 
 	if (g->stop_at && ev->seq == g->stop_at)
 		return 42;
+	if (g->refuse_above && ev->seq > g->refuse_above)
+		return SRT_RUNDIR_EVENT_REFUSE;
 	g->seqs[g->n] = ev->seq;
 	snprintf(g->reasons[g->n], sizeof(g->reasons[0]), "%s", ev->reason);
 	g->n++;
@@ -468,6 +486,27 @@ static void test_events_bad_lines(void **state)
 	assert_int_equal(g.seqs[1], 4);
 	assert_int_equal(last, 4);
 	assert_int_equal(skipped, 4); /* not json, string seq, duplicate seq, no reason */
+
+	/* Issue #12: a refused line (a forged seq) neither moves last_seq nor
+	 * hides the lines after it. */
+	{
+		char *p = path_in(f, SRT_RUNDIR_EVENTS);
+
+		unlink(p);
+		free(p);
+	}
+	append_raw(f, SRT_RUNDIR_EVENTS,
+		   "{\"seq\":1,\"reason\":\"A\",\"object\":{\"kind\":\"run\"}}\n"
+		   "{\"seq\":9223372036854775807,\"reason\":\"F\",\"object\":{\"kind\":\"run\"}}\n"
+		   "{\"seq\":2,\"reason\":\"B\",\"object\":{\"kind\":\"run\"}}\n");
+	memset(&g, 0, sizeof(g));
+	g.refuse_above = 100;
+	assert_int_equal(srt_rundir_read_events(f->dir, 0, collect, &g, &last, &skipped, &err), 0);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.seqs[0], 1);
+	assert_int_equal(g.seqs[1], 2);
+	assert_int_equal(last, 2);
+	assert_int_equal(skipped, 1);
 
 	/* A missing file is no events. */
 	{

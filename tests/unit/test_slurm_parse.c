@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1120,6 +1121,99 @@ static int64_t fake_now(void *ctx)
 	return *(int64_t *)ctx;
 }
 
+/* Whether process `pid` is gone (no such process, or a zombie nobody reaps). */
+static bool pid_gone(long pid)
+{
+	char path[64], line[512];
+	FILE *f;
+	char *rp;
+	bool gone = true;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	if (fgets(line, sizeof(line), f) && (rp = strrchr(line, ')')) && rp[1] == ' ')
+		gone = rp[2] == 'Z' || rp[2] == 'X';
+	fclose(f);
+	return gone;
+}
+
+static long read_pid(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long pid = -1;
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%ld", &pid), 1);
+	fclose(f);
+	return pid;
+}
+
+/*
+ * Issue #12: a token command that floods its output, closes stdout and
+ * lingers, or never exits fails within its limit (1 s here) with a clear
+ * error, and it and what it started are killed (their process group).
+ */
+static void test_auth_command_limits(void **state)
+{
+	static const struct {
+		const char *body; /* %s: the directory, for the pid files */
+		const char *want;
+	} cases[] = {
+		{ "echo $$ >%s/pid; sleep 600 & echo $! >%s/pid2; head -c 1048576 /dev/zero | tr '\\0' a; wait",
+		  "printed more than 64 KiB, which is not a token; it was stopped" },
+		{ "echo $$ >%s/pid; sleep 600 >/dev/null & echo $! >%s/pid2; exec >&-; wait",
+		  "did not finish in 1000 ms (it closed its output but kept running); it was "
+		  "killed" },
+		{ "echo $$ >%s/pid; sleep 600 & echo $! >%s/pid2; echo eyJhbGciOiJIUzI1NiJ9; wait",
+		  "did not finish in 1000 ms; it was killed" },
+	};
+	char dir[] = "/tmp/srt-slurm-cmd-XXXXXX";
+	char script[300], pidf[320], pid2f[320], body[1024];
+	const char *argv[] = { "/bin/sh", script, NULL };
+	struct srt_slurm_token_source src;
+	struct srt_slurm_auth *a = NULL;
+	struct srt_error err = { "" };
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(script, sizeof(script), "%s/mint.sh", dir);
+	snprintf(pidf, sizeof(pidf), "%s/pid", dir);
+	snprintf(pid2f, sizeof(pid2f), "%s/pid2", dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		long pid, pid2;
+
+		snprintf(body, sizeof(body), cases[i].body, dir, dir);
+		f = fopen(script, "w");
+		assert_non_null(f);
+		fprintf(f, "%s\n", body);
+		fclose(f);
+		memset(&src, 0, sizeof(src));
+		src.token_command = argv;
+		src.token_command_n = 2;
+		src.token_command_timeout_ms = 1000;
+		srt_error_clear(&err);
+		assert_int_equal(srt_slurm_auth_new(&a, &src, NULL, &err), SRT_SLURM_EINVAL);
+		assert_null(a);
+		assert_non_null(strstr(err.msg, "token command /bin/sh "));
+		if (!strstr(err.msg, cases[i].want))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.msg, cases[i].want);
+		pid = read_pid(pidf);
+		pid2 = read_pid(pid2f);
+		/* SIGKILL is sent before srtctl returns; let the kernel finish it. */
+		for (int k = 0; k < 200 && !(pid_gone(pid) && pid_gone(pid2)); k++)
+			usleep(10000);
+		assert_true(pid_gone(pid));
+		assert_true(pid_gone(pid2));
+		unlink(pidf);
+		unlink(pid2f);
+	}
+	unlink(script);
+	rmdir(dir);
+}
+
 static void test_auth_sources(void **state)
 {
 	char dir[] = "/tmp/srt-slurm-auth-XXXXXX";
@@ -1372,6 +1466,7 @@ int main(void)
 		cmocka_unit_test(test_hostlist),
 		cmocka_unit_test(test_jwt_claims),
 		cmocka_unit_test(test_auth_sources),
+		cmocka_unit_test(test_auth_command_limits),
 		cmocka_unit_test(test_new),
 		cmocka_unit_test(test_jobs_path),
 		cmocka_unit_test(test_names),

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -420,6 +421,52 @@ static void test_newer_schema_refused(void **state)
 	assert_string_equal(before, after);
 }
 
+/* Issue #12: a user_version outside 0..known (negative, or from a newer
+ * srtctl) is refused by readers and writers alike, before any migration is
+ * looked up by it and without changing the file. */
+static void test_bad_schema_refused(void **state)
+{
+	struct fixture *f = *state;
+	const int known = srt_store_schema_version();
+	const int bad[] = { -1, INT_MIN, known + 1, INT_MAX };
+	const int modes[] = { SRT_STORE_CREATE, 0, SRT_STORE_READONLY };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct srt_store *s = NULL;
+		struct srt_error err = { "" };
+		char before[65], after[65], want[512], pragma[64];
+
+		unlink(f->db);
+		assert_int_equal(srt_store_open(&s, f->db, SRT_STORE_CREATE, NULL, &err), 0);
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", bad[i]);
+		assert_int_equal(sqlite3_exec(s->db, pragma, NULL, NULL, NULL), SQLITE_OK);
+		srt_store_close(s);
+		file_hash(f->db, before);
+		if (bad[i] < 0)
+			snprintf(want, sizeof(want),
+				 "database %s has schema version %d, which no srtctl writes (this "
+				 "srtctl knows schemas 0 to %d); the file is damaged or was not "
+				 "written by srtctl: restore it from a backup or move it aside",
+				 f->db, bad[i], known);
+		else
+			snprintf(want, sizeof(want),
+				 "database %s was written by a newer srtctl (schema %d, this "
+				 "srtctl knows %d); upgrade srtctl",
+				 f->db, bad[i], known);
+		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+			srt_error_clear(&err);
+			assert_int_equal(srt_store_open(&s, f->db, modes[m], NULL, &err), -1);
+			assert_null(s);
+			assert_string_equal(err.msg, want);
+		}
+		srt_error_clear(&err);
+		assert_int_equal(srt_store_open_at_version(&s, f->db, known, &err), -1);
+		assert_string_equal(err.msg, want);
+		file_hash(f->db, after);
+		assert_string_equal(before, after);
+	}
+}
+
 static void test_readonly_needs_current_schema(void **state)
 {
 	struct fixture *f = *state;
@@ -681,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_migration_table),
 		cmocka_unit_test_setup_teardown(test_migrate_from_each_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_schema_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readonly_needs_current_schema, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_transactions, setup, teardown),

@@ -700,6 +700,63 @@ static char *query_plan(struct fixture *f, const char *sql)
 	return srt_buf_detach(&b);
 }
 
+/* Issue #12: every stored event is bounded, whoever writes it. */
+static void test_event_bounds(void **state)
+{
+	static const struct {
+		int64_t at;
+		const char *reason, *kind, *name, *want;
+	} bad[] = {
+		{ INT64_MIN, "R", "run", "r", "its time is not between" },
+		{ INT64_MAX, "R", "run", "r", "its time is not between" },
+		{ SRT_EVENT_TIME_MIN - 1, "R", "run", "r", "its time is not between" },
+		{ T0, "", "run", "r", "its reason is not 1 to 64" },
+		{ T0, "Bad\nReason", "run", "r", "its reason is not 1 to 64" },
+		{ T0, "RRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRR", "run",
+		  "r", "its reason is not 1 to 64" },
+		{ T0, "R", "Run", "r", "its object kind is not" },
+		{ T0, "R", "", "r", "its object kind is not" },
+		{ T0, "R", "run", "", "its object name is empty" },
+		{ T0, "R", "run", "a\x1b[2Jb", "its object name is empty" },
+	};
+	struct fixture *f = *state;
+	struct srt_event_row *rows;
+	size_t n, big = 50u * 1024 * 1024;
+	char *msg, want[128];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		srt_error_clear(&f->err);
+		assert_int_equal(srt_store_event_at(f->s, bad[i].at, "Normal", bad[i].reason,
+						    bad[i].kind, bad[i].name, "agent", "m", &f->err),
+				 -1);
+		if (!strstr(f->err.msg, bad[i].want))
+			fail_msg("case %zu: '%s' lacks '%s'", i, f->err.msg, bad[i].want);
+	}
+	OK(srt_store_event_list(f->s, NULL, &rows, &n, &f->err));
+	assert_int_equal(n, 0);
+	srt_event_rows_free(rows, n);
+
+	/* The bounds themselves are fine. */
+	OK(srt_store_event_at(f->s, SRT_EVENT_TIME_MAX, "Normal", "R", "run", "r", "agent", "m",
+			      &f->err));
+	/* A 50 MB message is cut at 8 KiB, on a UTF-8 boundary, and marked. */
+	msg = malloc(big + 1);
+	assert_non_null(msg);
+	memset(msg, 'x', big);
+	msg[SRT_EVENT_MESSAGE_MAX - 1] = '\xc3'; /* an é across the cut */
+	msg[SRT_EVENT_MESSAGE_MAX] = '\xa9';
+	msg[big] = '\0';
+	OK(srt_store_event_at(f->s, T0, "Warning", "Huge", "run", "r", "agent", msg, &f->err));
+	free(msg);
+	OK(srt_store_event_list(f->s, &(struct srt_event_filter){ .reason = "Huge" }, &rows, &n,
+				&f->err));
+	assert_int_equal(n, 1);
+	snprintf(want, sizeof(want), SRT_EVENT_TRUNCATED_MARK " %zu bytes in all]", big);
+	assert_int_equal(strlen(rows[0].message), SRT_EVENT_MESSAGE_MAX - 1 + strlen(want));
+	assert_string_equal(rows[0].message + SRT_EVENT_MESSAGE_MAX - 1, want);
+	srt_event_rows_free(rows, n);
+}
+
 static void test_event_query_plans(void **state)
 {
 	struct fixture *f = *state;
@@ -743,6 +800,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_event_dedup_scan_bound, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_list_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_prune_and_raw, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_event_bounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_query_plans, setup, teardown),
 	};
 

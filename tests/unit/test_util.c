@@ -164,6 +164,11 @@ static void test_durations(void **state)
 		{ "30", 30000 },
 	};
 	static const char *const bad[] = { "", "h", "1x", "1h30", "-5s", "1.5h", NULL };
+	static const char *const too_long[] = {
+		"213503982335d", "36501d",	"36500d1ms", "3153600000001ms",
+		"9223372036854775807ms", "9223372036854775808", "876001h", "36499d36499d",
+		"99999999999999999999999999s", NULL,
+	};
 	char buf[64];
 	int64_t ms;
 
@@ -174,6 +179,18 @@ static void test_durations(void **state)
 	}
 	for (size_t i = 0; bad[i]; i++)
 		assert_int_equal(srt_duration_parse(bad[i], &ms), -1);
+	/* Issue #12: 213503982335d wrapped to 9.6 h; anything over 100 years is
+	 * refused, whatever the unit or the number of parts. */
+	for (size_t i = 0; too_long[i]; i++) {
+		ms = 42;
+		assert_int_equal(srt_duration_parse(too_long[i], &ms), SRT_DURATION_TOO_LONG);
+		assert_int_equal(ms, 42);
+	}
+	assert_int_equal(srt_duration_parse("36500d", &ms), 0);
+	assert_int_equal(ms, SRT_DURATION_MAX_MS);
+	assert_int_equal(srt_duration_parse("3153600000000ms", &ms), 0);
+	assert_int_equal(ms, SRT_DURATION_MAX_MS);
+	assert_int_equal(srt_duration_parse("99999999999999999999999x", &ms), -1);
 	srt_duration_human(5000, buf, sizeof(buf));
 	assert_string_equal(buf, "5s");
 	srt_duration_human(3 * 60000, buf, sizeof(buf));
