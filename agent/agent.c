@@ -35,6 +35,8 @@
 #include "probe/probe.h"
 #include "util/strutil.h"
 
+/* A failure message carries the last TAIL_LINES lines of the log, at most
+ * TAIL_BYTES in all: longer lines are cut in their middle (srt_agent_log_tail()). */
 #define TAIL_LINES 20
 #define TAIL_BYTES 4096
 #define START_PROBE_MS 250 /* probe cadence while a process starts */
@@ -52,7 +54,8 @@ struct rt {
 	bool launched, ready, ever_ready, log_started;
 	int64_t next_probe_m, deadline_m, restart_m, kill_m, warned_m;
 	int probe_fails;
-	bool probe_ok[4];
+	bool probe_ok[4];	 /* this start: the probe passed at least once */
+	char probe_last[4][200]; /* this start: what the probe saw last */
 	/* A restart the agent asked for (liveness, a follower, a readiness timeout). */
 	bool want_restart, follow_restart, abandoned;
 	bool notify_followers; /* restarted: restart its followers once it is ready */
@@ -88,7 +91,7 @@ struct agent {
 	char host[256];
 	int64_t started_at;
 	enum srt_run_phase phase;
-	char message[2048];
+	char *message; /* why the phase (status.json); never NULL after setup */
 	int exit_code;
 	int64_t status_seq, status_m;
 	bool dirty;
@@ -108,6 +111,23 @@ struct agent {
 static int64_t now_wall(struct agent *a)
 {
 	return srt_clock_now(a->clock);
+}
+
+static void set_message(struct agent *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The run's message (status.json), whole: a failure's log tail is never cut here. */
+static void set_message(struct agent *a, const char *fmt, ...)
+{
+	struct srt_buf b;
+	va_list ap;
+
+	srt_buf_init(&b);
+	va_start(ap, fmt);
+	srt_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	free(a->message);
+	a->message = srt_buf_detach(&b);
 }
 
 /* ---- reporting ---- */
@@ -293,19 +313,81 @@ static void probe_list(const struct srt_agent_proc *p, char *buf, size_t n)
 	}
 }
 
+/*
+ * "tcp 8700 never answered, tcp 8701 answered, http 8702 /health never
+ * answered": each readiness probe of this start, whether it passed at least
+ * once.
+ */
+static void probe_report(const struct rt *r, struct srt_buf *b)
+{
+	const struct srt_agent_proc *p = r->spec;
+
+	for (size_t k = 0; k < p->nprobes; k++) {
+		const struct srt_agent_probe *pb = &p->probes[k];
+
+		if (pb->http)
+			srt_buf_printf(b, "%shttp %d %s %s", k ? ", " : "", pb->port, pb->path,
+				       r->probe_ok[k] ? "answered" : "never answered");
+		else
+			srt_buf_printf(b, "%stcp %d %s", k ? ", " : "", pb->port,
+				       r->probe_ok[k] ? "answered" : "never answered");
+		if (!r->probe_ok[k] && r->probe_last[k][0])
+			srt_buf_printf(b, " (%s)", r->probe_last[k]);
+	}
+}
+
+#define HELD_PROBE_MS 300 /* one connect per port after an exit before ready */
+
+/*
+ * After r exited before it was ready: the ports of its probes that still
+ * accept a connection, which only another process can hold now ("; port
+ * 8701 on 10.0.0.1 still accepts connections after mooncake-master exited:
+ * another process holds it").  Appends nothing when none does.
+ */
+static void held_ports(const struct rt *r, struct srt_buf *b)
+{
+	const struct srt_agent_proc *p = r->spec;
+	struct srt_buf ports;
+	struct srt_probe_result res;
+	size_t n = 0;
+
+	srt_buf_init(&ports);
+	for (size_t k = 0; k < p->nprobes; k++) {
+		bool dup = false;
+
+		for (size_t j = 0; j < k; j++)
+			dup = dup || p->probes[j].port == p->probes[k].port;
+		if (dup || srt_probe_tcp(p->ip, p->probes[k].port, HELD_PROBE_MS, &res) < 0)
+			continue;
+		srt_buf_printf(&ports, "%s%d", n ? ", " : "", p->probes[k].port);
+		n++;
+	}
+	if (n)
+		srt_buf_printf(b,
+			       "; port%s %s on %s still accept%s connections after %s exited: "
+			       "another process holds %s (free %s, or give %s other ports)",
+			       n > 1 ? "s" : "", ports.data, p->ip, n > 1 ? "" : "s", p->name,
+			       n > 1 ? "them" : "it", n > 1 ? "them" : "it", p->name);
+	srt_buf_release(&ports);
+}
+
 static void begin_stop(struct agent *a, enum srt_run_phase end);
 
 static void fail_run(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void fail_run(struct agent *a, const char *fmt, ...)
 {
+	struct srt_buf b;
 	va_list ap;
 
 	if (a->stopping)
 		return;
+	srt_buf_init(&b);
 	va_start(ap, fmt);
-	vsnprintf(a->message, sizeof(a->message), fmt, ap);
+	srt_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
+	free(a->message);
+	a->message = srt_buf_detach(&b);
 	a->phase = SRT_RUN_FAILED;
 	a->exit_code = 1;
 	event(a, NULL, true, "RunFailed", "%s", a->message);
@@ -350,6 +432,7 @@ static void launch(struct agent *a, struct rt *r, const char *why)
 	r->notify_followers = why != NULL;
 	r->probe_fails = 0;
 	memset(r->probe_ok, 0, sizeof(r->probe_ok));
+	memset(r->probe_last, 0, sizeof(r->probe_last));
 	r->last_probe[0] = '\0';
 	a->dirty = true;
 	if (pid < 0) {
@@ -465,8 +548,8 @@ static void on_exit_status(struct agent *a, struct rt *r, int wait_status)
 	if (r->retired) {
 		r->state = SRT_PS_STOPPED;
 		event(a, r, false, "Removed",
-		      "stopped (exit status %d): generation %lld of the recipe no longer has it", code,
-		      (long long)a->plan.generation);
+		      "stopped (exit status %d): generation %lld of the recipe no longer has it",
+		      code, (long long)a->plan.generation);
 		return;
 	}
 	if (r->rollout) {
@@ -482,14 +565,13 @@ static void on_exit_status(struct agent *a, struct rt *r, int wait_status)
 		a->exit_code = code;
 		if (code) {
 			tail = tail_text(r);
-			snprintf(a->message, sizeof(a->message),
-				 "the benchmark exited with status %d; see %s%s", code, p->log_file,
-				 tail);
+			set_message(a, "the benchmark exited with status %d; see %s%s", code,
+				    p->log_file, tail);
 			a->phase = SRT_RUN_FAILED;
 			event(a, NULL, true, "RunFailed", "%s", a->message);
 			begin_stop(a, SRT_RUN_FAILED);
 		} else {
-			snprintf(a->message, sizeof(a->message), "the benchmark finished");
+			set_message(a, "the benchmark finished");
 			a->phase = SRT_RUN_SUCCEEDED;
 			event(a, NULL, false, "RunSucceeded",
 			      "the benchmark finished with status 0");
@@ -519,24 +601,23 @@ static void on_exit_status(struct agent *a, struct rt *r, int wait_status)
 	r->want_restart = false;
 	if (p->nprobes && !r->ever_ready && r->restarts == 0) {
 		/* It never became ready on its first start: a configuration problem. */
-		const struct srt_agent_probe *pb = NULL;
+		struct srt_buf probes;
 
-		for (size_t k = 0; k < p->nprobes && !pb; k++)
-			if (!r->probe_ok[k])
-				pb = &p->probes[k];
+		srt_buf_init(&probes);
+		probe_report(r, &probes);
+		srt_buf_printf(&probes, " at %s", p->ip);
+		held_ports(r, &probes);
 		r->state = SRT_PS_FAILED;
 		tail = tail_text(r);
 		if (p->critical)
-			fail_run(a,
-				 "%s exited with status %d before it was ready (%s port %d on %s "
-				 "never answered)%s",
-				 p->name, code, pb && pb->http ? "http" : "tcp",
-				 pb ? pb->port : p->probes[0].port, p->ip, tail);
+			fail_run(a, "%s exited with status %d before it was ready: %s%s", p->name,
+				 code, probes.data, tail);
 		else
 			event(a, r, true, "ReadinessFailed",
-			      "exited with status %d before it was ready; it is not critical, so "
-			      "the run goes on without it",
-			      code);
+			      "exited with status %d before it was ready: %s; it is not critical, "
+			      "so the run goes on without it",
+			      code, probes.data);
+		srt_buf_release(&probes);
 		free(tail);
 		return;
 	}
@@ -633,12 +714,17 @@ static void probe_one(struct agent *a, struct rt *r)
 	bool ok = true;
 	int64_t m;
 
-	for (size_t k = 0; k < p->nprobes; k++) {
+	/* Starting: every probe, so a failure can say which listeners answered.
+	 * Ready (liveness): up to the first that fails. */
+	for (size_t k = 0; k < p->nprobes && (ok || !r->ready); k++) {
 		const struct srt_agent_probe *pb = &p->probes[k];
 		int rc = pb->http ? srt_probe_http(host, pb->port, pb->path, pb->status, timeout,
 						   &res) :
 				    srt_probe_tcp(host, pb->port, timeout, &res);
 
+		snprintf(r->probe_last[k], sizeof(r->probe_last[k]), "%s", res.detail);
+		if (rc < 0 && !ok)
+			continue; /* last_probe names the first failure */
 		if (pb->http)
 			snprintf(r->last_probe, sizeof(r->last_probe), "http %d %s: %s", pb->port,
 				 pb->path, res.detail);
@@ -647,7 +733,7 @@ static void probe_one(struct agent *a, struct rt *r)
 				 res.detail);
 		if (rc < 0) {
 			ok = false;
-			break;
+			continue;
 		}
 		r->probe_ok[k] = true;
 	}
@@ -853,8 +939,7 @@ static long old_index(const struct agent *a, const bool *matched, const char *na
 }
 
 /* Is the process q follows in nrt, and being replaced while it runs? */
-static bool leader_replaced(const struct rt *nrt, size_t n, const bool *changed,
-			    const struct rt *q)
+static bool leader_replaced(const struct rt *nrt, size_t n, const bool *changed, const struct rt *q)
 {
 	for (size_t i = 0; q->spec->follows && i < n; i++)
 		if (changed[i] && nrt[i].pid > 0 && !strcmp(nrt[i].spec->name, q->spec->follows))
@@ -896,8 +981,9 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 			q->spec = pn;
 			q->state = SRT_PS_PENDING;
 			q->exit_code = -1;
-			q->log_path = pn->log_file ? srt_xasprintf("%s/%s", a->log_dir, pn->log_file) :
-						     NULL;
+			q->log_path = pn->log_file ?
+					      srt_xasprintf("%s/%s", a->log_dir, pn->log_file) :
+					      NULL;
 			q->rolling = !pn->external;
 			srt_buf_list_item(&added, &nadd, LIST_MAX, "%s", pn->name);
 			continue;
@@ -912,8 +998,9 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 		why[i] = srt_buf_detach(&b);
 		if (!srt_str_same(q->spec->log_file, pn->log_file)) {
 			free(q->log_path);
-			q->log_path = pn->log_file ? srt_xasprintf("%s/%s", a->log_dir, pn->log_file) :
-						     NULL;
+			q->log_path = pn->log_file ?
+					      srt_xasprintf("%s/%s", a->log_dir, pn->log_file) :
+					      NULL;
 		}
 		q->spec = pn;
 	}
@@ -976,9 +1063,10 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 			continue;
 		}
 		srt_buf_list_item(&restarted, &nrestart, LIST_MAX, "%s (%s)", p->name,
-			  why[i] && *why[i] ? why[i] : "endpoint");
+				  why[i] && *why[i] ? why[i] : "endpoint");
 		q->rolling = true;
-		snprintf(reason, sizeof(reason), "%s changed", why[i] && *why[i] ? why[i] : "endpoint");
+		snprintf(reason, sizeof(reason), "%s changed",
+			 why[i] && *why[i] ? why[i] : "endpoint");
 		snprintf(q->restart_why, sizeof(q->restart_why), "%s", reason);
 		if (p->external) {
 			q->ready = false;
@@ -1077,17 +1165,17 @@ static void update_degraded(struct agent *a)
 	a->phase = want;
 	a->dirty = true;
 	if (!gone) {
-		a->message[0] = '\0';
+		set_message(a, "%s", "");
 		event(a, NULL, false, "RunRecovered", "every process is up again");
 		return;
 	}
-	snprintf(a->message, sizeof(a->message),
-		 "%s was given up (exit status %d); the run goes on without it because it is not "
-		 "critical: see `srtctl events --for %s/%s/%s` and %s, or set critical: true "
-		 "to fail the run instead",
-		 gone->spec->name, gone->exit_code, object_kind(gone->spec),
-		 strrchr(a->dir, '/') ? strrchr(a->dir, '/') + 1 : a->dir, gone->spec->name,
-		 log_rel(gone));
+	set_message(a,
+		    "%s was given up (exit status %d); the run goes on without it because it is "
+		    "not critical: see `srtctl events --for %s/%s/%s` and %s, or set critical: "
+		    "true to fail the run instead",
+		    gone->spec->name, gone->exit_code, object_kind(gone->spec),
+		    strrchr(a->dir, '/') ? strrchr(a->dir, '/') + 1 : a->dir, gone->spec->name,
+		    log_rel(gone));
 	event(a, NULL, true, "RunDegraded", "%s", a->message);
 }
 
@@ -1149,8 +1237,8 @@ static void check_plan(struct agent *a)
 			 "with it at %zu",
 			 np.nnodes, np.infra, a->plan.nnodes, a->plan.infra);
 		reject_rollout(a, gen, why);
-	} else if (srt_agent_plan_bind(&np, a->plan.hosts, a->plan.ips, a->plan.nnodes,
-				       a->log_dir, &e) < 0) {
+	} else if (srt_agent_plan_bind(&np, a->plan.hosts, a->plan.ips, a->plan.nnodes, a->log_dir,
+				       &e) < 0) {
 		reject_rollout(a, gen, e.msg);
 	} else {
 		np.generation = gen;
@@ -1170,9 +1258,9 @@ static void check_rollout(struct agent *a)
 	for (size_t i = 0; i < a->n; i++) {
 		const struct rt *r = &a->rt[i];
 
-		if (r->retired ? r->pid > 0 :
-				 r->rolling && r->state != SRT_PS_FAILED &&
-					 r->state != SRT_PS_EXITED)
+		if (r->retired ?
+			    r->pid > 0 :
+			    r->rolling && r->state != SRT_PS_FAILED && r->state != SRT_PS_EXITED)
 			return;
 	}
 	event(a, NULL, false, "RolloutComplete", "generation %lld is rolled out (%.1f s)",
@@ -1316,7 +1404,7 @@ static int setup_failed(struct agent *a, struct srt_error *err)
 {
 	a->phase = SRT_RUN_FAILED;
 	a->exit_code = 1;
-	snprintf(a->message, sizeof(a->message), "%s", err->msg);
+	set_message(a, "%s", err->msg);
 	event(a, NULL, true, "RunFailed", "%s", err->msg);
 	a->done = true;
 	write_status(a);
@@ -1452,6 +1540,7 @@ int srt_agent_run(const struct srt_agent_opts *o, int *exit_code, struct srt_err
 	a->live_fails = o->liveness_failures > 0 ? o->liveness_failures :
 						   SRT_AGENT_LIVENESS_FAILURES;
 	a->exit_code = 1;
+	a->message = srt_xstrdup("");
 	a->sfd = -1;
 	a->cfd = -1;
 	a->phase = SRT_RUN_STARTING;
@@ -1523,6 +1612,7 @@ out:
 		srt_rundir_events_close(&a->ev);
 	free(a->dir);
 	free(a->log_dir);
+	free(a->message);
 	if (a->sfd >= 0)
 		close(a->sfd);
 	if (a->cfd >= 0)

@@ -399,7 +399,9 @@ finish_agent
 [[ $rc == 1 ]] || fail "atonce: exit status $rc, want 1"
 check "exits at once" '
 f = ev("RunFailed")[0]
-assert "mooncake-master exited with status 1 before it was ready (tcp port 8700 on" in f["message"], f["message"]
+assert "mooncake-master exited with status 1 before it was ready: tcp 8700 never answered" in f["message"], f["message"]
+assert "tcp 8701 never answered" in f["message"] and "http 8702 /health never answered" in f["message"], f["message"]
+assert "still accept" not in f["message"], f["message"]
 assert "last lines of service_mooncake-master.out:" in f["message"]
 assert "Failed to start master service" in f["message"], f["message"]
 x = ev("ProcessExited", "mooncake-master")[0]
