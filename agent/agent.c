@@ -105,6 +105,7 @@ struct agent {
 	enum srt_run_phase end_phase;
 	int tier, tier_stage;
 	int64_t tier_m;
+	int hurry_sig; /* a second signal cut the current stage's grace short */
 	int64_t write_warned_m;
 };
 
@@ -826,6 +827,7 @@ static void enter_tier(struct agent *a)
 		if (any) {
 			a->tier_stage = 0;
 			a->tier_m = srt_monotonic_ms() + a->grace_ms;
+			a->hurry_sig = 0; /* a second signal hurried an earlier stage only */
 			return;
 		}
 		a->tier++;
@@ -857,6 +859,9 @@ static void drive_stop(struct agent *a)
 	bool running = false;
 	int64_t m = srt_monotonic_ms();
 
+	if (a->done)
+		return; /* every tier is through: the run's Stopped event is written */
+
 	for (size_t i = 0; i < a->n; i++)
 		running = running || (a->rt[i].spec->tier == a->tier && a->rt[i].pid > 0);
 	if (!running) {
@@ -871,7 +876,13 @@ static void drive_stop(struct agent *a)
 
 		if (r->spec->tier != a->tier || r->pid <= 0)
 			continue;
-		if (a->tier_stage == 0) {
+		if (a->tier_stage == 0 && a->hurry_sig) {
+			event(a, r, true, "Killed",
+			      "a second signal (%s) asked for an immediate stop; sent SIGKILL "
+			      "without waiting out the %.1f s grace after SIGTERM",
+			      strsignal(a->hurry_sig), (double)a->grace_ms / 1000.0);
+			srt_agent_signal(r->pid, SIGKILL);
+		} else if (a->tier_stage == 0) {
 			event(a, r, true, "Killed",
 			      "did not stop within %.1f s of SIGTERM; sent SIGKILL",
 			      (double)a->grace_ms / 1000.0);
@@ -895,13 +906,20 @@ static void drive_stop(struct agent *a)
 static void request_stop(struct agent *a, int sig)
 {
 	if (a->stopping) {
-		/* A second signal: no more grace for the current tier. */
+		/* A second signal: no more grace for the current stage. */
+		if (a->done || a->hurry_sig)
+			return;
+		a->hurry_sig = sig;
 		a->tier_m = 0;
+		event(a, NULL, true, "Stopping",
+		      "received signal %d (%s) while stopping: what the current stage still runs "
+		      "gets SIGKILL now; the stages after it get their grace",
+		      sig, strsignal(sig));
 		return;
 	}
 	a->phase = SRT_RUN_STOPPING;
 	a->exit_code = 128 + sig;
-	snprintf(a->message, sizeof(a->message), "stopped by %s", strsignal(sig));
+	set_message(a, "stopped by %s", strsignal(sig));
 	event(a, NULL, false, "Stopping",
 	      "received signal %d (%s): stopping workers and the other processes, then stores, "
 	      "then the master",
@@ -1293,6 +1311,13 @@ static void tick(struct agent *a)
 		struct rt *r = &a->rt[i];
 
 		if (r->pid > 0 && r->kill_m && m >= r->kill_m) {
+			event(a, r, true, "Killed",
+			      "did not stop within %.1f s of SIGTERM (%s); sent SIGKILL",
+			      (double)a->grace_ms / 1000.0,
+			      r->retired      ? "it is being removed" :
+			      r->abandoned    ? "it was given up" :
+			      r->want_restart ? r->restart_why :
+						"it is being stopped");
 			srt_agent_signal(r->pid, SIGKILL);
 			r->kill_m = 0;
 		}
