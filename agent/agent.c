@@ -83,6 +83,16 @@ struct agent {
 	struct stat plan_st;
 	int64_t plan_check_m, rejected_gen;
 	int64_t rollout_gen, rollout_m, rollout_wall; /* the rollout in progress (0: none) */
+	/* The last generation that was ready (or the first): what a failed rollout goes back to. */
+	json_t *good_json;
+	int64_t good_gen;
+	/* A rollout that could not become ready (rollout_failed()), rolled back by roll_back(). */
+	bool rolling_back;  /* the rollout in progress goes back to good_gen */
+	bool rollback_due;  /* roll_back() at the next tick */
+	int64_t failed_gen; /* not tried again; 0: none */
+	int64_t rolled_back_to, failed_since;
+	char *failed_msg; /* the condition's message (status.json) */
+	bool condition;	  /* status.json shows the RolloutFailed condition */
 	struct rt *rt;
 	size_t n;
 	struct srt_rundir_events ev;
@@ -207,6 +217,7 @@ static void write_status(struct agent *a)
 	struct srt_rundir_status st;
 	struct srt_rundir_node *nodes = NULL;
 	struct srt_rundir_proc *procs = NULL;
+	struct srt_rundir_condition cond;
 	struct srt_error e;
 
 	memset(&st, 0, sizeof(st));
@@ -258,6 +269,15 @@ static void write_status(struct agent *a)
 	}
 	st.procs = procs;
 	st.nprocs = a->n;
+	if (a->condition) {
+		cond = (struct srt_rundir_condition){
+			"RolloutFailed", a->rolling_back ? "RollingBack" : "RolledBack",
+			a->failed_gen,	 a->rolled_back_to,
+			a->failed_msg,	 a->failed_since
+		};
+		st.conditions = &cond;
+		st.nconditions = 1;
+	}
 	st.updated_at = now_wall(a);
 	if (srt_rundir_write_status(a->dir, &st, &e) < 0)
 		report_write_error(a, &e);
@@ -372,6 +392,39 @@ static void held_ports(const struct rt *r, struct srt_buf *b)
 	srt_buf_release(&ports);
 }
 
+/* Is r's failure the rollout's?  r is part of a rollout in progress that is not a rollback. */
+static bool rollout_judges(const struct agent *a, const struct rt *r)
+{
+	return a->rollout_gen && !a->rolling_back && !a->rollback_due && r->rolling &&
+	       !r->retired && !a->stopping;
+}
+
+/*
+ * Process r of the rollout in progress failed before it was ready (`what`
+ * says how): the generation is marked failed, and roll_back() restores the
+ * last generation that was ready at the next tick.  Nothing is restarted
+ * here: the caller may be walking the process table.
+ */
+static void rollout_failed(struct agent *a, struct rt *r, const char *what)
+{
+	char *tail = tail_text(r);
+
+	free(a->failed_msg);
+	a->failed_msg = srt_xasprintf("%s %s%s", r->spec->name, what, tail);
+	a->failed_gen = a->rollout_gen;
+	a->rolled_back_to = a->good_gen;
+	a->failed_since = now_wall(a);
+	a->rollback_due = true;
+	a->condition = true;
+	event(a, NULL, true, "RolloutFailed",
+	      "generation %lld cannot become ready: %s %s; rolling back to generation %lld, the "
+	      "last one that was ready; generation %lld is not tried again: fix it and apply a "
+	      "newer generation%s",
+	      (long long)a->failed_gen, r->spec->name, what, (long long)a->good_gen,
+	      (long long)a->failed_gen, tail);
+	free(tail);
+}
+
 static void begin_stop(struct agent *a, enum srt_run_phase end);
 
 static void fail_run(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -441,6 +494,13 @@ static void launch(struct agent *a, struct rt *r, const char *why)
 		r->exit_code = 127;
 		r->rollout = false;
 		event(a, r, true, "FailedToStart", "%s", e.msg);
+		if (rollout_judges(a, r)) {
+			char *what = srt_xasprintf("could not be started: %s", e.msg);
+
+			rollout_failed(a, r, what);
+			free(what);
+			return;
+		}
 		if (p->critical)
 			fail_run(a, "critical process '%s' could not be started: %s", p->name,
 				 e.msg);
@@ -457,7 +517,13 @@ static void launch(struct agent *a, struct rt *r, const char *why)
 	r->next_probe_m = r->start_m + START_PROBE_MS;
 	r->deadline_m = r->start_m + (int64_t)p->timeout_s * 1000;
 	probe_list(p, probes, sizeof(probes));
-	if (why && r->rollout)
+	if (why && r->rollout && a->rolling_back)
+		event(a, r, true, "RolledBack",
+		      "started again with generation %lld (%s; generation %lld failed) on %s (%s) "
+		      "as SLURM step '%s', pid %ld; log %s",
+		      (long long)a->plan.generation, why, (long long)a->failed_gen, p->host, p->ip,
+		      p->name, (long)pid, p->log_file);
+	else if (why && r->rollout)
 		event(a, r, false, "RolledOut",
 		      "started with generation %lld (%s) on %s (%s) as SLURM step '%s', pid %ld; "
 		      "log %s",
@@ -600,6 +666,23 @@ static void on_exit_status(struct agent *a, struct rt *r, int wait_status)
 		tail = NULL;
 	}
 	r->want_restart = false;
+	if (rollout_judges(a, r)) {
+		/* Part of a rollout and not ready yet: the new generation fails, no restarts. */
+		struct srt_buf what;
+
+		srt_buf_init(&what);
+		srt_buf_printf(&what, "exited with status %d before it was ready", code);
+		if (p->nprobes) {
+			srt_buf_puts(&what, ": ");
+			probe_report(r, &what);
+			srt_buf_printf(&what, " at %s", p->ip);
+			held_ports(r, &what);
+		}
+		r->state = SRT_PS_FAILED;
+		rollout_failed(a, r, what.data);
+		srt_buf_release(&what);
+		return;
+	}
 	if (p->nprobes && !r->ever_ready && r->restarts == 0) {
 		/* It never became ready on its first start: a configuration problem. */
 		struct srt_buf probes;
@@ -679,7 +762,18 @@ static void readiness_timeout(struct agent *a, struct rt *r)
 	else
 		srt_buf_printf(&never, " on %s never answered", p->ip);
 	tail = tail_text(r);
-	if (r->restarts == 0) {
+	if (rollout_judges(a, r)) {
+		char *what =
+			srt_xasprintf("was not ready within %d s (readiness.timeout_seconds): %s",
+				      p->timeout_s, never.data);
+
+		event(a, r, true, "ReadinessTimeout",
+		      "not ready within %d s of its start with generation %lld: %s (last probe: %s)%s",
+		      p->timeout_s, (long long)a->plan.generation, never.data, r->last_probe, tail);
+		r->state = SRT_PS_UNHEALTHY;
+		rollout_failed(a, r, what);
+		free(what);
+	} else if (r->restarts == 0) {
 		event(a, r, true, "ReadinessTimeout",
 		      "not ready within %d s: %s (last probe: %s); check %s, or raise "
 		      "readiness.timeout_seconds if it only needs longer%s",
@@ -956,11 +1050,16 @@ static long old_index(const struct agent *a, const bool *matched, const char *na
 	return -1;
 }
 
-/* Is the process q follows in nrt, and being replaced while it runs? */
+/*
+ * Is the process q follows in nrt, and being replaced (running, or launched
+ * before and started again now: a rollback relaunches a master that failed)?
+ * Then q is restarted as a follower once it is ready.
+ */
 static bool leader_replaced(const struct rt *nrt, size_t n, const bool *changed, const struct rt *q)
 {
 	for (size_t i = 0; q->spec->follows && i < n; i++)
-		if (changed[i] && nrt[i].pid > 0 && !strcmp(nrt[i].spec->name, q->spec->follows))
+		if (changed[i] && (nrt[i].pid > 0 || nrt[i].launched) && !nrt[i].spec->external &&
+		    !strcmp(nrt[i].spec->name, q->spec->follows))
 			return true;
 	return false;
 }
@@ -1008,6 +1107,8 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 		}
 		matched[j] = true;
 		*q = a->rt[j];
+		/* Still part of the previous rollout only while its relaunch is pending. */
+		q->rolling = q->rolling && (q->rollout || q->want_restart);
 		srt_buf_init(&b);
 		if (pn->external)
 			changed[k] = !srt_str_same(q->spec->endpoint, pn->endpoint);
@@ -1048,6 +1149,8 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 	a->n = k;
 	a->rollout_gen = gen;
 	a->rollout_m = m;
+	if (gen > a->good_gen)
+		a->rolling_back = false; /* a newer generation supersedes a rollback */
 	a->rollout_wall = now_wall(a);
 	if (a->plan.store_config_path) {
 		struct srt_error e;
@@ -1111,11 +1214,18 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 		if (!q->launched && !q->spec->external && q->spec->group < a->next_group)
 			a->next_group = q->spec->group;
 	}
-	event(a, NULL, false, "RolloutStarted",
-	      "generation %lld on the same %zu node(s): restarting %s; starting %s; stopping %s; "
-	      "%zu process(es) unchanged keep running",
-	      (long long)gen, a->plan.nnodes, list_text(&restarted, nrestart),
-	      list_text(&added, nadd), list_text(&removed, nremove), nsame);
+	if (a->rolling_back)
+		event(a, NULL, true, "RollingBack",
+		      "back to generation %lld after generation %lld failed: restarting %s; starting "
+		      "%s; stopping %s; %zu process(es) unchanged keep running",
+		      (long long)gen, (long long)a->failed_gen, list_text(&restarted, nrestart),
+		      list_text(&added, nadd), list_text(&removed, nremove), nsame);
+	else
+		event(a, NULL, false, "RolloutStarted",
+		      "generation %lld on the same %zu node(s): restarting %s; starting %s; stopping "
+		      "%s; %zu process(es) unchanged keep running",
+		      (long long)gen, a->plan.nnodes, list_text(&restarted, nrestart),
+		      list_text(&added, nadd), list_text(&removed, nremove), nsame);
 	a->dirty = true;
 	for (size_t i = 0; i < np->nprocs; i++)
 		free(why[i]);
@@ -1240,7 +1350,8 @@ static void check_plan(struct agent *a)
 		      e.msg, (long long)a->plan.generation);
 		return;
 	}
-	if (gen <= a->plan.generation || gen == a->rejected_gen) {
+	/* A generation that failed to roll out is not tried again: only a newer one. */
+	if (gen <= a->plan.generation || gen == a->rejected_gen || gen <= a->failed_gen) {
 		json_decref(j);
 		return;
 	}
@@ -1268,10 +1379,38 @@ static void check_plan(struct agent *a)
 	json_decref(j);
 }
 
+/*
+ * A rollout failed (rollout_failed()): roll the last generation that was
+ * ready out again, from its plan.json object.  Processes whose spec differs
+ * from it are restarted with its spec, processes it lacks are stopped, and
+ * processes only it has are started; the rest keep running.
+ */
+static void roll_back(struct agent *a)
+{
+	struct srt_agent_plan np;
+	struct srt_error e;
+
+	a->rollback_due = false;
+	memset(&np, 0, sizeof(np));
+	if (srt_agent_plan_load(&np, a->good_json, &e) < 0 ||
+	    srt_agent_plan_bind(&np, a->plan.hosts, a->plan.ips, a->plan.nnodes, a->log_dir, &e) <
+		    0) {
+		srt_agent_plan_release(&np);
+		fail_run(
+			a,
+			"generation %lld failed and generation %lld cannot be rolled out again: %s",
+			(long long)a->failed_gen, (long long)a->good_gen, e.msg);
+		return;
+	}
+	np.generation = a->good_gen;
+	a->rolling_back = true;
+	rollout(a, &np, a->good_gen);
+}
+
 /* The rollout in progress: done once every process it touched is up again (or given up). */
 static void check_rollout(struct agent *a)
 {
-	if (!a->rollout_gen || a->stopping)
+	if (!a->rollout_gen || a->stopping || a->rollback_due)
 		return;
 	for (size_t i = 0; i < a->n; i++) {
 		const struct rt *r = &a->rt[i];
@@ -1281,8 +1420,25 @@ static void check_rollout(struct agent *a)
 			    r->rolling && r->state != SRT_PS_FAILED && r->state != SRT_PS_EXITED)
 			return;
 	}
-	event(a, NULL, false, "RolloutComplete", "generation %lld is rolled out (%.1f s)",
-	      (long long)a->rollout_gen, (double)(srt_monotonic_ms() - a->rollout_m) / 1000.0);
+	if (a->rolling_back) {
+		event(a, NULL, true, "RolledBack",
+		      "generation %lld runs again (%.1f s); generation %lld failed and is not tried "
+		      "again: fix it and apply a newer generation",
+		      (long long)a->rollout_gen,
+		      (double)(srt_monotonic_ms() - a->rollout_m) / 1000.0,
+		      (long long)a->failed_gen);
+		a->rolling_back = false;
+	} else {
+		event(a, NULL, false, "RolloutComplete", "generation %lld is rolled out (%.1f s)",
+		      (long long)a->rollout_gen,
+		      (double)(srt_monotonic_ms() - a->rollout_m) / 1000.0);
+		json_decref(a->good_json);
+		a->good_json = json_incref(a->plan.json);
+		a->good_gen = a->rollout_gen;
+		if (a->rollout_gen > a->failed_gen)
+			a->condition = false;
+	}
+	a->dirty = true;
 	a->rollout_gen = 0;
 }
 
@@ -1305,7 +1461,11 @@ static void drop_retired(struct agent *a)
 
 static void tick(struct agent *a)
 {
-	int64_t m = srt_monotonic_ms();
+	int64_t m;
+
+	if (a->rollback_due && !a->stopping)
+		roll_back(a);
+	m = srt_monotonic_ms();
 
 	for (size_t i = 0; i < a->n && !a->stopping; i++) {
 		struct rt *r = &a->rt[i];
@@ -1460,6 +1620,8 @@ static int setup(struct agent *a, struct srt_error *err)
 		goto out;
 	}
 	a->plan_loaded = true;
+	a->good_json = json_incref(a->plan.json);
+	a->good_gen = a->plan.generation;
 	event(a, NULL, false, "PlanLoaded",
 	      "plan generation %lld of recipe '%s': %zu process(es) on %zu node(s)",
 	      (long long)a->plan.generation, a->plan.recipe, a->plan.nprocs, a->plan.nnodes);
@@ -1638,6 +1800,8 @@ out:
 	free(a->dir);
 	free(a->log_dir);
 	free(a->message);
+	free(a->failed_msg);
+	json_decref(a->good_json);
 	if (a->sfd >= 0)
 		close(a->sfd);
 	if (a->cfd >= 0)

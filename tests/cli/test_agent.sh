@@ -18,7 +18,12 @@
 # and the log tail in the event); an agent restarted in the same run
 # directory (event seq continues, torn line cut); an external master that
 # is down, then up; a killed master restarted with its stores (issue 6);
-# a hung master restarted by liveness; a crash loop ended by its budget.
+# a hung master restarted by liveness; a crash loop ended by its budget; a
+# port held by another process (the failure names the probes, the held
+# port, and keeps the error lines whole); a second SIGTERM while stopping;
+# a generation that cannot become ready, rolled back.  The agent runs
+# without a wrapper: every signal is sent once, by pid, and every wait is
+# bounded.
 set -euo pipefail
 
 SRTCTL=${SRTCTL:?set SRTCTL to the srtctl binary}
@@ -831,3 +836,103 @@ assert status()["phase"] == "Stopped" and status()["exit_code"] == 143
 '"$RUN_STOPPED_ONCE"'
 '
 echo "ok 12 one SIGTERM stops in order without kills; a second one SIGKILLs the current stage and says so"
+
+# ---- 13. a generation that cannot become ready is rolled back ----
+
+back_recipe() { # back_recipe MASTER_ARGS MASTER_ENV TIMEOUT
+	printf '%s\n' "name: agent-back
+engine: sglang
+roles:
+  agg:
+    args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    args: [$1]
+    env: {$2}
+    readiness: {timeout_seconds: $3, interval_seconds: 1}
+  - name: mooncake-store
+    type: mooncake-store
+    args: [--port, '8800']"
+}
+new_case back "$(back_recipe '' '' 30)"
+start_agent n1
+until_py 40 'status()["phase"] == "Ready" and proc("mooncake-store")["state"] == "Running"'
+pids1=$(python3 -c "$PYLIB
+print(json.dumps({p['name']: p['pid'] for p in status()['processes']}))")
+
+# Generation 2: an unknown flag; the master exits 1 at once (gflags).
+write_plan 2 "$(back_recipe '--bogus_flag=1' '' 30)"
+until_py 40 'ev("RolledBack") and [e for e in ev("RolledBack") if e["object"]["kind"] == "run"] and proc("mooncake-master")["state"] == "Ready" and proc("mooncake-store")["state"] == "Running"'
+check "rollback after an unknown flag" '
+before = json.loads(sys.argv[1])
+f = ev("RolloutFailed")
+assert len(f) == 1 and f[0]["type"] == "Warning" and f[0]["generation"] == 2, f
+m = f[0]["message"]
+assert m.startswith("generation 2 cannot become ready: mooncake-master exited with status 1 before it was ready: tcp 8700 never answered"), m
+assert "rolling back to generation 1, the last one that was ready; generation 2 is not tried again" in m, m
+assert m.endswith("ERROR: unknown command line flag \x27bogus_flag\x27"), m[-200:]
+rb = ev("RollingBack")[0]
+assert rb["type"] == "Warning" and rb["generation"] == 1, rb
+assert "back to generation 1 after generation 2 failed: restarting mooncake-master (command or args)" in rb["message"], rb["message"]
+pm = [e for e in ev("RolledBack") if e["object"]["kind"] != "run"]
+assert [e["object"]["name"] for e in pm] == ["mooncake-master"], pm
+assert "started again with generation 1 (command or args changed; generation 2 failed)" in pm[0]["message"], pm[0]["message"]
+done = [e for e in ev("RolledBack") if e["object"]["kind"] == "run"][0]
+assert "generation 1 runs again" in done["message"], done["message"]
+fr = ev("Restarting", "mooncake-store")[-1]
+seq = lambda e: e["seq"]
+assert seq(ev("RolloutStarted")[0]) < seq(ev("RolledOut", "mooncake-master")[0]) < seq(f[0]) < seq(rb) < seq(pm[0]) < seq(ev("Ready", "mooncake-master")[-1]) < seq(fr) < seq(done), [e["reason"] for e in events()[-12:]]
+assert not ev("BackOff") and not ev("RunFailed") and not ev("RestartLimitReached")
+s = status()
+assert s["phase"] == "Ready" and s["plan_generation"] == 1, (s["phase"], s["plan_generation"])
+c = s["conditions"]
+assert len(c) == 1 and c[0]["type"] == "RolloutFailed" and c[0]["status"] == "True", c
+assert c[0]["reason"] == "RolledBack" and c[0]["generation"] == 2 and c[0]["rolled_back_to"] == 1, c
+assert c[0]["message"].startswith("mooncake-master exited with status 1 before it was ready"), c[0]["message"]
+assert "unknown command line flag" in c[0]["message"]
+assert proc("mooncake-master")["restarts"] == 0 and proc("mooncake-master")["pid"] != before["mooncake-master"]
+assert proc("agg_0")["pid"] == before["agg_0"]       # the worker never stopped
+' "$pids1"
+# The master runs generation 1's args again.
+python3 -c "$PYLIB
+r = [json.loads(l) for l in open('rec/mooncake_master.jsonl')]
+assert [('--bogus_flag=1' in x['argv']) for x in r] == [False, True, False], [x['argv'] for x in r]
+" || fail "back: master records"
+
+# Generation 2 written again is not tried again (the agent looks once a second).
+write_plan 2 "$(back_recipe '--bogus_flag=1' '' 30)"
+sleep 2.5
+check "not retried" '
+assert len(ev("RolloutStarted")) == 1 and len(ev("RolloutFailed")) == 1
+assert status()["plan_generation"] == 1
+'
+
+# Generation 3: a master that never becomes ready (readiness timeout): rolled back too.
+write_plan 3 "$(back_recipe '' 'FAKE_MASTER_HANG: admin' 3)"
+until_py 40 'len(ev("RolloutFailed")) == 2 and len([e for e in ev("RolledBack") if e["object"]["kind"] == "run"]) == 2 and proc("mooncake-master")["state"] == "Ready"'
+check "rollback after a readiness timeout" '
+f = ev("RolloutFailed")[1]
+assert f["generation"] == 3, f
+assert "generation 3 cannot become ready: mooncake-master was not ready within 3 s (readiness.timeout_seconds): http port 8702" in f["message"], f["message"]
+assert "rolling back to generation 1" in f["message"], f["message"]
+t = ev("ReadinessTimeout", "mooncake-master")[0]
+assert t["seq"] < f["seq"] and "with generation 3" in t["message"], t["message"]
+s = status()
+assert s["plan_generation"] == 1 and s["phase"] == "Ready"
+assert [(c["generation"], c["rolled_back_to"], c["reason"]) for c in s["conditions"]] == [(3, 1, "RolledBack")], s["conditions"]
+assert not ev("RunFailed")
+'
+
+# Generation 4 works: it rolls out, and the condition goes.
+write_plan 4 "$(back_recipe '--eviction_ratio=0.1' '' 30)"
+until_py 40 'ev("RolloutComplete") and status()["plan_generation"] == 4 and proc("mooncake-store")["state"] == "Running" and ev("Restarted", "mooncake-store") and len(ev("Restarting", "mooncake-store")) == 3'
+check "a newer generation after a failed one" '
+s = status()
+assert s["conditions"] == [] and s["phase"] == "Ready", s["conditions"]
+assert ev("RolloutComplete")[0]["generation"] == 4
+'
+stop_agent
+[[ $rc == 143 ]] || fail "back: exit status $rc"
+check "back: stopped" "$RUN_STOPPED_ONCE"
+echo "ok 13 a generation whose master cannot become ready (unknown flag; readiness timeout) is rolled back to the last ready one, marked failed in status.json and not tried again"
