@@ -60,9 +60,10 @@ struct rt {
 	bool want_restart, follow_restart, abandoned;
 	bool notify_followers; /* restarted: restart its followers once it is ready */
 	/* A new plan generation (rollout()): */
-	bool rollout; /* being replaced: relaunch at once with the new spec, budget reset */
-	bool rolling; /* part of the rollout in progress, not yet up again */
-	bool retired; /* not in the current plan: stop it, then forget it */
+	bool rollout;	     /* being replaced: relaunch at once with the new spec, budget reset */
+	bool rolling;	     /* part of the rollout in progress, not yet up again */
+	bool retired;	     /* not in the current plan: stop it, then forget it */
+	bool failed_rollout; /* its failure failed the rollout: the rollback starts it again */
 	char restart_why[256];
 	char last_probe[256];
 	char message[512];
@@ -411,6 +412,7 @@ static void rollout_failed(struct agent *a, struct rt *r, const char *what)
 
 	free(a->failed_msg);
 	a->failed_msg = srt_xasprintf("%s %s%s", r->spec->name, what, tail);
+	r->failed_rollout = true;
 	a->failed_gen = a->rollout_gen;
 	a->rolled_back_to = a->good_gen;
 	a->failed_since = now_wall(a);
@@ -671,7 +673,10 @@ static void on_exit_status(struct agent *a, struct rt *r, int wait_status)
 		struct srt_buf what;
 
 		srt_buf_init(&what);
-		srt_buf_printf(&what, "exited with status %d before it was ready", code);
+		if (strncmp(why, "after exit", 10)) /* the agent stopped it: `why` says why */
+			srt_buf_printf(&what, "was stopped (%s) before it was ready", why);
+		else
+			srt_buf_printf(&what, "exited with status %d before it was ready", code);
 		if (p->nprobes) {
 			srt_buf_puts(&what, ": ");
 			probe_report(r, &what);
@@ -1114,6 +1119,13 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 			changed[k] = !srt_str_same(q->spec->endpoint, pn->endpoint);
 		else
 			changed[k] = srt_agent_proc_changed(&a->plan, q->spec, np, pn, &b);
+		if (a->rolling_back && q->failed_rollout && !changed[k]) {
+			/* Its spec is the old one (a follower): it gets a new start all the same. */
+			srt_buf_printf(&b, "it failed with generation %lld",
+				       (long long)a->failed_gen);
+			changed[k] = true;
+		}
+		q->failed_rollout = false;
 		why[i] = srt_buf_detach(&b);
 		if (!srt_str_same(q->spec->log_file, pn->log_file)) {
 			free(q->log_path);
@@ -1186,8 +1198,11 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 		srt_buf_list_item(&restarted, &nrestart, LIST_MAX, "%s (%s)", p->name,
 				  why[i] && *why[i] ? why[i] : "endpoint");
 		q->rolling = true;
-		snprintf(reason, sizeof(reason), "%s changed",
-			 why[i] && *why[i] ? why[i] : "endpoint");
+		if (why[i] && !strncmp(why[i], "it failed", 9))
+			snprintf(reason, sizeof(reason), "%s", why[i]);
+		else
+			snprintf(reason, sizeof(reason), "%s changed",
+				 why[i] && *why[i] ? why[i] : "endpoint");
 		snprintf(q->restart_why, sizeof(q->restart_why), "%s", reason);
 		if (p->external) {
 			q->ready = false;

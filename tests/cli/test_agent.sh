@@ -839,7 +839,7 @@ echo "ok 12 one SIGTERM stops in order without kills; a second one SIGKILLs the 
 
 # ---- 13. a generation that cannot become ready is rolled back ----
 
-back_recipe() { # back_recipe MASTER_ARGS MASTER_ENV TIMEOUT
+back_recipe() { # back_recipe MASTER_ARGS MASTER_ENV TIMEOUT [STORE_READINESS]
 	printf '%s\n' "name: agent-back
 engine: sglang
 roles:
@@ -853,7 +853,8 @@ services:
     readiness: {timeout_seconds: $3, interval_seconds: 1}
   - name: mooncake-store
     type: mooncake-store
-    args: [--port, '8800']"
+    args: [--port, '8800']
+    ${4:-}"
 }
 new_case back "$(back_recipe '' '' 30)"
 start_agent n1
@@ -924,15 +925,33 @@ assert [(c["generation"], c["rolled_back_to"], c["reason"]) for c in s["conditio
 assert not ev("RunFailed")
 '
 
-# Generation 4 works: it rolls out, and the condition goes.
-write_plan 4 "$(back_recipe '--eviction_ratio=0.1' '' 30)"
-until_py 40 'ev("RolloutComplete") and status()["plan_generation"] == 4 and proc("mooncake-store")["state"] == "Running" and ev("Restarted", "mooncake-store") and len(ev("Restarting", "mooncake-store")) == 3'
+# Generation 4: a good master arg, but the store (to be restarted as the
+# master's follower; its own spec unchanged: readiness is not part of it)
+# is probed on a port it does not serve.  The store fails the generation: it
+# is started again too, with generation 1's readiness.
+write_plan 4 "$(back_recipe '--eviction_ratio=0.2' '' 30 "readiness: {port: 8899, timeout_seconds: 2, interval_seconds: 1}")"
+until_py 60 'len(ev("RolloutFailed")) == 3 and len([e for e in ev("RolledBack") if e["object"]["kind"] == "run"]) == 3 and proc("mooncake-store")["state"] == "Running"'
+check "rollback after a follower failed" '
+f = ev("RolloutFailed")[2]
+# (it was up with generation 1, so its new probes run as liveness probes)
+assert f["generation"] == 4 and "mooncake-store was stopped (liveness probes failed (exit status 0)) before it was ready: tcp 8899 never answered" in f["message"], f["message"]
+assert ev("Unhealthy", "mooncake-store")[0]["seq"] < f["seq"]
+rb = ev("RollingBack")[2]
+assert "restarting mooncake-master (command or args), mooncake-store (it failed with generation 4)" in rb["message"], rb["message"]
+s = status()
+assert s["plan_generation"] == 1 and s["phase"] == "Ready" and s["conditions"][0]["generation"] == 4, s["conditions"]
+assert proc("mooncake-master")["state"] == "Ready"
+'
+
+# Generation 5 works: it rolls out, and the condition goes.
+write_plan 5 "$(back_recipe '--eviction_ratio=0.1' '' 30)"
+until_py 40 'ev("RolloutComplete") and status()["plan_generation"] == 5 and proc("mooncake-store")["state"] == "Running" and ev("Restarted", "mooncake-store")[-1]["seq"] > ev("RolloutStarted")[-1]["seq"]'
 check "a newer generation after a failed one" '
 s = status()
 assert s["conditions"] == [] and s["phase"] == "Ready", s["conditions"]
-assert ev("RolloutComplete")[0]["generation"] == 4
+assert ev("RolloutComplete")[0]["generation"] == 5
 '
 stop_agent
 [[ $rc == 143 ]] || fail "back: exit status $rc"
 check "back: stopped" "$RUN_STOPPED_ONCE"
-echo "ok 13 a generation whose master cannot become ready (unknown flag; readiness timeout) is rolled back to the last ready one, marked failed in status.json and not tried again"
+echo "ok 13 a generation whose master or store cannot become ready (unknown flag; readiness timeout; a store that fails its new probes) is rolled back to the last ready one, marked failed in status.json and not tried again"
