@@ -462,7 +462,7 @@ FAKE_MASTER_EXIT_AT_ONCE=1 "$MASTER" --rpc_port="$P1" --metrics_port="$P3" >out 
 [[ $rc -eq 1 ]] || fail "exit at once: rc $rc"
 grep -q "^E.*Failed to start master service" err || fail "exit at once: $(cat err)"
 
-# port in use: metadata -> SIGABRT; admin -> exit 1 with its error line
+# port in use: metadata -> SIGABRT; admin -> exit 1 with its error line; RPC -> exit 1, no error line
 read -r P1 P2 P3 < <(h freeports 3)
 python3 "$work/h.py" hold "$P2" 30 &
 HOLD=$!
@@ -477,6 +477,13 @@ rc=0
 timeout 20 "$MASTER" --rpc_port="$P1" --metrics_port="$P2" >out 2>err || rc=$?
 [[ $rc -eq 1 ]] || fail "admin port in use: rc $rc"
 grep -q "Failed to start master admin server on port $P2" err || fail "admin in use: $(cat err)"
+# the RPC port: no error line at all; the admin server was up before the exit
+rc=0
+timeout 20 "$MASTER" --rpc_port="$P2" --enable_http_metadata_server=1 \
+	--http_metadata_server_port="$P1" --metrics_port="$P3" >out 2>err || rc=$?
+[[ $rc -eq 1 ]] || fail "RPC port in use: rc $rc"
+grep -q "^[EF]" err && fail "RPC port in use: an error line: $(cat err)"
+grep -q "Master admin server started on port $P3" err || fail "RPC in use: admin never up: $(cat err)"
 kill "$HOLD" 2>/dev/null || true
 
 ###########################################################################
