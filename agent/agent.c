@@ -5,9 +5,10 @@
  * placeholders, store_config), starting processes group by group behind
  * their readiness gates, watching them (exits through SIGCHLD, liveness
  * through probes), restarting them under their policy and restarting the
- * master's followers, ending the run (benchmark done, critical failure,
- * SIGTERM) with an ordered stop, and reporting every step to
- * status.json and events.jsonl.
+ * master's followers, rolling a newer plan generation out in place and
+ * rolling back to the last generation that was ready when it cannot become
+ * ready, ending the run (benchmark done, critical failure, SIGTERM) with an
+ * ordered stop, and reporting every step to status.json and events.jsonl.
  *
  * One thread, one loop.  Signals (SIGTERM, SIGINT, SIGHUP; SIGCHLD) are
  * blocked and read from two signalfds (the first also interrupts node
