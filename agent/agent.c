@@ -824,12 +824,11 @@ static void probe_one(struct agent *a, struct rt *r)
 				    srt_probe_tcp(host, pb->port, timeout, &res);
 
 		snprintf(r->probe_last[k], sizeof(r->probe_last[k]), "%s", res.detail);
-		if (rc < 0 && !ok)
-			continue; /* last_probe names the first failure */
-		if (pb->http)
+		/* last_probe: the first probe that failed, else the last one. */
+		if (ok && pb->http)
 			snprintf(r->last_probe, sizeof(r->last_probe), "http %d %s: %s", pb->port,
 				 pb->path, res.detail);
-		else
+		else if (ok)
 			snprintf(r->last_probe, sizeof(r->last_probe), "tcp %d: %s", pb->port,
 				 res.detail);
 		if (rc < 0) {

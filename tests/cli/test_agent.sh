@@ -776,6 +776,8 @@ assert head.startswith("mooncake-master exited with status 1 before it was ready
 assert "tcp 8701 answered, http 8702 /health never answered" in head, head
 assert "port 8702 on %s still accepts connections after mooncake-master exited: another process holds it" % ip1 in head, head
 assert "8701 on" not in head.split(";", 1)[1], head     # the metadata port was its own
+lp = proc("mooncake-master")["last_probe"]
+assert lp == "tcp 8700: connection refused", lp        # the first probe that failed
 assert f.endswith("\n" + log[-1]), f[-300:]              # the error line, whole, last
 assert log[0] in f.split("\n"), f[:300]                  # 2.9 KB in all: nothing cut
 assert status()["message"] == f
