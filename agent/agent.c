@@ -5,9 +5,10 @@
  * placeholders, store_config), starting processes group by group behind
  * their readiness gates, watching them (exits through SIGCHLD, liveness
  * through probes), restarting them under their policy and restarting the
- * master's followers, ending the run (benchmark done, critical failure,
- * SIGTERM) with an ordered stop, and reporting every step to
- * status.json and events.jsonl.
+ * master's followers, rolling a newer plan generation out in place and
+ * rolling back to the last generation that was ready when it cannot become
+ * ready, ending the run (benchmark done, critical failure, SIGTERM) with an
+ * ordered stop, and reporting every step to status.json and events.jsonl.
  *
  * One thread, one loop.  Signals (SIGTERM, SIGINT, SIGHUP; SIGCHLD) are
  * blocked and read from two signalfds (the first also interrupts node
@@ -35,6 +36,8 @@
 #include "probe/probe.h"
 #include "util/strutil.h"
 
+/* A failure message carries the last TAIL_LINES lines of the log, at most
+ * TAIL_BYTES in all: longer lines are cut in their middle (srt_agent_log_tail()). */
 #define TAIL_LINES 20
 #define TAIL_BYTES 4096
 #define START_PROBE_MS 250 /* probe cadence while a process starts */
@@ -52,14 +55,16 @@ struct rt {
 	bool launched, ready, ever_ready, log_started;
 	int64_t next_probe_m, deadline_m, restart_m, kill_m, warned_m;
 	int probe_fails;
-	bool probe_ok[4];
+	bool probe_ok[4];	 /* this start: the probe passed at least once */
+	char probe_last[4][200]; /* this start: what the probe saw last */
 	/* A restart the agent asked for (liveness, a follower, a readiness timeout). */
 	bool want_restart, follow_restart, abandoned;
 	bool notify_followers; /* restarted: restart its followers once it is ready */
 	/* A new plan generation (rollout()): */
-	bool rollout; /* being replaced: relaunch at once with the new spec, budget reset */
-	bool rolling; /* part of the rollout in progress, not yet up again */
-	bool retired; /* not in the current plan: stop it, then forget it */
+	bool rollout;	     /* being replaced: relaunch at once with the new spec, budget reset */
+	bool rolling;	     /* part of the rollout in progress, not yet up again */
+	bool retired;	     /* not in the current plan: stop it, then forget it */
+	bool failed_rollout; /* its failure failed the rollout: the rollback starts it again */
 	char restart_why[256];
 	char last_probe[256];
 	char message[512];
@@ -80,6 +85,16 @@ struct agent {
 	struct stat plan_st;
 	int64_t plan_check_m, rejected_gen;
 	int64_t rollout_gen, rollout_m, rollout_wall; /* the rollout in progress (0: none) */
+	/* The last generation that was ready (or the first): what a failed rollout goes back to. */
+	json_t *good_json;
+	int64_t good_gen;
+	/* A rollout that could not become ready (rollout_failed()), rolled back by roll_back(). */
+	bool rolling_back;  /* the rollout in progress goes back to good_gen */
+	bool rollback_due;  /* roll_back() at the next tick */
+	int64_t failed_gen; /* not tried again; 0: none */
+	int64_t rolled_back_to, failed_since;
+	char *failed_msg; /* the condition's message (status.json) */
+	bool condition;	  /* status.json shows the RolloutFailed condition */
 	struct rt *rt;
 	size_t n;
 	struct srt_rundir_events ev;
@@ -88,7 +103,7 @@ struct agent {
 	char host[256];
 	int64_t started_at;
 	enum srt_run_phase phase;
-	char message[2048];
+	char *message; /* why the phase (status.json); never NULL after setup */
 	int exit_code;
 	int64_t status_seq, status_m;
 	bool dirty;
@@ -102,12 +117,30 @@ struct agent {
 	enum srt_run_phase end_phase;
 	int tier, tier_stage;
 	int64_t tier_m;
+	int hurry_sig; /* a second signal cut the current stage's grace short */
 	int64_t write_warned_m;
 };
 
 static int64_t now_wall(struct agent *a)
 {
 	return srt_clock_now(a->clock);
+}
+
+static void set_message(struct agent *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The run's message (status.json), whole: a failure's log tail is never cut here. */
+static void set_message(struct agent *a, const char *fmt, ...)
+{
+	struct srt_buf b;
+	va_list ap;
+
+	srt_buf_init(&b);
+	va_start(ap, fmt);
+	srt_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	free(a->message);
+	a->message = srt_buf_detach(&b);
 }
 
 /* ---- reporting ---- */
@@ -186,6 +219,7 @@ static void write_status(struct agent *a)
 	struct srt_rundir_status st;
 	struct srt_rundir_node *nodes = NULL;
 	struct srt_rundir_proc *procs = NULL;
+	struct srt_rundir_condition cond;
 	struct srt_error e;
 
 	memset(&st, 0, sizeof(st));
@@ -237,6 +271,15 @@ static void write_status(struct agent *a)
 	}
 	st.procs = procs;
 	st.nprocs = a->n;
+	if (a->condition) {
+		cond = (struct srt_rundir_condition){
+			"RolloutFailed", a->rolling_back ? "RollingBack" : "RolledBack",
+			a->failed_gen,	 a->rolled_back_to,
+			a->failed_msg,	 a->failed_since
+		};
+		st.conditions = &cond;
+		st.nconditions = 1;
+	}
 	st.updated_at = now_wall(a);
 	if (srt_rundir_write_status(a->dir, &st, &e) < 0)
 		report_write_error(a, &e);
@@ -293,19 +336,115 @@ static void probe_list(const struct srt_agent_proc *p, char *buf, size_t n)
 	}
 }
 
+/*
+ * "tcp 8700 never answered, tcp 8701 answered, http 8702 /health never
+ * answered": each readiness probe of this start, whether it passed at least
+ * once.
+ */
+static void probe_report(const struct rt *r, struct srt_buf *b)
+{
+	const struct srt_agent_proc *p = r->spec;
+
+	for (size_t k = 0; k < p->nprobes; k++) {
+		const struct srt_agent_probe *pb = &p->probes[k];
+
+		if (pb->http)
+			srt_buf_printf(b, "%shttp %d %s %s", k ? ", " : "", pb->port, pb->path,
+				       r->probe_ok[k] ? "answered" : "never answered");
+		else
+			srt_buf_printf(b, "%stcp %d %s", k ? ", " : "", pb->port,
+				       r->probe_ok[k] ? "answered" : "never answered");
+		if (!r->probe_ok[k] && r->probe_last[k][0])
+			srt_buf_printf(b, " (%s)", r->probe_last[k]);
+	}
+}
+
+#define HELD_PROBE_MS 300 /* one connect per port after an exit before ready */
+
+/*
+ * After r exited before it was ready: the ports of its probes that still
+ * accept a connection, which only another process can hold now ("; port
+ * 8701 on 10.0.0.1 still accepts connections after mooncake-master exited:
+ * another process holds it").  Appends nothing when none does.
+ */
+static void held_ports(const struct rt *r, struct srt_buf *b)
+{
+	const struct srt_agent_proc *p = r->spec;
+	struct srt_buf ports;
+	struct srt_probe_result res;
+	size_t n = 0;
+
+	srt_buf_init(&ports);
+	for (size_t k = 0; k < p->nprobes; k++) {
+		bool dup = false;
+
+		for (size_t j = 0; j < k; j++)
+			dup = dup || p->probes[j].port == p->probes[k].port;
+		if (dup || srt_probe_tcp(p->ip, p->probes[k].port, HELD_PROBE_MS, &res) < 0)
+			continue;
+		srt_buf_printf(&ports, "%s%d", n ? ", " : "", p->probes[k].port);
+		n++;
+	}
+	if (n)
+		srt_buf_printf(b,
+			       "; port%s %s on %s still accept%s connections after %s exited: "
+			       "another process holds %s (free %s, or give %s other ports)",
+			       n > 1 ? "s" : "", ports.data, p->ip, n > 1 ? "" : "s", p->name,
+			       n > 1 ? "them" : "it", n > 1 ? "them" : "it", p->name);
+	srt_buf_release(&ports);
+}
+
+/* Is r's failure the rollout's?  r is part of a rollout in progress that is not a rollback. */
+static bool rollout_judges(const struct agent *a, const struct rt *r)
+{
+	return a->rollout_gen && !a->rolling_back && !a->rollback_due && r->rolling &&
+	       !r->retired && !a->stopping;
+}
+
+/*
+ * Process r of the rollout in progress failed before it was ready (`what`
+ * says how): the generation is marked failed, and roll_back() restores the
+ * last generation that was ready at the next tick.  Nothing is restarted
+ * here: the caller may be walking the process table.
+ */
+static void rollout_failed(struct agent *a, struct rt *r, const char *what)
+{
+	char *tail = tail_text(r);
+
+	free(a->failed_msg);
+	a->failed_msg = srt_xasprintf("%s %s%s", r->spec->name, what, tail);
+	r->failed_rollout = true;
+	a->failed_gen = a->rollout_gen;
+	a->rolled_back_to = a->good_gen;
+	a->failed_since = now_wall(a);
+	a->rollback_due = true;
+	a->condition = true;
+	event(a, NULL, true, "RolloutFailed",
+	      "generation %lld cannot become ready: %s %s; rolling back to generation %lld, the "
+	      "last one that was ready; generation %lld is not tried again: fix it and apply a "
+	      "newer generation%s",
+	      (long long)a->failed_gen, r->spec->name, what, (long long)a->good_gen,
+	      (long long)a->failed_gen, tail);
+	free(tail);
+}
+
 static void begin_stop(struct agent *a, enum srt_run_phase end);
 
 static void fail_run(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void fail_run(struct agent *a, const char *fmt, ...)
 {
+	struct srt_buf b;
 	va_list ap;
 
 	if (a->stopping)
 		return;
+	srt_buf_init(&b);
 	va_start(ap, fmt);
-	vsnprintf(a->message, sizeof(a->message), fmt, ap);
+	srt_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
+	free(a->message);
+	a->message = srt_buf_detach(&b);
 	a->phase = SRT_RUN_FAILED;
 	a->exit_code = 1;
 	event(a, NULL, true, "RunFailed", "%s", a->message);
@@ -350,6 +489,7 @@ static void launch(struct agent *a, struct rt *r, const char *why)
 	r->notify_followers = why != NULL;
 	r->probe_fails = 0;
 	memset(r->probe_ok, 0, sizeof(r->probe_ok));
+	memset(r->probe_last, 0, sizeof(r->probe_last));
 	r->last_probe[0] = '\0';
 	a->dirty = true;
 	if (pid < 0) {
@@ -357,6 +497,13 @@ static void launch(struct agent *a, struct rt *r, const char *why)
 		r->exit_code = 127;
 		r->rollout = false;
 		event(a, r, true, "FailedToStart", "%s", e.msg);
+		if (rollout_judges(a, r)) {
+			char *what = srt_xasprintf("could not be started: %s", e.msg);
+
+			rollout_failed(a, r, what);
+			free(what);
+			return;
+		}
 		if (p->critical)
 			fail_run(a, "critical process '%s' could not be started: %s", p->name,
 				 e.msg);
@@ -373,7 +520,13 @@ static void launch(struct agent *a, struct rt *r, const char *why)
 	r->next_probe_m = r->start_m + START_PROBE_MS;
 	r->deadline_m = r->start_m + (int64_t)p->timeout_s * 1000;
 	probe_list(p, probes, sizeof(probes));
-	if (why && r->rollout)
+	if (why && r->rollout && a->rolling_back)
+		event(a, r, true, "RolledBack",
+		      "started again with generation %lld (%s; generation %lld failed) on %s (%s) "
+		      "as SLURM step '%s', pid %ld; log %s",
+		      (long long)a->plan.generation, why, (long long)a->failed_gen, p->host, p->ip,
+		      p->name, (long)pid, p->log_file);
+	else if (why && r->rollout)
 		event(a, r, false, "RolledOut",
 		      "started with generation %lld (%s) on %s (%s) as SLURM step '%s', pid %ld; "
 		      "log %s",
@@ -465,8 +618,8 @@ static void on_exit_status(struct agent *a, struct rt *r, int wait_status)
 	if (r->retired) {
 		r->state = SRT_PS_STOPPED;
 		event(a, r, false, "Removed",
-		      "stopped (exit status %d): generation %lld of the recipe no longer has it", code,
-		      (long long)a->plan.generation);
+		      "stopped (exit status %d): generation %lld of the recipe no longer has it",
+		      code, (long long)a->plan.generation);
 		return;
 	}
 	if (r->rollout) {
@@ -482,14 +635,13 @@ static void on_exit_status(struct agent *a, struct rt *r, int wait_status)
 		a->exit_code = code;
 		if (code) {
 			tail = tail_text(r);
-			snprintf(a->message, sizeof(a->message),
-				 "the benchmark exited with status %d; see %s%s", code, p->log_file,
-				 tail);
+			set_message(a, "the benchmark exited with status %d; see %s%s", code,
+				    p->log_file, tail);
 			a->phase = SRT_RUN_FAILED;
 			event(a, NULL, true, "RunFailed", "%s", a->message);
 			begin_stop(a, SRT_RUN_FAILED);
 		} else {
-			snprintf(a->message, sizeof(a->message), "the benchmark finished");
+			set_message(a, "the benchmark finished");
 			a->phase = SRT_RUN_SUCCEEDED;
 			event(a, NULL, false, "RunSucceeded",
 			      "the benchmark finished with status 0");
@@ -517,26 +669,45 @@ static void on_exit_status(struct agent *a, struct rt *r, int wait_status)
 		tail = NULL;
 	}
 	r->want_restart = false;
+	if (rollout_judges(a, r)) {
+		/* Part of a rollout and not ready yet: the new generation fails, no restarts. */
+		struct srt_buf what;
+
+		srt_buf_init(&what);
+		if (strncmp(why, "after exit", 10)) /* the agent stopped it: `why` says why */
+			srt_buf_printf(&what, "was stopped (%s) before it was ready", why);
+		else
+			srt_buf_printf(&what, "exited with status %d before it was ready", code);
+		if (p->nprobes) {
+			srt_buf_puts(&what, ": ");
+			probe_report(r, &what);
+			srt_buf_printf(&what, " at %s", p->ip);
+			held_ports(r, &what);
+		}
+		r->state = SRT_PS_FAILED;
+		rollout_failed(a, r, what.data);
+		srt_buf_release(&what);
+		return;
+	}
 	if (p->nprobes && !r->ever_ready && r->restarts == 0) {
 		/* It never became ready on its first start: a configuration problem. */
-		const struct srt_agent_probe *pb = NULL;
+		struct srt_buf probes;
 
-		for (size_t k = 0; k < p->nprobes && !pb; k++)
-			if (!r->probe_ok[k])
-				pb = &p->probes[k];
+		srt_buf_init(&probes);
+		probe_report(r, &probes);
+		srt_buf_printf(&probes, " at %s", p->ip);
+		held_ports(r, &probes);
 		r->state = SRT_PS_FAILED;
 		tail = tail_text(r);
 		if (p->critical)
-			fail_run(a,
-				 "%s exited with status %d before it was ready (%s port %d on %s "
-				 "never answered)%s",
-				 p->name, code, pb && pb->http ? "http" : "tcp",
-				 pb ? pb->port : p->probes[0].port, p->ip, tail);
+			fail_run(a, "%s exited with status %d before it was ready: %s%s", p->name,
+				 code, probes.data, tail);
 		else
 			event(a, r, true, "ReadinessFailed",
-			      "exited with status %d before it was ready; it is not critical, so "
-			      "the run goes on without it",
-			      code);
+			      "exited with status %d before it was ready: %s; it is not critical, "
+			      "so the run goes on without it",
+			      code, probes.data);
+		srt_buf_release(&probes);
 		free(tail);
 		return;
 	}
@@ -597,7 +768,18 @@ static void readiness_timeout(struct agent *a, struct rt *r)
 	else
 		srt_buf_printf(&never, " on %s never answered", p->ip);
 	tail = tail_text(r);
-	if (r->restarts == 0) {
+	if (rollout_judges(a, r)) {
+		char *what =
+			srt_xasprintf("was not ready within %d s (readiness.timeout_seconds): %s",
+				      p->timeout_s, never.data);
+
+		event(a, r, true, "ReadinessTimeout",
+		      "not ready within %d s of its start with generation %lld: %s (last probe: %s)%s",
+		      p->timeout_s, (long long)a->plan.generation, never.data, r->last_probe, tail);
+		r->state = SRT_PS_UNHEALTHY;
+		rollout_failed(a, r, what);
+		free(what);
+	} else if (r->restarts == 0) {
 		event(a, r, true, "ReadinessTimeout",
 		      "not ready within %d s: %s (last probe: %s); check %s, or raise "
 		      "readiness.timeout_seconds if it only needs longer%s",
@@ -633,21 +815,25 @@ static void probe_one(struct agent *a, struct rt *r)
 	bool ok = true;
 	int64_t m;
 
-	for (size_t k = 0; k < p->nprobes; k++) {
+	/* Starting: every probe, so a failure can say which listeners answered.
+	 * Ready (liveness): up to the first that fails. */
+	for (size_t k = 0; k < p->nprobes && (ok || !r->ready); k++) {
 		const struct srt_agent_probe *pb = &p->probes[k];
 		int rc = pb->http ? srt_probe_http(host, pb->port, pb->path, pb->status, timeout,
 						   &res) :
 				    srt_probe_tcp(host, pb->port, timeout, &res);
 
-		if (pb->http)
+		snprintf(r->probe_last[k], sizeof(r->probe_last[k]), "%s", res.detail);
+		/* last_probe: the first probe that failed, else the last one. */
+		if (ok && pb->http)
 			snprintf(r->last_probe, sizeof(r->last_probe), "http %d %s: %s", pb->port,
 				 pb->path, res.detail);
-		else
+		else if (ok)
 			snprintf(r->last_probe, sizeof(r->last_probe), "tcp %d: %s", pb->port,
 				 res.detail);
 		if (rc < 0) {
 			ok = false;
-			break;
+			continue;
 		}
 		r->probe_ok[k] = true;
 	}
@@ -740,6 +926,7 @@ static void enter_tier(struct agent *a)
 		if (any) {
 			a->tier_stage = 0;
 			a->tier_m = srt_monotonic_ms() + a->grace_ms;
+			a->hurry_sig = 0; /* a second signal hurried an earlier stage only */
 			return;
 		}
 		a->tier++;
@@ -771,6 +958,9 @@ static void drive_stop(struct agent *a)
 	bool running = false;
 	int64_t m = srt_monotonic_ms();
 
+	if (a->done)
+		return; /* every tier is through: the run's Stopped event is written */
+
 	for (size_t i = 0; i < a->n; i++)
 		running = running || (a->rt[i].spec->tier == a->tier && a->rt[i].pid > 0);
 	if (!running) {
@@ -785,7 +975,13 @@ static void drive_stop(struct agent *a)
 
 		if (r->spec->tier != a->tier || r->pid <= 0)
 			continue;
-		if (a->tier_stage == 0) {
+		if (a->tier_stage == 0 && a->hurry_sig) {
+			event(a, r, true, "Killed",
+			      "a second signal (%s) asked for an immediate stop; sent SIGKILL "
+			      "without waiting out the %.1f s grace after SIGTERM",
+			      strsignal(a->hurry_sig), (double)a->grace_ms / 1000.0);
+			srt_agent_signal(r->pid, SIGKILL);
+		} else if (a->tier_stage == 0) {
 			event(a, r, true, "Killed",
 			      "did not stop within %.1f s of SIGTERM; sent SIGKILL",
 			      (double)a->grace_ms / 1000.0);
@@ -809,13 +1005,20 @@ static void drive_stop(struct agent *a)
 static void request_stop(struct agent *a, int sig)
 {
 	if (a->stopping) {
-		/* A second signal: no more grace for the current tier. */
+		/* A second signal: no more grace for the current stage. */
+		if (a->done || a->hurry_sig)
+			return;
+		a->hurry_sig = sig;
 		a->tier_m = 0;
+		event(a, NULL, true, "Stopping",
+		      "received signal %d (%s) while stopping: what the current stage still runs "
+		      "gets SIGKILL now; the stages after it get their grace",
+		      sig, strsignal(sig));
 		return;
 	}
 	a->phase = SRT_RUN_STOPPING;
 	a->exit_code = 128 + sig;
-	snprintf(a->message, sizeof(a->message), "stopped by %s", strsignal(sig));
+	set_message(a, "stopped by %s", strsignal(sig));
 	event(a, NULL, false, "Stopping",
 	      "received signal %d (%s): stopping workers and the other processes, then stores, "
 	      "then the master",
@@ -852,12 +1055,16 @@ static long old_index(const struct agent *a, const bool *matched, const char *na
 	return -1;
 }
 
-/* Is the process q follows in nrt, and being replaced while it runs? */
-static bool leader_replaced(const struct rt *nrt, size_t n, const bool *changed,
-			    const struct rt *q)
+/*
+ * Is the process q follows in nrt, and being replaced (running, or launched
+ * before and started again now: a rollback relaunches a master that failed)?
+ * Then q is restarted as a follower once it is ready.
+ */
+static bool leader_replaced(const struct rt *nrt, size_t n, const bool *changed, const struct rt *q)
 {
 	for (size_t i = 0; q->spec->follows && i < n; i++)
-		if (changed[i] && nrt[i].pid > 0 && !strcmp(nrt[i].spec->name, q->spec->follows))
+		if (changed[i] && (nrt[i].pid > 0 || nrt[i].launched) && !nrt[i].spec->external &&
+		    !strcmp(nrt[i].spec->name, q->spec->follows))
 			return true;
 	return false;
 }
@@ -896,24 +1103,35 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 			q->spec = pn;
 			q->state = SRT_PS_PENDING;
 			q->exit_code = -1;
-			q->log_path = pn->log_file ? srt_xasprintf("%s/%s", a->log_dir, pn->log_file) :
-						     NULL;
+			q->log_path = pn->log_file ?
+					      srt_xasprintf("%s/%s", a->log_dir, pn->log_file) :
+					      NULL;
 			q->rolling = !pn->external;
 			srt_buf_list_item(&added, &nadd, LIST_MAX, "%s", pn->name);
 			continue;
 		}
 		matched[j] = true;
 		*q = a->rt[j];
+		/* Still part of the previous rollout only while its relaunch is pending. */
+		q->rolling = q->rolling && (q->rollout || q->want_restart);
 		srt_buf_init(&b);
 		if (pn->external)
 			changed[k] = !srt_str_same(q->spec->endpoint, pn->endpoint);
 		else
 			changed[k] = srt_agent_proc_changed(&a->plan, q->spec, np, pn, &b);
+		if (a->rolling_back && q->failed_rollout && !changed[k]) {
+			/* Its spec is the old one (a follower): it gets a new start all the same. */
+			srt_buf_printf(&b, "it failed with generation %lld",
+				       (long long)a->failed_gen);
+			changed[k] = true;
+		}
+		q->failed_rollout = false;
 		why[i] = srt_buf_detach(&b);
 		if (!srt_str_same(q->spec->log_file, pn->log_file)) {
 			free(q->log_path);
-			q->log_path = pn->log_file ? srt_xasprintf("%s/%s", a->log_dir, pn->log_file) :
-						     NULL;
+			q->log_path = pn->log_file ?
+					      srt_xasprintf("%s/%s", a->log_dir, pn->log_file) :
+					      NULL;
 		}
 		q->spec = pn;
 	}
@@ -943,6 +1161,8 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 	a->n = k;
 	a->rollout_gen = gen;
 	a->rollout_m = m;
+	if (gen > a->good_gen)
+		a->rolling_back = false; /* a newer generation supersedes a rollback */
 	a->rollout_wall = now_wall(a);
 	if (a->plan.store_config_path) {
 		struct srt_error e;
@@ -976,9 +1196,13 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 			continue;
 		}
 		srt_buf_list_item(&restarted, &nrestart, LIST_MAX, "%s (%s)", p->name,
-			  why[i] && *why[i] ? why[i] : "endpoint");
+				  why[i] && *why[i] ? why[i] : "endpoint");
 		q->rolling = true;
-		snprintf(reason, sizeof(reason), "%s changed", why[i] && *why[i] ? why[i] : "endpoint");
+		if (why[i] && !strncmp(why[i], "it failed", 9))
+			snprintf(reason, sizeof(reason), "%s", why[i]);
+		else
+			snprintf(reason, sizeof(reason), "%s changed",
+				 why[i] && *why[i] ? why[i] : "endpoint");
 		snprintf(q->restart_why, sizeof(q->restart_why), "%s", reason);
 		if (p->external) {
 			q->ready = false;
@@ -1005,11 +1229,18 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 		if (!q->launched && !q->spec->external && q->spec->group < a->next_group)
 			a->next_group = q->spec->group;
 	}
-	event(a, NULL, false, "RolloutStarted",
-	      "generation %lld on the same %zu node(s): restarting %s; starting %s; stopping %s; "
-	      "%zu process(es) unchanged keep running",
-	      (long long)gen, a->plan.nnodes, list_text(&restarted, nrestart),
-	      list_text(&added, nadd), list_text(&removed, nremove), nsame);
+	if (a->rolling_back)
+		event(a, NULL, true, "RollingBack",
+		      "back to generation %lld after generation %lld failed: restarting %s; starting "
+		      "%s; stopping %s; %zu process(es) unchanged keep running",
+		      (long long)gen, (long long)a->failed_gen, list_text(&restarted, nrestart),
+		      list_text(&added, nadd), list_text(&removed, nremove), nsame);
+	else
+		event(a, NULL, false, "RolloutStarted",
+		      "generation %lld on the same %zu node(s): restarting %s; starting %s; stopping "
+		      "%s; %zu process(es) unchanged keep running",
+		      (long long)gen, a->plan.nnodes, list_text(&restarted, nrestart),
+		      list_text(&added, nadd), list_text(&removed, nremove), nsame);
 	a->dirty = true;
 	for (size_t i = 0; i < np->nprocs; i++)
 		free(why[i]);
@@ -1077,17 +1308,17 @@ static void update_degraded(struct agent *a)
 	a->phase = want;
 	a->dirty = true;
 	if (!gone) {
-		a->message[0] = '\0';
+		set_message(a, "%s", "");
 		event(a, NULL, false, "RunRecovered", "every process is up again");
 		return;
 	}
-	snprintf(a->message, sizeof(a->message),
-		 "%s was given up (exit status %d); the run goes on without it because it is not "
-		 "critical: see `srtctl events --for %s/%s/%s` and %s, or set critical: true "
-		 "to fail the run instead",
-		 gone->spec->name, gone->exit_code, object_kind(gone->spec),
-		 strrchr(a->dir, '/') ? strrchr(a->dir, '/') + 1 : a->dir, gone->spec->name,
-		 log_rel(gone));
+	set_message(a,
+		    "%s was given up (exit status %d); the run goes on without it because it is "
+		    "not critical: see `srtctl events --for %s/%s/%s` and %s, or set critical: "
+		    "true to fail the run instead",
+		    gone->spec->name, gone->exit_code, object_kind(gone->spec),
+		    strrchr(a->dir, '/') ? strrchr(a->dir, '/') + 1 : a->dir, gone->spec->name,
+		    log_rel(gone));
 	event(a, NULL, true, "RunDegraded", "%s", a->message);
 }
 
@@ -1134,7 +1365,8 @@ static void check_plan(struct agent *a)
 		      e.msg, (long long)a->plan.generation);
 		return;
 	}
-	if (gen <= a->plan.generation || gen == a->rejected_gen) {
+	/* A generation that failed to roll out is not tried again: only a newer one. */
+	if (gen <= a->plan.generation || gen == a->rejected_gen || gen <= a->failed_gen) {
 		json_decref(j);
 		return;
 	}
@@ -1149,8 +1381,8 @@ static void check_plan(struct agent *a)
 			 "with it at %zu",
 			 np.nnodes, np.infra, a->plan.nnodes, a->plan.infra);
 		reject_rollout(a, gen, why);
-	} else if (srt_agent_plan_bind(&np, a->plan.hosts, a->plan.ips, a->plan.nnodes,
-				       a->log_dir, &e) < 0) {
+	} else if (srt_agent_plan_bind(&np, a->plan.hosts, a->plan.ips, a->plan.nnodes, a->log_dir,
+				       &e) < 0) {
 		reject_rollout(a, gen, e.msg);
 	} else {
 		np.generation = gen;
@@ -1162,21 +1394,66 @@ static void check_plan(struct agent *a)
 	json_decref(j);
 }
 
+/*
+ * A rollout failed (rollout_failed()): roll the last generation that was
+ * ready out again, from its plan.json object.  Processes whose spec differs
+ * from it are restarted with its spec, processes it lacks are stopped, and
+ * processes only it has are started; the rest keep running.
+ */
+static void roll_back(struct agent *a)
+{
+	struct srt_agent_plan np;
+	struct srt_error e;
+
+	a->rollback_due = false;
+	memset(&np, 0, sizeof(np));
+	if (srt_agent_plan_load(&np, a->good_json, &e) < 0 ||
+	    srt_agent_plan_bind(&np, a->plan.hosts, a->plan.ips, a->plan.nnodes, a->log_dir, &e) <
+		    0) {
+		srt_agent_plan_release(&np);
+		fail_run(
+			a,
+			"generation %lld failed and generation %lld cannot be rolled out again: %s",
+			(long long)a->failed_gen, (long long)a->good_gen, e.msg);
+		return;
+	}
+	np.generation = a->good_gen;
+	a->rolling_back = true;
+	rollout(a, &np, a->good_gen);
+}
+
 /* The rollout in progress: done once every process it touched is up again (or given up). */
 static void check_rollout(struct agent *a)
 {
-	if (!a->rollout_gen || a->stopping)
+	if (!a->rollout_gen || a->stopping || a->rollback_due)
 		return;
 	for (size_t i = 0; i < a->n; i++) {
 		const struct rt *r = &a->rt[i];
 
-		if (r->retired ? r->pid > 0 :
-				 r->rolling && r->state != SRT_PS_FAILED &&
-					 r->state != SRT_PS_EXITED)
+		if (r->retired ?
+			    r->pid > 0 :
+			    r->rolling && r->state != SRT_PS_FAILED && r->state != SRT_PS_EXITED)
 			return;
 	}
-	event(a, NULL, false, "RolloutComplete", "generation %lld is rolled out (%.1f s)",
-	      (long long)a->rollout_gen, (double)(srt_monotonic_ms() - a->rollout_m) / 1000.0);
+	if (a->rolling_back) {
+		event(a, NULL, true, "RolledBack",
+		      "generation %lld runs again (%.1f s); generation %lld failed and is not tried "
+		      "again: fix it and apply a newer generation",
+		      (long long)a->rollout_gen,
+		      (double)(srt_monotonic_ms() - a->rollout_m) / 1000.0,
+		      (long long)a->failed_gen);
+		a->rolling_back = false;
+	} else {
+		event(a, NULL, false, "RolloutComplete", "generation %lld is rolled out (%.1f s)",
+		      (long long)a->rollout_gen,
+		      (double)(srt_monotonic_ms() - a->rollout_m) / 1000.0);
+		json_decref(a->good_json);
+		a->good_json = json_incref(a->plan.json);
+		a->good_gen = a->rollout_gen;
+		if (a->rollout_gen > a->failed_gen)
+			a->condition = false;
+	}
+	a->dirty = true;
 	a->rollout_gen = 0;
 }
 
@@ -1199,12 +1476,23 @@ static void drop_retired(struct agent *a)
 
 static void tick(struct agent *a)
 {
-	int64_t m = srt_monotonic_ms();
+	int64_t m;
+
+	if (a->rollback_due && !a->stopping)
+		roll_back(a);
+	m = srt_monotonic_ms();
 
 	for (size_t i = 0; i < a->n && !a->stopping; i++) {
 		struct rt *r = &a->rt[i];
 
 		if (r->pid > 0 && r->kill_m && m >= r->kill_m) {
+			event(a, r, true, "Killed",
+			      "did not stop within %.1f s of SIGTERM (%s); sent SIGKILL",
+			      (double)a->grace_ms / 1000.0,
+			      r->retired      ? "it is being removed" :
+			      r->abandoned    ? "it was given up" :
+			      r->want_restart ? r->restart_why :
+						"it is being stopped");
 			srt_agent_signal(r->pid, SIGKILL);
 			r->kill_m = 0;
 		}
@@ -1316,7 +1604,7 @@ static int setup_failed(struct agent *a, struct srt_error *err)
 {
 	a->phase = SRT_RUN_FAILED;
 	a->exit_code = 1;
-	snprintf(a->message, sizeof(a->message), "%s", err->msg);
+	set_message(a, "%s", err->msg);
 	event(a, NULL, true, "RunFailed", "%s", err->msg);
 	a->done = true;
 	write_status(a);
@@ -1347,6 +1635,8 @@ static int setup(struct agent *a, struct srt_error *err)
 		goto out;
 	}
 	a->plan_loaded = true;
+	a->good_json = json_incref(a->plan.json);
+	a->good_gen = a->plan.generation;
 	event(a, NULL, false, "PlanLoaded",
 	      "plan generation %lld of recipe '%s': %zu process(es) on %zu node(s)",
 	      (long long)a->plan.generation, a->plan.recipe, a->plan.nprocs, a->plan.nnodes);
@@ -1452,6 +1742,7 @@ int srt_agent_run(const struct srt_agent_opts *o, int *exit_code, struct srt_err
 	a->live_fails = o->liveness_failures > 0 ? o->liveness_failures :
 						   SRT_AGENT_LIVENESS_FAILURES;
 	a->exit_code = 1;
+	a->message = srt_xstrdup("");
 	a->sfd = -1;
 	a->cfd = -1;
 	a->phase = SRT_RUN_STARTING;
@@ -1523,6 +1814,9 @@ out:
 		srt_rundir_events_close(&a->ev);
 	free(a->dir);
 	free(a->log_dir);
+	free(a->message);
+	free(a->failed_msg);
+	json_decref(a->good_json);
 	if (a->sfd >= 0)
 		close(a->sfd);
 	if (a->cfd >= 0)

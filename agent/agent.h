@@ -19,7 +19,8 @@
  *                   output is captured, log tails
  *   agent/nodes.c   node hostnames (scontrol) and per-node IPs (a tiny
  *                   srun step on each node)
- *   agent/agent.c   the supervision loop
+ *   agent/agent.c   the supervision loop, rollouts of a new generation and
+ *                   rollbacks of one that cannot become ready
  */
 #ifndef SRT_AGENT_AGENT_H
 #define SRT_AGENT_AGENT_H
@@ -233,8 +234,15 @@ void srt_agent_signal(pid_t pid, int sig);
 int srt_agent_exit_code(int wait_status);
 
 /*
- * The last `lines` lines of a log file (at most max_bytes from its end), or
- * "" when unreadable.  Caller frees.
+ * The last `lines` lines of a log file, read from its end (at most 64 KiB),
+ * '\n'-separated without a trailing newline, in at most max_bytes (about
+ * 30 more when a single line must be cut): when the lines do not fit, the
+ * longest are cut in their middle to one length, with " [... N bytes cut
+ * ...] " where the cut was (on UTF-8 character boundaries), so short lines
+ * such as error messages stay whole; the oldest lines are left out only if
+ * even 96 bytes of each do not fit.  The last line is always there.  ""
+ * when the file is missing, unreadable, empty or not a regular file.
+ * Caller frees.
  */
 char *srt_agent_log_tail(const char *path, int lines, size_t max_bytes);
 

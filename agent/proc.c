@@ -190,45 +190,150 @@ int srt_agent_exit_code(int st)
 	return -1;
 }
 
+/* Bytes read from the end of a log for a tail: enough for many long lines, bounded. */
+#define TAIL_READ_MAX 65536
+/* A line cut in its middle keeps at least this much of it. */
+#define TAIL_MIN_KEEP 96
+
+struct span {
+	const char *p;
+	size_t n;
+};
+
+/* The marker put where a long line was cut: " [... N bytes cut ...] ". */
+static size_t cut_marker(char *out, size_t cap, size_t cut)
+{
+	int w = snprintf(out, cap, " [... %zu bytes cut ...] ", cut);
+
+	return w > 0 ? (size_t)w : 0;
+}
+
+/* Bytes `lines` need when each line longer than cap keeps cap bytes plus a marker. */
+static size_t tail_cost(const struct span *l, size_t k, size_t cap)
+{
+	char mark[64];
+	size_t total = k ? k - 1 : 0; /* newlines between lines */
+
+	for (size_t i = 0; i < k; i++)
+		total += l[i].n <= cap ? l[i].n :
+					 cap + cut_marker(mark, sizeof(mark), l[i].n - cap);
+	return total;
+}
+
+/* Move a cut point off a UTF-8 continuation byte: back (head end) or forward (tail start). */
+static size_t utf8_back(const char *p, size_t i)
+{
+	while (i > 0 && ((unsigned char)p[i] & 0xC0) == 0x80)
+		i--;
+	return i;
+}
+
+static size_t utf8_fwd(const char *p, size_t i, size_t n)
+{
+	while (i < n && ((unsigned char)p[i] & 0xC0) == 0x80)
+		i++;
+	return i;
+}
+
+static void put_line(struct srt_buf *b, const struct span *l, size_t cap)
+{
+	char mark[64];
+	size_t head, tail;
+
+	if (l->n <= cap) {
+		srt_buf_append(b, l->p, l->n);
+		return;
+	}
+	head = utf8_back(l->p, cap / 2);
+	tail = utf8_fwd(l->p, l->n - (cap - cap / 2), l->n);
+	srt_buf_append(b, l->p, head);
+	srt_buf_append(b, mark, cut_marker(mark, sizeof(mark), tail - head));
+	srt_buf_append(b, l->p + tail, l->n - tail);
+}
+
 char *srt_agent_log_tail(const char *path, int lines, size_t max_bytes)
 {
 	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	struct span *l = NULL;
 	struct stat sb;
+	struct srt_buf out;
 	off_t start;
-	char *buf, *p;
-	ssize_t n;
-	int seen = 0;
+	char *buf = NULL;
+	size_t n = 0, k = 0, first = 0, cap, lo, hi;
+	ssize_t got;
 
-	if (fd < 0)
-		return srt_xstrdup("");
-	if (fstat(fd, &sb) < 0) {
+	srt_buf_init(&out);
+	if (fd < 0 || lines <= 0)
+		goto out;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode))
+		goto out;
+	start = sb.st_size > TAIL_READ_MAX ? sb.st_size - TAIL_READ_MAX : 0;
+	buf = srt_xmalloc(TAIL_READ_MAX + 1);
+	while ((got = pread(fd, buf + n, TAIL_READ_MAX - n, start + (off_t)n)) > 0)
+		n += (size_t)got;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		n--;
+	if (!n)
+		goto out;
+	/* The last `lines` lines, newest last.  A partial first line (the read
+	 * began mid-line) counts only when it is all there is. */
+	l = srt_xcalloc((size_t)lines + 1, sizeof(*l));
+	for (size_t end = n, i = n;; i--) {
+		if (i == 0 || buf[i - 1] == '\n') {
+			if (i == 0 && start > 0 && k > 0)
+				break;
+			l[k].p = buf + i;
+			l[k].n = end - i;
+			if (l[k].n && l[k].p[l[k].n - 1] == '\r')
+				l[k].n--;
+			k++;
+			end = i ? i - 1 : 0;
+			if (i == 0 || k == (size_t)lines)
+				break;
+		}
+	}
+	for (size_t i = 0; i < k / 2; i++) {
+		struct span t = l[i];
+
+		l[i] = l[k - 1 - i];
+		l[k - 1 - i] = t;
+	}
+	/* Fit max_bytes: cut the longest lines in their middle (all to the same
+	 * length), keeping short lines such as error messages whole; drop the
+	 * oldest lines only when even TAIL_MIN_KEEP bytes each do not fit.  The
+	 * last line is always kept. */
+	hi = 0;
+	for (size_t i = 0; i < k; i++)
+		hi = l[i].n > hi ? l[i].n : hi;
+	cap = hi;
+	if (tail_cost(l, k, cap) > max_bytes) {
+		while (k - first > 1 && tail_cost(l + first, k - first, TAIL_MIN_KEEP) > max_bytes)
+			first++;
+		lo = TAIL_MIN_KEEP < hi ? TAIL_MIN_KEEP : hi;
+		if (k - first == 1 && tail_cost(l + first, 1, lo) > max_bytes)
+			lo = max_bytes > 64 ? max_bytes - 64 : max_bytes; /* the marker's room */
+		/* The largest cap in [lo, hi] that fits: cost grows with cap. */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo + 1) / 2;
+
+			if (tail_cost(l + first, k - first, mid) <= max_bytes)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		cap = lo;
+	}
+	for (size_t i = first; i < k; i++) {
+		if (i > first)
+			srt_buf_putc(&out, '\n');
+		put_line(&out, &l[i], cap);
+	}
+out:
+	if (fd >= 0)
 		close(fd);
-		return srt_xstrdup("");
-	}
-	start = sb.st_size > (off_t)max_bytes ? sb.st_size - (off_t)max_bytes : 0;
-	buf = srt_xmalloc(max_bytes + 1);
-	n = pread(fd, buf, max_bytes, start);
-	close(fd);
-	if (n <= 0) {
-		free(buf);
-		return srt_xstrdup("");
-	}
-	buf[n] = '\0';
-	/* Drop a trailing newline, then walk back `lines` newlines. */
-	while (n > 0 && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	for (p = buf + n; p > buf; p--) {
-		if (p[-1] == '\n' && ++seen == lines)
-			break;
-	}
-	if (p == buf && start > 0) {
-		/* A partial first line: start after its end. */
-		char *nl = strchr(buf, '\n');
-
-		p = nl ? nl + 1 : buf;
-	}
-	memmove(buf, p, strlen(p) + 1);
-	return buf;
+	free(l);
+	free(buf);
+	return srt_buf_detach(&out);
 }
 
 /* ---- captured commands ---- */

@@ -242,7 +242,7 @@ int srt_rundir_read_plan_file(const char *path, json_t **plan, int64_t *generati
 
 /* ---- names ---- */
 
-static const char *const phase_names[] = { "Starting", "Ready",	   "Failed",  "Stopping",
+static const char *const phase_names[] = { "Starting", "Ready",	    "Failed",  "Stopping",
 					   "Stopped",  "Succeeded", "Degraded" };
 static const char *const state_names[] = { "Pending", "Starting",  "Running",
 					   "Ready",   "Unhealthy", "CrashLoopBackOff",
@@ -384,7 +384,7 @@ static json_t *proc_to_json(const struct srt_rundir_proc *p)
 json_t *srt_rundir_status_to_json(const struct srt_rundir_status *st)
 {
 	json_t *o = json_object(), *agent = json_object(), *nodes = json_array(),
-	       *procs = json_array();
+	       *procs = json_array(), *conds = json_array();
 
 	json_object_set_new(o, "version", json_integer(SRT_RUNDIR_VERSION));
 	json_object_set_new(o, "seq", json_integer(st->seq));
@@ -406,6 +406,19 @@ json_t *srt_rundir_status_to_json(const struct srt_rundir_status *st)
 	for (size_t i = 0; i < st->nprocs; i++)
 		json_array_append_new(procs, proc_to_json(&st->procs[i]));
 	json_object_set_new(o, "processes", procs);
+	for (size_t i = 0; i < st->nconditions; i++) {
+		const struct srt_rundir_condition *c = &st->conditions[i];
+
+		json_array_append_new(conds,
+				      json_pack("{s:o,s:s,s:o,s:I,s:I,s:o,s:I}", "type",
+						str_or_null(c->type), "status", "True", "reason",
+						str_or_null(c->reason), "generation",
+						(json_int_t)c->generation, "rolled_back_to",
+						(json_int_t)c->rolled_back_to, "message",
+						text_json(c->message ? c->message : ""), "since",
+						(json_int_t)c->since));
+	}
+	json_object_set_new(o, "conditions", conds);
 	json_object_set_new(o, "updated_at", json_integer(st->updated_at));
 	return o;
 }
@@ -478,7 +491,7 @@ int srt_rundir_read_status(const char *dir, struct srt_rundir_status *st, struct
 {
 	char *path = join(dir, SRT_RUNDIR_STATUS);
 	json_error_t je;
-	json_t *j = NULL, *nodes, *procs, *agent;
+	json_t *j = NULL, *nodes, *procs, *agent, *conds;
 	struct srt_buf b;
 	int rc;
 
@@ -537,6 +550,24 @@ int srt_rundir_read_status(const char *dir, struct srt_rundir_status *st, struct
 			goto out;
 		}
 	}
+	conds = json_object_get(j, "conditions");
+	st->nconditions = json_array_size(conds);
+	st->conditions = srt_xcalloc(st->nconditions + 1, sizeof(*st->conditions));
+	for (size_t i = 0; i < st->nconditions; i++) {
+		const json_t *c = json_array_get(conds, i);
+		struct srt_rundir_condition *q = &st->conditions[i];
+
+		q->type = get_str(c, "type");
+		if (!q->type) {
+			srt_error_set(err, "'%s': conditions[%zu] lacks a type", path, i);
+			goto out;
+		}
+		q->reason = get_str(c, "reason");
+		q->generation = get_int(c, "generation", 0);
+		q->rolled_back_to = get_int(c, "rolled_back_to", 0);
+		q->message = get_str(c, "message");
+		q->since = get_int(c, "since", 0);
+	}
 	st->root = j;
 	j = NULL;
 	rc = 0;
@@ -544,6 +575,7 @@ out:
 	if (rc < 0) {
 		free(st->nodes);
 		free(st->procs);
+		free(st->conditions);
 		memset(st, 0, sizeof(*st));
 		st->exit_code = -1;
 	}
@@ -559,6 +591,7 @@ void srt_rundir_status_release(struct srt_rundir_status *st)
 		return;
 	free(st->nodes);
 	free(st->procs);
+	free(st->conditions);
 	json_decref(st->root);
 	memset(st, 0, sizeof(*st));
 }

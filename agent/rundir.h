@@ -62,6 +62,10 @@
  *        "last_probe": "http 8702 /health: HTTP 200", "message": "",
  *        "critical": true, "external": false},
  *       ...],
+ *     "conditions": [ what the run's phase does not say; [] when none:
+ *       {"type": "RolloutFailed", "status": "True",
+ *        "reason": "RollingBack" | "RolledBack", "generation": 3,
+ *        "rolled_back_to": 2, "message": "...", "since": MS}],
  *     "updated_at": MS
  *   }
  *   MS is Unix time in milliseconds; 0 / null when it has not happened.
@@ -77,6 +81,14 @@
  *   first readiness probe (the master: infra ip:8700; an external master:
  *   its address), null without one.  env_hash: srt_rundir_env_hash() of the
  *   variables the process was given.
+ *   conditions: RolloutFailed: plan generation `generation` could not become
+ *   ready, and the agent went back to `rolled_back_to` (the last generation
+ *   that was ready), which plan_generation then shows; reason RollingBack
+ *   while the old processes come back, RolledBack once they are up.
+ *   message: which process failed and how, with its log tail.  The agent
+ *   does not try that generation again; the condition stays until a newer
+ *   generation is rolled out.  A status.json without "conditions" (an
+ *   older agent) reads as none.
  *
  * events.jsonl (one object per line, '\n'-terminated):
  *   {"seq": 5, "time": MS, "type": "Normal" | "Warning",
@@ -206,6 +218,16 @@ struct srt_rundir_proc {
 	bool external;
 };
 
+/* A condition (status.json "conditions"); "status" is always "True". */
+struct srt_rundir_condition {
+	const char *type;   /* "RolloutFailed" */
+	const char *reason; /* "RollingBack" | "RolledBack" */
+	int64_t generation; /* the generation that failed */
+	int64_t rolled_back_to;
+	const char *message;
+	int64_t since; /* Unix ms */
+};
+
 struct srt_rundir_status {
 	int version;
 	int64_t seq;
@@ -222,8 +244,10 @@ struct srt_rundir_status {
 	const char *infra_ip;
 	struct srt_rundir_proc *procs;
 	size_t nprocs;
+	struct srt_rundir_condition *conditions;
+	size_t nconditions;
 	int64_t updated_at;
-	/* Reader side: owns nodes, procs and every string; NULL for a writer's struct. */
+	/* Reader side: owns nodes, procs, conditions and every string; NULL for a writer's struct. */
 	json_t *root;
 };
 

@@ -18,7 +18,12 @@
 # and the log tail in the event); an agent restarted in the same run
 # directory (event seq continues, torn line cut); an external master that
 # is down, then up; a killed master restarted with its stores (issue 6);
-# a hung master restarted by liveness; a crash loop ended by its budget.
+# a hung master restarted by liveness; a crash loop ended by its budget; a
+# port held by another process (the failure names the probes, the held
+# port, and keeps the error lines whole); a second SIGTERM while stopping;
+# a generation that cannot become ready, rolled back.  The agent runs
+# without a wrapper: every signal is sent once, by pid, and every wait is
+# bounded.
 set -euo pipefail
 
 SRTCTL=${SRTCTL:?set SRTCTL to the srtctl binary}
@@ -142,28 +147,88 @@ new_case() {
 	export FAKE_SRUN_LOG=$PWD/srun.log FAKE_RECORD_DIR=$PWD/rec
 }
 
-# start_agent NODELIST [VAR=value ...]: the agent in the background.
+# start_agent NODELIST [VAR=value ...]: the agent in the background, its
+# own pid in agent_pid (no wrapper: a signal the test sends reaches it
+# once; `timeout` would send it again to its process group).  The stop
+# grace is $STOP_TIMEOUT (default 2s).
 start_agent() {
 	local nodes=$1
 	shift
 	(
 		export PATH="$work/bin:$PATH" SLURM_JOB_ID=4242 SLURM_JOB_NODELIST=$nodes "$@"
-		exec timeout 120 "$SRTCTL" agent --run-dir run --stop-timeout 2s
+		exec "$SRTCTL" agent --run-dir run --stop-timeout "${STOP_TIMEOUT:-2s}"
 	) >agent.out 2>&1 &
 	agent_pid=$!
 }
 
-# finish_agent: wait for the agent to end; sets rc.
+alive() { # PID runs (not a zombie)
+	local st
+	st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+	[[ -n $st && $st != Z ]]
+}
+
+# finish_agent [SECONDS]: wait for the agent to end (at most SECONDS,
+# default 120; then it is killed and the test fails); sets rc.
 finish_agent() {
+	local secs=${1:-120} i
+	for ((i = 0; i < secs * 10; i++)); do
+		alive "$agent_pid" || break
+		sleep 0.1
+	done
+	if alive "$agent_pid"; then
+		kill -KILL "$agent_pid" 2>/dev/null || true
+		wait "$agent_pid" 2>/dev/null || true
+		agent_pid=
+		fail "$(basename "$PWD"): the agent did not end within $secs s"
+	fi
 	rc=0
 	wait "$agent_pid" || rc=$?
 	agent_pid=
 }
 
+# stop_agent: one SIGTERM to the agent, by pid; wait for it to end.
 stop_agent() {
 	kill -TERM "$agent_pid"
-	finish_agent
+	finish_agent 60
 }
+
+# hold IP PORT: a plain listener (accepts and closes) on IP:PORT, as another
+# program holding a port would; its pid goes to extra_pids.
+hold() {
+	python3 -c '
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # its TIME-WAITs must not block the next test
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.listen(64)
+s.settimeout(0.2)
+end = time.monotonic() + 300
+while time.monotonic() < end:
+    try:
+        s.accept()[0].close()
+    except socket.timeout:
+        pass
+' "$1" "$2" &
+	extra_pids+=($!)
+	local i
+	for ((i = 0; i < 100; i++)); do
+		python3 -c 'import socket, sys; socket.create_connection((sys.argv[1], int(sys.argv[2])), 1).close()' "$1" "$2" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "hold: $1:$2 never listened"
+}
+
+unhold() { # stop the last hold
+	kill -KILL "${extra_pids[-1]}" 2>/dev/null || true
+	wait "${extra_pids[-1]}" 2>/dev/null || true
+}
+
+# RUN_STOPPED_ONCE: exactly one run-level Stopped event, and it is the last event.
+RUN_STOPPED_ONCE='
+rs = [e for e in ev("Stopped") if e["object"]["kind"] == "run"]
+assert len(rs) == 1, [e["seq"] for e in rs]
+assert events()[-1]["seq"] == rs[0]["seq"]
+'
 
 # until_py SECONDS PYTHON: poll until the expression over run/ is true.
 # Helpers: status() -> status.json, events() -> list, ev(reason, name=None).
@@ -295,6 +360,8 @@ st = {e["object"]["name"]: e for e in ev("Stopped") if e["object"]["kind"] != "r
 assert st["mooncake-master"]["seq"] > st["prefill_0"]["seq"] and st["mooncake-master"]["seq"] > st["decode_0"]["seq"]
 assert st["prefill_0"]["seq"] > stop["seq"]
 assert es[-1]["reason"] == "Stopped" and es[-1]["object"]["kind"] == "run"
+assert len(ev("Stopping")) == 1 and not ev("Killed"), [e["message"] for e in ev("Killed")]
+'"$RUN_STOPPED_ONCE"'
 s = status()
 assert s["phase"] == "Stopped" and s["exit_code"] == 143, (s["phase"], s["exit_code"])
 assert all(p["state"] == "Stopped" and p["pid"] is None for p in s["processes"])
@@ -387,6 +454,7 @@ assert not ev("Started", "agg_0")
 s = status()
 assert s["phase"] == "Failed" and s["exit_code"] == 1
 assert proc("mooncake-master")["state"] == "Failed" and proc("agg_0")["state"] == "Pending"
+'"$RUN_STOPPED_ONCE"'
 '
 echo "ok 3 a master that never becomes ready fails the run, naming the port"
 
@@ -399,12 +467,15 @@ finish_agent
 [[ $rc == 1 ]] || fail "atonce: exit status $rc, want 1"
 check "exits at once" '
 f = ev("RunFailed")[0]
-assert "mooncake-master exited with status 1 before it was ready (tcp port 8700 on" in f["message"], f["message"]
+assert "mooncake-master exited with status 1 before it was ready: tcp 8700 never answered" in f["message"], f["message"]
+assert "tcp 8701 never answered" in f["message"] and "http 8702 /health never answered" in f["message"], f["message"]
+assert "still accept" not in f["message"], f["message"]
 assert "last lines of service_mooncake-master.out:" in f["message"]
 assert "Failed to start master service" in f["message"], f["message"]
 x = ev("ProcessExited", "mooncake-master")[0]
 assert x["type"] == "Warning" and x["seq"] < f["seq"]
 assert not ev("ReadinessTimeout") and status()["phase"] == "Failed"
+'"$RUN_STOPPED_ONCE"'
 '
 echo "ok 4 a master that exits at once fails the run at once with its log tail"
 
@@ -514,6 +585,9 @@ assert u["type"] == "Warning" and "3 liveness probes in a row failed" in u["mess
 assert "timed out" in u["message"], u["message"]
 r = ev("Restarted", "mooncake-master")[1]
 assert r["seq"] > u["seq"] and "restart 2: liveness probes failed (exit status 137)" in r["message"], r["message"]
+k = ev("Killed", "mooncake-master")
+assert len(k) == 1 and u["seq"] < k[0]["seq"] < r["seq"], k
+assert k[0]["message"] == "did not stop within 2.0 s of SIGTERM (liveness probes failed); sent SIGKILL", k[0]["message"]
 assert len(ev("Restarted", "mooncake-store")) == 2
 '
 stop_agent
@@ -547,6 +621,7 @@ assert "critical process mooncake-master failed 3 times in a row" in f["message"
 assert len(ev("Restarted", "mooncake-master")) == 2
 s = status()
 assert s["phase"] == "Failed" and proc("mooncake-master")["state"] == "Failed" and proc("mooncake-master")["restarts"] == 2
+'"$RUN_STOPPED_ONCE"'
 '
 echo "ok 8 a crash loop backs off 0 s, 1 s and ends with the budget (run Failed)"
 
@@ -667,3 +742,218 @@ assert s["plan_generation"] == 3 and s["phase"] == "Ready", s["phase"]
 stop_agent
 [[ $rc == 143 ]] || fail "roll: exit status $rc"
 echo "ok 10 a new generation rolls out in place: a role's env restarts that role only; a master arg restarts the master and its store; another layout is refused"
+
+# ---- 11. a port the master needs is held by another process ----
+
+# A long --root_fs_dir makes the first log line ~2.1 KB (the real line lists
+# every setting): the error line after it must still reach the user whole.
+LONG_DIR=/shared/$(printf 'mooncake-root-fs-%02d/' $(seq 1 30))
+taken_recipe() { echo "name: agent-taken
+engine: sglang
+roles:
+  agg:
+    args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    args: [--root_fs_dir=$LONG_DIR]
+    readiness: {timeout_seconds: 30, interval_seconds: 1}"; }
+
+# The admin port: the real master logs its error line and exits 1 after its 1 s pause.
+new_case taken8702 "$(taken_recipe)"
+hold "$NET.1" 8702
+start_agent n1
+finish_agent
+unhold
+[[ $rc == 1 ]] || fail "taken8702: exit status $rc, want 1"
+check "admin port held" '
+ip1 = os.environ["FAKE_NET"] + ".1"
+log = open("run/logs/service_mooncake-master.out").read().splitlines()
+assert len(log[0]) > 2000 and log[-1].endswith("Failed to start master admin server on port 8702"), (len(log[0]), log[-1])
+f = ev("RunFailed")[0]["message"]
+head = f.split("\n")[0]
+assert head.startswith("mooncake-master exited with status 1 before it was ready: tcp 8700 never answered"), head
+assert "tcp 8701 answered, http 8702 /health never answered" in head, head
+assert "port 8702 on %s still accepts connections after mooncake-master exited: another process holds it" % ip1 in head, head
+assert "8701 on" not in head.split(";", 1)[1], head     # the metadata port was its own
+lp = proc("mooncake-master")["last_probe"]
+assert lp == "tcp 8700: connection refused", lp        # the first probe that failed
+assert f.endswith("\n" + log[-1]), f[-300:]              # the error line, whole, last
+assert log[0] in f.split("\n"), f[:300]                  # 2.9 KB in all: nothing cut
+assert status()["message"] == f
+assert ev("ProcessExited", "mooncake-master")[0]["message"].endswith(log[-1])
+'"$RUN_STOPPED_ONCE"'
+'
+
+# The metadata port: the real master aborts at once (LOG(FATAL), 134).
+new_case taken8701 "$(taken_recipe)"
+hold "$NET.1" 8701
+start_agent n1
+finish_agent
+unhold
+[[ $rc == 1 ]] || fail "taken8701: exit status $rc, want 1"
+check "metadata port held" '
+ip1 = os.environ["FAKE_NET"] + ".1"
+log = open("run/logs/service_mooncake-master.out").read().splitlines()
+e = [l for l in log if l.startswith("E")]
+fl = [l for l in log if l.startswith("F")]
+assert len(e) == 1 and e[0].endswith("Failed to start HTTP metadata server on 0.0.0.0:8701") and len(fl) == 1, log
+f = ev("RunFailed")[0]["message"]
+head = f.split("\n")[0]
+assert head.startswith("mooncake-master exited with status 134 before it was ready: tcp 8700 never answered"), head
+assert "http 8702 /health never answered" in head, head
+assert "port 8701 on %s still accepts connections after mooncake-master exited: another process holds it" % ip1 in head, head
+lines = f.split("\n")
+assert e[0] in lines and fl[0] in lines and lines[-1] == log[-1], f[-600:]
+assert status()["message"] == f
+'"$RUN_STOPPED_ONCE"'
+'
+echo "ok 11 a port held by another process: the failure says which probes answered, which port is held, and keeps the error lines whole"
+
+# ---- 12. a second signal while stopping ----
+
+new_case hurry "$(master_only 30)"
+STOP_TIMEOUT=60s start_agent n1 FAKE_MASTER_SHUTDOWN_SECONDS=120
+until_py 40 'status()["phase"] == "Ready"'
+kill -TERM "$agent_pid"
+# The master has its SIGTERM (the last stage) and takes its time to stop.
+until_py 30 '"Shutdown signal received" in open("run/logs/service_mooncake-master.out").read()'
+check "one signal: no kill yet" '
+assert len(ev("Stopping")) == 1 and not ev("Killed")
+assert ev("Stopped", "agg_0") and not ev("Stopped", "mooncake-master")
+'
+kill -TERM "$agent_pid"
+finish_agent 60
+[[ $rc == 143 ]] || fail "hurry: exit status $rc, want 143"
+check "a second signal" '
+st = ev("Stopping")
+assert len(st) == 2 and st[0]["type"] == "Normal" and st[1]["type"] == "Warning", st
+assert "received signal 15 (Terminated) while stopping" in st[1]["message"], st[1]["message"]
+k = ev("Killed")
+assert [x["object"]["name"] for x in k] == ["mooncake-master"], k
+assert k[0]["message"] == "a second signal (Terminated) asked for an immediate stop; sent SIGKILL without waiting out the 60.0 s grace after SIGTERM", k[0]["message"]
+assert st[1]["seq"] < k[0]["seq"] < ev("Stopped", "mooncake-master")[0]["seq"]
+assert "exit status 137" in ev("Stopped", "mooncake-master")[0]["message"]
+assert status()["phase"] == "Stopped" and status()["exit_code"] == 143
+'"$RUN_STOPPED_ONCE"'
+'
+echo "ok 12 one SIGTERM stops in order without kills; a second one SIGKILLs the current stage and says so"
+
+# ---- 13. a generation that cannot become ready is rolled back ----
+
+back_recipe() { # back_recipe MASTER_ARGS MASTER_ENV TIMEOUT [STORE_READINESS]
+	printf '%s\n' "name: agent-back
+engine: sglang
+roles:
+  agg:
+    args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    args: [$1]
+    env: {$2}
+    readiness: {timeout_seconds: $3, interval_seconds: 1}
+  - name: mooncake-store
+    type: mooncake-store
+    args: [--port, '8800']
+    ${4:-}"
+}
+new_case back "$(back_recipe '' '' 30)"
+start_agent n1
+until_py 40 'status()["phase"] == "Ready" and proc("mooncake-store")["state"] == "Running"'
+pids1=$(python3 -c "$PYLIB
+print(json.dumps({p['name']: p['pid'] for p in status()['processes']}))")
+
+# Generation 2: an unknown flag; the master exits 1 at once (gflags).
+write_plan 2 "$(back_recipe '--bogus_flag=1' '' 30)"
+until_py 40 'ev("RolledBack") and [e for e in ev("RolledBack") if e["object"]["kind"] == "run"] and proc("mooncake-master")["state"] == "Ready" and proc("mooncake-store")["state"] == "Running"'
+check "rollback after an unknown flag" '
+before = json.loads(sys.argv[1])
+f = ev("RolloutFailed")
+assert len(f) == 1 and f[0]["type"] == "Warning" and f[0]["generation"] == 2, f
+m = f[0]["message"]
+assert m.startswith("generation 2 cannot become ready: mooncake-master exited with status 1 before it was ready: tcp 8700 never answered"), m
+assert "rolling back to generation 1, the last one that was ready; generation 2 is not tried again" in m, m
+assert m.endswith("ERROR: unknown command line flag \x27bogus_flag\x27"), m[-200:]
+rb = ev("RollingBack")[0]
+assert rb["type"] == "Warning" and rb["generation"] == 1, rb
+assert "back to generation 1 after generation 2 failed: restarting mooncake-master (command or args)" in rb["message"], rb["message"]
+pm = [e for e in ev("RolledBack") if e["object"]["kind"] != "run"]
+assert [e["object"]["name"] for e in pm] == ["mooncake-master"], pm
+assert "started again with generation 1 (command or args changed; generation 2 failed)" in pm[0]["message"], pm[0]["message"]
+done = [e for e in ev("RolledBack") if e["object"]["kind"] == "run"][0]
+assert "generation 1 runs again" in done["message"], done["message"]
+fr = ev("Restarting", "mooncake-store")[-1]
+seq = lambda e: e["seq"]
+assert seq(ev("RolloutStarted")[0]) < seq(ev("RolledOut", "mooncake-master")[0]) < seq(f[0]) < seq(rb) < seq(pm[0]) < seq(ev("Ready", "mooncake-master")[-1]) < seq(fr) < seq(done), [e["reason"] for e in events()[-12:]]
+assert not ev("BackOff") and not ev("RunFailed") and not ev("RestartLimitReached")
+s = status()
+assert s["phase"] == "Ready" and s["plan_generation"] == 1, (s["phase"], s["plan_generation"])
+c = s["conditions"]
+assert len(c) == 1 and c[0]["type"] == "RolloutFailed" and c[0]["status"] == "True", c
+assert c[0]["reason"] == "RolledBack" and c[0]["generation"] == 2 and c[0]["rolled_back_to"] == 1, c
+assert c[0]["message"].startswith("mooncake-master exited with status 1 before it was ready"), c[0]["message"]
+assert "unknown command line flag" in c[0]["message"]
+assert proc("mooncake-master")["restarts"] == 0 and proc("mooncake-master")["pid"] != before["mooncake-master"]
+assert proc("agg_0")["pid"] == before["agg_0"]       # the worker never stopped
+' "$pids1"
+# The master runs generation 1's args again.
+python3 -c "$PYLIB
+r = [json.loads(l) for l in open('rec/mooncake_master.jsonl')]
+assert [('--bogus_flag=1' in x['argv']) for x in r] == [False, True, False], [x['argv'] for x in r]
+" || fail "back: master records"
+
+# Generation 2 written again is not tried again (the agent looks once a second).
+write_plan 2 "$(back_recipe '--bogus_flag=1' '' 30)"
+sleep 2.5
+check "not retried" '
+assert len(ev("RolloutStarted")) == 1 and len(ev("RolloutFailed")) == 1
+assert status()["plan_generation"] == 1
+'
+
+# Generation 3: a master that never becomes ready (readiness timeout): rolled back too.
+write_plan 3 "$(back_recipe '' 'FAKE_MASTER_HANG: admin' 3)"
+until_py 40 'len(ev("RolloutFailed")) == 2 and len([e for e in ev("RolledBack") if e["object"]["kind"] == "run"]) == 2 and proc("mooncake-master")["state"] == "Ready"'
+check "rollback after a readiness timeout" '
+f = ev("RolloutFailed")[1]
+assert f["generation"] == 3, f
+assert "generation 3 cannot become ready: mooncake-master was not ready within 3 s (readiness.timeout_seconds): http port 8702" in f["message"], f["message"]
+assert "rolling back to generation 1" in f["message"], f["message"]
+t = ev("ReadinessTimeout", "mooncake-master")[0]
+assert t["seq"] < f["seq"] and "with generation 3" in t["message"], t["message"]
+s = status()
+assert s["plan_generation"] == 1 and s["phase"] == "Ready"
+assert [(c["generation"], c["rolled_back_to"], c["reason"]) for c in s["conditions"]] == [(3, 1, "RolledBack")], s["conditions"]
+assert not ev("RunFailed")
+'
+
+# Generation 4: a good master arg, but the store (to be restarted as the
+# master's follower; its own spec unchanged: readiness is not part of it)
+# is probed on a port it does not serve.  The store fails the generation: it
+# is started again too, with generation 1's readiness.
+write_plan 4 "$(back_recipe '--eviction_ratio=0.2' '' 30 "readiness: {port: 8899, timeout_seconds: 2, interval_seconds: 1}")"
+until_py 60 'len(ev("RolloutFailed")) == 3 and len([e for e in ev("RolledBack") if e["object"]["kind"] == "run"]) == 3 and proc("mooncake-store")["state"] == "Running"'
+check "rollback after a follower failed" '
+f = ev("RolloutFailed")[2]
+# (it was up with generation 1, so its new probes run as liveness probes)
+assert f["generation"] == 4 and "mooncake-store was stopped (liveness probes failed (exit status 0)) before it was ready: tcp 8899 never answered" in f["message"], f["message"]
+assert ev("Unhealthy", "mooncake-store")[0]["seq"] < f["seq"]
+rb = ev("RollingBack")[2]
+assert "restarting mooncake-master (command or args), mooncake-store (it failed with generation 4)" in rb["message"], rb["message"]
+s = status()
+assert s["plan_generation"] == 1 and s["phase"] == "Ready" and s["conditions"][0]["generation"] == 4, s["conditions"]
+assert proc("mooncake-master")["state"] == "Ready"
+'
+
+# Generation 5 works: it rolls out, and the condition goes.
+write_plan 5 "$(back_recipe '--eviction_ratio=0.1' '' 30)"
+until_py 40 'ev("RolloutComplete") and status()["plan_generation"] == 5 and proc("mooncake-store")["state"] == "Running" and ev("Restarted", "mooncake-store")[-1]["seq"] > ev("RolloutStarted")[-1]["seq"]'
+check "a newer generation after a failed one" '
+s = status()
+assert s["conditions"] == [] and s["phase"] == "Ready", s["conditions"]
+assert ev("RolloutComplete")[0]["generation"] == 5
+'
+stop_agent
+[[ $rc == 143 ]] || fail "back: exit status $rc"
+check "back: stopped" "$RUN_STOPPED_ONCE"
+echo "ok 13 a generation whose master or store cannot become ready (unknown flag; readiness timeout; a store that fails its new probes) is rolled back to the last ready one, marked failed in status.json and not tried again"

@@ -667,6 +667,153 @@ static void test_spawn_log_and_tail(void **state)
 	free(log);
 }
 
+/* Is s valid UTF-8? */
+static bool utf8_ok(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		int n = *p < 0x80	    ? 1 :
+			(*p & 0xE0) == 0xC0 ? 2 :
+			(*p & 0xF0) == 0xE0 ? 3 :
+			(*p & 0xF8) == 0xF0 ? 4 :
+					      0;
+
+		if (!n)
+			return false;
+		for (int i = 1; i < n; i++)
+			if ((p[i] & 0xC0) != 0x80)
+				return false;
+		p += n;
+	}
+	return true;
+}
+
+static size_t count_char(const char *s, char c)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == c;
+	return n;
+}
+
+/*
+ * A real mooncake master's first log line is ~2 KB: the tail keeps the
+ * error lines after it whole and cuts long lines in their middle instead of
+ * dropping them or the lines that follow.
+ */
+static void test_log_tail_long_lines(void **state)
+{
+	char dir[] = "/tmp/srt-tail-XXXXXX";
+	char *path, *tail, *cmd, *end;
+	struct srt_buf b;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	path = srt_xasprintf("%s/m.out", dir);
+
+	/* One long line, then the error, the fatal line and a stack trace. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("I1201 master.cpp:1300] Master service started on port 8700", f);
+	for (int i = 0; i < 150; i++)
+		fprintf(f, ", setting_%03d=value", i);
+	fputs(", cxl_size=8589934592\n", f);
+	fputs("E1201 master.cpp:1435] Failed to start HTTP metadata server on 0.0.0.0:8701\n", f);
+	fputs("F1201 master.cpp:1449] Failed to start HTTP metadata server\n", f);
+	fputs("*** Check failure stack trace: ***\n", f);
+	for (int i = 0; i < 8; i++)
+		fprintf(f, "    @     0x7f3a2b8c%04x  frame_%d()\n", i, i);
+	fclose(f);
+	tail = srt_agent_log_tail(path, 20, 1024);
+	assert_true(strlen(tail) <= 1024);
+	assert_true(strncmp(tail, "I1201 master.cpp:1300] Master service started on port 8700",
+			    58) == 0);
+	assert_non_null(strstr(tail, " bytes cut ...] "));
+	assert_non_null(strstr(tail,
+			       ", cxl_size=8589934592\nE1201 master.cpp:1435] Failed to start "
+			       "HTTP metadata server on 0.0.0.0:8701\nF1201 master.cpp:1449] "
+			       "Failed to start HTTP metadata server\n*** Check failure stack "
+			       "trace: ***\n"));
+	end = strrchr(tail, '\n');
+	assert_string_equal(end, "\n    @     0x7f3a2b8c0007  frame_7()");
+	assert_int_equal(count_char(tail, '\n'), 11);
+	free(tail);
+	/* Room for all of it: nothing is cut. */
+	tail = srt_agent_log_tail(path, 20, 8192);
+	assert_null(strstr(tail, " bytes cut ...] "));
+	assert_int_equal(count_char(tail, '\n'), 11);
+	free(tail);
+	/* The line bound: the last 3 lines. */
+	tail = srt_agent_log_tail(path, 3, 1024);
+	assert_string_equal(tail, "    @     0x7f3a2b8c0005  frame_5()\n"
+				  "    @     0x7f3a2b8c0006  frame_6()\n"
+				  "    @     0x7f3a2b8c0007  frame_7()");
+	free(tail);
+
+	/* Many long lines: each is cut to the same length, the short last one is whole. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 30; i++) {
+		fprintf(f, "I%02d Master Admin Metrics: ", i);
+		for (int j = 0; j < 160; j++)
+			fputs("Get=0.00/0.00, ", f);
+		fputs("end\n", f);
+	}
+	fputs("E boom: the error\n", f);
+	fclose(f);
+	tail = srt_agent_log_tail(path, 20, 4096);
+	assert_true(strlen(tail) <= 4096);
+	assert_int_equal(count_char(tail, '\n'), 19);
+	assert_non_null(strstr(tail, "\nE boom: the error"));
+	assert_string_equal(strrchr(tail, '\n'), "\nE boom: the error");
+	assert_true(strncmp(tail, "I11 Master Admin Metrics: ", 26) == 0);
+	assert_non_null(strstr(tail, "end\nI29 Master Admin Metrics: "));
+	free(tail);
+
+	/* A last line longer than the read window and the byte bound, no newline. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 10000; i++)
+		fputs("0123456789", f);
+	fputs("THE END", f);
+	fclose(f);
+	tail = srt_agent_log_tail(path, 20, 4096);
+	assert_true(strlen(tail) <= 4096 + 64);
+	assert_non_null(strstr(tail, " bytes cut ...] "));
+	assert_int_equal(count_char(tail, '\n'), 0);
+	assert_string_equal(tail + strlen(tail) - 7, "THE END");
+	free(tail);
+
+	/* Cuts fall between UTF-8 characters. */
+	srt_buf_init(&b);
+	for (int i = 0; i < 2000; i++)
+		srt_buf_puts(&b, "\xc3\xa9\xe2\x82\xac"); /* é€ */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%s\nlast\n", b.data);
+	fclose(f);
+	srt_buf_release(&b);
+	for (size_t max = 290; max < 300; max++) {
+		tail = srt_agent_log_tail(path, 5, max);
+		assert_true(utf8_ok(tail));
+		assert_true(strlen(tail) <= max);
+		assert_string_equal(strrchr(tail, '\n'), "\nlast");
+		free(tail);
+	}
+
+	/* Not a regular file: nothing. */
+	tail = srt_agent_log_tail(dir, 5, 100);
+	assert_string_equal(tail, "");
+	free(tail);
+	cmd = srt_xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(path);
+}
+
 static void test_nodes_without_slurm(void **state)
 {
 	struct srt_agent_nodes n;
@@ -693,6 +840,7 @@ int main(void)
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_run_cmds),
 		cmocka_unit_test(test_spawn_log_and_tail),
+		cmocka_unit_test(test_log_tail_long_lines),
 		cmocka_unit_test(test_nodes_without_slurm),
 	};
 

@@ -151,6 +151,14 @@ static void test_status_round_trip(void **state)
 	struct fx *f = *state;
 	struct srt_rundir_node nodes[] = { { "n1", "10.0.0.1" }, { "n2", "10.0.0.2" } };
 	struct srt_rundir_proc procs[2];
+	struct srt_rundir_condition conds[] = {
+		{ .type = "RolloutFailed",
+		  .reason = "RolledBack",
+		  .generation = 4,
+		  .rolled_back_to = 3,
+		  .message = "mooncake-master exited with status 1\nlast lines",
+		  .since = 2500 }
+	};
 	struct srt_rundir_status st, rd;
 	struct srt_error err;
 	char *text;
@@ -203,6 +211,8 @@ static void test_status_round_trip(void **state)
 	st.infra_ip = "10.0.0.1";
 	st.procs = procs;
 	st.nprocs = 2;
+	st.conditions = conds;
+	st.nconditions = 1;
 	st.updated_at = 3000;
 	assert_int_equal(srt_rundir_write_status(f->dir, &st, &err), 0);
 	assert_no_tmp(f);
@@ -211,6 +221,7 @@ static void test_status_round_trip(void **state)
 	assert_non_null(strstr(text, "\"state\": \"CrashLoopBackOff\""));
 	assert_non_null(strstr(text, "\"exit_code\": null"));
 	assert_non_null(strstr(text, "\"pid\": null"));
+	assert_non_null(strstr(text, "\"status\": \"True\""));
 	free(text);
 
 	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), 0);
@@ -248,6 +259,24 @@ static void test_status_round_trip(void **state)
 	assert_int_equal(rd.procs[1].pid, -1);
 	assert_null(rd.procs[1].endpoint);
 	assert_string_equal(rd.procs[1].message, "bad ? byte");
+	assert_int_equal(rd.nconditions, 1);
+	assert_string_equal(rd.conditions[0].type, "RolloutFailed");
+	assert_string_equal(rd.conditions[0].reason, "RolledBack");
+	assert_int_equal(rd.conditions[0].generation, 4);
+	assert_int_equal(rd.conditions[0].rolled_back_to, 3);
+	assert_string_equal(rd.conditions[0].message,
+			    "mooncake-master exited with status 1\nlast lines");
+	assert_int_equal(rd.conditions[0].since, 2500);
+	srt_rundir_status_release(&rd);
+
+	/* No conditions: an empty array, read back as none. */
+	st.nconditions = 0;
+	assert_int_equal(srt_rundir_write_status(f->dir, &st, &err), 0);
+	text = read_all(f, SRT_RUNDIR_STATUS);
+	assert_non_null(strstr(text, "\"conditions\": []"));
+	free(text);
+	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), 0);
+	assert_int_equal(rd.nconditions, 0);
 	srt_rundir_status_release(&rd);
 }
 
@@ -293,6 +322,18 @@ static void test_status_missing_and_invalid(void **state)
 		assert_non_null(strstr(err.msg, "processes[0]"));
 		assert_non_null(strstr(err.msg, "restarts count from 0 to 2147483647"));
 	}
+	unlink(p);
+	/* An older agent's file has no "conditions": none. */
+	append_raw(f, SRT_RUNDIR_STATUS, "{\"version\":1,\"seq\":1,\"phase\":\"Ready\"}");
+	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), 0);
+	assert_int_equal(rd.nconditions, 0);
+	srt_rundir_status_release(&rd);
+	unlink(p);
+	append_raw(
+		f, SRT_RUNDIR_STATUS,
+		"{\"version\":1,\"seq\":1,\"phase\":\"Ready\",\"conditions\":[{\"reason\":\"x\"}]}");
+	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), -1);
+	assert_non_null(strstr(err.msg, "conditions[0] lacks a type"));
 	free(p);
 }
 
