@@ -291,6 +291,51 @@ static int upsert_procs(struct srt_controller *c, const char *run,
 }
 
 /*
+ * The agent's conditions (status.json "conditions", e.g. RolloutFailed:
+ * generation N could not become ready and was rolled back to M) become the
+ * run's conditions, shown by `describe run`.  A RolloutFailed the agent no
+ * longer reports (a newer generation rolled out) is set False.  Inside the
+ * caller's transaction.
+ */
+static int ingest_conditions(struct srt_controller *c, const char *run,
+			     const struct srt_rundir_status *st, struct srt_error *err)
+{
+	struct srt_condition_row *rows = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < st->nconditions && rc == 0; i++) {
+		const struct srt_rundir_condition *k = &st->conditions[i];
+		char *msg = srt_xasprintf("generation %lld could not become ready; running "
+					  "generation %lld: %s",
+					  (long long)k->generation, (long long)k->rolled_back_to,
+					  k->message ? k->message : "");
+
+		rc = srt_store_condition_set(c->store, run, k->type, "True", k->reason, msg,
+					     k->generation, err);
+		free(msg);
+	}
+	if (rc != 0 || srt_store_condition_list(c->store, run, &rows, &n, err) != 0)
+		return -1;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		bool reported = false;
+
+		if (strcmp(rows[i].type, "RolloutFailed") || strcmp(rows[i].status, "True"))
+			continue;
+		for (size_t j = 0; j < st->nconditions; j++)
+			reported = reported || !strcmp(st->conditions[j].type, "RolloutFailed");
+		if (!reported)
+			rc = srt_store_condition_set(c->store, run, "RolloutFailed", "False",
+						     "RolledOut",
+						     "a newer generation rolled out; the failed one "
+						     "is no longer in effect",
+						     st->plan_generation, err);
+	}
+	srt_condition_rows_free(rows, n);
+	return rc;
+}
+
+/*
  * Read one run's status.json and new events.  Events are inserted and the
  * ingest cursor moved in one transaction: each is ingested exactly once.
  */
@@ -333,6 +378,8 @@ static int ingest_run(struct srt_controller *c, const struct srt_run_row *run,
 		rc = srt_store_ingest_cursor_set(c->store, run->name, last, err);
 	if (rc == 0 && src == 0)
 		rc = upsert_procs(c, run->name, &st, err);
+	if (rc == 0 && src == 0)
+		rc = ingest_conditions(c, run->name, &st, err);
 	if (finish_tx(c, rc, err) != 0) {
 		rc = -1;
 		goto out;

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# tests/cli/test_rollout_condition.sh: a generation the agent could not make
+# ready and rolled back (status.json "conditions": RolloutFailed) becomes a
+# condition of the run that `describe run` shows; once the agent no longer
+# reports it (a newer generation rolled out), the condition turns False.
+set -euo pipefail
+
+: "${SRTCTL:?set SRTCTL to the srtctl binary}"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export SRTSLURM_CONFIG=
+export XDG_STATE_HOME="$work/xdg"
+unset SRTCTL_DB SRTCTL_WATCH_TIMEOUT SRTCTL_EVENT_RETENTION
+DB="$work/state/srtctl.db"
+URL=http://127.0.0.1:9 # nothing listens on the discard port
+
+# fail, run
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+cat >r.yaml <<YAML
+name: alpha
+engine: sglang
+roles:
+  agg: {}
+YAML
+run 0 "$SRTCTL" apply -f r.yaml --db "$DB"
+"$SRTCTL" controller --once --url "$URL" --db "$DB" >ctl.log 2>&1 || true
+RUN=$(sqlite3 "$DB" "SELECT name FROM runs LIMIT 1")
+[[ -n $RUN ]] || fail "no run after a controller pass: $(cat ctl.log)"
+dir="$work/outputs/$RUN"
+mkdir -p "$dir"
+sqlite3 "$DB" "UPDATE runs SET run_dir = '$dir' WHERE name = '$RUN'"
+
+# The agent rolled generation 2 back to 1.
+cat >"$dir/status.json" <<'JSON'
+{"version":1,"seq":3,"phase":"Ready","plan_generation":1,"processes":[],
+ "conditions":[{"type":"RolloutFailed","status":"True","reason":"RolledBack","generation":2,
+ "rolled_back_to":1,"message":"mooncake-master exited before it was ready (exit status 1)",
+ "since":1700000000000}]}
+JSON
+"$SRTCTL" controller --once --url "$URL" --db "$DB" >ctl.log 2>&1 || true
+run 0 "$SRTCTL" describe run "$RUN" --db "$DB"
+grep -E 'RolloutFailed +True +RolledBack +2 ' out >/dev/null ||
+	fail "describe run shows no RolloutFailed condition: $(cat out)"
+grep -q 'generation 2 could not become ready; running generation 1: mooncake-master exited before it was ready (exit status 1)' out ||
+	fail "the condition's message does not say what happened: $(cat out)"
+
+# Generation 3 rolled out: the agent reports no condition any more.
+cat >"$dir/status.json" <<'JSON'
+{"version":1,"seq":4,"phase":"Ready","plan_generation":3,"processes":[]}
+JSON
+"$SRTCTL" controller --once --url "$URL" --db "$DB" >ctl.log 2>&1 || true
+run 0 "$SRTCTL" describe run "$RUN" --db "$DB"
+grep -E 'RolloutFailed +False +RolledOut +3 ' out >/dev/null ||
+	fail "the RolloutFailed condition did not turn False: $(cat out)"
+echo "test_rollout_condition: ok"
