@@ -132,15 +132,12 @@ static void set_message(struct agent *a, const char *fmt, ...)
 /* The run's message (status.json), whole: a failure's log tail is never cut here. */
 static void set_message(struct agent *a, const char *fmt, ...)
 {
-	struct srt_buf b;
 	va_list ap;
 
-	srt_buf_init(&b);
-	va_start(ap, fmt);
-	srt_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
 	free(a->message);
-	a->message = srt_buf_detach(&b);
+	va_start(ap, fmt);
+	a->message = srt_xvasprintf(fmt, ap);
+	va_end(ap);
 }
 
 /* ---- reporting ---- */

@@ -54,16 +54,24 @@ char *srt_xstrndup(const char *s, size_t n)
 	return p;
 }
 
-char *srt_xasprintf(const char *fmt, ...)
+char *srt_xvasprintf(const char *fmt, va_list ap)
 {
 	struct srt_buf b;
-	va_list ap;
 
 	srt_buf_init(&b);
-	va_start(ap, fmt);
 	srt_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
 	return srt_buf_detach(&b);
+}
+
+char *srt_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = srt_xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
 }
 
 void srt_buf_init(struct srt_buf *b)

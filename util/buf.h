@@ -43,5 +43,7 @@ void *srt_xrealloc(void *p, size_t n);
 char *srt_xstrdup(const char *s);
 char *srt_xstrndup(const char *s, size_t n);
 char *srt_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same with a va_list (ap is consumed).  Caller frees. */
+char *srt_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 #endif

@@ -3,6 +3,12 @@
 #   fail MESSAGE      print FAIL: MESSAGE and stop the test (exit 1)
 #   run CODE CMD...   run CMD with stdout in ./out and stderr in ./err; fail
 #                     (showing both) unless it exits CODE
+#   isolated_workdir  cd into a new $work (removed on exit) with no srtctl
+#                     state, cluster config or timeouts from the environment
+#   fake_run_dir DB URL
+#                     one controller pass (slurmrestd at URL unreachable)
+#                     creates the run of the applied recipe; give it a run
+#                     directory as its agent would: sets $RUN and $dir
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -20,4 +26,24 @@ run() {
 		cat err >&2
 		fail "'$*' exited $rc, expected $want"
 	fi
+}
+
+isolated_workdir() {
+	work=$(mktemp -d)
+	# shellcheck disable=SC2064 # $work is fixed now
+	trap "rm -rf '$work'" EXIT
+	cd "$work" || exit 1
+	export SRTSLURM_CONFIG=
+	export XDG_STATE_HOME="$work/xdg"
+	unset SRTCTL_DB SRTCTL_WATCH_TIMEOUT SRTCTL_EVENT_RETENTION
+}
+
+fake_run_dir() {
+	local db=$1 url=$2
+	"$SRTCTL" controller --once --url "$url" --db "$db" >ctl.log 2>&1 || true
+	RUN=$(sqlite3 "$db" "SELECT name FROM runs LIMIT 1")
+	[[ -n $RUN ]] || fail "no run after a controller pass: $(cat ctl.log)"
+	dir="$work/outputs/$RUN"
+	mkdir -p "$dir"
+	sqlite3 "$db" "UPDATE runs SET run_dir = '$dir' WHERE name = '$RUN'"
 }

@@ -9,16 +9,10 @@ set -euo pipefail
 : "${SRTCTL:?set SRTCTL to the srtctl binary}"
 : "${SRT_SOURCE_DIR:?set SRT_SOURCE_DIR to the source tree}"
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-export SRTSLURM_CONFIG=
-export XDG_STATE_HOME="$work/xdg"
-unset SRTCTL_DB SRTCTL_WATCH_TIMEOUT SRTCTL_EVENT_RETENTION
-DB="$work/state/srtctl.db"
-
-# fail, run
+# fail, run, isolated_workdir, fake_run_dir
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+isolated_workdir
+DB="$work/state/srtctl.db"
 
 cat >r.yaml <<YAML
 name: alpha

@@ -7,17 +7,11 @@ set -euo pipefail
 
 : "${SRTCTL:?set SRTCTL to the srtctl binary}"
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-export SRTSLURM_CONFIG=
-export XDG_STATE_HOME="$work/xdg"
-unset SRTCTL_DB SRTCTL_WATCH_TIMEOUT SRTCTL_EVENT_RETENTION
+# fail, run, isolated_workdir, fake_run_dir
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+isolated_workdir
 DB="$work/state/srtctl.db"
 URL=http://127.0.0.1:9 # nothing listens on the discard port
-
-# fail, run
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 cat >r.yaml <<YAML
 name: alpha
@@ -26,12 +20,8 @@ roles:
   agg: {}
 YAML
 run 0 "$SRTCTL" apply -f r.yaml --db "$DB"
-"$SRTCTL" controller --once --url "$URL" --db "$DB" >ctl.log 2>&1 || true
-RUN=$(sqlite3 "$DB" "SELECT name FROM runs LIMIT 1")
-[[ -n $RUN ]] || fail "no run after a controller pass: $(cat ctl.log)"
-dir="$work/outputs/$RUN"
-mkdir -p "$dir"
-sqlite3 "$DB" "UPDATE runs SET run_dir = '$dir' WHERE name = '$RUN'"
+# As if the job had started: the run has a directory its agent writes.
+fake_run_dir "$DB" "$URL"
 
 # The agent rolled generation 2 back to 1.
 cat >"$dir/status.json" <<'JSON'
