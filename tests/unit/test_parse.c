@@ -366,10 +366,10 @@ static void test_srt_slurm_forms(void **state)
 			assert_int_equal(rc, 0);
 			assert_int_equal(comp.n, 1);
 			assert_string_equal(comp.recipes[0]->engine_name, cases[i].engine);
-			srt_compiled_release(&comp);
 		} else {
 			assert_int_not_equal(rc, 0);
 		}
+		srt_compiled_release(&comp);
 		free(msg);
 		srt_diags_release(&d);
 	}
