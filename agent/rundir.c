@@ -132,17 +132,68 @@ static char *join(const char *dir, const char *name)
 	return srt_xasprintf("%s/%s", dir, name);
 }
 
-/* Read a whole file.  Returns 0, 1 when it does not exist, -1 on error. */
-static int slurp(const char *path, struct srt_buf *out, struct srt_error *err)
+static const char *kind_of(mode_t m)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char chunk[65536];
+	return S_ISCHR(m)  ? "a character device" :
+	       S_ISBLK(m)  ? "a block device" :
+	       S_ISFIFO(m) ? "a FIFO" :
+	       S_ISSOCK(m) ? "a socket" :
+	       S_ISDIR(m)  ? "a directory" :
+			     "not a regular file";
+}
+
+/*
+ * Open `path` for reading only when it is a regular file: O_NOFOLLOW (a
+ * symbolic link is refused, not followed to /dev/zero), O_NONBLOCK (opening a
+ * FIFO does not wait for a writer), then fstat.  The job's user owns the run
+ * directory, so these files are not trusted.  Returns the fd (blocking
+ * again), -2 when the file does not exist, -1 with err set.
+ */
+static int open_regular(const char *path, struct stat *sb, struct srt_error *err)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), fl;
 
 	if (fd < 0) {
 		if (errno == ENOENT)
-			return 1;
-		return srt_error_set(err, "cannot open '%s': %s", path, strerror(errno));
+			return -2;
+		if (errno == ELOOP)
+			srt_error_set(err,
+				      "'%s' is a symbolic link; the controller reads only a regular "
+				      "file there: remove the link (the agent writes the file itself)",
+				      path);
+		else
+			srt_error_set(err, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
 	}
+	if (fstat(fd, sb) < 0 || !S_ISREG(sb->st_mode)) {
+		srt_error_set(err,
+			      "'%s' is %s; the controller reads only a regular file there: "
+			      "remove it (the agent writes the file itself)",
+			      path, kind_of(sb->st_mode));
+		close(fd);
+		return -1;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+/*
+ * Read a whole regular file of at most `max` bytes.  Returns 0, 1 when it
+ * does not exist, -1 on error (a link, a device, a FIFO, a file larger than
+ * max: err names the file and the limit).
+ */
+static int slurp(const char *path, size_t max, struct srt_buf *out, struct srt_error *err)
+{
+	struct stat sb;
+	int fd = open_regular(path, &sb, err);
+	char chunk[65536];
+
+	if (fd == -2)
+		return 1;
+	if (fd < 0)
+		return -1;
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 
@@ -154,6 +205,13 @@ static int slurp(const char *path, struct srt_buf *out, struct srt_error *err)
 		}
 		if (!n)
 			break;
+		if (out->len + (size_t)n > max) {
+			close(fd);
+			return srt_error_set(err,
+					     "'%s' is larger than %zu KiB, the most srtctl reads "
+					     "of it; it is not read (remove or truncate it)",
+					     path, max / 1024);
+		}
 		srt_buf_append(out, chunk, (size_t)n);
 	}
 	close(fd);
@@ -498,7 +556,7 @@ int srt_rundir_read_status(const char *dir, struct srt_rundir_status *st, struct
 	memset(st, 0, sizeof(*st));
 	st->exit_code = -1;
 	srt_buf_init(&b);
-	rc = slurp(path, &b, err);
+	rc = slurp(path, SRT_RUNDIR_STATUS_MAX, &b, err);
 	if (rc)
 		goto out;
 	rc = -1;
@@ -658,65 +716,148 @@ static int parse_event(json_t *j, struct srt_rundir_event *ev)
 	return ev->reason && ev->object_kind ? 0 : -1;
 }
 
+/* One complete line of events.jsonl: 0 to go on, or fn's value to stop. */
+static int one_line(const char *data, size_t len, struct srt_rundir_events_read *r,
+		    int64_t *prev, srt_rundir_event_fn fn, void *ctx)
+{
+	json_t *j = len ? json_loadb(data, len, JSON_REJECT_DUPLICATES, NULL) : NULL;
+	struct srt_rundir_event ev;
+	int rc = 0;
+
+	if (!j || parse_event(j, &ev) < 0 || ev.seq <= *prev) {
+		if (len)
+			r->skipped++;
+		goto out;
+	}
+	if (ev.seq > r->after_seq) {
+		int v = fn(ctx, &ev);
+
+		if (v == SRT_RUNDIR_EVENT_REFUSE) {
+			r->skipped++;
+			goto out;
+		}
+		if (v) {
+			rc = v;
+			goto out;
+		}
+		r->last_seq = ev.seq;
+	}
+	*prev = ev.seq;
+out:
+	json_decref(j);
+	return rc;
+}
+
+int srt_rundir_read_events_from(const char *dir, struct srt_rundir_events_read *r,
+				srt_rundir_event_fn fn, void *ctx, struct srt_error *err)
+{
+	char *path = join(dir, SRT_RUNDIR_EVENTS);
+	size_t max_line = r->max_line ? r->max_line : SRT_RUNDIR_EVENT_LINE_MAX;
+	size_t max_bytes = r->max_bytes ? r->max_bytes : SRT_RUNDIR_EVENTS_PASS_MAX;
+	struct srt_buf line;
+	struct stat sb;
+	char chunk[65536];
+	int64_t prev = 0, at, line_at;
+	size_t total = 0;
+	bool skipping;
+	int fd, rc = -1;
+
+	r->last_seq = r->after_seq;
+	r->skipped = r->too_long = 0;
+	r->too_long_at = -1;
+	r->more = false;
+	srt_buf_init(&line);
+	fd = open_regular(path, &sb, err);
+	if (fd == -2) {
+		r->pos = (struct srt_rundir_events_pos){ 0 };
+		rc = 0;
+		goto out;
+	}
+	if (fd < 0)
+		goto out;
+	/* Another file, or a shorter one: start again at its top (seq dedupes). */
+	if (sb.st_dev != r->pos.dev || sb.st_ino != r->pos.ino || sb.st_size < r->pos.offset ||
+	    r->pos.offset < 0)
+		r->pos = (struct srt_rundir_events_pos){ .dev = sb.st_dev, .ino = sb.st_ino };
+	at = line_at = r->pos.offset;
+	skipping = r->pos.skipping;
+	if (lseek(fd, (off_t)at, SEEK_SET) < 0) {
+		srt_error_set(err, "cannot seek in '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	while (total < max_bytes) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			srt_error_set(err, "cannot read '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		if (!n)
+			break;
+		total += (size_t)n;
+		for (size_t off = 0; off < (size_t)n;) {
+			char *nl = memchr(chunk + off, '\n', (size_t)n - off);
+			size_t seg = nl ? (size_t)(nl - (chunk + off)) : (size_t)n - off;
+
+			if (!skipping && line.len + seg > max_line) {
+				/* Refused as one bad line; reading goes on after its '\n'. */
+				if (!r->too_long++)
+					r->too_long_at = line_at;
+				line.len = 0;
+				skipping = true;
+			}
+			if (!skipping)
+				srt_buf_append(&line, chunk + off, seg);
+			off += seg;
+			at += (int64_t)seg;
+			if (!nl)
+				break;
+			off++;
+			at++;
+			if (!skipping) {
+				int v = one_line(line.data ? line.data : "", line.len, r, &prev,
+						 fn, ctx);
+
+				if (v) {
+					rc = v;
+					goto out;
+				}
+			}
+			skipping = false;
+			line.len = 0;
+			line_at = at;
+			r->pos.offset = at;
+		}
+	}
+	/* A line over the limit is passed over up to here even without its '\n'. */
+	if (skipping) {
+		r->pos.offset = at;
+		r->pos.skipping = true;
+	} else {
+		r->pos.skipping = false;
+	}
+	r->more = total >= max_bytes;
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	srt_buf_release(&line);
+	free(path);
+	return rc;
+}
+
 int srt_rundir_read_events(const char *dir, int64_t after_seq, srt_rundir_event_fn fn, void *ctx,
 			   int64_t *last_seq, size_t *skipped, struct srt_error *err)
 {
-	char *path = join(dir, SRT_RUNDIR_EVENTS);
-	struct srt_buf b;
-	int64_t prev = 0;
-	size_t nskip = 0;
-	int rc;
+	struct srt_rundir_events_read r = { .after_seq = after_seq };
+	int rc = srt_rundir_read_events_from(dir, &r, fn, ctx, err);
 
 	if (last_seq)
-		*last_seq = after_seq;
-	srt_buf_init(&b);
-	rc = slurp(path, &b, err);
-	if (rc) {
-		rc = rc > 0 ? 0 : -1;
-		goto out;
-	}
-	for (size_t off = 0; off < b.len;) {
-		char *nl = memchr(b.data + off, '\n', b.len - off);
-		size_t len;
-		json_t *j;
-		struct srt_rundir_event ev;
-
-		if (!nl)
-			break; /* torn last line */
-		len = (size_t)(nl - (b.data + off));
-		j = len ? json_loadb(b.data + off, len, JSON_REJECT_DUPLICATES, NULL) : NULL;
-		off += len + 1;
-		if (!j || parse_event(j, &ev) < 0 || ev.seq <= prev) {
-			if (len)
-				nskip++;
-			json_decref(j);
-			continue;
-		}
-		if (ev.seq > after_seq) {
-			int r = fn(ctx, &ev);
-
-			if (r == SRT_RUNDIR_EVENT_REFUSE) {
-				nskip++;
-				json_decref(j);
-				continue;
-			}
-			if (r) {
-				json_decref(j);
-				rc = r;
-				goto out;
-			}
-			if (last_seq)
-				*last_seq = ev.seq;
-		}
-		prev = ev.seq;
-		json_decref(j);
-	}
-	rc = 0;
-out:
+		*last_seq = r.last_seq;
 	if (skipped)
-		*skipped = nskip;
-	srt_buf_release(&b);
-	free(path);
+		*skipped = r.skipped + r.too_long;
 	return rc;
 }
 
@@ -749,7 +890,7 @@ int srt_rundir_events_open(struct srt_rundir_events *w, const char *dir, struct 
 	w->fd = -1;
 	w->path = join(dir, SRT_RUNDIR_EVENTS);
 	srt_buf_init(&b);
-	if (slurp(w->path, &b, err) < 0)
+	if (slurp(w->path, SIZE_MAX, &b, err) < 0)
 		goto out;
 	keep = b.len;
 	while (keep && b.data[keep - 1] != '\n')

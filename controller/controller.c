@@ -49,6 +49,8 @@ struct srt_ingest_memo {
 	int64_t run_id;
 	struct file_sig status, events;
 	struct run_obs obs; /* what status.json said */
+	struct srt_rundir_events_pos pos; /* where reading events.jsonl stopped */
+	bool more; /* events.jsonl was read up to the per-pass bound: read on next pass */
 };
 
 static struct file_sig file_sig(const char *dir, const char *name)
@@ -57,7 +59,7 @@ static struct file_sig file_sig(const char *dir, const char *name)
 	struct stat st;
 	char *path = srt_xasprintf("%s/%s", dir, name);
 
-	if (stat(path, &st) == 0)
+	if (lstat(path, &st) == 0)
 		f = (struct file_sig){ st.st_dev, st.st_ino, st.st_size, st.st_mtim, true };
 	free(path);
 	return f;
@@ -340,15 +342,20 @@ static int ingest_conditions(struct srt_controller *c, const char *run,
  * ingest cursor moved in one transaction: each is ingested exactly once.
  */
 static int ingest_run(struct srt_controller *c, const struct srt_run_row *run,
-		      struct run_obs *obs, size_t *ningested, struct srt_error *err)
+		      struct run_obs *obs, struct srt_rundir_events_pos *pos, bool *more,
+		      size_t *ningested, struct srt_error *err)
 {
 	struct srt_rundir_status st;
-	struct srt_error rerr;
+	struct srt_error rerr, eerr;
 	char *dir = srt_controller_run_dir(c, run->name);
 	struct ingest_ctx x = { c, run->name, 0, 0, false, err };
+	struct srt_rundir_events_read er = { .pos = *pos };
 	int64_t cursor = 0, last = 0;
-	int rc, src;
+	int rc, src, r = 0;
 
+	*more = false;
+	srt_error_clear(&rerr);
+	srt_error_clear(&eerr);
 	src = srt_rundir_read_status(dir, &st, &rerr);
 	if (src == 0) {
 		obs->agent = agent_phase(st.phase);
@@ -360,20 +367,44 @@ static int ingest_run(struct srt_controller *c, const struct srt_run_row *run,
 		rc = -1;
 		goto out;
 	}
-	rc = srt_store_ingest_cursor_get(c->store, run->name, &cursor, err);
+	/* A file the controller refuses (a link, a FIFO, too large) is a Warning
+	 * on the run; the other runs are read as usual. */
+	rc = src < 0 ? srt_store_event(c->store, err, "Warning", "RunDirUnreadable", "run",
+				       run->name, "controller", "%s", rerr.msg) :
+		       0;
+	if (rc == 0)
+		rc = srt_store_ingest_cursor_get(c->store, run->name, &cursor, err);
 	x.expected = cursor < INT64_MAX ? cursor + 1 : INT64_MAX;
 	if (rc == 0) {
-		int r = srt_rundir_read_events(dir, cursor, ingest_one, &x, &last, NULL, &rerr);
-
+		er.after_seq = cursor;
+		r = srt_rundir_read_events_from(dir, &er, ingest_one, &x, &eerr);
+		last = er.last_seq; /* the events delivered before an error are in the tx */
 		if (r == 1) {
 			rc = -1; /* the database failed; err says how */
 		} else if (r < 0) {
-			/* an unreadable file: nothing ingested; the next pass tries again */
-			logf_(c, "run/%s: cannot read its events: %s", run->name, rerr.msg);
-			last = cursor;
-			x.n = 0;
+			logf_(c, "run/%s: cannot read its events: %s", run->name, eerr.msg);
+			rc = srt_store_event(c->store, err, "Warning", "RunDirUnreadable", "run",
+					     run->name, "controller", "%s", eerr.msg);
 		}
 	}
+	if (rc == 0 && er.too_long)
+		rc = srt_store_event(c->store, err, "Warning", "RunDirUnreadable", "run", run->name,
+				     "controller",
+				     "%s/%s: %zu line%s longer than %u KiB (the limit for one "
+				     "event), the first at byte %lld; %s ignored and reading goes on "
+				     "after %s",
+				     dir, SRT_RUNDIR_EVENTS, er.too_long, er.too_long == 1 ? "" : "s",
+				     SRT_RUNDIR_EVENT_LINE_MAX / 1024, (long long)er.too_long_at,
+				     er.too_long == 1 ? "it is" : "they are",
+				     er.too_long == 1 ? "it" : "them");
+	if (rc == 0 && r == 0 && er.more)
+		rc = srt_store_event(c->store, err, "Warning", "RunDirUnreadable", "run", run->name,
+				     "controller",
+				     "%s/%s: read %u MiB this pass, the most the controller reads of "
+				     "one run per pass; the rest (from byte %lld) is read in the "
+				     "next passes",
+				     dir, SRT_RUNDIR_EVENTS, SRT_RUNDIR_EVENTS_PASS_MAX / (1024 * 1024),
+				     (long long)er.pos.offset);
 	if (rc == 0 && last > cursor)
 		rc = srt_store_ingest_cursor_set(c->store, run->name, last, err);
 	if (rc == 0 && src == 0)
@@ -385,6 +416,8 @@ static int ingest_run(struct srt_controller *c, const struct srt_run_row *run,
 		goto out;
 	}
 	*ningested += x.n;
+	*pos = er.pos; /* committed: the next pass goes on from here */
+	*more = r == 0 && er.more;
 out:
 	if (src == 0)
 		srt_rundir_status_release(&st);
@@ -1035,11 +1068,15 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 		free(dir);
 		m = c->ningest ? bsearch(&key, c->ingest, c->ningest, sizeof(*m), ingest_memo_cmp) :
 				 NULL;
-		if (m && sig_same(&m->status, &key.status) && sig_same(&m->events, &key.events)) {
+		if (m)
+			key.pos = m->pos;
+		if (m && !m->more && sig_same(&m->status, &key.status) &&
+		    sig_same(&m->events, &key.events)) {
 			obs[i].agent = m->obs.agent;
 			obs[i].agent_message =
 				m->obs.agent_message ? srt_xstrdup(m->obs.agent_message) : NULL;
-		} else if (ingest_run(c, &runs[i], &obs[i], &stats->events_ingested, err) != 0) {
+		} else if (ingest_run(c, &runs[i], &obs[i], &key.pos, &key.more,
+				      &stats->events_ingested, err) != 0) {
 			goto out;
 		}
 		key.obs.agent = obs[i].agent;
