@@ -24,6 +24,9 @@
 
 /* ---- files ---- */
 
+static int mkdir_p(const char *dir, struct srt_error *err);
+static const char *kind_of(mode_t m);
+
 static int write_all(int fd, const char *p, size_t n)
 {
 	while (n) {
@@ -53,44 +56,223 @@ static void sync_parent(const char *path)
 	free(copy);
 }
 
-int srt_rundir_write_file(const char *path, const void *data, size_t len, unsigned mode,
-			  struct srt_error *err)
+int srt_rundir_write_file_at(int dirfd, const char *dir, const char *name, const void *data,
+			     size_t len, unsigned mode, struct srt_error *err)
 {
-	char *tmp = srt_xasprintf("%s.tmp.%ld", path, (long)getpid());
+	char *tmp = srt_xasprintf("%s.tmp.%ld", name, (long)getpid());
 	int fd = -1, rc = -1;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
+	/*
+	 * O_EXCL|O_NOFOLLOW: never open what someone else put at the temporary
+	 * name (a link to /etc/shadow).  A leftover there (ours from a crash, or
+	 * planted) is unlinked, which removes a link itself, not its target.
+	 */
+	for (int tries = 0; tries < 2; tries++) {
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    (mode_t)mode);
+		if (fd >= 0 || errno != EEXIST || unlinkat(dirfd, tmp, 0) != 0)
+			break;
+	}
 	if (fd < 0) {
 		srt_error_set(err,
-			      "cannot create '%s': %s; check that the directory exists and is "
+			      "cannot create '%s/%s': %s; check that the directory exists and is "
 			      "writable",
-			      tmp, strerror(errno));
+			      dir, tmp, strerror(errno));
 		goto out;
 	}
 	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
-		srt_error_set(err, "cannot write '%s': %s; check free space and quota", tmp,
+		srt_error_set(err, "cannot write '%s/%s': %s; check free space and quota", dir, tmp,
 			      strerror(errno));
 		goto out;
 	}
 	if (close(fd) < 0) {
 		fd = -1;
-		srt_error_set(err, "cannot write '%s': %s; check free space and quota", tmp,
+		srt_error_set(err, "cannot write '%s/%s': %s; check free space and quota", dir, tmp,
 			      strerror(errno));
 		goto out;
 	}
 	fd = -1;
-	if (rename(tmp, path) < 0) {
-		srt_error_set(err, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+	/* rename replaces the name: a link planted at `name` is replaced, not followed. */
+	if (renameat(dirfd, tmp, dirfd, name) < 0) {
+		srt_error_set(err, "cannot rename '%s/%s' to '%s/%s': %s", dir, tmp, dir, name,
+			      strerror(errno));
 		goto out;
 	}
-	sync_parent(path);
+	(void)fsync(dirfd);
 	rc = 0;
 out:
 	if (fd >= 0)
 		close(fd);
 	if (rc < 0)
-		(void)unlink(tmp);
+		(void)unlinkat(dirfd, tmp, 0);
 	free(tmp);
+	return rc;
+}
+
+int srt_rundir_write_file(const char *path, const void *data, size_t len, unsigned mode,
+			  struct srt_error *err)
+{
+	char *copy = srt_xstrdup(path), *copy2 = srt_xstrdup(path);
+	const char *dir = dirname(copy), *name = basename(copy2);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (dfd < 0) {
+		rc = srt_error_set(err,
+				   "cannot open directory '%s': %s; check that it exists and is "
+				   "writable",
+				   dir, strerror(errno));
+	} else {
+		rc = srt_rundir_write_file_at(dfd, dir, name, data, len, mode, err);
+		close(dfd);
+	}
+	free(copy);
+	free(copy2);
+	return rc;
+}
+
+/* Who may own an existing run directory: this process, or the job's user. */
+static bool owner_ok(const struct stat *sb, long job_uid)
+{
+	return sb->st_uid == geteuid() || (job_uid >= 0 && sb->st_uid == (uid_t)job_uid);
+}
+
+/*
+ * mkdirat + openat(O_NOFOLLOW|O_DIRECTORY) of `name` in dirfd: *created says
+ * whether this call made it.  An existing entry must be a real directory
+ * owned by this process or the job's user.  Returns the fd or -1.
+ */
+static int make_dir_at(int dirfd, const char *shown, const char *name, long job_uid,
+		       bool *created, struct srt_error *err)
+{
+	struct stat sb;
+	int fd;
+
+	*created = mkdirat(dirfd, name, 0755) == 0;
+	if (!*created && errno != EEXIST) {
+		srt_error_set(err, "cannot create directory '%s': %s", shown, strerror(errno));
+		return -1;
+	}
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP || errno == ENOTDIR)
+			srt_error_set(err,
+				      "'%s' exists and is not a directory (%s); srtctl does not "
+				      "follow or reuse it: remove it, or check who planted it there",
+				      shown,
+				      fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+						      !S_ISLNK(sb.st_mode) ?
+					      (S_ISREG(sb.st_mode) ? "a file" : kind_of(sb.st_mode)) :
+					      "a symbolic link");
+		else
+			srt_error_set(err, "cannot open directory '%s': %s", shown,
+				      strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISDIR(sb.st_mode) || !owner_ok(&sb, job_uid)) {
+		srt_error_set(err,
+			      "'%s' exists but is owned by uid %ld, neither srtctl's (uid %ld) nor "
+			      "the job user's; srtctl does not write into it: remove it",
+			      shown, (long)sb.st_uid, (long)geteuid());
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int srt_rundir_open_root(const char *root, struct srt_error *err)
+{
+	struct stat sb;
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT) {
+		if (mkdir_p(root, err) != 0)
+			return -1;
+		fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		int e = errno;
+
+		if (e == ELOOP || e == ENOTDIR)
+			srt_error_set(err,
+				      "log root '%s' is %s; set runtime.log_root in srtslurm.yaml to "
+				      "a real directory (the link's target, for one)",
+				      root,
+				      e == ELOOP || (lstat(root, &sb) == 0 && S_ISLNK(sb.st_mode)) ?
+					      "a symbolic link" :
+					      "not a directory");
+		else
+			srt_error_set(err, "cannot open the log root '%s': %s", root,
+				      strerror(e));
+		return -1;
+	}
+	if (fstat(fd, &sb) < 0) {
+		srt_error_set(err, "cannot stat the log root '%s': %s", root, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (sb.st_uid != geteuid() && sb.st_uid != 0) {
+		srt_error_set(err,
+			      "log root '%s' is owned by uid %ld, neither srtctl's (uid %ld) nor "
+			      "root's; its owner could swap run directories: chown it to uid %ld",
+			      root, (long)sb.st_uid, (long)geteuid(), (long)geteuid());
+		close(fd);
+		return -1;
+	}
+	if ((sb.st_mode & 0022) && !(sb.st_mode & S_ISVTX)) {
+		srt_error_set(err,
+			      "log root '%s' (mode %04o) can be written by other users and has no "
+			      "sticky bit, so they could put a link where a run directory goes: "
+			      "chmod go-w '%s' (or chmod +t for a shared directory)",
+			      root, (unsigned)(sb.st_mode & 07777), root);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int srt_rundir_create_at(const char *root, const char *name, long job_uid, long job_gid,
+			 int *dirfd, struct srt_error *err)
+{
+	char *shown = srt_xasprintf("%s/%s", root, name);
+	char *logs_shown = srt_xasprintf("%s/%s/" SRT_RUNDIR_LOGS, root, name);
+	int rfd = -1, dfd = -1, lfd = -1, rc = -1;
+	bool created = false, logs_created = false;
+
+	*dirfd = -1;
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..")) {
+		srt_error_set(err, "run name '%s' is not a plain directory name", name);
+		goto out;
+	}
+	rfd = srt_rundir_open_root(root, err);
+	if (rfd < 0)
+		goto out;
+	dfd = make_dir_at(rfd, shown, name, job_uid, &created, err);
+	if (dfd < 0)
+		goto out;
+	lfd = make_dir_at(dfd, logs_shown, SRT_RUNDIR_LOGS, job_uid, &logs_created, err);
+	if (lfd < 0)
+		goto out;
+	/* Hand over only what this call created, through its own fd. */
+	if (job_uid >= 0 && ((created && fchown(dfd, (uid_t)job_uid, (gid_t)job_gid) != 0) ||
+			     (logs_created && fchown(lfd, (uid_t)job_uid, (gid_t)job_gid) != 0))) {
+		srt_error_set(err, "cannot give '%s' to uid %ld: %s", shown, job_uid,
+			      strerror(errno));
+		goto out;
+	}
+	if (created)
+		(void)fsync(rfd);
+	*dirfd = dfd;
+	dfd = -1;
+	rc = 0;
+out:
+	if (lfd >= 0)
+		close(lfd);
+	if (dfd >= 0)
+		close(dfd);
+	if (rfd >= 0)
+		close(rfd);
+	free(shown);
+	free(logs_shown);
 	return rc;
 }
 
@@ -220,41 +402,58 @@ static int slurp(const char *path, size_t max, struct srt_buf *out, struct srt_e
 
 /* ---- plan.json ---- */
 
-int srt_rundir_write_plan(const char *dir, const json_t *plan, int64_t generation,
-			  struct srt_error *err)
+/* plan.json's bytes: plan with "generation"; NULL after setting err. */
+static char *plan_text(const char *dir, const json_t *plan, int64_t generation,
+		       struct srt_error *err)
 {
-	json_t *copy = NULL;
-	char *text = NULL, *path = join(dir, SRT_RUNDIR_PLAN);
-	int rc = -1;
+	json_t *copy;
+	char *text;
+	size_t len;
 
 	if (!json_is_object(plan)) {
 		srt_error_set(err, "plan for '%s' is not a JSON object", dir);
-		goto out;
+		return NULL;
 	}
 	if (generation < 1) {
 		srt_error_set(err, "plan generation %lld for '%s' must be at least 1",
 			      (long long)generation, dir);
-		goto out;
+		return NULL;
 	}
 	copy = json_copy((json_t *)plan);
 	json_object_set_new(copy, "generation", json_integer(generation));
 	text = json_dumps(copy, JSON_INDENT(1));
+	json_decref(copy);
 	if (!text) {
 		srt_error_set(err, "cannot serialise the plan for '%s'", dir);
-		goto out;
+		return NULL;
 	}
-	{
-		size_t len = strlen(text);
+	len = strlen(text);
+	text = srt_xrealloc(text, len + 2);
+	text[len] = '\n';
+	text[len + 1] = '\0';
+	return text;
+}
 
-		text = srt_xrealloc(text, len + 2);
-		text[len] = '\n';
-		text[len + 1] = '\0';
-		rc = srt_rundir_write_file(path, text, len + 1, 0644, err);
-	}
-out:
-	json_decref(copy);
+int srt_rundir_write_plan(const char *dir, const json_t *plan, int64_t generation,
+			  struct srt_error *err)
+{
+	char *text = plan_text(dir, plan, generation, err), *path = join(dir, SRT_RUNDIR_PLAN);
+	int rc = text ? srt_rundir_write_file(path, text, strlen(text), 0644, err) : -1;
+
 	free(text);
 	free(path);
+	return rc;
+}
+
+int srt_rundir_write_plan_at(int dirfd, const char *dir, const json_t *plan, int64_t generation,
+			     struct srt_error *err)
+{
+	char *text = plan_text(dir, plan, generation, err);
+	int rc = text ? srt_rundir_write_file_at(dirfd, dir, SRT_RUNDIR_PLAN, text, strlen(text),
+						 0644, err) :
+			-1;
+
+	free(text);
 	return rc;
 }
 

@@ -150,8 +150,40 @@
 int srt_rundir_write_file(const char *path, const void *data, size_t len, unsigned mode,
 			  struct srt_error *err);
 
+/*
+ * srt_rundir_write_file() relative to an open directory: `name` in dirfd
+ * (`dir` only names it in messages).  The temporary file is created with
+ * O_EXCL|O_NOFOLLOW and renamed over `name` with renameat(), so a link
+ * planted at either name is never followed.  srt_rundir_write_file() opens
+ * the directory of `path` and calls this.
+ */
+int srt_rundir_write_file_at(int dirfd, const char *dir, const char *name, const void *data,
+			     size_t len, unsigned mode, struct srt_error *err);
+
 /* Create DIR and DIR/logs (like mkdir -p). */
 int srt_rundir_create(const char *dir, struct srt_error *err);
+
+/*
+ * Open the log root (created like mkdir -p when absent) as a verified
+ * directory fd: not a symbolic link (O_NOFOLLOW), owned by this process's
+ * user or root, and not writable by group or others unless it has the
+ * sticky bit.  Returns the fd (caller closes) or -1 with err naming the path
+ * and the fix.
+ */
+int srt_rundir_open_root(const char *root, struct srt_error *err);
+
+/*
+ * Create the run directory ROOT/NAME and its logs/ for the controller,
+ * without following links: the root verified by srt_rundir_open_root(),
+ * mkdirat + openat(O_NOFOLLOW|O_DIRECTORY).  An existing directory (a
+ * controller restart renders it again) is accepted only when it is a real
+ * directory owned by this process's user or by job_uid.  With job_uid >= 0,
+ * what this call created (and only that) is given to job_uid:job_gid with
+ * fchown on its own fd.  *dirfd gets the run directory's fd (caller closes)
+ * for srt_rundir_write_file_at() and srt_rundir_write_plan_at().
+ */
+int srt_rundir_create_at(const char *root, const char *name, long job_uid, long job_gid,
+			 int *dirfd, struct srt_error *err);
 
 /* ---- plan.json (controller -> agent) ---- */
 
@@ -161,6 +193,10 @@ int srt_rundir_create(const char *dir, struct srt_error *err);
  */
 int srt_rundir_write_plan(const char *dir, const json_t *plan, int64_t generation,
 			  struct srt_error *err);
+
+/* srt_rundir_write_plan() into an open run directory (dir names it in messages). */
+int srt_rundir_write_plan_at(int dirfd, const char *dir, const json_t *plan, int64_t generation,
+			     struct srt_error *err);
 
 /*
  * Read a plan file (DIR/plan.json, or any path given to `srtctl agent

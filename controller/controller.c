@@ -523,22 +523,50 @@ static int cancel_job(struct srt_controller *c, const char *run, int64_t job_id,
 	return rc;
 }
 
-/* Give the run directory to the job's user when srtctl runs as root (local clusters). */
-static void hand_over(struct srt_controller *c, const char *dir)
+/*
+ * The job's user, who gets the run directory when srtctl runs as root (local
+ * clusters): *uid -1 when there is none.
+ */
+static void job_owner(struct srt_controller *c, long *uid, long *gid)
 {
 	const char *user = c->cluster->slurmrestd.user;
 	struct passwd *pw;
-	char *logs;
 
+	*uid = *gid = -1;
 	if (geteuid() != 0 || !user || !*user)
 		return;
 	pw = getpwnam(user);
-	if (!pw)
+	if (!pw) {
+		logf_(c, "user %s (slurmrestd.user) is unknown; run directories stay root's", user);
 		return;
-	logs = srt_xasprintf("%s/%s", dir, SRT_RUNDIR_LOGS);
-	if (chown(dir, pw->pw_uid, pw->pw_gid) != 0 || chown(logs, pw->pw_uid, pw->pw_gid) != 0)
-		logf_(c, "cannot give %s to user %s: %s", dir, user, strerror(errno));
-	free(logs);
+	}
+	*uid = (long)pw->pw_uid;
+	*gid = (long)pw->pw_gid;
+}
+
+/*
+ * A run directory that cannot be made or written: a Warning event and the
+ * run's message (the run stays Pending; the next pass tries again).
+ */
+static int run_dir_failed(struct srt_controller *c, const char *run, const char *why,
+			  struct srt_error *err)
+{
+	char *msg = srt_xasprintf("cannot prepare the run directory: %s; nothing is submitted "
+				  "until it can be (the next pass tries again)",
+				  why);
+	int rc;
+
+	logf_(c, "run/%s: %s", run, msg);
+	if (srt_store_begin(c->store, err) != 0) {
+		free(msg);
+		return -1;
+	}
+	rc = srt_store_run_update(c->store, run, NULL, -1, NULL, msg, err);
+	if (rc == 0)
+		rc = srt_store_event(c->store, err, "Warning", "RunDirFailed", "run", run,
+				     "controller", "%s", msg);
+	free(msg);
+	return finish_tx(c, rc, err);
 }
 
 /* A recipe's spec rendered for this cluster: what a run's job realises. */
@@ -639,7 +667,8 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 	char *dir = NULL, *script = NULL, *out_path = NULL, *msg = NULL;
 	struct srt_error serr;
 	int64_t job_id = 0;
-	int rc = -1, src;
+	long uid, gid;
+	int rc = -1, src, dfd = -1;
 
 	srt_diags_init(&d);
 	if (srt_store_run_get(c->store, run_name, &run, err) != 1)
@@ -653,9 +682,13 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 	}
 	dir = srt_controller_run_dir(c, run.name);
 	out_path = srt_xasprintf("%s/agent-%%j.out", dir);
-	if (srt_rundir_create(dir, err) != 0 ||
-	    srt_rundir_write_plan(dir, x.pj, run.generation, err) != 0)
+	job_owner(c, &uid, &gid);
+	srt_error_clear(&serr);
+	if (srt_rundir_create_at(c->run_root, run.name, uid, gid, &dfd, &serr) != 0 ||
+	    srt_rundir_write_plan_at(dfd, dir, x.pj, run.generation, &serr) != 0) {
+		rc = run_dir_failed(c, run.name, serr.msg, err);
 		goto out;
+	}
 	script = srt_script_render_agent(x.plan,
 					 &(struct srt_script_agent_opts){
 						 .job_name = run.job_name,
@@ -670,16 +703,11 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 		srt_error_set(err, "cannot render the batch script of run '%s'", run.name);
 		goto out;
 	}
-	{
-		char *job_file = srt_xasprintf("%s/%s", dir, SRT_RUNDIR_JOB);
-
-		rc = srt_rundir_write_file(job_file, script, strlen(script), 0755, err);
-		free(job_file);
-		if (rc != 0)
-			goto out;
-		rc = -1;
+	if (srt_rundir_write_file_at(dfd, dir, SRT_RUNDIR_JOB, script, strlen(script), 0755,
+				     &serr) != 0) {
+		rc = run_dir_failed(c, run.name, serr.msg, err);
+		goto out;
 	}
-	hand_over(c, dir);
 	if (srt_store_run_set_details(c->store, run.name, dir, false, 0, err) != 0)
 		goto out;
 	{
@@ -746,6 +774,8 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 		logf_(c, "run/%s: %s", run.name, msg);
 	}
 out:
+	if (dfd >= 0)
+		close(dfd);
 	free(msg);
 	free(script);
 	free(out_path);
