@@ -141,8 +141,8 @@ static bool owner_ok(const struct stat *sb, long job_uid)
  * whether this call made it.  An existing entry must be a real directory
  * owned by this process or the job's user.  Returns the fd or -1.
  */
-static int make_dir_at(int dirfd, const char *shown, const char *name, long job_uid,
-		       bool *created, struct srt_error *err)
+static int make_dir_at(int dirfd, const char *shown, const char *name, long job_uid, bool *created,
+		       struct srt_error *err)
 {
 	struct stat sb;
 	int fd;
@@ -155,14 +155,15 @@ static int make_dir_at(int dirfd, const char *shown, const char *name, long job_
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ELOOP || errno == ENOTDIR)
-			srt_error_set(err,
-				      "'%s' exists and is not a directory (%s); srtctl does not "
-				      "follow or reuse it: remove it, or check who planted it there",
-				      shown,
-				      fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-						      !S_ISLNK(sb.st_mode) ?
-					      (S_ISREG(sb.st_mode) ? "a file" : kind_of(sb.st_mode)) :
-					      "a symbolic link");
+			srt_error_set(
+				err,
+				"'%s' exists and is not a directory (%s); srtctl does not "
+				"follow or reuse it: remove it, or check who planted it there",
+				shown,
+				fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+						!S_ISLNK(sb.st_mode) ?
+					(S_ISREG(sb.st_mode) ? "a file" : kind_of(sb.st_mode)) :
+					"a symbolic link");
 		else
 			srt_error_set(err, "cannot open directory '%s': %s", shown,
 				      strerror(errno));
@@ -193,16 +194,16 @@ int srt_rundir_open_root(const char *root, struct srt_error *err)
 		int e = errno;
 
 		if (e == ELOOP || e == ENOTDIR)
-			srt_error_set(err,
-				      "log root '%s' is %s; set runtime.log_root in srtslurm.yaml to "
-				      "a real directory (the link's target, for one)",
-				      root,
-				      e == ELOOP || (lstat(root, &sb) == 0 && S_ISLNK(sb.st_mode)) ?
-					      "a symbolic link" :
-					      "not a directory");
+			srt_error_set(
+				err,
+				"log root '%s' is %s; set runtime.log_root in srtslurm.yaml to "
+				"a real directory (the link's target, for one)",
+				root,
+				e == ELOOP || (lstat(root, &sb) == 0 && S_ISLNK(sb.st_mode)) ?
+					"a symbolic link" :
+					"not a directory");
 		else
-			srt_error_set(err, "cannot open the log root '%s': %s", root,
-				      strerror(e));
+			srt_error_set(err, "cannot open the log root '%s': %s", root, strerror(e));
 		return -1;
 	}
 	if (fstat(fd, &sb) < 0) {
@@ -230,8 +231,8 @@ int srt_rundir_open_root(const char *root, struct srt_error *err)
 	return fd;
 }
 
-int srt_rundir_create_at(const char *root, const char *name, long job_uid, long job_gid,
-			 int *dirfd, struct srt_error *err)
+int srt_rundir_create_at(const char *root, const char *name, long job_uid, long job_gid, int *dirfd,
+			 struct srt_error *err)
 {
 	char *shown = srt_xasprintf("%s/%s", root, name);
 	char *logs_shown = srt_xasprintf("%s/%s/" SRT_RUNDIR_LOGS, root, name);
@@ -339,10 +340,11 @@ static int open_regular(const char *path, struct stat *sb, struct srt_error *err
 		if (errno == ENOENT)
 			return -2;
 		if (errno == ELOOP)
-			srt_error_set(err,
-				      "'%s' is a symbolic link; the controller reads only a regular "
-				      "file there: remove the link (the agent writes the file itself)",
-				      path);
+			srt_error_set(
+				err,
+				"'%s' is a symbolic link; the controller reads only a regular "
+				"file there: remove the link (the agent writes the file itself)",
+				path);
 		else
 			srt_error_set(err, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
@@ -916,8 +918,8 @@ static int parse_event(json_t *j, struct srt_rundir_event *ev)
 }
 
 /* One complete line of events.jsonl: 0 to go on, or fn's value to stop. */
-static int one_line(const char *data, size_t len, struct srt_rundir_events_read *r,
-		    int64_t *prev, srt_rundir_event_fn fn, void *ctx)
+static int one_line(const char *data, size_t len, struct srt_rundir_events_read *r, int64_t *prev,
+		    srt_rundir_event_fn fn, void *ctx)
 {
 	json_t *j = len ? json_loadb(data, len, JSON_REJECT_DUPLICATES, NULL) : NULL;
 	struct srt_rundir_event ev;
@@ -1016,8 +1018,8 @@ int srt_rundir_read_events_from(const char *dir, struct srt_rundir_events_read *
 			off++;
 			at++;
 			if (!skipping) {
-				int v = one_line(line.data ? line.data : "", line.len, r, &prev,
-						 fn, ctx);
+				int v = one_line(line.data ? line.data : "", line.len, r, &prev, fn,
+						 ctx);
 
 				if (v) {
 					rc = v;

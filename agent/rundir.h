@@ -182,8 +182,8 @@ int srt_rundir_open_root(const char *root, struct srt_error *err);
  * fchown on its own fd.  *dirfd gets the run directory's fd (caller closes)
  * for srt_rundir_write_file_at() and srt_rundir_write_plan_at().
  */
-int srt_rundir_create_at(const char *root, const char *name, long job_uid, long job_gid,
-			 int *dirfd, struct srt_error *err);
+int srt_rundir_create_at(const char *root, const char *name, long job_uid, long job_gid, int *dirfd,
+			 struct srt_error *err);
 
 /* ---- plan.json (controller -> agent) ---- */
 

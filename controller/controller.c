@@ -341,9 +341,9 @@ static int ingest_conditions(struct srt_controller *c, const char *run,
  * Read one run's status.json and new events.  Events are inserted and the
  * ingest cursor moved in one transaction: each is ingested exactly once.
  */
-static int ingest_run(struct srt_controller *c, const struct srt_run_row *run,
-		      struct run_obs *obs, struct srt_rundir_events_pos *pos, bool *more,
-		      size_t *ningested, struct srt_error *err)
+static int ingest_run(struct srt_controller *c, const struct srt_run_row *run, struct run_obs *obs,
+		      struct srt_rundir_events_pos *pos, bool *more, size_t *ningested,
+		      struct srt_error *err)
 {
 	struct srt_rundir_status st;
 	struct srt_error rerr, eerr;
@@ -388,23 +388,24 @@ static int ingest_run(struct srt_controller *c, const struct srt_run_row *run,
 		}
 	}
 	if (rc == 0 && er.too_long)
-		rc = srt_store_event(c->store, err, "Warning", "RunDirUnreadable", "run", run->name,
-				     "controller",
-				     "%s/%s: %zu line%s longer than %u KiB (the limit for one "
-				     "event), the first at byte %lld; %s ignored and reading goes on "
-				     "after %s",
-				     dir, SRT_RUNDIR_EVENTS, er.too_long, er.too_long == 1 ? "" : "s",
-				     SRT_RUNDIR_EVENT_LINE_MAX / 1024, (long long)er.too_long_at,
-				     er.too_long == 1 ? "it is" : "they are",
-				     er.too_long == 1 ? "it" : "them");
+		rc = srt_store_event(
+			c->store, err, "Warning", "RunDirUnreadable", "run", run->name,
+			"controller",
+			"%s/%s: %zu line%s longer than %u KiB (the limit for one "
+			"event), the first at byte %lld; %s ignored and reading goes on "
+			"after %s",
+			dir, SRT_RUNDIR_EVENTS, er.too_long, er.too_long == 1 ? "" : "s",
+			SRT_RUNDIR_EVENT_LINE_MAX / 1024, (long long)er.too_long_at,
+			er.too_long == 1 ? "it is" : "they are", er.too_long == 1 ? "it" : "them");
 	if (rc == 0 && r == 0 && er.more)
-		rc = srt_store_event(c->store, err, "Warning", "RunDirUnreadable", "run", run->name,
-				     "controller",
-				     "%s/%s: read %u MiB this pass, the most the controller reads of "
-				     "one run per pass; the rest (from byte %lld) is read in the "
-				     "next passes",
-				     dir, SRT_RUNDIR_EVENTS, SRT_RUNDIR_EVENTS_PASS_MAX / (1024 * 1024),
-				     (long long)er.pos.offset);
+		rc = srt_store_event(
+			c->store, err, "Warning", "RunDirUnreadable", "run", run->name,
+			"controller",
+			"%s/%s: read %u MiB this pass, the most the controller reads of "
+			"one run per pass; the rest (from byte %lld) is read in the "
+			"next passes",
+			dir, SRT_RUNDIR_EVENTS, SRT_RUNDIR_EVENTS_PASS_MAX / (1024 * 1024),
+			(long long)er.pos.offset);
 	if (rc == 0 && last > cursor)
 		rc = srt_store_ingest_cursor_set(c->store, run->name, last, err);
 	if (rc == 0 && src == 0)

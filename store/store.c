@@ -604,11 +604,11 @@ static int open_at(struct srt_store **out, const char *path, int flags,
 					     "the path of a database file, or of a file that does "
 					     "not exist yet (it is created)",
 					     path,
-					     S_ISCHR(st.st_mode)    ? "a character device" :
-					     S_ISBLK(st.st_mode)    ? "a block device" :
-					     S_ISFIFO(st.st_mode)   ? "a FIFO" :
-					     S_ISSOCK(st.st_mode)   ? "a socket" :
-								      "not a file");
+					     S_ISCHR(st.st_mode)  ? "a character device" :
+					     S_ISBLK(st.st_mode)  ? "a block device" :
+					     S_ISFIFO(st.st_mode) ? "a FIFO" :
+					     S_ISSOCK(st.st_mode) ? "a socket" :
+								    "not a file");
 	} else if (errno != ENOENT && errno != ENOTDIR) {
 		return srt_error_set(err,
 				     "cannot open database %s: %s; check the permissions "
