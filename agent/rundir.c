@@ -24,6 +24,9 @@
 
 /* ---- files ---- */
 
+static int mkdir_p(const char *dir, struct srt_error *err);
+static const char *kind_of(mode_t m);
+
 static int write_all(int fd, const char *p, size_t n)
 {
 	while (n) {
@@ -53,44 +56,224 @@ static void sync_parent(const char *path)
 	free(copy);
 }
 
-int srt_rundir_write_file(const char *path, const void *data, size_t len, unsigned mode,
-			  struct srt_error *err)
+int srt_rundir_write_file_at(int dirfd, const char *dir, const char *name, const void *data,
+			     size_t len, unsigned mode, struct srt_error *err)
 {
-	char *tmp = srt_xasprintf("%s.tmp.%ld", path, (long)getpid());
+	char *tmp = srt_xasprintf("%s.tmp.%ld", name, (long)getpid());
 	int fd = -1, rc = -1;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
+	/*
+	 * O_EXCL|O_NOFOLLOW: never open what someone else put at the temporary
+	 * name (a link to /etc/shadow).  A leftover there (ours from a crash, or
+	 * planted) is unlinked, which removes a link itself, not its target.
+	 */
+	for (int tries = 0; tries < 2; tries++) {
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    (mode_t)mode);
+		if (fd >= 0 || errno != EEXIST || unlinkat(dirfd, tmp, 0) != 0)
+			break;
+	}
 	if (fd < 0) {
 		srt_error_set(err,
-			      "cannot create '%s': %s; check that the directory exists and is "
+			      "cannot create '%s/%s': %s; check that the directory exists and is "
 			      "writable",
-			      tmp, strerror(errno));
+			      dir, tmp, strerror(errno));
 		goto out;
 	}
 	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
-		srt_error_set(err, "cannot write '%s': %s; check free space and quota", tmp,
+		srt_error_set(err, "cannot write '%s/%s': %s; check free space and quota", dir, tmp,
 			      strerror(errno));
 		goto out;
 	}
 	if (close(fd) < 0) {
 		fd = -1;
-		srt_error_set(err, "cannot write '%s': %s; check free space and quota", tmp,
+		srt_error_set(err, "cannot write '%s/%s': %s; check free space and quota", dir, tmp,
 			      strerror(errno));
 		goto out;
 	}
 	fd = -1;
-	if (rename(tmp, path) < 0) {
-		srt_error_set(err, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+	/* rename replaces the name: a link planted at `name` is replaced, not followed. */
+	if (renameat(dirfd, tmp, dirfd, name) < 0) {
+		srt_error_set(err, "cannot rename '%s/%s' to '%s/%s': %s", dir, tmp, dir, name,
+			      strerror(errno));
 		goto out;
 	}
-	sync_parent(path);
+	(void)fsync(dirfd);
 	rc = 0;
 out:
 	if (fd >= 0)
 		close(fd);
 	if (rc < 0)
-		(void)unlink(tmp);
+		(void)unlinkat(dirfd, tmp, 0);
 	free(tmp);
+	return rc;
+}
+
+int srt_rundir_write_file(const char *path, const void *data, size_t len, unsigned mode,
+			  struct srt_error *err)
+{
+	char *copy = srt_xstrdup(path), *copy2 = srt_xstrdup(path);
+	const char *dir = dirname(copy), *name = basename(copy2);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (dfd < 0) {
+		rc = srt_error_set(err,
+				   "cannot open directory '%s': %s; check that it exists and is "
+				   "writable",
+				   dir, strerror(errno));
+	} else {
+		rc = srt_rundir_write_file_at(dfd, dir, name, data, len, mode, err);
+		close(dfd);
+	}
+	free(copy);
+	free(copy2);
+	return rc;
+}
+
+/* Who may own an existing run directory: this process, or the job's user. */
+static bool owner_ok(const struct stat *sb, long job_uid)
+{
+	return sb->st_uid == geteuid() || (job_uid >= 0 && sb->st_uid == (uid_t)job_uid);
+}
+
+/*
+ * mkdirat + openat(O_NOFOLLOW|O_DIRECTORY) of `name` in dirfd: *created says
+ * whether this call made it.  An existing entry must be a real directory
+ * owned by this process or the job's user.  Returns the fd or -1.
+ */
+static int make_dir_at(int dirfd, const char *shown, const char *name, long job_uid, bool *created,
+		       struct srt_error *err)
+{
+	struct stat sb;
+	int fd;
+
+	*created = mkdirat(dirfd, name, 0755) == 0;
+	if (!*created && errno != EEXIST) {
+		srt_error_set(err, "cannot create directory '%s': %s", shown, strerror(errno));
+		return -1;
+	}
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP || errno == ENOTDIR)
+			srt_error_set(
+				err,
+				"'%s' exists and is not a directory (%s); srtctl does not "
+				"follow or reuse it: remove it, or check who planted it there",
+				shown,
+				fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+						!S_ISLNK(sb.st_mode) ?
+					(S_ISREG(sb.st_mode) ? "a file" : kind_of(sb.st_mode)) :
+					"a symbolic link");
+		else
+			srt_error_set(err, "cannot open directory '%s': %s", shown,
+				      strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISDIR(sb.st_mode) || !owner_ok(&sb, job_uid)) {
+		srt_error_set(err,
+			      "'%s' exists but is owned by uid %ld, neither srtctl's (uid %ld) nor "
+			      "the job user's; srtctl does not write into it: remove it",
+			      shown, (long)sb.st_uid, (long)geteuid());
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int srt_rundir_open_root(const char *root, struct srt_error *err)
+{
+	struct stat sb;
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT) {
+		if (mkdir_p(root, err) != 0)
+			return -1;
+		fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		int e = errno;
+
+		if (e == ELOOP || e == ENOTDIR)
+			srt_error_set(
+				err,
+				"log root '%s' is %s; set runtime.log_root in srtslurm.yaml to "
+				"a real directory (the link's target, for one)",
+				root,
+				e == ELOOP || (lstat(root, &sb) == 0 && S_ISLNK(sb.st_mode)) ?
+					"a symbolic link" :
+					"not a directory");
+		else
+			srt_error_set(err, "cannot open the log root '%s': %s", root, strerror(e));
+		return -1;
+	}
+	if (fstat(fd, &sb) < 0) {
+		srt_error_set(err, "cannot stat the log root '%s': %s", root, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (sb.st_uid != geteuid() && sb.st_uid != 0) {
+		srt_error_set(err,
+			      "log root '%s' is owned by uid %ld, neither srtctl's (uid %ld) nor "
+			      "root's; its owner could swap run directories: chown it to uid %ld",
+			      root, (long)sb.st_uid, (long)geteuid(), (long)geteuid());
+		close(fd);
+		return -1;
+	}
+	if ((sb.st_mode & 0022) && !(sb.st_mode & S_ISVTX)) {
+		srt_error_set(err,
+			      "log root '%s' (mode %04o) can be written by other users and has no "
+			      "sticky bit, so they could put a link where a run directory goes: "
+			      "chmod go-w '%s' (or chmod +t for a shared directory)",
+			      root, (unsigned)(sb.st_mode & 07777), root);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int srt_rundir_create_at(const char *root, const char *name, long job_uid, long job_gid, int *dirfd,
+			 struct srt_error *err)
+{
+	char *shown = srt_xasprintf("%s/%s", root, name);
+	char *logs_shown = srt_xasprintf("%s/%s/" SRT_RUNDIR_LOGS, root, name);
+	int rfd = -1, dfd = -1, lfd = -1, rc = -1;
+	bool created = false, logs_created = false;
+
+	*dirfd = -1;
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..")) {
+		srt_error_set(err, "run name '%s' is not a plain directory name", name);
+		goto out;
+	}
+	rfd = srt_rundir_open_root(root, err);
+	if (rfd < 0)
+		goto out;
+	dfd = make_dir_at(rfd, shown, name, job_uid, &created, err);
+	if (dfd < 0)
+		goto out;
+	lfd = make_dir_at(dfd, logs_shown, SRT_RUNDIR_LOGS, job_uid, &logs_created, err);
+	if (lfd < 0)
+		goto out;
+	/* Hand over only what this call created, through its own fd. */
+	if (job_uid >= 0 && ((created && fchown(dfd, (uid_t)job_uid, (gid_t)job_gid) != 0) ||
+			     (logs_created && fchown(lfd, (uid_t)job_uid, (gid_t)job_gid) != 0))) {
+		srt_error_set(err, "cannot give '%s' to uid %ld: %s", shown, job_uid,
+			      strerror(errno));
+		goto out;
+	}
+	if (created)
+		(void)fsync(rfd);
+	*dirfd = dfd;
+	dfd = -1;
+	rc = 0;
+out:
+	if (lfd >= 0)
+		close(lfd);
+	if (dfd >= 0)
+		close(dfd);
+	if (rfd >= 0)
+		close(rfd);
+	free(shown);
+	free(logs_shown);
 	return rc;
 }
 
@@ -132,17 +315,69 @@ static char *join(const char *dir, const char *name)
 	return srt_xasprintf("%s/%s", dir, name);
 }
 
-/* Read a whole file.  Returns 0, 1 when it does not exist, -1 on error. */
-static int slurp(const char *path, struct srt_buf *out, struct srt_error *err)
+static const char *kind_of(mode_t m)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char chunk[65536];
+	return S_ISCHR(m)  ? "a character device" :
+	       S_ISBLK(m)  ? "a block device" :
+	       S_ISFIFO(m) ? "a FIFO" :
+	       S_ISSOCK(m) ? "a socket" :
+	       S_ISDIR(m)  ? "a directory" :
+			     "not a regular file";
+}
+
+/*
+ * Open `path` for reading only when it is a regular file: O_NOFOLLOW (a
+ * symbolic link is refused, not followed to /dev/zero), O_NONBLOCK (opening a
+ * FIFO does not wait for a writer), then fstat.  The job's user owns the run
+ * directory, so these files are not trusted.  Returns the fd (blocking
+ * again), -2 when the file does not exist, -1 with err set.
+ */
+static int open_regular(const char *path, struct stat *sb, struct srt_error *err)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), fl;
 
 	if (fd < 0) {
 		if (errno == ENOENT)
-			return 1;
-		return srt_error_set(err, "cannot open '%s': %s", path, strerror(errno));
+			return -2;
+		if (errno == ELOOP)
+			srt_error_set(
+				err,
+				"'%s' is a symbolic link; the controller reads only a regular "
+				"file there: remove the link (the agent writes the file itself)",
+				path);
+		else
+			srt_error_set(err, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
 	}
+	if (fstat(fd, sb) < 0 || !S_ISREG(sb->st_mode)) {
+		srt_error_set(err,
+			      "'%s' is %s; the controller reads only a regular file there: "
+			      "remove it (the agent writes the file itself)",
+			      path, kind_of(sb->st_mode));
+		close(fd);
+		return -1;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+/*
+ * Read a whole regular file of at most `max` bytes.  Returns 0, 1 when it
+ * does not exist, -1 on error (a link, a device, a FIFO, a file larger than
+ * max: err names the file and the limit).
+ */
+static int slurp(const char *path, size_t max, struct srt_buf *out, struct srt_error *err)
+{
+	struct stat sb;
+	int fd = open_regular(path, &sb, err);
+	char chunk[65536];
+
+	if (fd == -2)
+		return 1;
+	if (fd < 0)
+		return -1;
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 
@@ -154,6 +389,13 @@ static int slurp(const char *path, struct srt_buf *out, struct srt_error *err)
 		}
 		if (!n)
 			break;
+		if (out->len + (size_t)n > max) {
+			close(fd);
+			return srt_error_set(err,
+					     "'%s' is larger than %zu KiB, the most srtctl reads "
+					     "of it; it is not read (remove or truncate it)",
+					     path, max / 1024);
+		}
 		srt_buf_append(out, chunk, (size_t)n);
 	}
 	close(fd);
@@ -162,41 +404,58 @@ static int slurp(const char *path, struct srt_buf *out, struct srt_error *err)
 
 /* ---- plan.json ---- */
 
-int srt_rundir_write_plan(const char *dir, const json_t *plan, int64_t generation,
-			  struct srt_error *err)
+/* plan.json's bytes: plan with "generation"; NULL after setting err. */
+static char *plan_text(const char *dir, const json_t *plan, int64_t generation,
+		       struct srt_error *err)
 {
-	json_t *copy = NULL;
-	char *text = NULL, *path = join(dir, SRT_RUNDIR_PLAN);
-	int rc = -1;
+	json_t *copy;
+	char *text;
+	size_t len;
 
 	if (!json_is_object(plan)) {
 		srt_error_set(err, "plan for '%s' is not a JSON object", dir);
-		goto out;
+		return NULL;
 	}
 	if (generation < 1) {
 		srt_error_set(err, "plan generation %lld for '%s' must be at least 1",
 			      (long long)generation, dir);
-		goto out;
+		return NULL;
 	}
 	copy = json_copy((json_t *)plan);
 	json_object_set_new(copy, "generation", json_integer(generation));
 	text = json_dumps(copy, JSON_INDENT(1));
+	json_decref(copy);
 	if (!text) {
 		srt_error_set(err, "cannot serialise the plan for '%s'", dir);
-		goto out;
+		return NULL;
 	}
-	{
-		size_t len = strlen(text);
+	len = strlen(text);
+	text = srt_xrealloc(text, len + 2);
+	text[len] = '\n';
+	text[len + 1] = '\0';
+	return text;
+}
 
-		text = srt_xrealloc(text, len + 2);
-		text[len] = '\n';
-		text[len + 1] = '\0';
-		rc = srt_rundir_write_file(path, text, len + 1, 0644, err);
-	}
-out:
-	json_decref(copy);
+int srt_rundir_write_plan(const char *dir, const json_t *plan, int64_t generation,
+			  struct srt_error *err)
+{
+	char *text = plan_text(dir, plan, generation, err), *path = join(dir, SRT_RUNDIR_PLAN);
+	int rc = text ? srt_rundir_write_file(path, text, strlen(text), 0644, err) : -1;
+
 	free(text);
 	free(path);
+	return rc;
+}
+
+int srt_rundir_write_plan_at(int dirfd, const char *dir, const json_t *plan, int64_t generation,
+			     struct srt_error *err)
+{
+	char *text = plan_text(dir, plan, generation, err);
+	int rc = text ? srt_rundir_write_file_at(dirfd, dir, SRT_RUNDIR_PLAN, text, strlen(text),
+						 0644, err) :
+			-1;
+
+	free(text);
 	return rc;
 }
 
@@ -498,7 +757,7 @@ int srt_rundir_read_status(const char *dir, struct srt_rundir_status *st, struct
 	memset(st, 0, sizeof(*st));
 	st->exit_code = -1;
 	srt_buf_init(&b);
-	rc = slurp(path, &b, err);
+	rc = slurp(path, SRT_RUNDIR_STATUS_MAX, &b, err);
 	if (rc)
 		goto out;
 	rc = -1;
@@ -658,65 +917,148 @@ static int parse_event(json_t *j, struct srt_rundir_event *ev)
 	return ev->reason && ev->object_kind ? 0 : -1;
 }
 
+/* One complete line of events.jsonl: 0 to go on, or fn's value to stop. */
+static int one_line(const char *data, size_t len, struct srt_rundir_events_read *r, int64_t *prev,
+		    srt_rundir_event_fn fn, void *ctx)
+{
+	json_t *j = len ? json_loadb(data, len, JSON_REJECT_DUPLICATES, NULL) : NULL;
+	struct srt_rundir_event ev;
+	int rc = 0;
+
+	if (!j || parse_event(j, &ev) < 0 || ev.seq <= *prev) {
+		if (len)
+			r->skipped++;
+		goto out;
+	}
+	if (ev.seq > r->after_seq) {
+		int v = fn(ctx, &ev);
+
+		if (v == SRT_RUNDIR_EVENT_REFUSE) {
+			r->skipped++;
+			goto out;
+		}
+		if (v) {
+			rc = v;
+			goto out;
+		}
+		r->last_seq = ev.seq;
+	}
+	*prev = ev.seq;
+out:
+	json_decref(j);
+	return rc;
+}
+
+int srt_rundir_read_events_from(const char *dir, struct srt_rundir_events_read *r,
+				srt_rundir_event_fn fn, void *ctx, struct srt_error *err)
+{
+	char *path = join(dir, SRT_RUNDIR_EVENTS);
+	size_t max_line = r->max_line ? r->max_line : SRT_RUNDIR_EVENT_LINE_MAX;
+	size_t max_bytes = r->max_bytes ? r->max_bytes : SRT_RUNDIR_EVENTS_PASS_MAX;
+	struct srt_buf line;
+	struct stat sb;
+	char chunk[65536];
+	int64_t prev = 0, at, line_at;
+	size_t total = 0;
+	bool skipping;
+	int fd, rc = -1;
+
+	r->last_seq = r->after_seq;
+	r->skipped = r->too_long = 0;
+	r->too_long_at = -1;
+	r->more = false;
+	srt_buf_init(&line);
+	fd = open_regular(path, &sb, err);
+	if (fd == -2) {
+		r->pos = (struct srt_rundir_events_pos){ 0 };
+		rc = 0;
+		goto out;
+	}
+	if (fd < 0)
+		goto out;
+	/* Another file, or a shorter one: start again at its top (seq dedupes). */
+	if (sb.st_dev != r->pos.dev || sb.st_ino != r->pos.ino || sb.st_size < r->pos.offset ||
+	    r->pos.offset < 0)
+		r->pos = (struct srt_rundir_events_pos){ .dev = sb.st_dev, .ino = sb.st_ino };
+	at = line_at = r->pos.offset;
+	skipping = r->pos.skipping;
+	if (lseek(fd, (off_t)at, SEEK_SET) < 0) {
+		srt_error_set(err, "cannot seek in '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	while (total < max_bytes) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			srt_error_set(err, "cannot read '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		if (!n)
+			break;
+		total += (size_t)n;
+		for (size_t off = 0; off < (size_t)n;) {
+			char *nl = memchr(chunk + off, '\n', (size_t)n - off);
+			size_t seg = nl ? (size_t)(nl - (chunk + off)) : (size_t)n - off;
+
+			if (!skipping && line.len + seg > max_line) {
+				/* Refused as one bad line; reading goes on after its '\n'. */
+				if (!r->too_long++)
+					r->too_long_at = line_at;
+				line.len = 0;
+				skipping = true;
+			}
+			if (!skipping)
+				srt_buf_append(&line, chunk + off, seg);
+			off += seg;
+			at += (int64_t)seg;
+			if (!nl)
+				break;
+			off++;
+			at++;
+			if (!skipping) {
+				int v = one_line(line.data ? line.data : "", line.len, r, &prev, fn,
+						 ctx);
+
+				if (v) {
+					rc = v;
+					goto out;
+				}
+			}
+			skipping = false;
+			line.len = 0;
+			line_at = at;
+			r->pos.offset = at;
+		}
+	}
+	/* A line over the limit is passed over up to here even without its '\n'. */
+	if (skipping) {
+		r->pos.offset = at;
+		r->pos.skipping = true;
+	} else {
+		r->pos.skipping = false;
+	}
+	r->more = total >= max_bytes;
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	srt_buf_release(&line);
+	free(path);
+	return rc;
+}
+
 int srt_rundir_read_events(const char *dir, int64_t after_seq, srt_rundir_event_fn fn, void *ctx,
 			   int64_t *last_seq, size_t *skipped, struct srt_error *err)
 {
-	char *path = join(dir, SRT_RUNDIR_EVENTS);
-	struct srt_buf b;
-	int64_t prev = 0;
-	size_t nskip = 0;
-	int rc;
+	struct srt_rundir_events_read r = { .after_seq = after_seq };
+	int rc = srt_rundir_read_events_from(dir, &r, fn, ctx, err);
 
 	if (last_seq)
-		*last_seq = after_seq;
-	srt_buf_init(&b);
-	rc = slurp(path, &b, err);
-	if (rc) {
-		rc = rc > 0 ? 0 : -1;
-		goto out;
-	}
-	for (size_t off = 0; off < b.len;) {
-		char *nl = memchr(b.data + off, '\n', b.len - off);
-		size_t len;
-		json_t *j;
-		struct srt_rundir_event ev;
-
-		if (!nl)
-			break; /* torn last line */
-		len = (size_t)(nl - (b.data + off));
-		j = len ? json_loadb(b.data + off, len, JSON_REJECT_DUPLICATES, NULL) : NULL;
-		off += len + 1;
-		if (!j || parse_event(j, &ev) < 0 || ev.seq <= prev) {
-			if (len)
-				nskip++;
-			json_decref(j);
-			continue;
-		}
-		if (ev.seq > after_seq) {
-			int r = fn(ctx, &ev);
-
-			if (r == SRT_RUNDIR_EVENT_REFUSE) {
-				nskip++;
-				json_decref(j);
-				continue;
-			}
-			if (r) {
-				json_decref(j);
-				rc = r;
-				goto out;
-			}
-			if (last_seq)
-				*last_seq = ev.seq;
-		}
-		prev = ev.seq;
-		json_decref(j);
-	}
-	rc = 0;
-out:
+		*last_seq = r.last_seq;
 	if (skipped)
-		*skipped = nskip;
-	srt_buf_release(&b);
-	free(path);
+		*skipped = r.skipped + r.too_long;
 	return rc;
 }
 
@@ -749,7 +1091,7 @@ int srt_rundir_events_open(struct srt_rundir_events *w, const char *dir, struct 
 	w->fd = -1;
 	w->path = join(dir, SRT_RUNDIR_EVENTS);
 	srt_buf_init(&b);
-	if (slurp(w->path, &b, err) < 0)
+	if (slurp(w->path, SIZE_MAX, &b, err) < 0)
 		goto out;
 	keep = b.len;
 	while (keep && b.data[keep - 1] != '\n')

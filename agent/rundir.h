@@ -115,6 +115,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "util/err.h"
 
@@ -124,6 +125,18 @@
 #define SRT_RUNDIR_LOGS "logs"
 #define SRT_RUNDIR_STATUS "status.json"
 #define SRT_RUNDIR_EVENTS "events.jsonl"
+/*
+ * Read bounds (issue #12): the run directory belongs to the job's user, so
+ * its files are not trusted.  The controller reads only regular files (not a
+ * link, a device, a FIFO), at most SRT_RUNDIR_STATUS_MAX bytes of
+ * status.json, event lines of at most SRT_RUNDIR_EVENT_LINE_MAX bytes (a
+ * longer one is refused as one bad line and reading goes on after it), and at
+ * most SRT_RUNDIR_EVENTS_PASS_MAX bytes of events.jsonl per call (the rest on
+ * the next call, from where this one stopped).
+ */
+#define SRT_RUNDIR_STATUS_MAX (4u * 1024 * 1024)
+#define SRT_RUNDIR_EVENT_LINE_MAX (64u * 1024)
+#define SRT_RUNDIR_EVENTS_PASS_MAX (16u * 1024 * 1024)
 /* The agent rewrites status.json at least this often (updated_at moves). */
 #define SRT_RUNDIR_HEARTBEAT_MS 10000
 
@@ -137,8 +150,40 @@
 int srt_rundir_write_file(const char *path, const void *data, size_t len, unsigned mode,
 			  struct srt_error *err);
 
+/*
+ * srt_rundir_write_file() relative to an open directory: `name` in dirfd
+ * (`dir` only names it in messages).  The temporary file is created with
+ * O_EXCL|O_NOFOLLOW and renamed over `name` with renameat(), so a link
+ * planted at either name is never followed.  srt_rundir_write_file() opens
+ * the directory of `path` and calls this.
+ */
+int srt_rundir_write_file_at(int dirfd, const char *dir, const char *name, const void *data,
+			     size_t len, unsigned mode, struct srt_error *err);
+
 /* Create DIR and DIR/logs (like mkdir -p). */
 int srt_rundir_create(const char *dir, struct srt_error *err);
+
+/*
+ * Open the log root (created like mkdir -p when absent) as a verified
+ * directory fd: not a symbolic link (O_NOFOLLOW), owned by this process's
+ * user or root, and not writable by group or others unless it has the
+ * sticky bit.  Returns the fd (caller closes) or -1 with err naming the path
+ * and the fix.
+ */
+int srt_rundir_open_root(const char *root, struct srt_error *err);
+
+/*
+ * Create the run directory ROOT/NAME and its logs/ for the controller,
+ * without following links: the root verified by srt_rundir_open_root(),
+ * mkdirat + openat(O_NOFOLLOW|O_DIRECTORY).  An existing directory (a
+ * controller restart renders it again) is accepted only when it is a real
+ * directory owned by this process's user or by job_uid.  With job_uid >= 0,
+ * what this call created (and only that) is given to job_uid:job_gid with
+ * fchown on its own fd.  *dirfd gets the run directory's fd (caller closes)
+ * for srt_rundir_write_file_at() and srt_rundir_write_plan_at().
+ */
+int srt_rundir_create_at(const char *root, const char *name, long job_uid, long job_gid, int *dirfd,
+			 struct srt_error *err);
 
 /* ---- plan.json (controller -> agent) ---- */
 
@@ -148,6 +193,10 @@ int srt_rundir_create(const char *dir, struct srt_error *err);
  */
 int srt_rundir_write_plan(const char *dir, const json_t *plan, int64_t generation,
 			  struct srt_error *err);
+
+/* srt_rundir_write_plan() into an open run directory (dir names it in messages). */
+int srt_rundir_write_plan_at(int dirfd, const char *dir, const json_t *plan, int64_t generation,
+			     struct srt_error *err);
 
 /*
  * Read a plan file (DIR/plan.json, or any path given to `srtctl agent
@@ -261,7 +310,9 @@ int srt_rundir_write_status(const char *dir, const struct srt_rundir_status *st,
 /*
  * Read DIR/status.json into *st (release with srt_rundir_status_release()).
  * Returns 0; 1 when there is no status.json yet (the agent has not started:
- * *st is zeroed); -1 on an unreadable or invalid file.  Readers compare
+ * *st is zeroed); -1 on an unreadable or invalid file, one that is not a
+ * regular file (a link, a FIFO, a device) or one larger than
+ * SRT_RUNDIR_STATUS_MAX.  Readers compare
  * st->seq with the last one they used and ignore an older file.
  */
 int srt_rundir_read_status(const char *dir, struct srt_rundir_status *st, struct srt_error *err);
@@ -335,5 +386,40 @@ typedef int (*srt_rundir_event_fn)(void *ctx, const struct srt_rundir_event *ev)
  */
 int srt_rundir_read_events(const char *dir, int64_t after_seq, srt_rundir_event_fn fn, void *ctx,
 			   int64_t *last_seq, size_t *skipped, struct srt_error *err);
+
+/* Where a bounded read of events.jsonl stopped (kept by the reader between calls). */
+struct srt_rundir_events_pos {
+	int64_t offset; /* bytes consumed: the start of the next line to read */
+	bool skipping;	/* inside a line over the limit, up to its '\n' */
+	dev_t dev;	/* the file read (another file starts again at 0) */
+	ino_t ino;
+};
+
+struct srt_rundir_events_read {
+	/* in */
+	int64_t after_seq;
+	size_t max_line;  /* 0: SRT_RUNDIR_EVENT_LINE_MAX */
+	size_t max_bytes; /* 0: SRT_RUNDIR_EVENTS_PASS_MAX */
+	/* in and out: zero for the top of the file */
+	struct srt_rundir_events_pos pos;
+	/* out */
+	int64_t last_seq;    /* as srt_rundir_read_events() */
+	size_t skipped;	     /* bad or refused lines */
+	size_t too_long;     /* lines refused for their length */
+	int64_t too_long_at; /* byte offset of the first of them, or -1 */
+	bool more;	     /* stopped at max_bytes: call again for the rest */
+};
+
+/*
+ * srt_rundir_read_events() with bounds: reads DIR/events.jsonl (a regular
+ * file only: a link, FIFO or device is an error naming it) from r->pos, at
+ * most r->max_bytes of it, refusing lines longer than r->max_line, and
+ * updates r->pos to the end of the last line consumed.  When the file is
+ * another one than r->pos says (inode) or shorter, reading starts at its top.
+ * Returns 0, -1 (err set; events delivered before the error are in
+ * r->last_seq), or fn's value.
+ */
+int srt_rundir_read_events_from(const char *dir, struct srt_rundir_events_read *r,
+				srt_rundir_event_fn fn, void *ctx, struct srt_error *err);
 
 #endif

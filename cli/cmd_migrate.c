@@ -197,6 +197,52 @@ out:
 	return rc;
 }
 
+static const char *file_kind(mode_t m)
+{
+	return S_ISLNK(m)  ? "a symbolic link" :
+	       S_ISCHR(m)  ? "a character device" :
+	       S_ISBLK(m)  ? "a block device" :
+	       S_ISFIFO(m) ? "a FIFO" :
+	       S_ISSOCK(m) ? "a socket" :
+	       S_ISDIR(m)  ? "a directory" :
+			     "not a regular file";
+}
+
+/*
+ * May `path` be replaced by a migrated file?  It must be absent or a
+ * regular file (lstat: a symbolic link is refused, never replaced) that
+ * this user may write and that has a write permission bit (root may write
+ * anything: a file without any w bit is still taken as read-only).
+ * Returns 0, or -1 after printing why and what to do.
+ */
+static int check_replaceable(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, "srtctl migrate: cannot check '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr,
+			"srtctl migrate: '%s' is %s, not a regular file; it was left unchanged: "
+			"give a path that does not exist or a regular file%s\n",
+			path, file_kind(st.st_mode),
+			S_ISLNK(st.st_mode) ? " (or the link's target itself)" : "");
+		return -1;
+	}
+	if (!(st.st_mode & 0222) || faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0) {
+		fprintf(stderr,
+			"srtctl migrate: '%s' is read-only (mode %04o); it was left unchanged: "
+			"make it writable (chmod u+w) or choose another path\n",
+			path, (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
 /* Create `path` holding `data`; fails when it already exists. */
 static int write_backup(const char *path, const char *data, size_t len, mode_t mode)
 {
@@ -278,7 +324,7 @@ out:
 static int migrate_one(struct migrate_opts *o, const char *path)
 {
 	struct srt_buf in, out;
-	char *backup = NULL, *dest = NULL;
+	char *backup = NULL, *dest = NULL, *real = NULL;
 	struct stat st;
 	mode_t mode = 0644;
 	bool valid = false;
@@ -287,6 +333,20 @@ static int migrate_one(struct migrate_opts *o, const char *path)
 	srt_buf_init(&in);
 	srt_buf_init(&out);
 	if (o->in_place) {
+		/* A link is followed to its target, which is migrated; the link stays. */
+		if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+			real = realpath(path, NULL);
+			if (!real) {
+				fprintf(stderr,
+					"srtctl migrate: cannot resolve the link '%s': %s; it was "
+					"left unchanged\n",
+					path, strerror(errno));
+				goto out;
+			}
+			path = real;
+		}
+		if (check_replaceable(path) != 0)
+			goto out;
 		backup = srt_xasprintf("%s%s", path, BACKUP_SUFFIX);
 		if (lstat(backup, &st) == 0) {
 			fprintf(stderr,
@@ -325,7 +385,8 @@ static int migrate_one(struct migrate_opts *o, const char *path)
 		umask(mask);
 		mode = 0666 & ~mask;
 		dest = o->output_is_dir ? output_path(o, path) : srt_xstrdup(o->output);
-		if (!dest || write_atomic(dest, out.data, out.len, mode) != 0)
+		if (!dest || check_replaceable(dest) != 0 ||
+		    write_atomic(dest, out.data, out.len, mode) != 0)
 			goto out;
 		fprintf(stderr, "migrated %s -> %s\n", path, dest);
 	} else if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
@@ -343,6 +404,7 @@ static int migrate_one(struct migrate_opts *o, const char *path)
 out:
 	free(backup);
 	free(dest);
+	free(real);
 	srt_buf_release(&in);
 	srt_buf_release(&out);
 	return rc;

@@ -49,6 +49,8 @@ struct srt_ingest_memo {
 	int64_t run_id;
 	struct file_sig status, events;
 	struct run_obs obs; /* what status.json said */
+	struct srt_rundir_events_pos pos; /* where reading events.jsonl stopped */
+	bool more; /* events.jsonl was read up to the per-pass bound: read on next pass */
 };
 
 static struct file_sig file_sig(const char *dir, const char *name)
@@ -57,7 +59,7 @@ static struct file_sig file_sig(const char *dir, const char *name)
 	struct stat st;
 	char *path = srt_xasprintf("%s/%s", dir, name);
 
-	if (stat(path, &st) == 0)
+	if (lstat(path, &st) == 0)
 		f = (struct file_sig){ st.st_dev, st.st_ino, st.st_size, st.st_mtim, true };
 	free(path);
 	return f;
@@ -339,16 +341,21 @@ static int ingest_conditions(struct srt_controller *c, const char *run,
  * Read one run's status.json and new events.  Events are inserted and the
  * ingest cursor moved in one transaction: each is ingested exactly once.
  */
-static int ingest_run(struct srt_controller *c, const struct srt_run_row *run,
-		      struct run_obs *obs, size_t *ningested, struct srt_error *err)
+static int ingest_run(struct srt_controller *c, const struct srt_run_row *run, struct run_obs *obs,
+		      struct srt_rundir_events_pos *pos, bool *more, size_t *ningested,
+		      struct srt_error *err)
 {
 	struct srt_rundir_status st;
-	struct srt_error rerr;
+	struct srt_error rerr, eerr;
 	char *dir = srt_controller_run_dir(c, run->name);
 	struct ingest_ctx x = { c, run->name, 0, 0, false, err };
+	struct srt_rundir_events_read er = { .pos = *pos };
 	int64_t cursor = 0, last = 0;
-	int rc, src;
+	int rc, src, r = 0;
 
+	*more = false;
+	srt_error_clear(&rerr);
+	srt_error_clear(&eerr);
 	src = srt_rundir_read_status(dir, &st, &rerr);
 	if (src == 0) {
 		obs->agent = agent_phase(st.phase);
@@ -360,20 +367,45 @@ static int ingest_run(struct srt_controller *c, const struct srt_run_row *run,
 		rc = -1;
 		goto out;
 	}
-	rc = srt_store_ingest_cursor_get(c->store, run->name, &cursor, err);
+	/* A file the controller refuses (a link, a FIFO, too large) is a Warning
+	 * on the run; the other runs are read as usual. */
+	rc = src < 0 ? srt_store_event(c->store, err, "Warning", "RunDirUnreadable", "run",
+				       run->name, "controller", "%s", rerr.msg) :
+		       0;
+	if (rc == 0)
+		rc = srt_store_ingest_cursor_get(c->store, run->name, &cursor, err);
 	x.expected = cursor < INT64_MAX ? cursor + 1 : INT64_MAX;
 	if (rc == 0) {
-		int r = srt_rundir_read_events(dir, cursor, ingest_one, &x, &last, NULL, &rerr);
-
+		er.after_seq = cursor;
+		r = srt_rundir_read_events_from(dir, &er, ingest_one, &x, &eerr);
+		last = er.last_seq; /* the events delivered before an error are in the tx */
 		if (r == 1) {
 			rc = -1; /* the database failed; err says how */
 		} else if (r < 0) {
-			/* an unreadable file: nothing ingested; the next pass tries again */
-			logf_(c, "run/%s: cannot read its events: %s", run->name, rerr.msg);
-			last = cursor;
-			x.n = 0;
+			logf_(c, "run/%s: cannot read its events: %s", run->name, eerr.msg);
+			rc = srt_store_event(c->store, err, "Warning", "RunDirUnreadable", "run",
+					     run->name, "controller", "%s", eerr.msg);
 		}
 	}
+	if (rc == 0 && er.too_long)
+		rc = srt_store_event(
+			c->store, err, "Warning", "RunDirUnreadable", "run", run->name,
+			"controller",
+			"%s/%s: %zu line%s longer than %u KiB (the limit for one "
+			"event), the first at byte %lld; %s ignored and reading goes on "
+			"after %s",
+			dir, SRT_RUNDIR_EVENTS, er.too_long, er.too_long == 1 ? "" : "s",
+			SRT_RUNDIR_EVENT_LINE_MAX / 1024, (long long)er.too_long_at,
+			er.too_long == 1 ? "it is" : "they are", er.too_long == 1 ? "it" : "them");
+	if (rc == 0 && r == 0 && er.more)
+		rc = srt_store_event(
+			c->store, err, "Warning", "RunDirUnreadable", "run", run->name,
+			"controller",
+			"%s/%s: read %u MiB this pass, the most the controller reads of "
+			"one run per pass; the rest (from byte %lld) is read in the "
+			"next passes",
+			dir, SRT_RUNDIR_EVENTS, SRT_RUNDIR_EVENTS_PASS_MAX / (1024 * 1024),
+			(long long)er.pos.offset);
 	if (rc == 0 && last > cursor)
 		rc = srt_store_ingest_cursor_set(c->store, run->name, last, err);
 	if (rc == 0 && src == 0)
@@ -385,6 +417,8 @@ static int ingest_run(struct srt_controller *c, const struct srt_run_row *run,
 		goto out;
 	}
 	*ningested += x.n;
+	*pos = er.pos; /* committed: the next pass goes on from here */
+	*more = r == 0 && er.more;
 out:
 	if (src == 0)
 		srt_rundir_status_release(&st);
@@ -490,22 +524,50 @@ static int cancel_job(struct srt_controller *c, const char *run, int64_t job_id,
 	return rc;
 }
 
-/* Give the run directory to the job's user when srtctl runs as root (local clusters). */
-static void hand_over(struct srt_controller *c, const char *dir)
+/*
+ * The job's user, who gets the run directory when srtctl runs as root (local
+ * clusters): *uid -1 when there is none.
+ */
+static void job_owner(struct srt_controller *c, long *uid, long *gid)
 {
 	const char *user = c->cluster->slurmrestd.user;
 	struct passwd *pw;
-	char *logs;
 
+	*uid = *gid = -1;
 	if (geteuid() != 0 || !user || !*user)
 		return;
 	pw = getpwnam(user);
-	if (!pw)
+	if (!pw) {
+		logf_(c, "user %s (slurmrestd.user) is unknown; run directories stay root's", user);
 		return;
-	logs = srt_xasprintf("%s/%s", dir, SRT_RUNDIR_LOGS);
-	if (chown(dir, pw->pw_uid, pw->pw_gid) != 0 || chown(logs, pw->pw_uid, pw->pw_gid) != 0)
-		logf_(c, "cannot give %s to user %s: %s", dir, user, strerror(errno));
-	free(logs);
+	}
+	*uid = (long)pw->pw_uid;
+	*gid = (long)pw->pw_gid;
+}
+
+/*
+ * A run directory that cannot be made or written: a Warning event and the
+ * run's message (the run stays Pending; the next pass tries again).
+ */
+static int run_dir_failed(struct srt_controller *c, const char *run, const char *why,
+			  struct srt_error *err)
+{
+	char *msg = srt_xasprintf("cannot prepare the run directory: %s; nothing is submitted "
+				  "until it can be (the next pass tries again)",
+				  why);
+	int rc;
+
+	logf_(c, "run/%s: %s", run, msg);
+	if (srt_store_begin(c->store, err) != 0) {
+		free(msg);
+		return -1;
+	}
+	rc = srt_store_run_update(c->store, run, NULL, -1, NULL, msg, err);
+	if (rc == 0)
+		rc = srt_store_event(c->store, err, "Warning", "RunDirFailed", "run", run,
+				     "controller", "%s", msg);
+	free(msg);
+	return finish_tx(c, rc, err);
 }
 
 /* A recipe's spec rendered for this cluster: what a run's job realises. */
@@ -606,7 +668,8 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 	char *dir = NULL, *script = NULL, *out_path = NULL, *msg = NULL;
 	struct srt_error serr;
 	int64_t job_id = 0;
-	int rc = -1, src;
+	long uid, gid;
+	int rc = -1, src, dfd = -1;
 
 	srt_diags_init(&d);
 	if (srt_store_run_get(c->store, run_name, &run, err) != 1)
@@ -620,9 +683,13 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 	}
 	dir = srt_controller_run_dir(c, run.name);
 	out_path = srt_xasprintf("%s/agent-%%j.out", dir);
-	if (srt_rundir_create(dir, err) != 0 ||
-	    srt_rundir_write_plan(dir, x.pj, run.generation, err) != 0)
+	job_owner(c, &uid, &gid);
+	srt_error_clear(&serr);
+	if (srt_rundir_create_at(c->run_root, run.name, uid, gid, &dfd, &serr) != 0 ||
+	    srt_rundir_write_plan_at(dfd, dir, x.pj, run.generation, &serr) != 0) {
+		rc = run_dir_failed(c, run.name, serr.msg, err);
 		goto out;
+	}
 	script = srt_script_render_agent(x.plan,
 					 &(struct srt_script_agent_opts){
 						 .job_name = run.job_name,
@@ -637,16 +704,11 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 		srt_error_set(err, "cannot render the batch script of run '%s'", run.name);
 		goto out;
 	}
-	{
-		char *job_file = srt_xasprintf("%s/%s", dir, SRT_RUNDIR_JOB);
-
-		rc = srt_rundir_write_file(job_file, script, strlen(script), 0755, err);
-		free(job_file);
-		if (rc != 0)
-			goto out;
-		rc = -1;
+	if (srt_rundir_write_file_at(dfd, dir, SRT_RUNDIR_JOB, script, strlen(script), 0755,
+				     &serr) != 0) {
+		rc = run_dir_failed(c, run.name, serr.msg, err);
+		goto out;
 	}
-	hand_over(c, dir);
 	if (srt_store_run_set_details(c->store, run.name, dir, false, 0, err) != 0)
 		goto out;
 	{
@@ -713,6 +775,8 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 		logf_(c, "run/%s: %s", run.name, msg);
 	}
 out:
+	if (dfd >= 0)
+		close(dfd);
 	free(msg);
 	free(script);
 	free(out_path);
@@ -1035,11 +1099,15 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 		free(dir);
 		m = c->ningest ? bsearch(&key, c->ingest, c->ningest, sizeof(*m), ingest_memo_cmp) :
 				 NULL;
-		if (m && sig_same(&m->status, &key.status) && sig_same(&m->events, &key.events)) {
+		if (m)
+			key.pos = m->pos;
+		if (m && !m->more && sig_same(&m->status, &key.status) &&
+		    sig_same(&m->events, &key.events)) {
 			obs[i].agent = m->obs.agent;
 			obs[i].agent_message =
 				m->obs.agent_message ? srt_xstrdup(m->obs.agent_message) : NULL;
-		} else if (ingest_run(c, &runs[i], &obs[i], &stats->events_ingested, err) != 0) {
+		} else if (ingest_run(c, &runs[i], &obs[i], &key.pos, &key.more,
+				      &stats->events_ingested, err) != 0) {
 			goto out;
 		}
 		key.obs.agent = obs[i].agent;

@@ -596,6 +596,19 @@ static int open_at(struct srt_store **out, const char *path, int flags,
 					     "database path %s is a directory; give the path of "
 					     "a file, for example %s/srtctl.db",
 					     path, path);
+		/* SQLite would write PATH-journal and PATH-wal next to a device or
+		 * FIFO (/dev/null-journal): only a regular file is a database. */
+		if (!S_ISREG(st.st_mode))
+			return srt_error_set(err,
+					     "database path %s is not a regular file (%s); give "
+					     "the path of a database file, or of a file that does "
+					     "not exist yet (it is created)",
+					     path,
+					     S_ISCHR(st.st_mode)  ? "a character device" :
+					     S_ISBLK(st.st_mode)  ? "a block device" :
+					     S_ISFIFO(st.st_mode) ? "a FIFO" :
+					     S_ISSOCK(st.st_mode) ? "a socket" :
+								    "not a file");
 	} else if (errno != ENOENT && errno != ENOTDIR) {
 		return srt_error_set(err,
 				     "cannot open database %s: %s; check the permissions "

@@ -562,6 +562,110 @@ static void test_events_bad_lines(void **state)
 	assert_int_equal(last, 9);
 }
 
+/* Issue #12: bounded reads of an untrusted run directory. */
+static void test_events_bounded(void **state)
+{
+	struct fx *f = *state;
+	struct srt_error err;
+	struct srt_rundir_events_read r;
+	struct got g;
+	char *p = path_in(f, SRT_RUNDIR_EVENTS), *long_line;
+	const char *e1 = "{\"seq\":1,\"reason\":\"A\",\"object\":{\"kind\":\"run\"}}\n";
+	const char *e3 = "{\"seq\":3,\"reason\":\"C\",\"object\":{\"kind\":\"run\"}}\n";
+	const char *e4 = "{\"seq\":4,\"reason\":\"D\",\"object\":{\"kind\":\"run\"}}\n";
+
+	/* An over-long line is refused as one line; the lines after it are read. */
+	long_line = malloc(200);
+	memset(long_line, 'x', 198);
+	long_line[198] = '\n';
+	long_line[199] = '\0';
+	append_raw(f, SRT_RUNDIR_EVENTS, e1);
+	append_raw(f, SRT_RUNDIR_EVENTS, long_line);
+	append_raw(f, SRT_RUNDIR_EVENTS, e3);
+	memset(&r, 0, sizeof(r));
+	memset(&g, 0, sizeof(g));
+	r.max_line = 100;
+	assert_int_equal(srt_rundir_read_events_from(f->dir, &r, collect, &g, &err), 0);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.seqs[1], 3);
+	assert_int_equal(r.too_long, 1);
+	assert_int_equal(r.too_long_at, (int64_t)strlen(e1));
+	assert_false(r.more);
+	assert_int_equal(r.pos.offset, (int64_t)(strlen(e1) + 199 + strlen(e3)));
+
+	/* The next call goes on from pos: only what was appended since. */
+	append_raw(f, SRT_RUNDIR_EVENTS, e4);
+	memset(&g, 0, sizeof(g));
+	r.after_seq = 3;
+	assert_int_equal(srt_rundir_read_events_from(f->dir, &r, collect, &g, &err), 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.seqs[0], 4);
+	assert_int_equal(r.too_long, 0);
+
+	/* max_bytes: a call stops after that much and says there is more. */
+	unlink(p);
+	append_raw(f, SRT_RUNDIR_EVENTS, e1);
+	for (int i = 0; i < 5000; i++)
+		append_raw(f, SRT_RUNDIR_EVENTS, "junk line junk line junk line\n");
+	append_raw(f, SRT_RUNDIR_EVENTS, e3);
+	memset(&r, 0, sizeof(r));
+	r.max_bytes = 1; /* one read() (64 KiB) at most */
+	{
+		int calls = 0;
+
+		memset(&g, 0, sizeof(g));
+		do {
+			assert_int_equal(srt_rundir_read_events_from(f->dir, &r, collect, &g, &err),
+					 0);
+			r.after_seq = r.last_seq;
+			calls++;
+		} while (r.more && calls < 10);
+		assert_false(r.more);
+		assert_true(calls >= 3); /* 150 KB in 64 KiB reads */
+	}
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.seqs[1], 3);
+
+	/* A symbolic link (to /dev/zero) and a FIFO are refused, naming the file. */
+	unlink(p);
+	assert_int_equal(symlink("/dev/zero", p), 0);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(srt_rundir_read_events_from(f->dir, &r, collect, &g, &err), -1);
+	assert_non_null(strstr(err.msg, "events.jsonl' is a symbolic link"));
+	unlink(p);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	assert_int_equal(srt_rundir_read_events_from(f->dir, &r, collect, &g, &err), -1);
+	assert_non_null(strstr(err.msg, "events.jsonl' is a FIFO"));
+	unlink(p);
+	free(long_line);
+	free(p);
+}
+
+static void test_status_bounded(void **state)
+{
+	struct fx *f = *state;
+	struct srt_error err;
+	struct srt_rundir_status rd;
+	char *p = path_in(f, SRT_RUNDIR_STATUS);
+	FILE *fp;
+
+	assert_int_equal(symlink("/dev/zero", p), 0);
+	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), -1);
+	assert_non_null(strstr(err.msg, "status.json' is a symbolic link"));
+	unlink(p);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), -1);
+	assert_non_null(strstr(err.msg, "status.json' is a FIFO"));
+	unlink(p);
+	fp = fopen(p, "w");
+	assert_non_null(fp);
+	assert_int_equal(ftruncate(fileno(fp), SRT_RUNDIR_STATUS_MAX + 1), 0);
+	fclose(fp);
+	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), -1);
+	assert_non_null(strstr(err.msg, "status.json' is larger than 4096 KiB"));
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -576,6 +680,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_events_seq_across_reopen_and_torn_line,
 						fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_events_bad_lines, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_events_bounded, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_status_bounded, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
