@@ -304,7 +304,8 @@ static int migrate_bytes(struct migrate_opts *o, const char *path, const struct 
 	}
 	/* Diagnostics of the check point into the migrated text, not the v1 file. */
 	checked_name = srt_xasprintf("%s (migrated)", display);
-	*valid = srt_compile_bytes(out->data, out->len, checked_name, &o->cluster, &comp, &d) == 0;
+	*valid = srt_compile_bytes_named(out->data, out->len, checked_name, path, &o->cluster,
+					 &comp, &d) == 0;
 	rc = 0;
 out:
 	srt_diags_print(&d, stderr);

@@ -171,9 +171,9 @@ out:
 	return diags->nerrors - before;
 }
 
-size_t srt_compile_bytes(const char *data, size_t len, const char *file,
-			 const struct srt_cluster *cluster, struct srt_compiled *out,
-			 struct srt_diags *diags)
+size_t srt_compile_bytes_named(const char *data, size_t len, const char *file,
+			       const char *name_from, const struct srt_cluster *cluster,
+			       struct srt_compiled *out, struct srt_diags *diags)
 {
 	size_t before = diags->nerrors;
 	struct srt_ydoc *doc;
@@ -183,10 +183,17 @@ size_t srt_compile_bytes(const char *data, size_t len, const char *file,
 	doc = srt_ydoc_parse(data, len, file, diags);
 	if (!doc)
 		return diags->nerrors - before ? diags->nerrors - before : 1;
-	stem = srt_file_stem(file);
+	stem = srt_file_stem(name_from);
 	compile_doc(doc, srt_arena_strdup(&doc->arena, stem), cluster, out, diags);
 	free(stem);
 	return diags->nerrors - before;
+}
+
+size_t srt_compile_bytes(const char *data, size_t len, const char *file,
+			 const struct srt_cluster *cluster, struct srt_compiled *out,
+			 struct srt_diags *diags)
+{
+	return srt_compile_bytes_named(data, len, file, file, cluster, out, diags);
 }
 
 size_t srt_compile_file(const char *path, const struct srt_cluster *cluster,

@@ -31,6 +31,16 @@ size_t srt_compile_bytes(const char *data, size_t len, const char *file,
 			 const struct srt_cluster *cluster, struct srt_compiled *out,
 			 struct srt_diags *diags);
 
+/*
+ * The same, where `file` names the text in diagnostics but the default
+ * recipe name (a recipe without `name:`) comes from `name_from`, a path
+ * whose stem is used (migrate checks its output as "F (migrated)", and the
+ * name must still be F's stem).
+ */
+size_t srt_compile_bytes_named(const char *data, size_t len, const char *file,
+			       const char *name_from, const struct srt_cluster *cluster,
+			       struct srt_compiled *out, struct srt_diags *diags);
+
 void srt_compiled_release(struct srt_compiled *c);
 
 /* "dir/my-recipe.yaml" -> "my-recipe" (caller frees). */

@@ -186,8 +186,13 @@ static const struct srt_ynode *v2_marker(const struct srt_ynode *root)
 		return NULL;
 	if ((p = srt_ynode_get_pair(root, "roles")) || (p = srt_ynode_get_pair(root, "engine")))
 		return p->key;
+	/*
+	 * `schema: 2` over a v1 body (backend:, resources.<mode>_nodes) is
+	 * still the v1 layout: srt-slurm's own examples mix them, and its loader
+	 * reads both spellings.  Such a file is migrated.
+	 */
 	p = srt_ynode_get_pair(root, "schema");
-	if (p && srt_ynode_int(p->value, &schema) && schema >= 2)
+	if (p && srt_ynode_int(p->value, &schema) && schema >= 2 && !srt_ynode_get(root, "backend"))
 		return p->key;
 	return NULL;
 }
@@ -335,6 +340,7 @@ static void move_resources(struct mctx *m, struct section *s)
 {
 	const struct srt_ynode *res = srt_ynode_get(s->src, "resources");
 	struct srt_ynode *rest;
+	bool agg_only;
 
 	if (!res)
 		return;
@@ -343,12 +349,30 @@ static void move_resources(struct mctx *m, struct section *s)
 			s->resources_out = copy_node(m, res); /* the validator reports it */
 		return;
 	}
+	/*
+	 * srt-slurm reads a recipe as disaggregated only when it sets prefill or
+	 * decode nodes; in an aggregated one gpus_per_prefill/gpus_per_decode
+	 * change nothing, so they do not become prefill/decode roles.
+	 */
+	agg_only = (srt_ynode_get(res, "agg_nodes") || srt_ynode_get(res, "agg_workers")) &&
+		   !srt_ynode_get(res, "prefill_nodes") && !srt_ynode_get(res, "decode_nodes") &&
+		   !srt_ynode_get(res, "prefill_workers") && !srt_ynode_get(res, "decode_workers");
 	rest = srt_ynode_new_map(m->doc);
 	rest->line = res->line;
 	rest->col = res->col;
 	for (size_t i = 0; i < res->n; i++) {
 		const struct srt_ypair *p = &res->pairs[i];
 		bool moved = false;
+
+		if (agg_only && (key_is(p->key, "gpus_per_prefill") ||
+				 key_is(p->key, "gpus_per_decode"))) {
+			warn(m, p->key, kpath(m, s, srt_arena_printf(&m->doc->arena, "resources.%s",
+								     p->key->str)),
+			     "the recipe is aggregated (agg_nodes/agg_workers), where srt-slurm "
+			     "ignores %s; left out",
+			     p->key->str);
+			continue;
+		}
 
 		for (size_t j = 0; j < NMODES && !moved; j++) {
 			char nodes[32], workers[32], gpus[32];

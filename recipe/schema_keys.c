@@ -15,6 +15,7 @@ static const char *const none_keys[] = { NULL };
 
 /* Recipe */
 static const char *const top_keys[] = {
+	"auxiliary_services" /* newer srt-slurm */,
 	"backend" /* v1 */,
 	"benchmark",
 	"container_mounts",
@@ -28,6 +29,7 @@ static const char *const top_keys[] = {
 	"host_setup",
 	"identity",
 	"infra" /* v1 */,
+	"kubernetes" /* srt-slurm's kubernetes example */,
 	"model",
 	"name",
 	"observability",
@@ -38,6 +40,8 @@ static const char *const top_keys[] = {
 	"resources",
 	"roles",
 	"sbatch_directives",
+	"sbatch_post_sweep" /* in srt-slurm's public recipes */,
+	"sbatch_pre_sweep" /* in srt-slurm's public recipes */,
 	"schema",
 	"services",
 	"setup_script",
@@ -45,6 +49,7 @@ static const char *const top_keys[] = {
 	"srun_options",
 	"sweep",
 	"telemetry",
+	"vmon" /* in srt-slurm's public recipes */,
 	NULL,
 };
 
@@ -67,6 +72,7 @@ static const char *const frontend_keys[] = {
 	"enable_multiple_frontends",
 	"env",
 	"gen_router",
+	"install" /* in srt-slurm's public recipes */,
 	"nginx_container",
 	"nginx_keepalive_timeout",
 	"nginx_raise_ulimit",
@@ -77,6 +83,7 @@ static const char *const frontend_keys[] = {
 	"orchestrator_placement" /* v1 */,
 	"placement",
 	"server_config_extra",
+	"source" /* in srt-slurm's public recipes */,
 	"type",
 	"worker_selection",
 	NULL,
@@ -86,6 +93,7 @@ static const char *const frontend_keys[] = {
 static const char *const benchmark_keys[] = {
 	"agentperf_client_dir",
 	"agentperf_config",
+	"aime_dataset" /* benchmark type aime */,
 	"aiperf_args",
 	"aiperf_package",
 	"categories",
@@ -100,17 +108,20 @@ static const char *const benchmark_keys[] = {
 	"dataset_name",
 	"dataset_path",
 	"env",
+	"export_node_metrics" /* srt-slurm 0.3 */,
 	"isl",
 	"itl_threshold_ms",
 	"max_context_length",
 	"max_tokens",
 	"mooncake_workload",
 	"num_examples",
+	"num_prompts" /* in srt-slurm's public recipes */,
 	"num_prompts_mult",
 	"num_requests",
 	"num_shots",
 	"num_threads",
 	"num_warmup_mult",
+	"num_warmups" /* in srt-slurm's public recipes */,
 	"osl",
 	"placement",
 	"prefix_ratios",
@@ -130,6 +141,8 @@ static const char *const benchmark_keys[] = {
 	"ttft_threshold_ms",
 	"type",
 	"use_chat_template",
+	"warmup_prompts" /* in srt-slurm's public recipes */,
+	"warmup_req_rate" /* retired by srt-slurm; older recipes */,
 	NULL,
 };
 

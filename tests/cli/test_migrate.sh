@@ -122,6 +122,19 @@ if ((have_corpus)); then
 	run 0 "$SRTCTL" validate -f outdir/b200-fp4__1k1k.yaml
 fi
 
+# A v1 recipe without `name:` is named after its file, also in migrate's own
+# check of the result (which names the text "FILE (migrated)").
+cat >disagg-1p1d-tp8.yaml <<'YAML'
+backend:
+  type: sglang
+  sglang_config: {prefill: {a: 1}, decode: {a: 1}}
+resources: {prefill_nodes: 1, decode_nodes: 1, prefill_workers: 1, decode_workers: 1}
+YAML
+run 0 "$SRTCTL" migrate -f disagg-1p1d-tp8.yaml
+grep -q "may contain only" err && fail "the default name took migrate's display suffix: $(cat err)"
+cp out nameless.yaml
+run 0 "$SRTCTL" validate -f nameless.yaml
+
 # Usage errors exit 2.
 run 2 "$SRTCTL" migrate
 run 2 "$SRTCTL" migrate -f "$DATA/mooncake-sglang.v1.yaml" -o x.yaml --in-place

@@ -439,7 +439,7 @@ static void test_errors(void **state)
 	expect_error("name: x\nengine: sglang\nroles: {agg: {nodes: 1}}\n",
 		     "r.yaml:3:1: already in the v2 layout; nothing to migrate ('roles' is a v2 "
 		     "key)");
-	expect_error("name: x\nschema: 2\nbackend: {type: sglang}\n",
+	expect_error("name: x\nschema: 2\nservices: []\n",
 		     "r.yaml:2:1: already in the v2 layout; nothing to migrate ('schema' is a v2 "
 		     "key)");
 	expect_error("base:\n  engine: sglang\nzip_override_a: {name: [x]}\n",
@@ -872,6 +872,41 @@ static void check_commutes(struct srt_ydoc *v1, const char *name)
 	free(v1_roots);
 	free(v2_roots);
 	srt_ydoc_free(got);
+	srt_diags_release(&d);
+}
+
+/*
+ * srt-slurm's own examples write `schema: 2` over a v1 body: that is still
+ * the v1 layout and migrates (validate sends such a file to migrate).  In an
+ * aggregated recipe gpus_per_prefill/gpus_per_decode change nothing in
+ * srt-slurm, so they do not become prefill/decode roles.
+ */
+static void test_schema2_v1_body_and_agg_gpus(void **state)
+{
+	struct srt_ydoc *v1 = parse_str("schema: 2\n"
+					"name: x\n"
+					"resources: {agg_nodes: 2, agg_workers: 1, gpus_per_agg: 8,\n"
+					"            gpus_per_prefill: 8, gpus_per_decode: 8}\n"
+					"backend:\n"
+					"  type: sglang\n"
+					"  sglang_config: {aggregated: {a: 1}}\n");
+	struct srt_diags d;
+	struct srt_ydoc *got;
+
+	(void)state;
+	srt_diags_init(&d);
+	got = srt_migrate_v1(v1, &d);
+	if (!got || d.nerrors)
+		srt_diags_print(&d, stderr);
+	assert_non_null(got);
+	assert_string_equal(str_at(got->root, "schema"), "2");
+	assert_string_equal(str_at(got->root, "engine"), "sglang");
+	assert_keys(at(got->root, "roles"), "agg");
+	assert_string_equal(str_at(got->root, "roles.agg.nodes"), "2");
+	assert_string_equal(str_at(got->root, "roles.agg.gpus"), "8");
+	assert_null(at(got->root, "resources.gpus_per_decode"));
+	srt_ydoc_free(got);
+	srt_ydoc_free(v1);
 	srt_diags_release(&d);
 }
 
@@ -1403,6 +1438,7 @@ int main(void)
 		cmocka_unit_test(test_env_precedence),
 		cmocka_unit_test(test_variant_file),
 		cmocka_unit_test(test_variant_engine_mapping),
+		cmocka_unit_test(test_schema2_v1_body_and_agg_gpus),
 		cmocka_unit_test(test_override_sections_and_null_engine),
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_corpus_v1_semantics),
