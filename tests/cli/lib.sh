@@ -5,6 +5,8 @@
 #                     (showing both) unless it exits CODE
 #   isolated_workdir  cd into a new $work (removed on exit) with no srtctl
 #                     state, cluster config or timeouts from the environment
+#   apply_pd DB       write r.yaml (recipe alpha: one prefill, one decode
+#                     worker) and apply it to DB
 #   fake_run_dir DB URL
 #                     one controller pass (slurmrestd at URL unreachable)
 #                     creates the run of the applied recipe; give it a run
@@ -46,4 +48,15 @@ fake_run_dir() {
 	dir="$work/outputs/$RUN"
 	mkdir -p "$dir"
 	sqlite3 "$db" "UPDATE runs SET run_dir = '$dir' WHERE name = '$RUN'"
+}
+
+apply_pd() {
+	cat >r.yaml <<'YAML'
+name: alpha
+engine: sglang
+roles:
+  prefill: {}
+  decode: {}
+YAML
+	run 0 "$SRTCTL" apply -f r.yaml --db "$1"
 }

@@ -9,19 +9,12 @@ set -euo pipefail
 : "${SRTCTL:?set SRTCTL to the srtctl binary}"
 : "${SRT_SOURCE_DIR:?set SRT_SOURCE_DIR to the source tree}"
 
-# fail, run, isolated_workdir, fake_run_dir
+# fail, run, isolated_workdir, apply_pd, fake_run_dir
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 isolated_workdir
 DB="$work/state/srtctl.db"
 
-cat >r.yaml <<YAML
-name: alpha
-engine: sglang
-roles:
-  prefill: {}
-  decode: {}
-YAML
-run 0 "$SRTCTL" apply -f r.yaml --db "$DB"
+apply_pd "$DB"
 latest=$(sqlite3 "$DB" 'PRAGMA user_version')
 [[ $latest -ge 1 ]] || fail "no schema version after apply: '$latest'"
 

@@ -11,20 +11,13 @@ set -euo pipefail
 : "${SRTCTL:?set SRTCTL to the srtctl binary}"
 : "${SRT_SOURCE_DIR:?set SRT_SOURCE_DIR to the source tree}"
 
-# fail, run, isolated_workdir, fake_run_dir
+# fail, run, isolated_workdir, apply_pd, fake_run_dir
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 isolated_workdir
 DB="$work/state/srtctl.db"
 URL=http://127.0.0.1:9 # nothing listens on the discard port
 
-cat >r.yaml <<YAML
-name: alpha
-engine: sglang
-roles:
-  prefill: {}
-  decode: {}
-YAML
-run 0 "$SRTCTL" apply -f r.yaml --db "$DB"
+apply_pd "$DB"
 # As if the job had started: the run has a directory its agent writes.
 fake_run_dir "$DB" "$URL"
 

@@ -39,14 +39,7 @@ slurmrestd:
   user: nobody
 YAML
 	export SRTSLURM_CONFIG="$work/srtslurm.yaml"
-	cat >r.yaml <<YAML
-name: alpha
-engine: sglang
-roles:
-  prefill: {}
-  decode: {}
-YAML
-	run 0 "$SRTCTL" apply -f r.yaml --db "$DB"
+	apply_pd "$DB"
 	"$SRTCTL" controller --once --url "$URL" --db "$DB" >ctl.log 2>&1 || true
 	RUN=$(sqlite3 "$DB" "SELECT name FROM runs LIMIT 1")
 	[[ $RUN == alpha-1-1 ]] || fail "run is '$RUN', want alpha-1-1: $(cat ctl.log)"
