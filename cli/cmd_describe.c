@@ -50,9 +50,10 @@ struct desc {
 static void field(int indent, const char *label, const char *value)
 {
 	int pad = LABEL_WIDTH - indent - (int)strlen(label) - 1;
+	char *v = srt_print_sanitize(srt_xstrdup(value && *value ? value : "<none>"));
 
-	printf("%*s%s:%*s%s\n", indent, "", label, pad > 1 ? pad : 1, "",
-	       value && *value ? value : "<none>");
+	printf("%*s%s:%*s%s\n", indent, "", label, pad > 1 ? pad : 1, "", v);
+	free(v);
 }
 
 static void fieldf(int indent, const char *label, const char *fmt, ...)

@@ -33,16 +33,21 @@ void srt_table_release(struct srt_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+char *srt_print_sanitize(char *s)
+{
+	for (char *p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+	return s;
+}
+
 static void push_cell(struct srt_table *t, char *cell)
 {
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 64;
 		t->cells = srt_xrealloc(t->cells, t->cap * sizeof(*t->cells));
 	}
-	for (char *p = cell; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = ' ';
-	t->cells[t->n++] = cell;
+	t->cells[t->n++] = srt_print_sanitize(cell);
 }
 
 void srt_table_add(struct srt_table *t, const char *cell)

@@ -28,6 +28,14 @@ struct srt_table {
 	size_t n, cap;
 };
 
+/*
+ * Control characters (bytes below 0x20, and 0x7f) of s become spaces, in
+ * place, so a value from a run directory or slurmrestd cannot move the
+ * cursor, recolour or retitle the user's terminal.  Returns s.  Every table
+ * cell and every `describe` field goes through it.
+ */
+char *srt_print_sanitize(char *s);
+
 void srt_table_init(struct srt_table *t, size_t ncols);
 void srt_table_release(struct srt_table *t);
 /* Append one cell (copied); NULL or "" becomes "<none>". */
