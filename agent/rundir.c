@@ -7,6 +7,7 @@
  * numbers.  Both the agent (writer) and the controller (reader) link it.
  */
 #include "agent/rundir.h"
+#include "util/strutil.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -25,7 +26,6 @@
 /* ---- files ---- */
 
 static int mkdir_p(const char *dir, struct srt_error *err);
-static const char *kind_of(mode_t m);
 
 static int write_all(int fd, const char *p, size_t n)
 {
@@ -162,7 +162,7 @@ static int make_dir_at(int dirfd, const char *shown, const char *name, long job_
 				shown,
 				fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
 						!S_ISLNK(sb.st_mode) ?
-					(S_ISREG(sb.st_mode) ? "a file" : kind_of(sb.st_mode)) :
+					(S_ISREG(sb.st_mode) ? "a file" : srt_file_kind(sb.st_mode)) :
 					"a symbolic link");
 		else
 			srt_error_set(err, "cannot open directory '%s': %s", shown,
@@ -315,16 +315,6 @@ static char *join(const char *dir, const char *name)
 	return srt_xasprintf("%s/%s", dir, name);
 }
 
-static const char *kind_of(mode_t m)
-{
-	return S_ISCHR(m)  ? "a character device" :
-	       S_ISBLK(m)  ? "a block device" :
-	       S_ISFIFO(m) ? "a FIFO" :
-	       S_ISSOCK(m) ? "a socket" :
-	       S_ISDIR(m)  ? "a directory" :
-			     "not a regular file";
-}
-
 /*
  * Open `path` for reading only when it is a regular file: O_NOFOLLOW (a
  * symbolic link is refused, not followed to /dev/zero), O_NONBLOCK (opening a
@@ -353,7 +343,7 @@ static int open_regular(const char *path, struct stat *sb, struct srt_error *err
 		srt_error_set(err,
 			      "'%s' is %s; the controller reads only a regular file there: "
 			      "remove it (the agent writes the file itself)",
-			      path, kind_of(sb->st_mode));
+			      path, srt_file_kind(sb->st_mode));
 		close(fd);
 		return -1;
 	}

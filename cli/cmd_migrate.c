@@ -10,6 +10,7 @@
  * refuses to run when that backup already exists.
  */
 #include "cli/cli.h"
+#include "util/strutil.h"
 #include "recipe/migrate.h"
 #include "recipe/yemit.h"
 #include "util/buf.h"
@@ -197,17 +198,6 @@ out:
 	return rc;
 }
 
-static const char *file_kind(mode_t m)
-{
-	return S_ISLNK(m)  ? "a symbolic link" :
-	       S_ISCHR(m)  ? "a character device" :
-	       S_ISBLK(m)  ? "a block device" :
-	       S_ISFIFO(m) ? "a FIFO" :
-	       S_ISSOCK(m) ? "a socket" :
-	       S_ISDIR(m)  ? "a directory" :
-			     "not a regular file";
-}
-
 /*
  * May `path` be replaced by a migrated file?  It must be absent or a
  * regular file (lstat: a symbolic link is refused, never replaced) that
@@ -229,7 +219,7 @@ static int check_replaceable(const char *path)
 		fprintf(stderr,
 			"srtctl migrate: '%s' is %s, not a regular file; it was left unchanged: "
 			"give a path that does not exist or a regular file%s\n",
-			path, file_kind(st.st_mode),
+			path, srt_file_kind(st.st_mode),
 			S_ISLNK(st.st_mode) ? " (or the link's target itself)" : "");
 		return -1;
 	}

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static char fold(char c)
 {
@@ -100,4 +101,15 @@ bool srt_str_eq_dashes(const char *a, const char *b)
 		if (fold(*a) != fold(*b))
 			return false;
 	return *a == *b;
+}
+
+const char *srt_file_kind(mode_t m)
+{
+	return S_ISLNK(m)  ? "a symbolic link" :
+	       S_ISCHR(m)  ? "a character device" :
+	       S_ISBLK(m)  ? "a block device" :
+	       S_ISFIFO(m) ? "a FIFO" :
+	       S_ISSOCK(m) ? "a socket" :
+	       S_ISDIR(m)  ? "a directory" :
+			     "not a regular file";
 }

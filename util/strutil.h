@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Levenshtein distance, capped at `cap` (returns cap when it is at least cap). */
 size_t srt_edit_distance(const char *a, const char *b, size_t cap);
@@ -28,5 +29,11 @@ bool srt_str_same(const char *a, const char *b);
 
 /* Compare treating '-' and '_' as equal. */
 bool srt_str_eq_dashes(const char *a, const char *b);
+
+/*
+ * What a file that is not a regular file is, in words for an error message
+ * ("a symbolic link", "a FIFO", ...), from its st_mode.
+ */
+const char *srt_file_kind(mode_t m);
 
 #endif
