@@ -90,15 +90,16 @@ struct box {
 static const char fake_srun[] =
 	"#!/bin/bash\n"
 	"# srun stand-in: drop the --options, run the command on this machine.\n"
-	"# The options of one call are recorded with one write, so steps started\n"
-	"# in parallel cannot interleave their lines.\n"
+	"# Each call records its options in a file of its own: bash line-buffers\n"
+	"# stdout, so one printf is a write per line and steps started in\n"
+	"# parallel would interleave lines in a shared file.\n"
 	"opts=\n"
 	"while [[ $# -gt 0 && $1 == --* ]]; do\n"
 	"\tcase $1 in --nodelist=*) export SRT_FAKE_NODE=${1#--nodelist=} ;; esac\n"
 	"\topts+=$1$'\\n'\n"
 	"\tshift\n"
 	"done\n"
-	"printf '%s' \"$opts\" >>\"$SRT_RECORD_DIR/srun-options\"\n"
+	"printf '%s' \"$opts\" >\"$SRT_RECORD_DIR/srun-options.$$\"\n"
 	"exec \"$@\"\n";
 
 static const char fake_scontrol[] = "#!/bin/bash\n"
@@ -254,6 +255,33 @@ static void load_recs(struct box *b, struct recs *rs)
 		assert_non_null(r->env_data);
 	}
 	closedir(d);
+}
+
+/* The options of every srun call, each call's lines after a blank line. */
+static char *srun_options(struct box *b)
+{
+	DIR *d = opendir(b->rec);
+	struct dirent *de;
+	struct srt_buf all;
+
+	assert_non_null(d);
+	srt_buf_init(&all);
+	while ((de = readdir(d))) {
+		char *path, *text;
+		size_t len;
+
+		if (strncmp(de->d_name, "srun-options.", 13))
+			continue;
+		path = srt_xasprintf("%s/%s", b->rec, de->d_name);
+		text = read_file(path, &len);
+		assert_non_null(text);
+		srt_buf_append(&all, "\n", 1);
+		srt_buf_append(&all, text, len);
+		free(text);
+		free(path);
+	}
+	closedir(d);
+	return srt_buf_detach(&all);
 }
 
 static void free_recs(struct recs *rs)
@@ -519,12 +547,10 @@ static void test_hostile_values_arrive_verbatim(void **state)
 	assert_true(!strncmp(log, "recorder: 3 argument(s)", 23));
 	free(log);
 	free(path);
-	path = srt_xasprintf("%s/srun-options", b->rec);
-	log = read_file(path, NULL);
-	assert_non_null(strstr(log, "--nodelist=n2\n--job-name=store_n2\n"));
+	log = srun_options(b);
+	assert_non_null(strstr(log, "\n--nodelist=n2\n--job-name=store_n2\n"));
 	assert_null(strstr(log, "--container-image"));
 	free(log);
-	free(path);
 	free_recs(&rs);
 }
 
