@@ -32,6 +32,16 @@ struct pctx {
  * Why srtctl does not take a key: for a key srt-slurm accepts, the warning's
  * text; for one it does not (the v1 layout, ...), the error's.
  */
+/*
+ * TRT-LLM's Mooncake pool (its connector's per-role client config, the
+ * master's pool options, the donor) is a different integration from the
+ * store that SGLang and vLLM workers use; srtctl runs only the latter.
+ */
+#define TRTLLM_MOONCAKE                                                                         \
+	"TRT-LLM's Mooncake pool, which srtctl does not run (its Mooncake store serves SGLang " \
+	"and vLLM workers: a mooncake-master service and MOONCAKE_* env); remove it or run "    \
+	"this recipe with srt-slurm"
+
 struct hint {
 	const char *key;
 	const char *text;
@@ -378,53 +388,113 @@ static void parse_restart(struct pctx *c, const struct srt_ynode *n, const char 
 
 /* ---- engine ---- */
 
-static void parse_engine(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
+/*
+ * An engine written as `sglang` or `{type: sglang, knobs...}` at `base`
+ * ("engine", or "roles.<role>.engine"): its enum (SRT_ENGINE_UNSET after
+ * an error, which is reported) and, in *name, its spelling.
+ */
+static enum srt_engine_type read_engine(struct pctx *c, const struct srt_ynode *n, const char *base,
+					const char **name)
 {
 	static const char *const engines[] = { "sglang", "vllm", "trtllm", "mocker", NULL };
 	static const char *const unsupported[] = { "atom", "tilert", NULL };
 	const struct srt_ynode *tn = n;
-	const char *s = NULL;
-	const char *path = "engine";
-	const char *sugg;
+	const char *s = NULL, *path = base, *sugg;
 
-	r->engine_node = n;
-	if (srt_ynode_is_null(n))
-		return;
+	*name = NULL;
 	if (n->kind == SRT_Y_MAP) {
+		path = join(c, base, "type");
 		tn = srt_ynode_get(n, "type");
-		path = "engine.type";
 		if (!tn) {
-			err(c, n, "engine", "the engine mapping needs a 'type' (sglang or vllm)");
-			return;
+			err(c, n, base, "the engine mapping needs a 'type' (sglang or vllm)");
+			return SRT_ENGINE_UNSET;
 		}
 		for (size_t i = 0; i < n->n; i++) {
 			const char *k = n->pairs[i].key->str;
 
 			if (strcmp(k, "type"))
-				warn(c, n->pairs[i].key, join(c, "engine", k),
+				warn(c, n->pairs[i].key, join(c, base, k),
 				     "engine option '%s' is not used by srtctl and is ignored; put "
 				     "engine flags in roles.<role>.args",
 				     k);
 		}
 	}
 	if (!want_str(c, tn, path, &s))
-		return;
-	r->engine_name = s;
+		return SRT_ENGINE_UNSET;
+	*name = s;
 	if (!strcmp(s, "sglang"))
-		r->engine = SRT_ENGINE_SGLANG;
-	else if (!strcmp(s, "vllm"))
-		r->engine = SRT_ENGINE_VLLM;
-	else if (!strcmp(s, "trtllm"))
-		r->engine = SRT_ENGINE_TRTLLM;
-	else if (!strcmp(s, "mocker"))
-		r->engine = SRT_ENGINE_MOCKER;
-	else if (in_list(s, unsupported))
+		return SRT_ENGINE_SGLANG;
+	if (!strcmp(s, "vllm"))
+		return SRT_ENGINE_VLLM;
+	if (!strcmp(s, "trtllm"))
+		return SRT_ENGINE_TRTLLM;
+	if (!strcmp(s, "mocker"))
+		return SRT_ENGINE_MOCKER;
+	if (in_list(s, unsupported))
 		err(c, tn, path, "engine '%s' is not supported by srtctl; use sglang or vllm", s);
 	else if ((sugg = srt_did_you_mean(s, engines)))
 		err(c, tn, path, "unknown engine '%s'; did you mean '%s'?", s, sugg);
 	else
 		err(c, tn, path,
 		    "unknown engine '%s'; expected sglang or vllm (also: trtllm, mocker)", s);
+	*name = NULL;
+	return SRT_ENGINE_UNSET;
+}
+
+static void parse_engine(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
+{
+	r->engine_node = n;
+	if (srt_ynode_is_null(n))
+		return;
+	r->engine = read_engine(c, n, "engine", &r->engine_name);
+}
+
+/*
+ * srt-slurm lets each role name its engine (and then the top-level one is
+ * optional).  srtctl runs one engine per recipe: roles that name one must
+ * agree with each other and with the top level, which they supply when it
+ * is missing.
+ */
+static void parse_role_engines(struct pctx *c, struct srt_recipe *r)
+{
+	const char *from = NULL; /* the role whose engine the recipe took */
+
+	for (size_t k = 0; k < SRT_ROLE_COUNT; k++) {
+		const struct srt_role *role = &r->roles[k];
+		const struct srt_ynode *n = role->present && role->node &&
+							    role->node->kind == SRT_Y_MAP ?
+						    srt_ynode_get(role->node, "engine") :
+						    NULL;
+		const char *base, *name;
+		enum srt_engine_type e;
+
+		if (!n || srt_ynode_is_null(n))
+			continue;
+		base = join(c, join(c, "roles", role->name), "engine");
+		e = read_engine(c, n, base, &name);
+		if (e == SRT_ENGINE_UNSET)
+			continue;
+		if (n->kind == SRT_Y_MAP) { /* read_engine() found its type */
+			n = srt_ynode_get(n, "type");
+			base = join(c, base, "type");
+		}
+		if (r->engine == SRT_ENGINE_UNSET && !r->engine_node) {
+			r->engine = e;
+			r->engine_name = name;
+			from = role->name;
+		} else if (e != r->engine && r->engine != SRT_ENGINE_UNSET) {
+			if (from)
+				err(c, n, base,
+				    "'%s' differs from roles.%s.engine '%s': srtctl runs one engine "
+				    "per recipe",
+				    name, from, r->engine_name);
+			else
+				err(c, n, base,
+				    "'%s' differs from the recipe's engine '%s': srtctl runs one "
+				    "engine per recipe; remove it or make them match",
+				    name, r->engine_name);
+		}
+	}
 }
 
 /* ---- roles ---- */
@@ -432,11 +502,9 @@ static void parse_engine(struct pctx *c, struct srt_recipe *r, const struct srt_
 static void parse_role(struct pctx *c, struct srt_recipe *r, struct srt_role *role,
 		       const struct srt_ynode *n, const char *path)
 {
-	static const char *const keys[] = { "nodes",	  "workers",   "gpus",	  "env", "args",
-					    "extra_args", "container", "restart", NULL };
+	static const char *const keys[] = { "nodes",	  "workers",   "gpus",	  "env",    "args",
+					    "extra_args", "container", "restart", "engine", NULL };
 	static const struct hint hints[] = {
-		{ "engine",
-		  "a per-role engine is not supported by srtctl; set the top-level 'engine'" },
 		{ "kv_events",
 		  "'kv_events' is not supported by srtctl; pass the engine's own flag in 'args'" },
 		{ "sidecar", "'sidecar' (Dynamo sidecars) is not supported by srtctl" },
@@ -445,6 +513,7 @@ static void parse_role(struct pctx *c, struct srt_recipe *r, struct srt_role *ro
 		  "'critical' is not supported on roles: every worker is critical; use 'restart' to keep workers alive" },
 		{ "gpus_per_worker",
 		  "unknown key 'gpus_per_worker'; did you mean 'gpus' (GPUs per worker)?" },
+		{ "mooncake_store_config", "'mooncake_store_config' configures " TRTLLM_MOONCAKE },
 		{ NULL, NULL },
 	};
 	const struct srt_ynode *v;
@@ -717,6 +786,47 @@ static void parse_external(struct pctx *c, struct srt_service *s, const struct s
 	s->external_port = (int)port;
 }
 
+/*
+ * Why srtctl refuses a service kind that srt-slurm has, and what to write
+ * instead; NULL for a kind srt-slurm does not have either.  Each of these
+ * belongs to a stack srtctl does not run, so accepting the entry would run
+ * a different deployment from the one the recipe describes.
+ */
+static const char *srt_slurm_only_kind(const char *type)
+{
+#define EXPORTER                                                                  \
+	"(a telemetry exporter) is not started by srtctl, which does not scrape " \
+	"metrics; run it as a 'generic' service with its 'command'"
+	static const struct hint kinds[] = {
+		{ "etcd",
+		  "is Dynamo's discovery plane, which srtctl does not run (its frontends need none); "
+		  "remove it, or start your own as a 'generic' service with a 'command'" },
+		{ "nats",
+		  "is Dynamo's message plane, which srtctl does not run (its frontends need "
+		  "none); remove it, or start your own as a 'generic' service with a "
+		  "'command'" },
+		{ "lmcache-server",
+		  "(LMCache's server) is not started by srtctl; run it as a 'generic' service with "
+		  "its 'command' (e.g. [lmcache, server, ...]) and placement.node: workers" },
+		{ "ray", "(a Ray cluster for training jobs) is not run by srtctl, which deploys "
+			 "inference servers; run this recipe with srt-slurm" },
+		{ "gms", "(vLLM's GPU memory service for engine.failover) is not supported by "
+			 "srtctl; remove it and engine.failover" },
+		{ "mooncake-donor", "belongs to " TRTLLM_MOONCAKE },
+		{ "dcgm-exporter", EXPORTER },
+		{ "node-exporter", EXPORTER },
+		{ "process-exporter", EXPORTER },
+		{ NULL, NULL },
+	};
+
+#undef EXPORTER
+
+	for (size_t i = 0; kinds[i].key; i++)
+		if (!strcmp(kinds[i].key, type))
+			return kinds[i].text;
+	return NULL;
+}
+
 static void parse_service(struct pctx *c, struct srt_service *s, const struct srt_ynode *n,
 			  const char *path)
 {
@@ -742,7 +852,7 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 	};
 	static const char *const types[] = { "generic", "mooncake-master", "mooncake-store", NULL };
 	const struct srt_ynode *v;
-	const char *type = "generic", *sugg;
+	const char *type = "generic", *sugg, *why;
 
 	s->node = n;
 	s->enabled = true;
@@ -773,6 +883,8 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 			s->type = SRT_SVC_MOONCAKE_STORE;
 		else if (!strcmp(type, "generic"))
 			s->type = SRT_SVC_GENERIC;
+		else if ((why = srt_slurm_only_kind(type)))
+			err(c, v, join(c, path, "type"), "service type '%s' %s", type, why);
 		else if ((sugg = srt_did_you_mean(type, types)))
 			err(c, v, join(c, path, "type"),
 			    "unknown service type '%s'; did you mean '%s'?", type, sugg);
@@ -791,9 +903,19 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 	v = srt_ynode_get(n, "options");
 	if (v && !srt_ynode_is_null(v) && want_map(c, v, join(c, path, "options"))) {
 		static const char *const okeys[] = { "store_config", NULL };
+		static const struct hint ohints[] = {
+			{ "eviction_ratio", "'eviction_ratio' is an option of " TRTLLM_MOONCAKE },
+			{ "master_timeout_s",
+			  "'master_timeout_s' is an option of " TRTLLM_MOONCAKE },
+			{ "store_role", "'store_role' is an option of " TRTLLM_MOONCAKE },
+			{ "size", "'size' is an option of the donor of " TRTLLM_MOONCAKE },
+			{ "protocol", "'protocol' is an option of the donor of " TRTLLM_MOONCAKE },
+			{ NULL, NULL },
+		};
 
 		s->options = v;
-		check_keys(c, v, join(c, path, "options"), okeys, NULL, SRT_SCHEMA_SERVICE_OPTIONS);
+		check_keys(c, v, join(c, path, "options"), okeys, ohints,
+			   SRT_SCHEMA_SERVICE_OPTIONS);
 		s->store_config = srt_ynode_get(v, "store_config");
 		if (s->store_config && srt_ynode_is_null(s->store_config))
 			s->store_config = NULL;
@@ -1144,6 +1266,7 @@ struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode
 	}
 	parse_engine(&c, r, v);
 	parse_roles(&c, r, srt_ynode_get(root, "roles"));
+	parse_role_engines(&c, r);
 	parse_services(&c, r, srt_ynode_get(root, "services"));
 	parse_model(&c, r, srt_ynode_get(root, "model"));
 	parse_resources(&c, r, srt_ynode_get(root, "resources"));
