@@ -55,6 +55,9 @@ struct rt {
 	bool launched, ready, ever_ready, log_started;
 	int64_t next_probe_m, deadline_m, restart_m, kill_m, warned_m;
 	int probe_fails;
+	/* The probes of one round, in flight together (probing) and driven by the loop's poll(). */
+	struct srt_probe_op ops[4];
+	bool probing;
 	bool probe_ok[4];	 /* this start: the probe passed at least once */
 	char probe_last[4][200]; /* this start: what the probe saw last */
 	/* A restart the agent asked for (liveness, a follower, a readiness timeout). */
@@ -119,6 +122,8 @@ struct agent {
 	int64_t tier_m;
 	int hurry_sig; /* a second signal cut the current stage's grace short */
 	int64_t write_warned_m;
+	struct pollfd *pfd; /* the loop's poll set (poll_set()) */
+	size_t npfd_cap;
 };
 
 static int64_t now_wall(struct agent *a)
@@ -287,6 +292,16 @@ static void write_status(struct agent *a)
 }
 
 /* ---- processes ---- */
+
+/* End r's probe round early: its process went away or its spec changed. */
+static void cancel_probes(struct rt *r)
+{
+	if (!r->probing)
+		return;
+	for (size_t k = 0; k < r->spec->nprobes; k++)
+		srt_probe_cancel(&r->ops[k]);
+	r->probing = false;
+}
 
 static struct rt *find_pid(struct agent *a, pid_t pid)
 {
@@ -458,6 +473,7 @@ static void launch(struct agent *a, struct rt *r, const char *why)
 	char probes[160], ts[40];
 	pid_t pid;
 
+	cancel_probes(r);
 	srt_arena_init(&tmp);
 	srt_buf_init(&hdr);
 	argv = srt_agent_step_argv(&tmp, &a->plan, p, NULL);
@@ -596,6 +612,7 @@ static void on_exit_status(struct agent *a, struct rt *r, int wait_status)
 	bool failed;
 	char *tail = NULL, why[sizeof(r->restart_why) + 32];
 
+	cancel_probes(r);
 	r->pid = 0;
 	r->exit_code = code;
 	r->ready = false;
@@ -802,33 +819,74 @@ static void readiness_timeout(struct agent *a, struct rt *r)
 	srt_buf_release(&never);
 }
 
-static void probe_one(struct agent *a, struct rt *r)
+/*
+ * Begin a probe round: every probe of r at once, each bounded by the probe
+ * timeout (or the interval, when shorter).  The loop polls their sockets
+ * and probes_done() judges the round once all are DONE, so a hung endpoint
+ * holds up nothing but its own round.
+ */
+static void start_probes(struct agent *a, struct rt *r)
 {
 	struct srt_agent_proc *p = r->spec;
 	const char *host = p->external ? p->external_host : p->ip;
 	int64_t interval = (int64_t)p->interval_s * 1000;
 	int timeout = a->probe_ms < interval ? a->probe_ms : (int)interval;
-	struct srt_probe_result res;
+
+	for (size_t k = 0; k < p->nprobes; k++) {
+		const struct srt_agent_probe *pb = &p->probes[k];
+
+		srt_probe_start(&r->ops[k], host, pb->port, pb->http ? pb->path : NULL, pb->status,
+				timeout);
+	}
+	r->probing = true;
+}
+
+static void probes_done(struct agent *a, struct rt *r);
+
+/* Advance r's probe round; judge it once every probe is DONE. */
+static void step_probes(struct agent *a, struct rt *r)
+{
+	bool all = true;
+
+	if (!r->probing)
+		return;
+	if (r->want_restart || r->abandoned || (r->pid <= 0 && !r->spec->external)) {
+		cancel_probes(r); /* what it would say no longer matters */
+		return;
+	}
+	for (size_t k = 0; k < r->spec->nprobes; k++)
+		if (!srt_probe_step(&r->ops[k]))
+			all = false;
+	if (!all)
+		return;
+	r->probing = false;
+	probes_done(a, r);
+}
+
+static void probes_done(struct agent *a, struct rt *r)
+{
+	struct srt_agent_proc *p = r->spec;
+	int64_t interval = (int64_t)p->interval_s * 1000;
 	bool ok = true;
 	int64_t m;
 
-	/* Starting: every probe, so a failure can say which listeners answered.
-	 * Ready (liveness): up to the first that fails. */
-	for (size_t k = 0; k < p->nprobes && (ok || !r->ready); k++) {
+	/* Starting: every probe says which listeners answered.  Ready (liveness):
+	 * the first that failed is the one reported. */
+	for (size_t k = 0; k < p->nprobes; k++) {
 		const struct srt_agent_probe *pb = &p->probes[k];
-		int rc = pb->http ? srt_probe_http(host, pb->port, pb->path, pb->status, timeout,
-						   &res) :
-				    srt_probe_tcp(host, pb->port, timeout, &res);
+		const struct srt_probe_result *res = &r->ops[k].res;
 
-		snprintf(r->probe_last[k], sizeof(r->probe_last[k]), "%s", res.detail);
+		if (!ok && r->ready)
+			break;
+		snprintf(r->probe_last[k], sizeof(r->probe_last[k]), "%s", res->detail);
 		/* last_probe: the first probe that failed, else the last one. */
 		if (ok && pb->http)
 			snprintf(r->last_probe, sizeof(r->last_probe), "http %d %s: %s", pb->port,
-				 pb->path, res.detail);
+				 pb->path, res->detail);
 		else if (ok)
 			snprintf(r->last_probe, sizeof(r->last_probe), "tcp %d: %s", pb->port,
-				 res.detail);
-		if (rc < 0) {
+				 res->detail);
+		if (!res->ok) {
 			ok = false;
 			continue;
 		}
@@ -941,6 +999,7 @@ static void begin_stop(struct agent *a, enum srt_run_phase end)
 	for (size_t i = 0; i < a->n; i++) {
 		struct rt *r = &a->rt[i];
 
+		cancel_probes(r);
 		r->want_restart = false;
 		if (r->state == SRT_PS_CRASHLOOP)
 			r->state = SRT_PS_STOPPED;
@@ -1090,6 +1149,9 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 	srt_buf_init(&restarted);
 	srt_buf_init(&added);
 	srt_buf_init(&removed);
+	/* Rounds in flight probe the old specs: start them again on the new ones. */
+	for (size_t i = 0; i < a->n; i++)
+		cancel_probes(&a->rt[i]);
 	/* Match, and tell what changed, against the old plan. */
 	for (size_t i = 0; i < np->nprocs; i++, k++) {
 		struct srt_agent_proc *pn = &np->procs[i];
@@ -1461,6 +1523,7 @@ static void drop_retired(struct agent *a)
 
 	for (size_t i = 0; i < a->n; i++) {
 		if (a->rt[i].retired && a->rt[i].pid <= 0) {
+			cancel_probes(&a->rt[i]);
 			free(a->rt[i].log_path);
 			continue;
 		}
@@ -1477,6 +1540,8 @@ static void tick(struct agent *a)
 
 	if (a->rollback_due && !a->stopping)
 		roll_back(a);
+	for (size_t i = 0; i < a->n && !a->stopping; i++)
+		step_probes(a, &a->rt[i]);
 	m = srt_monotonic_ms();
 
 	for (size_t i = 0; i < a->n && !a->stopping; i++) {
@@ -1494,8 +1559,9 @@ static void tick(struct agent *a)
 			r->kill_m = 0;
 		}
 		if ((r->pid > 0 || r->spec->external) && r->spec->nprobes && !r->want_restart &&
-		    !r->abandoned && r->next_probe_m <= m) {
-			probe_one(a, r);
+		    !r->abandoned && !r->probing && r->next_probe_m <= m) {
+			start_probes(a, r);
+			step_probes(a, r);
 			m = srt_monotonic_ms();
 		}
 	}
@@ -1538,9 +1604,14 @@ static int next_wake(struct agent *a)
 		for (size_t i = 0; i < a->n; i++) {
 			const struct rt *r = &a->rt[i];
 
-			if ((r->pid > 0 || r->spec->external) && r->spec->nprobes &&
-			    !r->want_restart && !r->abandoned)
+			if (r->probing) {
+				for (size_t k = 0; k < r->spec->nprobes; k++)
+					if (r->ops[k].stage != SRT_PROBE_DONE)
+						SOONER(r->ops[k].deadline);
+			} else if ((r->pid > 0 || r->spec->external) && r->spec->nprobes &&
+				   !r->want_restart && !r->abandoned) {
 				SOONER(r->next_probe_m);
+			}
 			if (r->pid > 0)
 				SOONER(r->kill_m);
 			if (r->state == SRT_PS_CRASHLOOP && group_open(a, r->spec->group))
@@ -1576,10 +1647,35 @@ static void reap(struct agent *a)
 	}
 }
 
+/* The fds the loop waits on: the two signalfds, then every probe in flight. */
+static size_t poll_set(struct agent *a)
+{
+	size_t n = 2, need = 2 + 4 * a->n;
+
+	if (a->npfd_cap < need) {
+		a->pfd = srt_xrealloc(a->pfd, need * sizeof(*a->pfd));
+		a->npfd_cap = need;
+	}
+	a->pfd[0] = (struct pollfd){ a->sfd, POLLIN, 0 };
+	a->pfd[1] = (struct pollfd){ a->cfd, POLLIN, 0 };
+	for (size_t i = 0; i < a->n; i++) {
+		const struct rt *r = &a->rt[i];
+
+		for (size_t k = 0; r->probing && k < r->spec->nprobes; k++) {
+			short ev;
+			int fd = srt_probe_pollfd(&r->ops[k], &ev);
+
+			if (fd >= 0)
+				a->pfd[n++] = (struct pollfd){ fd, ev, 0 };
+		}
+	}
+	return n;
+}
+
 static void loop(struct agent *a)
 {
 	while (!a->done) {
-		struct pollfd pfd[2] = { { a->sfd, POLLIN, 0 }, { a->cfd, POLLIN, 0 } };
+		size_t npfd;
 
 		drain_signals(a);
 		reap(a);
@@ -1591,7 +1687,8 @@ static void loop(struct agent *a)
 			write_status(a);
 		if (a->done)
 			break;
-		(void)poll(pfd, 2, next_wake(a));
+		npfd = poll_set(a);
+		(void)poll(a->pfd, (nfds_t)npfd, next_wake(a));
 	}
 }
 
@@ -1798,9 +1895,12 @@ int srt_agent_run(const struct srt_agent_opts *o, int *exit_code, struct srt_err
 out:
 	if (rc < 0 && a->done)
 		*exit_code = a->exit_code;
-	for (size_t i = 0; i < a->n; i++)
+	for (size_t i = 0; i < a->n; i++) {
+		cancel_probes(&a->rt[i]);
 		free(a->rt[i].log_path);
+	}
 	free(a->rt);
+	free(a->pfd);
 	if (a->plan_loaded)
 		srt_agent_plan_release(&a->plan);
 	for (size_t i = 0; i < a->nold; i++)

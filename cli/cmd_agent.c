@@ -9,7 +9,7 @@
 #include "util/clock.h"
 
 static const char usage_text[] =
-	"usage: srtctl agent --run-dir DIR [--plan FILE] [--stop-timeout D]\n"
+	"usage: srtctl agent --run-dir DIR [--plan FILE] [--stop-timeout D] [--probe-timeout D]\n"
 	"\n"
 	"The in-allocation supervisor. The batch script of a controller-submitted job runs it on\n"
 	"the first node of the allocation; you do not normally start it yourself. It reads\n"
@@ -23,6 +23,8 @@ static const char usage_text[] =
 	"  --plan FILE          read the plan from FILE instead of DIR/plan.json\n"
 	"  --stop-timeout D     per stop stage (workers, stores, master): SIGTERM, then SIGKILL\n"
 	"                       after D (default 10s)\n"
+	"  --probe-timeout D    the limit of one readiness or liveness probe (default 2s; a\n"
+	"                       probe interval shorter than D is the limit instead)\n"
 	"  -h, --help           show this help\n"
 	"\n"
 	"Exit codes: the benchmark's status when the run ends with it; 1 the run failed (or\n"
@@ -35,6 +37,7 @@ int srt_cmd_agent(int argc, char **argv)
 		{ "run-dir", required_argument, NULL, 'd' },
 		{ "plan", required_argument, NULL, 'p' },
 		{ "stop-timeout", required_argument, NULL, 's' },
+		{ "probe-timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -54,12 +57,14 @@ int srt_cmd_agent(int argc, char **argv)
 			o.plan_file = optarg;
 			break;
 		case 's':
+		case 't':
 			if (srt_duration_parse(optarg, &ms) < 0 || ms <= 0 || ms > 3600000)
-				return srt_cli_usage_error("agent",
-							   "--stop-timeout '%s' is not a duration "
-							   "between 1ms and 1h (e.g. 10s)",
-							   optarg);
-			o.stop_grace_ms = (int)ms;
+				return srt_cli_usage_error(
+					"agent",
+					"--%s '%s' is not a duration between 1ms "
+					"and 1h (e.g. 10s)",
+					c == 's' ? "stop-timeout" : "probe-timeout", optarg);
+			*(c == 's' ? &o.stop_grace_ms : &o.probe_timeout_ms) = (int)ms;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

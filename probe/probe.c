@@ -2,9 +2,10 @@
  * probe/probe.c: TCP and HTTP probes with a hard deadline.
  *
  * This file owns the socket work behind a probe: name resolution, a
- * non-blocking connect() finished with poll(), writing the request and
- * reading a status line, all against one monotonic deadline.  It keeps no
- * state between calls.
+ * non-blocking connect(), writing the request and reading a status line,
+ * all against one monotonic deadline.  A probe is a small state machine
+ * (struct srt_probe_op) that the caller's event loop drives; the blocking
+ * srt_probe_tcp()/srt_probe_http() drive one in their own poll().
  */
 #include "probe/probe.h"
 
@@ -21,26 +22,6 @@
 
 #include "util/clock.h"
 
-static void result_init(struct srt_probe_result *res)
-{
-	memset(res, 0, sizeof(*res));
-}
-
-static int fail(struct srt_probe_result *res, int64_t start, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct srt_probe_result *res, int64_t start, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(res->detail, sizeof(res->detail), fmt, ap);
-	va_end(ap);
-	res->ok = false;
-	res->elapsed_ms = srt_monotonic_ms() - start;
-	return -1;
-}
-
 /* Milliseconds left before deadline (>= 0). */
 static int left_ms(int64_t deadline)
 {
@@ -49,118 +30,71 @@ static int left_ms(int64_t deadline)
 	return left > 0 ? (int)(left > 1000000000 ? 1000000000 : left) : 0;
 }
 
-/* poll() one fd for `events` until the deadline; 1 ready, 0 timeout, -1 error. */
-static int wait_fd(int fd, short events, int64_t deadline, short *revents)
+/* The probe is over: *op's result is final and its socket closed. */
+static bool finish(struct srt_probe_op *op)
 {
-	for (;;) {
-		struct pollfd p = { fd, events, 0 };
-		int n = poll(&p, 1, left_ms(deadline));
+	if (op->fd >= 0)
+		close(op->fd);
+	op->fd = -1;
+	if (op->ai)
+		freeaddrinfo(op->ai);
+	op->ai = op->next = NULL;
+	op->stage = SRT_PROBE_DONE;
+	op->res.elapsed_ms = srt_monotonic_ms() - op->start;
+	return true;
+}
 
-		if (n > 0) {
-			*revents = p.revents;
-			return 1;
-		}
-		if (n == 0)
-			return 0;
-		if (errno != EINTR)
-			return -1;
-		if (!left_ms(deadline))
-			return 0;
-	}
+static bool done_fail(struct srt_probe_op *op, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static bool done_fail(struct srt_probe_op *op, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(op->res.detail, sizeof(op->res.detail), fmt, ap);
+	va_end(ap);
+	op->res.ok = false;
+	return finish(op);
+}
+
+static bool done_ok(struct srt_probe_op *op)
+{
+	op->res.ok = true;
+	if (op->http)
+		snprintf(op->res.detail, sizeof(op->res.detail), "HTTP %d", op->res.http_status);
+	else
+		snprintf(op->res.detail, sizeof(op->res.detail), "connected");
+	return finish(op);
 }
 
 /*
- * Open a connected socket to host:port before the deadline.  Returns the
- * fd, or -1 with res filled.  Every address the name resolves to is tried
- * in turn while time remains.
+ * Start connecting to the next address of the name.  Returns true when the
+ * probe is over (no address left, or a TCP probe connected at once).
  */
-static int open_conn(const char *host, int port, int64_t start, int64_t deadline, int timeout_ms,
-		     struct srt_probe_result *res)
+static bool connect_next(struct srt_probe_op *op)
 {
-	struct addrinfo hints, *ai = NULL, *a;
-	char service[16];
-	int rc, fd = -1, last_err = 0;
-	bool timed_out = false;
+	for (; op->next; op->next = op->next->ai_next) {
+		const struct addrinfo *a = op->next;
 
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICSERV;
-	snprintf(service, sizeof(service), "%d", port);
-	if (port <= 0 || port > 65535) {
-		fail(res, start, "port %d is out of range", port);
-		return -1;
-	}
-	rc = getaddrinfo(host, service, &hints, &ai);
-	if (rc) {
-		fail(res, start, "cannot resolve '%s': %s", host, gai_strerror(rc));
-		return -1;
-	}
-	for (a = ai; a; a = a->ai_next) {
-		short rev = 0;
-		int err = 0, w;
-		socklen_t len = sizeof(err);
-
-		fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			    a->ai_protocol);
-		if (fd < 0) {
-			last_err = errno;
+		op->fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+				a->ai_protocol);
+		if (op->fd < 0) {
+			op->last_err = errno;
 			continue;
 		}
-		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
-			break;
-		if (errno != EINPROGRESS) {
-			last_err = errno;
-			goto next;
+		if (connect(op->fd, a->ai_addr, a->ai_addrlen) == 0 || errno == EINPROGRESS) {
+			op->next = a->ai_next;
+			op->stage = SRT_PROBE_CONNECTING;
+			return false;
 		}
-		w = wait_fd(fd, POLLOUT, deadline, &rev);
-		if (w == 0) {
-			timed_out = true;
-			goto next;
-		}
-		if (w < 0) {
-			last_err = errno;
-			goto next;
-		}
-		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-			err = errno;
-		if (!err)
-			break;
-		last_err = err;
-next:
-		close(fd);
-		fd = -1;
-		if (timed_out)
-			break;
+		op->last_err = errno;
+		close(op->fd);
+		op->fd = -1;
 	}
-	freeaddrinfo(ai);
-	if (fd >= 0)
-		return fd;
-	if (timed_out)
-		fail(res, start, "timed out after %d ms", timeout_ms);
-	else if (last_err == ECONNREFUSED)
-		fail(res, start, "connection refused");
-	else
-		fail(res, start, "%s", strerror(last_err ? last_err : EHOSTUNREACH));
-	return -1;
-}
-
-int srt_probe_tcp(const char *host, int port, int timeout_ms, struct srt_probe_result *res)
-{
-	int64_t start = srt_monotonic_ms();
-	int fd;
-
-	result_init(res);
-	if (timeout_ms < 1)
-		timeout_ms = 1;
-	fd = open_conn(host, port, start, start + timeout_ms, timeout_ms, res);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	res->ok = true;
-	res->elapsed_ms = srt_monotonic_ms() - start;
-	snprintf(res->detail, sizeof(res->detail), "connected");
-	return 0;
+	if (op->last_err == ECONNREFUSED)
+		return done_fail(op, "connection refused");
+	return done_fail(op, "%s", strerror(op->last_err ? op->last_err : EHOSTUNREACH));
 }
 
 /* "HTTP/1.1 200 OK" -> 200; 0 when the line is not a status line. */
@@ -179,107 +113,239 @@ static int status_code(const char *line)
 	return code >= 100 && code < 1000 ? code : 0;
 }
 
-int srt_probe_http(const char *host, int port, const char *path, int want_status, int timeout_ms,
-		   struct srt_probe_result *res)
+/* The status line (op->line, complete or cut) is in: judge it. */
+static bool judge_status(struct srt_probe_op *op)
 {
-	int64_t start = srt_monotonic_ms(), deadline;
-	char req[1024], line[256];
-	size_t off = 0, len = 0;
-	int fd, n, rc = -1;
-	bool v6 = strchr(host, ':') != NULL;
+	int st = status_code(op->line);
 
-	result_init(res);
-	if (timeout_ms < 1)
-		timeout_ms = 1;
-	deadline = start + timeout_ms;
-	if (!path || !*path)
-		path = "/health";
-	n = snprintf(req, sizeof(req),
-		     "GET %s HTTP/1.1\r\nHost: %s%s%s:%d\r\nUser-Agent: srtctl-probe\r\n"
-		     "Accept: */*\r\nConnection: close\r\n\r\n",
-		     path, v6 ? "[" : "", host, v6 ? "]" : "", port);
-	if (n < 0 || (size_t)n >= sizeof(req))
-		return fail(res, start, "request for '%s' is too long", path);
-	for (const char *c = path; *c; c++)
-		if ((unsigned char)*c <= 0x20 || *c == 0x7f)
-			return fail(res, start, "path '%s' has a space or control character", path);
-	len = (size_t)n;
-	fd = open_conn(host, port, start, deadline, timeout_ms, res);
-	if (fd < 0)
-		return -1;
-	while (off < len) {
-		short rev = 0;
-		ssize_t w = send(fd, req + off, len - off, MSG_NOSIGNAL);
+	op->res.http_status = st;
+	if (!st)
+		return done_fail(op, "the reply is not HTTP");
+	if (op->want_status ? st != op->want_status : (st < 200 || st > 299)) {
+		if (op->want_status)
+			return done_fail(op, "HTTP %d (want %d)", st, op->want_status);
+		return done_fail(op, "HTTP %d (want 2xx)", st);
+	}
+	return done_ok(op);
+}
+
+void srt_probe_start(struct srt_probe_op *op, const char *host, int port, const char *path,
+		     int want_status, int timeout_ms)
+{
+	struct addrinfo hints;
+	char service[16];
+	bool v6 = strchr(host, ':') != NULL;
+	int rc, n;
+
+	memset(op, 0, sizeof(*op));
+	op->fd = -1;
+	op->http = path != NULL;
+	op->want_status = want_status;
+	op->timeout_ms = timeout_ms < 1 ? 1 : timeout_ms;
+	op->start = srt_monotonic_ms();
+	op->deadline = op->start + op->timeout_ms;
+	op->stage = SRT_PROBE_CONNECTING;
+	if (port <= 0 || port > 65535) {
+		done_fail(op, "port %d is out of range", port);
+		return;
+	}
+	if (op->http) {
+		if (!*path)
+			path = "/health";
+		for (const char *c = path; *c; c++) {
+			if ((unsigned char)*c <= 0x20 || *c == 0x7f) {
+				done_fail(op, "path '%s' has a space or control character", path);
+				return;
+			}
+		}
+		n = snprintf(op->req, sizeof(op->req),
+			     "GET %s HTTP/1.1\r\nHost: %s%s%s:%d\r\nUser-Agent: srtctl-probe\r\n"
+			     "Accept: */*\r\nConnection: close\r\n\r\n",
+			     path, v6 ? "[" : "", host, v6 ? "]" : "", port);
+		if (n < 0 || (size_t)n >= sizeof(op->req)) {
+			done_fail(op, "request for '%s' is too long", path);
+			return;
+		}
+		op->req_len = (size_t)n;
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	snprintf(service, sizeof(service), "%d", port);
+	rc = getaddrinfo(host, service, &hints, &op->ai);
+	if (rc) {
+		op->ai = NULL;
+		done_fail(op, "cannot resolve '%s': %s", host, gai_strerror(rc));
+		return;
+	}
+	op->next = op->ai;
+	connect_next(op);
+}
+
+int srt_probe_pollfd(const struct srt_probe_op *op, short *events)
+{
+	switch (op->stage) {
+	case SRT_PROBE_CONNECTING:
+	case SRT_PROBE_SENDING:
+		*events = POLLOUT;
+		return op->fd;
+	case SRT_PROBE_READING:
+		*events = POLLIN;
+		return op->fd;
+	case SRT_PROBE_DONE:
+		break;
+	}
+	*events = 0;
+	return -1;
+}
+
+/* One step of the CONNECTING stage: the connect finished, or not yet. */
+static bool step_connect(struct srt_probe_op *op)
+{
+	struct pollfd p = { op->fd, POLLOUT, 0 };
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	if (poll(&p, 1, 0) <= 0)
+		return false;
+	if (getsockopt(op->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		err = errno;
+	if (err) {
+		op->last_err = err;
+		close(op->fd);
+		op->fd = -1;
+		return connect_next(op);
+	}
+	if (!op->http)
+		return done_ok(op);
+	op->stage = SRT_PROBE_SENDING;
+	return false;
+}
+
+static bool step_send(struct srt_probe_op *op)
+{
+	while (op->sent < op->req_len) {
+		ssize_t w = send(op->fd, op->req + op->sent, op->req_len - op->sent, MSG_NOSIGNAL);
 
 		if (w > 0) {
-			off += (size_t)w;
+			op->sent += (size_t)w;
 			continue;
 		}
-		if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-			fail(res, start, "sending the request failed: %s", strerror(errno));
-			goto out;
-		}
-		if (wait_fd(fd, POLLOUT, deadline, &rev) <= 0) {
-			fail(res, start, "timed out after %d ms sending the request", timeout_ms);
-			goto out;
-		}
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+			return false;
+		return done_fail(op, "sending the request failed: %s", strerror(errno));
 	}
-	/* Read up to the end of the status line. */
-	off = 0;
+	op->stage = SRT_PROBE_READING;
+	return false;
+}
+
+/* Read up to the end of the status line. */
+static bool step_read(struct srt_probe_op *op)
+{
 	for (;;) {
-		short rev = 0;
-		ssize_t r;
+		ssize_t r = recv(op->fd, op->line + op->got, sizeof(op->line) - 1 - op->got, 0);
 		char *eol;
 
-		r = recv(fd, line + off, sizeof(line) - 1 - off, 0);
 		if (r > 0) {
-			off += (size_t)r;
-			line[off] = '\0';
-			eol = strpbrk(line, "\r\n");
-			if (eol || off == sizeof(line) - 1) {
-				if (eol)
-					*eol = '\0';
-				break;
-			}
+			op->got += (size_t)r;
+			op->line[op->got] = '\0';
+			eol = strpbrk(op->line, "\r\n");
+			if (eol)
+				*eol = '\0';
+			if (eol || op->got == sizeof(op->line) - 1)
+				return judge_status(op);
 			continue;
 		}
 		if (r == 0) {
-			line[off] = '\0';
-			if (!off) {
-				fail(res, start, "connection closed before a status line");
-				goto out;
-			}
+			op->line[op->got] = '\0';
+			if (!op->got)
+				return done_fail(op, "connection closed before a status line");
+			return judge_status(op);
+		}
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return false;
+		return done_fail(op, "reading the reply failed: %s", strerror(errno));
+	}
+}
+
+bool srt_probe_step(struct srt_probe_op *op)
+{
+	bool over = false;
+
+	for (int k = 0; k < 4 && !over && op->stage != SRT_PROBE_DONE; k++) {
+		enum srt_probe_stage was = op->stage;
+
+		switch (op->stage) {
+		case SRT_PROBE_CONNECTING:
+			over = step_connect(op);
+			break;
+		case SRT_PROBE_SENDING:
+			over = step_send(op);
+			break;
+		case SRT_PROBE_READING:
+			over = step_read(op);
+			break;
+		case SRT_PROBE_DONE:
 			break;
 		}
-		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-			fail(res, start, "reading the reply failed: %s", strerror(errno));
-			goto out;
-		}
-		if (wait_fd(fd, POLLIN, deadline, &rev) <= 0) {
-			fail(res, start, "timed out after %d ms waiting for the reply", timeout_ms);
-			goto out;
-		}
+		if (op->stage == was) /* waiting for the socket */
+			break;
 	}
-	res->http_status = status_code(line);
-	if (!res->http_status) {
-		fail(res, start, "the reply is not HTTP");
-		goto out;
+	if (op->stage == SRT_PROBE_DONE)
+		return true;
+	if (srt_monotonic_ms() < op->deadline)
+		return false;
+	switch (op->stage) {
+	case SRT_PROBE_SENDING:
+		return done_fail(op, "timed out after %d ms sending the request", op->timeout_ms);
+	case SRT_PROBE_READING:
+		return done_fail(op, "timed out after %d ms waiting for the reply", op->timeout_ms);
+	default:
+		return done_fail(op, "timed out after %d ms", op->timeout_ms);
 	}
-	if (want_status ? res->http_status != want_status :
-			  (res->http_status < 200 || res->http_status > 299)) {
-		if (want_status)
-			fail(res, start, "HTTP %d (want %d)", res->http_status, want_status);
-		else
-			fail(res, start, "HTTP %d (want 2xx)", res->http_status);
-		goto out;
+}
+
+void srt_probe_cancel(struct srt_probe_op *op)
+{
+	if (op->stage != SRT_PROBE_DONE) {
+		op->res.ok = false;
+		snprintf(op->res.detail, sizeof(op->res.detail), "cancelled");
+		finish(op);
 	}
-	res->ok = true;
-	res->elapsed_ms = srt_monotonic_ms() - start;
-	snprintf(res->detail, sizeof(res->detail), "HTTP %d", res->http_status);
-	rc = 0;
-out:
-	close(fd);
-	return rc;
+}
+
+/* Run one probe to its end, waiting in poll(). */
+static int run(struct srt_probe_op *op, struct srt_probe_result *res)
+{
+	while (!srt_probe_step(op)) {
+		short events;
+		struct pollfd p;
+
+		p.fd = srt_probe_pollfd(op, &events);
+		p.events = events;
+		p.revents = 0;
+		(void)poll(&p, 1, left_ms(op->deadline)); /* EINTR: step() again */
+	}
+	*res = op->res;
+	return res->ok ? 0 : -1;
+}
+
+int srt_probe_tcp(const char *host, int port, int timeout_ms, struct srt_probe_result *res)
+{
+	struct srt_probe_op op;
+
+	srt_probe_start(&op, host, port, NULL, 0, timeout_ms);
+	return run(&op, res);
+}
+
+int srt_probe_http(const char *host, int port, const char *path, int want_status, int timeout_ms,
+		   struct srt_probe_result *res)
+{
+	struct srt_probe_op op;
+
+	srt_probe_start(&op, host, port, path ? path : "/health", want_status, timeout_ms);
+	return run(&op, res);
 }
 
 int srt_probe_split_hostport(const char *addr, char *host, unsigned hostlen, int *port)

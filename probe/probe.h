@@ -14,12 +14,20 @@
  * `Connection: close` (the mooncake master registers GET only: HEAD is a
  * 404) and reads only the status line.
  *
- * Nothing here keeps state between calls and nothing allocates.
+ * A probe is also a value the caller's event loop can drive, so a hung
+ * endpoint delays nothing else: srt_probe_start() begins it,
+ * srt_probe_pollfd() says which fd to poll for what, srt_probe_step()
+ * advances it (call it when the fd is ready, and at the latest at its
+ * deadline) until it returns true, and srt_probe_cancel() ends it early.
+ * Name resolution (getaddrinfo) is the one part that can block: give
+ * numeric addresses where it matters (the agent probes node IPs).
  */
 #ifndef SRT_PROBE_PROBE_H
 #define SRT_PROBE_PROBE_H
 
+#include <netdb.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* What one probe saw. */
@@ -34,6 +42,50 @@ struct srt_probe_result {
 	 */
 	char detail[200];
 };
+
+enum srt_probe_stage {
+	SRT_PROBE_CONNECTING,
+	SRT_PROBE_SENDING, /* HTTP: the request */
+	SRT_PROBE_READING, /* HTTP: the status line */
+	SRT_PROBE_DONE,	   /* res is final */
+};
+
+/* One probe in flight.  Embedded by value; owns a socket and the resolved addresses until DONE. */
+struct srt_probe_op {
+	enum srt_probe_stage stage;
+	struct srt_probe_result res; /* final once stage is DONE */
+	int64_t start, deadline;     /* monotonic ms */
+	/* internal */
+	bool http;
+	int want_status, timeout_ms, fd, last_err;
+	struct addrinfo *ai, *next; /* the addresses, and the next one to try */
+	char req[1024];
+	size_t req_len, sent;
+	char line[256];
+	size_t got;
+};
+
+/*
+ * Begin a probe of host:port: HTTP `GET path` when path is not NULL (""
+ * means "/health"; want_status 0 is any 2xx), else a TCP connect.  Never
+ * fails: a bad port or name makes the probe DONE at once, with the reason
+ * in op->res.  timeout_ms is at least 1.
+ */
+void srt_probe_start(struct srt_probe_op *op, const char *host, int port, const char *path,
+		     int want_status, int timeout_ms);
+
+/* The fd to poll and its events (*events), or -1 when the probe is DONE. */
+int srt_probe_pollfd(const struct srt_probe_op *op, short *events);
+
+/*
+ * Advance the probe as far as its socket allows, without blocking.
+ * Returns true once it is DONE (op->res says what it saw; the socket is
+ * closed): passed, failed, or its deadline passed.
+ */
+bool srt_probe_step(struct srt_probe_op *op);
+
+/* End a probe before it is DONE (closes its socket).  Harmless when DONE. */
+void srt_probe_cancel(struct srt_probe_op *op);
 
 /*
  * Connect to host:port (a numeric IPv4/IPv6 address or a name) within

@@ -21,7 +21,8 @@
 # a hung master restarted by liveness; a crash loop ended by its budget; a
 # port held by another process (the failure names the probes, the held
 # port, and keeps the error lines whole); a second SIGTERM while stopping;
-# a generation that cannot become ready, rolled back.  The agent runs
+# a generation that cannot become ready, rolled back; a probe that hangs
+# while another process is restarted.  The agent runs
 # without a wrapper: every signal is sent once, by pid, and every wait is
 # bounded.
 set -euo pipefail
@@ -156,7 +157,8 @@ start_agent() {
 	shift
 	(
 		export PATH="$work/bin:$PATH" SLURM_JOB_ID=4242 SLURM_JOB_NODELIST=$nodes "$@"
-		exec "$SRTCTL" agent --run-dir run --stop-timeout "${STOP_TIMEOUT:-2s}"
+		exec "$SRTCTL" agent --run-dir run --stop-timeout "${STOP_TIMEOUT:-2s}" \
+			--probe-timeout "${PROBE_TIMEOUT:-2s}"
 	) >agent.out 2>&1 &
 	agent_pid=$!
 }
@@ -957,3 +959,65 @@ stop_agent
 [[ $rc == 143 ]] || fail "back: exit status $rc"
 check "back: stopped" "$RUN_STOPPED_ONCE"
 echo "ok 13 a generation whose master or store cannot become ready (unknown flag; readiness timeout; a store that fails its new probes) is rolled back to the last ready one, marked failed in status.json and not tried again"
+
+# ---- 14. a probe that hangs delays nothing else ----
+#
+# `hung` accepts its health probe's connection and never answers; the probe
+# limit is 60 s.  While that probe is in flight, `crasher` is killed: it must
+# be restarted before the hung probe ends.  The listener logs "closed" when
+# the agent gives up a probe connection, so the order is observable: with a
+# probe that blocked the loop, the restart would come only after "closed".
+
+cat >"$work/hung.py" <<'PY'
+import os, select, socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((os.environ["FAKE_BIND_HOST"], int(sys.argv[1])))
+s.listen(16)
+log = open(sys.argv[2], "a", buffering=1)
+conns = []
+end = time.monotonic() + 600
+while time.monotonic() < end:
+    r, _, _ = select.select([s] + conns, [], [], 1.0)
+    for c in r:
+        if c is s:
+            conns.append(s.accept()[0])
+            log.write("accepted\n")
+        elif not c.recv(4096):
+            conns.remove(c)
+            c.close()
+            log.write("closed\n")
+PY
+new_case hung "name: agent-hung
+engine: sglang
+roles:
+  agg:
+    args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    readiness: {timeout_seconds: 30, interval_seconds: 1}
+  - name: hung
+    command: [python3, $work/hung.py, '8870', $work/hung/hung.log]
+    start: with_workers
+    readiness: {http: {port: 8870, path: /health}, timeout_seconds: 600, interval_seconds: 120}
+  - name: crasher
+    command: [sleep, '600']
+    start: with_workers
+    restart: {policy: always, max_restarts: 3, backoff_seconds: 0}"
+PROBE_TIMEOUT=60s start_agent n1
+until_py 60 'proc("crasher")["state"] == "Running" and proc("crasher")["pid"] and os.path.exists("hung.log") and "accepted" in open("hung.log").read()'
+crasher=$(python3 -c "$PYLIB
+print(proc('crasher')['pid'])")
+kill -KILL "$crasher"
+until_py 60 'ev("Restarted", "crasher")'
+check "a hung probe delays no restart" '
+log = open("hung.log").read().split()
+assert log == ["accepted"], log          # the hung probe is still in flight
+assert proc("hung")["state"] == "Starting", proc("hung")
+assert proc("crasher")["restarts"] == 1 and proc("crasher")["pid"] != int(sys.argv[1])
+' "$crasher"
+stop_agent
+[[ $rc == 143 ]] || fail "hung: exit status $rc"
+check "hung: stopped" "$RUN_STOPPED_ONCE"
+echo "ok 14 a health endpoint that accepts and never answers delays no other process: a killed one is restarted while its probe is still in flight"

@@ -15,6 +15,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +258,46 @@ static void test_http_closed_silent_garbage(void **state)
 	close(fd);
 }
 
+/*
+ * Two probes driven by one poll() loop, as the agent does: the one whose
+ * server answers is DONE while the one whose server never answers is still
+ * waiting (its limit is far away), so a hung endpoint holds up only itself.
+ */
+static void test_driven_side_by_side(void **state)
+{
+	int hport, sport, hfd = listener(8, &hport), sfd = listener(8, &sport);
+	struct server silent = serve(sfd, SILENT, NULL);
+	struct server good = serve(hfd, REPLY, "HTTP/1.1 200 OK\r\n\r\n");
+	struct srt_probe_op ops[2];
+	int rounds = 0;
+
+	(void)state;
+	srt_probe_start(&ops[0], "127.0.0.1", sport, "/health", 200, 60000);
+	srt_probe_start(&ops[1], "127.0.0.1", hport, "/health", 200, 60000);
+	do {
+		struct pollfd p[2];
+
+		assert_true(++rounds < 10000);
+		for (int k = 0; k < 2; k++) {
+			p[k].fd = srt_probe_pollfd(&ops[k], &p[k].events);
+			p[k].revents = 0;
+		}
+		assert_true(poll(p, 2, 1000) >= 0);
+		assert_false(srt_probe_step(&ops[0])); /* in flight throughout */
+	} while (!srt_probe_step(&ops[1]));
+	assert_true(ops[1].res.ok);
+	assert_string_equal(ops[1].res.detail, "HTTP 200");
+	assert_int_not_equal(ops[0].stage, SRT_PROBE_DONE);
+	srt_probe_cancel(&ops[0]);
+	assert_int_equal(ops[0].stage, SRT_PROBE_DONE);
+	assert_false(ops[0].res.ok);
+	assert_int_equal(srt_probe_pollfd(&ops[0], &(short){ 0 }), -1);
+	stop(&good);
+	stop(&silent);
+	close(hfd);
+	close(sfd);
+}
+
 static void test_http_refused_and_bad_path(void **state)
 {
 	struct srt_probe_result r;
@@ -316,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_http_any_2xx),
 		cmocka_unit_test(test_http_closed_silent_garbage),
 		cmocka_unit_test(test_http_refused_and_bad_path),
+		cmocka_unit_test(test_driven_side_by_side),
 		cmocka_unit_test(test_split_hostport),
 	};
 
