@@ -477,6 +477,7 @@ static void move_mooncake(struct mctx *m, struct section *s, const struct srt_yn
 	const char *path = kpath(m, s, "backend.mooncake_kv_store");
 	struct srt_ynode *svc, *options = NULL, *args;
 	const struct srt_ynode *container = NULL, *extra = NULL, *ded;
+	const char *lease = NULL; /* default_kv_lease_ttl_ms: the master's lease flag */
 
 	*mc_env = NULL;
 	if (srt_ynode_is_null(mc))
@@ -519,6 +520,21 @@ static void move_mooncake(struct mctx *m, struct section *s, const struct srt_yn
 				     srt_ynode_describe(p->value));
 			else
 				*mc_env = (struct srt_ynode *)p->value;
+		} else if (key_is(p->key, "default_kv_lease_ttl_ms")) {
+			int64_t ms = -1;
+
+			if (srt_ynode_is_null(p->value))
+				continue;
+			if (!srt_ynode_int(p->value, &ms) || ms < 0)
+				fail(m, p->value, sub,
+				     "must be a whole number of milliseconds (mooncake_master's "
+				     "--default_kv_lease_ttl), not '%s'",
+				     srt_ynode_str(p->value) ? srt_ynode_str(p->value) :
+							       "a mapping or list");
+			else
+				lease = srt_arena_printf(&m->doc->arena,
+							 "--default_kv_lease_ttl=%lld",
+							 (long long)ms);
 		} else {
 			if (!options)
 				options = srt_ynode_new_map(m->doc);
@@ -536,16 +552,22 @@ static void move_mooncake(struct mctx *m, struct section *s, const struct srt_yn
 	if (container)
 		set_copy(m, svc, "container", container);
 	args = srt_ynode_new_seq(m->doc);
-	for (size_t i = 0; i < sizeof(v1_master_flags) / sizeof(v1_master_flags[0]); i++)
-		srt_ynode_seq_push(m->doc, args,
-				   srt_ynode_new_str(m->doc, v1_master_flags[i], true));
+	for (size_t i = 0; i < sizeof(v1_master_flags) / sizeof(v1_master_flags[0]); i++) {
+		const char *f = v1_master_flags[i];
+
+		/* srt-slurm passed the recipe's lease in place of its default one. */
+		if (lease && !strncmp(f, "--default_kv_lease_ttl=", 23))
+			f = lease;
+		srt_ynode_seq_push(m->doc, args, srt_ynode_new_str(m->doc, f, true));
+	}
 	for (size_t i = 0; extra && i < extra->n; i++)
 		srt_ynode_seq_push(m->doc, args, copy_node(m, extra->items[i]));
 	srt_ynode_map_set(m->doc, svc, "args", args);
 	warn(m, mc, path,
 	     "srt-slurm started the master with %s %s %s %s before master_extra_args; they are "
 	     "written first in services[mooncake-master].args so the master is tuned the same",
-	     v1_master_flags[0], v1_master_flags[1], v1_master_flags[2], v1_master_flags[3]);
+	     v1_master_flags[0], lease ? lease : v1_master_flags[1], v1_master_flags[2],
+	     v1_master_flags[3]);
 	if ((ded = dedicated_infra(s))) {
 		struct srt_ynode *pl = srt_ynode_new_map(m->doc);
 

@@ -10,7 +10,8 @@
  *   backend.<mode>_extra_args           -> roles.<role>.extra_args
  *   backend.mooncake_kv_store           -> services: [{type: mooncake-master, ...}]
  *       .container -> container, .master_extra_args -> args (after the
- *       tuning flags srt-slurm always passed), .store_config ->
+ *       tuning flags srt-slurm always passed; .default_kv_lease_ttl_ms
+ *       sets the lease among them), .store_config ->
  *       options.store_config, .env -> each role's env (over the role's own
  *       values, as v1 applied it last)
  *   infra.etcd_nats_dedicated_node: true (with a store)

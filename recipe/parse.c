@@ -397,7 +397,7 @@ static enum srt_engine_type read_engine(struct pctx *c, const struct srt_ynode *
 					const char **name)
 {
 	static const char *const engines[] = { "sglang", "vllm", "trtllm", "mocker", NULL };
-	static const char *const unsupported[] = { "atom", "tilert", NULL };
+	static const char *const unsupported[] = { "atom", "tilert", "tokenspeed", NULL };
 	const struct srt_ynode *tn = n;
 	const char *s = NULL, *path = base, *sugg;
 

@@ -694,6 +694,19 @@ static void test_master_placement_and_flags(void **state)
 	assert_keys(at(got->root, "services")->items[0], "name type args");
 	srt_ydoc_free(got);
 	srt_diags_release(&d);
+
+	/* default_kv_lease_ttl_ms replaces the lease srt-slurm passed by default. */
+	got = migrate_ok("backend:\n  type: vllm\n"
+			 "  mooncake_kv_store: {default_kv_lease_ttl_ms: 20000}\n"
+			 "resources: {prefill_nodes: 1, decode_nodes: 1}\n",
+			 &d);
+	svc = at(got->root, "services")->items[0];
+	assert_keys(svc, "name type args");
+	args = at(svc, "args");
+	assert_int_equal(args->n, 4);
+	assert_string_equal(args->items[1]->str, "--default_kv_lease_ttl=20000");
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
 }
 
 /* Where v1's env precedence differs from v2's, the role env is rewritten. */
