@@ -14,8 +14,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +26,8 @@
 #include "slurm/internal.h"
 #include "slurm/slurm.h"
 #include "util/buf.h"
+
+#include "loopback.h"
 
 /* {"exp":4102444800,"iat":1700000000,"sun":"alice"} */
 #define JWT_ALICE                                                                           \
@@ -54,19 +54,9 @@ struct server {
  */
 static struct server serve(int nconn, const char *head, const char *body, size_t body_len)
 {
-	struct sockaddr_in sa;
-	socklen_t len = sizeof(sa);
 	struct server s;
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	int fd = loopback_listener(8, &s.port);
 
-	assert_true(fd >= 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(fd, 8), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	s.port = ntohs(sa.sin_port);
 	s.pid = fork();
 	assert_true(s.pid >= 0);
 	if (s.pid == 0) {
