@@ -127,7 +127,8 @@ void srt_slurm_jobs_path(const struct srt_slurm_api *api, int64_t changed_since,
  * Overwrite secrets in a reply body, in place and keeping its length (so
  * JSON stays JSON): every occurrence of `token` (the token sent; NULL or ""
  * for none) and every run of base64url characters and dots that starts
- * with "eyJ" and holds a dot (anything that looks like a JWT) become '*'.
+ * with "eyJ" (not inside another such run, though after a '=') and holds a
+ * dot at least 10 characters in (anything that looks like a JWT) become '*'.
  * Applied to every reply before it is read, so nothing quoted from a reply
  * (messages, events, job fields) can carry a token.  Returns the number of
  * runs overwritten.

@@ -153,14 +153,16 @@ size_t srt_slurm_redact(char *buf, size_t len, const char *token)
 	}
 	i = 0;
 	while (i + 3 <= len && (p = memmem(buf + i, len - i, "eyJ", 3))) {
-		size_t start = (size_t)(p - buf), end = start;
-		bool dot = false;
+		size_t start = (size_t)(p - buf), end = start, dot = 0;
 
+		/* A JWT's header ({"alg":...} in base64url) is 10 characters or more. */
 		while (end < len && jwt_char(buf[end])) {
-			dot = dot || buf[end] == '.';
+			if (buf[end] == '.' && !dot)
+				dot = end - start;
 			end++;
 		}
-		if (dot) {
+		if (dot >= 10 &&
+		    (start == 0 || buf[start - 1] == '=' || !jwt_char(buf[start - 1]))) {
 			memset(buf + start, '*', end - start);
 			n++;
 		}

@@ -1447,6 +1447,7 @@ static void test_names(void **state)
 	assert_string_equal(srt_slurm_rc_name(42), "?");
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
 /* Resident memory in kB: VmRSS, or VmHWM (its peak since the last reset); -1 if unknown. */
 static long vm_kb(const char *field)
 {
@@ -1463,6 +1464,7 @@ static long vm_kb(const char *field)
 	fclose(f);
 	return kb;
 }
+#endif
 
 /*
  * Issue #12 item 7: decoding a big job listing costs a small part of the
@@ -1527,6 +1529,35 @@ static void test_decode_jobs_memory(void **state)
 #endif
 }
 
+/* Issue #12 item 10: what srt_slurm_redact() overwrites in a reply, and what it keeps. */
+static void test_redact(void **state)
+{
+	static const struct {
+		const char *in, *token, *want;
+		size_t n;
+	} rows[] = {
+		{ "{\"e\":\"bad tok3n-x for u\"}", "tok3n-x", "{\"e\":\"bad ******* for u\"}", 1 },
+		{ "a tok tok", "tok", "a *** ***", 2 },
+		{ "token=eyJhbGciOiJIUzI1NiJ9.eyJzdW4iOiJ4In0.c2ln, ok", NULL,
+		  "token=*****************************************, ok", 1 },
+		{ "\"eyJhbGciOiJIUzI1NiJ9.eyJzdW4i\"", "", "\"*****************************\"", 1 },
+		/* Not JWTs: no dot, a short first part, inside a longer run. */
+		{ "eyJhbGciOiJIUzI1NiJ9 prod-eyJob.v2 eyJab.cd abceyJhbGciOiJIUzI1NiJ9.x", NULL,
+		  "eyJhbGciOiJIUzI1NiJ9 prod-eyJob.v2 eyJab.cd abceyJhbGciOiJIUzI1NiJ9.x", 0 },
+		{ "", "x", "", 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char *b = strdup(rows[i].in);
+
+		assert_int_equal(srt_slurm_redact(b, strlen(b), rows[i].token), rows[i].n);
+		assert_string_equal(b, rows[i].want);
+		free(b);
+	}
+	assert_int_equal(srt_slurm_redact(NULL, 0, "x"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1536,6 +1567,7 @@ int main(void)
 		cmocka_unit_test(test_decode_submit),
 		cmocka_unit_test(test_decode_jobs),
 		cmocka_unit_test(test_decode_jobs_memory),
+		cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_decode_kill),
 		cmocka_unit_test(test_v38_auth_or_dead_ctld),
 		cmocka_unit_test(test_real_2411),
