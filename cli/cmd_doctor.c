@@ -7,7 +7,7 @@
  * config found, the API version chosen, the Slurm release, and whether the
  * credentials work.  Exit 0 when usable, 1 when not (with what to fix), 2 on
  * a usage error.  The token is never printed: only where it came from, whose
- * it is and when it expires.
+ * it is and when it expires; nor is the password of a URL's user:password@.
  */
 #include "cli/cli.h"
 #include "slurm/slurm.h"
@@ -158,6 +158,7 @@ int srt_cmd_doctor(int argc, char **argv)
 	struct srt_slurm_stats stats;
 	struct srt_error err;
 	const char *cfg_path = NULL;
+	char *shown_url = NULL; /* the URL, its password masked */
 	char exp_text[64] = "";
 	bool have_cluster = false;
 	int c, rc, exit_code = SRT_EXIT_OK;
@@ -196,6 +197,8 @@ int srt_cmd_doctor(int argc, char **argv)
 	have_cluster = true;
 	cfg_path = cluster.source;
 	srt_cli_slurm_config(&sc, &cluster, url_arg, api_arg);
+	if (sc.cfg.url)
+		shown_url = srt_slurm_url_redact(sc.cfg.url);
 
 	rc = srt_slurm_new(&s, &sc.cfg, &err);
 	if (rc == 0) {
@@ -212,7 +215,7 @@ int srt_cmd_doctor(int argc, char **argv)
 		char *text;
 
 		json_object_set_new(o, "config", cfg_path ? json_string(cfg_path) : json_null());
-		json_object_set_new(o, "url", sc.cfg.url ? json_string(sc.cfg.url) : json_null());
+		json_object_set_new(o, "url", shown_url ? json_string(shown_url) : json_null());
 		json_object_set_new(o, "url_from",
 				    sc.url_origin ? json_string(sc.url_origin) : json_null());
 		json_object_set_new(o, "api_version",
@@ -250,8 +253,8 @@ int srt_cmd_doctor(int argc, char **argv)
 		printf("%-15s %s\n", "cluster config",
 		       cfg_path ? cfg_path :
 				  "defaults (no srtslurm.yaml here; $SRTSLURM_CONFIG names one)");
-		if (sc.cfg.url)
-			printf("%-15s %s (from %s)\n", "slurmrestd", sc.cfg.url, sc.url_origin);
+		if (shown_url)
+			printf("%-15s %s (from %s)\n", "slurmrestd", shown_url, sc.url_origin);
 		else
 			printf("%-15s %s\n", "slurmrestd", "not configured");
 		if (sc.cfg.auth.origin)
@@ -286,6 +289,7 @@ int srt_cmd_doctor(int argc, char **argv)
 	if (rc != 0)
 		exit_code = SRT_EXIT_INVALID;
 	srt_slurm_free(s);
+	free(shown_url);
 	if (have_cluster)
 		srt_cluster_release(&cluster);
 	return exit_code;

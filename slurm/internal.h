@@ -59,6 +59,27 @@ struct srt_slurm_reply {
 	bool token_expired; /* the token sent was past its exp claim by our clock */
 };
 
+/*
+ * The largest reply srtctl reads (bigger ones are refused, at once when the
+ * Content-Length says so).  srtctl lists every job slurmctld holds (the
+ * controller's poll, find_jobs), so this is sized for the listing of a large
+ * cluster: 100,000 jobs (ten times Slurm's default MaxJobCount) at up to
+ * 8 KB each (a one-node job is 2.4-2.8 KB in v0.0.38 and 5.5-6.2 KB in
+ * v0.0.40+, measured on real replies; the rest is room for longer strings
+ * and the per-core allocation map of multi-node jobs).  docs/slurm-client.md
+ * has the figures.
+ */
+#define SRT_SLURM_MAX_REPLY ((size_t)768 << 20)
+/*
+ * jansson's tree of a reply costs about 9 to 11 times its text, so no reply
+ * is parsed whole unless it is this small: a job listing is parsed one job
+ * at a time, and all but its jobs[] must fit here; one job's JSON may take
+ * up to SRT_SLURM_MAX_JOB_JSON (a job on ~5,000 nodes of 128 cores, by
+ * v0.0.40+'s per-core map).
+ */
+#define SRT_SLURM_MAX_TREE ((size_t)4 << 20)
+#define SRT_SLURM_MAX_JOB_JSON ((size_t)32 << 20)
+
 /* Below this, v0.0.38's "500, error -1" is read as a rejected token. */
 #define SRT_SLURM_V38_AUTH_FAST_MS 3000
 
@@ -101,6 +122,28 @@ int srt_slurm_fail(struct srt_error *err, int rc, const char *fmt, ...)
  */
 void srt_slurm_jobs_path(const struct srt_slurm_api *api, int64_t changed_since, char *buf,
 			 size_t n);
+
+/*
+ * Overwrite secrets in a reply body, in place and keeping its length (so
+ * JSON stays JSON): every occurrence of `token` (the token sent; NULL or ""
+ * for none) and every run of base64url characters and dots that starts
+ * with "eyJ" (not inside another such run, though after a '=') and holds a
+ * dot at least 10 characters in (anything that looks like a JWT) become '*'.
+ * Applied to every reply before it is read, so nothing quoted from a reply
+ * (messages, events, job fields) can carry a token.  Returns the number of
+ * runs overwritten.
+ */
+size_t srt_slurm_redact(char *buf, size_t len, const char *token);
+
+/*
+ * Whether a value may go into an HTTP header srtctl sends: non-empty,
+ * printable ASCII without blanks (0x21-0x7e).  CR, LF or any other control
+ * character could end the header and add others.
+ */
+bool srt_slurm_header_value_ok(const char *v);
+
+/* For tests: read at most `bytes` of a reply instead of SRT_SLURM_MAX_REPLY. */
+void srt_slurm_set_max_reply(struct srt_slurm *s, size_t bytes);
 
 /* Signal number -> the name slurmrestd takes ("USR1"), NULL if not allowed. */
 const char *srt_slurm_signal_name(int sig);

@@ -17,6 +17,7 @@
  *
  * Everything here is a pure function of its inputs.
  */
+#define _GNU_SOURCE /* memmem */
 #include "slurm/internal.h"
 
 #include <signal.h>
@@ -128,6 +129,56 @@ int srt_slurm_fail(struct srt_error *err, int rc, const char *fmt, ...)
 		va_end(ap);
 	}
 	return rc;
+}
+
+/* ---- secrets in replies ---------------------------------------------------------- */
+
+static bool jwt_char(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '-' || c == '_' || c == '.' || c == '=';
+}
+
+size_t srt_slurm_redact(char *buf, size_t len, const char *token)
+{
+	size_t tlen = token ? strlen(token) : 0, n = 0, i = 0;
+	char *p;
+
+	if (!buf)
+		return 0;
+	while (tlen > 0 && i + tlen <= len && (p = memmem(buf + i, len - i, token, tlen))) {
+		memset(p, '*', tlen);
+		i = (size_t)(p - buf) + tlen;
+		n++;
+	}
+	i = 0;
+	while (i + 3 <= len && (p = memmem(buf + i, len - i, "eyJ", 3))) {
+		size_t start = (size_t)(p - buf), end = start, dot = 0;
+
+		/* A JWT's header ({"alg":...} in base64url) is 10 characters or more. */
+		while (end < len && jwt_char(buf[end])) {
+			if (buf[end] == '.' && !dot)
+				dot = end - start;
+			end++;
+		}
+		if (dot >= 10 &&
+		    (start == 0 || buf[start - 1] == '=' || !jwt_char(buf[start - 1]))) {
+			memset(buf + start, '*', end - start);
+			n++;
+		}
+		i = end > start + 3 ? end : start + 3;
+	}
+	return n;
+}
+
+bool srt_slurm_header_value_ok(const char *v)
+{
+	if (!v || !*v)
+		return false;
+	for (; *v; v++)
+		if ((unsigned char)*v < 0x21 || (unsigned char)*v > 0x7e)
+			return false;
+	return true;
 }
 
 /* ---- JSON field readers -------------------------------------------------------- */
@@ -472,6 +523,17 @@ int srt_slurm_reply_check(const struct srt_slurm_api *api, enum srt_slurm_op op,
 
 	*root = NULL;
 	*route_missing = false;
+	if (r->len > SRT_SLURM_MAX_TREE) {
+		/* Only job listings are that big, and they are read job by job. */
+		srt_buf_init(&snip);
+		put_snippet(&snip, r);
+		rc = srt_slurm_fail(err, SRT_SLURM_EPROTOCOL,
+				    "the reply (HTTP %ld) is %zu bytes, more than slurmrestd sends "
+				    "for this request; is the URL slurmrestd's? It starts %s",
+				    st, r->len, snip.data);
+		srt_buf_release(&snip);
+		return rc;
+	}
 	if (r->body && r->len > 0) {
 		json_t *j = json_loadb(r->body, r->len, 0, &jerr);
 
@@ -740,79 +802,307 @@ static int decode_one(const struct srt_slurm_api *api, json_t *j, struct srt_job
 	return 0;
 }
 
+/* ---- job listings, one job at a time ----------------------------------------------- */
+
+/*
+ * Where jobs[] and its elements sit in a reply, found without building
+ * jansson's tree of it (which costs about ten times the text).  The scan
+ * checks the structure around the elements (the top-level object, commas,
+ * brackets, strings); jansson checks each element and the rest on its own.
+ */
+struct job_span {
+	size_t off, len;
+};
+
+struct jobs_layout {
+	bool found;		   /* the top level has a "jobs" array */
+	size_t arr_start, arr_end; /* the array, '[' to after ']' */
+	struct job_span *el;	   /* its elements */
+	size_t n, cap;
+};
+
+static size_t skip_ws(const char *b, size_t n, size_t i)
+{
+	while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* The end of the string that starts at b[i] == '"' (after the closing quote), 0 if none. */
+static size_t skip_string(const char *b, size_t n, size_t i)
+{
+	for (i++; i < n; i++) {
+		if (b[i] == '\\')
+			i++;
+		else if (b[i] == '"')
+			return i + 1;
+	}
+	return 0;
+}
+
+/*
+ * The end of the value at b[i] (no leading blanks): after its closing bracket
+ * or quote, or at the delimiter after a scalar; 0 if it does not end.
+ */
+static size_t skip_value(const char *b, size_t n, size_t i)
+{
+	size_t depth = 0;
+
+	while (i < n) {
+		char c = b[i];
+
+		if (c == '"') {
+			i = skip_string(b, n, i);
+			if (!i || depth == 0)
+				return i;
+			continue;
+		}
+		if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (depth == 0)
+				return i; /* the enclosing container's end */
+			if (--depth == 0)
+				return i + 1;
+		} else if (depth == 0 &&
+			   (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+			return i;
+		}
+		i++;
+	}
+	return depth == 0 ? i : 0;
+}
+
+/* Note the elements of the array at b[i] == '['; the end of the array, 0 if malformed. */
+static size_t scan_array(const char *b, size_t n, size_t i, struct jobs_layout *L)
+{
+	i = skip_ws(b, n, i + 1);
+	if (i < n && b[i] == ']')
+		return i + 1;
+	while (i < n) {
+		size_t end = skip_value(b, n, i);
+
+		if (!end || end == i)
+			return 0;
+		if (L->n == L->cap) {
+			L->cap = L->cap ? 2 * L->cap : 64;
+			L->el = srt_xrealloc(L->el, L->cap * sizeof(*L->el));
+		}
+		L->el[L->n].off = i;
+		L->el[L->n].len = end - i;
+		L->n++;
+		i = skip_ws(b, n, end);
+		if (i < n && b[i] == ']')
+			return i + 1;
+		if (i >= n || b[i] != ',')
+			return 0;
+		i = skip_ws(b, n, i + 1);
+	}
+	return 0;
+}
+
+/* Scan a reply: 0 with *L filled (found or not), -1 when it is not a JSON object. */
+static int scan_jobs(const char *b, size_t n, struct jobs_layout *L)
+{
+	size_t i = skip_ws(b, n, 0);
+
+	memset(L, 0, sizeof(*L));
+	if (i >= n || b[i] != '{')
+		return -1;
+	i = skip_ws(b, n, i + 1);
+	if (i < n && b[i] == '}')
+		return skip_ws(b, n, i + 1) == n ? 0 : -1;
+	while (i < n) {
+		size_t key = i, end;
+		bool is_jobs;
+
+		if (b[i] != '"' || !(i = skip_string(b, n, i)))
+			return -1;
+		is_jobs = i - key == 6 && !memcmp(b + key, "\"jobs\"", 6);
+		i = skip_ws(b, n, i);
+		if (i >= n || b[i] != ':')
+			return -1;
+		i = skip_ws(b, n, i + 1);
+		if (is_jobs && i < n && b[i] == '[') {
+			if (L->found)
+				return -1; /* two jobs[]: which would count? */
+			L->found = true;
+			L->arr_start = i;
+			end = scan_array(b, n, i, L);
+			L->arr_end = end;
+		} else {
+			end = skip_value(b, n, i);
+		}
+		if (!end || end == i)
+			return -1;
+		i = skip_ws(b, n, end);
+		if (i < n && b[i] == '}')
+			return skip_ws(b, n, i + 1) == n ? 0 : -1;
+		if (i >= n || b[i] != ',')
+			return -1;
+		i = skip_ws(b, n, i + 1);
+	}
+	return -1;
+}
+
+/*
+ * The common part of the job decoders: check the reply's status and
+ * errors[] on the reply without its jobs' contents (*head: its JSON, with
+ * jobs: []), and note where each job is (*L).  A reply that is not a JSON
+ * object is checked as it is (for the status and a snippet), at most its
+ * first SRT_SLURM_MAX_TREE bytes.
+ */
+static int jobs_reply(const struct srt_slurm_api *api, enum srt_slurm_op op,
+		      const struct srt_slurm_reply *r, struct jobs_layout *L, json_t **head,
+		      struct srt_error *err)
+{
+	struct srt_slurm_reply h = *r;
+	struct srt_buf text;
+	bool missing;
+	int rc;
+
+	*head = NULL;
+	srt_buf_init(&text);
+	if (!r->body || scan_jobs(r->body, r->len, L) != 0) {
+		free(L->el);
+		memset(L, 0, sizeof(*L));
+		if (h.len > SRT_SLURM_MAX_TREE)
+			h.len = SRT_SLURM_MAX_TREE;
+		rc = srt_slurm_reply_check(api, op, &h, head, &missing, err);
+		if (rc == 0 && r->len > 0)
+			rc = srt_slurm_fail(
+				err, SRT_SLURM_EPROTOCOL,
+				"the reply (HTTP %ld, %zu bytes) is not one JSON object", r->status,
+				r->len);
+		goto out;
+	}
+	if (L->found) {
+		srt_buf_append(&text, r->body, L->arr_start);
+		srt_buf_puts(&text, "[]");
+		srt_buf_append(&text, r->body + L->arr_end, r->len - L->arr_end);
+		h.body = text.data;
+		h.len = text.len;
+	}
+	if (h.len > SRT_SLURM_MAX_TREE) {
+		rc = srt_slurm_fail(err, SRT_SLURM_EPROTOCOL,
+				    "the reply (HTTP %ld) holds %zu bytes beside its jobs, more "
+				    "than slurmrestd ever sends (%zu MiB); is this slurmrestd?",
+				    r->status, h.len, SRT_SLURM_MAX_TREE >> 20);
+		goto out;
+	}
+	rc = srt_slurm_reply_check(api, op, &h, head, &missing, err);
+out:
+	srt_buf_release(&text);
+	if (rc != 0) {
+		json_decref(*head);
+		*head = NULL;
+	}
+	return rc;
+}
+
+/* jobs[i] of a scanned reply, parsed on its own.  NULL with err filled when it is not JSON. */
+static json_t *job_at(const struct srt_slurm_reply *r, const struct jobs_layout *L, size_t i,
+		      struct srt_error *err)
+{
+	json_error_t jerr;
+	json_t *j;
+
+	if (L->el[i].len > SRT_SLURM_MAX_JOB_JSON) {
+		srt_slurm_fail(err, SRT_SLURM_EPROTOCOL,
+			       "jobs[%zu] is %zu MiB of JSON, more than srtctl reads for one job "
+			       "(%zu MiB)",
+			       i, L->el[i].len >> 20, SRT_SLURM_MAX_JOB_JSON >> 20);
+		return NULL;
+	}
+	j = json_loadb(r->body + L->el[i].off, L->el[i].len, 0, &jerr);
+	if (!j)
+		srt_slurm_fail(err, SRT_SLURM_EPROTOCOL,
+			       "the reply (HTTP %ld) is not JSON: jobs[%zu]: %s at column %d",
+			       r->status, i, jerr.text, jerr.column);
+	return j;
+}
+
 int srt_slurm_decode_job(const struct srt_slurm_api *api, const struct srt_slurm_reply *r,
 			 int64_t job_id, struct srt_job *out, struct srt_error *err)
 {
-	json_t *root = NULL, *jobs, *j;
-	bool missing;
+	struct jobs_layout L;
+	json_t *head = NULL, *j = NULL;
 	size_t i;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = srt_slurm_reply_check(api, SRT_OP_GET_JOB, r, &root, &missing, err);
+	rc = jobs_reply(api, SRT_OP_GET_JOB, r, &L, &head, err);
 	if (rc != 0)
 		goto out;
-	jobs = json_object_get(root, "jobs");
-	if (!json_is_array(jobs)) {
+	if (!L.found) {
 		rc = srt_slurm_fail(err, SRT_SLURM_EPROTOCOL, "the job reply has no jobs[]");
 		goto out;
 	}
-	json_array_foreach(jobs, i, j)
-	{
+	for (i = 0; i < L.n; i++) {
 		int64_t id;
 		bool set;
 
-		if (!json_is_object(j))
-			continue;
-		if (srt_slurm_json_num(j, "job_id", "job", &id, &set, NULL, err) != 0) {
+		j = job_at(r, &L, i, err);
+		if (!j) {
 			rc = SRT_SLURM_EPROTOCOL;
 			goto out;
 		}
-		if (set && (id == job_id || job_id <= 0)) {
-			rc = decode_one(api, j, out, err);
-			goto out;
+		if (json_is_object(j)) {
+			if (srt_slurm_json_num(j, "job_id", "job", &id, &set, NULL, err) != 0) {
+				rc = SRT_SLURM_EPROTOCOL;
+				goto out;
+			}
+			if (set && (id == job_id || job_id <= 0)) {
+				rc = decode_one(api, j, out, err);
+				goto out;
+			}
 		}
+		json_decref(j);
+		j = NULL;
 	}
 	rc = srt_slurm_fail(err, SRT_SLURM_EGONE,
 			    "slurmctld does not know this job (the reply lists no job %lld): it "
 			    "ended and was purged (MinJobAge), or never existed",
 			    (long long)job_id);
 out:
-	json_decref(root);
+	json_decref(j);
+	json_decref(head);
+	free(L.el);
 	return rc;
 }
 
 int srt_slurm_decode_jobs(const struct srt_slurm_api *api, const struct srt_slurm_reply *r,
 			  struct srt_job_list *out, struct srt_error *err)
 {
-	json_t *root = NULL, *jobs, *warns, *j;
-	bool missing, set;
+	struct jobs_layout L;
+	json_t *head = NULL, *warns, *j;
+	bool set;
 	int64_t lu;
 	size_t i;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	memset(&L, 0, sizeof(L));
 	if (r->status == 304) {
 		out->unchanged = true;
 		return 0;
 	}
-	rc = srt_slurm_reply_check(api, SRT_OP_LIST_JOBS, r, &root, &missing, err);
+	rc = jobs_reply(api, SRT_OP_LIST_JOBS, r, &L, &head, err);
 	if (rc != 0)
 		goto out;
-	if (srt_slurm_json_num(root, "last_update", "the jobs reply", &lu, &set, NULL, err) != 0) {
+	if (srt_slurm_json_num(head, "last_update", "the jobs reply", &lu, &set, NULL, err) != 0) {
 		rc = SRT_SLURM_EPROTOCOL;
 		goto out;
 	}
 	if (set)
 		out->last_update = lu;
-	jobs = json_object_get(root, "jobs");
-	if (!json_is_array(jobs)) {
+	if (!L.found) {
 		rc = srt_slurm_fail(err, SRT_SLURM_EPROTOCOL, "the jobs reply has no jobs[]");
 		goto out;
 	}
-	if (json_array_size(jobs) == 0) {
+	if (L.n == 0) {
 		/* v0.0.42: 200, jobs:[], warning "No job changes since update_time[...]". */
-		warns = json_object_get(root, "warnings");
+		warns = json_object_get(head, "warnings");
 		json_array_foreach(warns, i, j)
 		{
 			const char *d = obj_str(j, "description");
@@ -822,19 +1112,22 @@ int srt_slurm_decode_jobs(const struct srt_slurm_api *api, const struct srt_slur
 		}
 		goto out;
 	}
-	out->jobs = srt_xcalloc(json_array_size(jobs), sizeof(*out->jobs));
-	json_array_foreach(jobs, i, j)
-	{
-		rc = decode_one(api, j, &out->jobs[out->n], err);
+	out->jobs = srt_xcalloc(L.n, sizeof(*out->jobs));
+	for (i = 0; i < L.n; i++) {
+		j = job_at(r, &L, i, err);
+		rc = j ? decode_one(api, j, &out->jobs[out->n], err) : SRT_SLURM_EPROTOCOL;
+		json_decref(j);
 		if (rc != 0) {
-			srt_error_prefix(err, "jobs[%zu]", i);
+			if (j)
+				srt_error_prefix(err, "jobs[%zu]", i);
 			srt_job_list_release(out);
 			goto out;
 		}
 		out->n++;
 	}
 out:
-	json_decref(root);
+	json_decref(head);
+	free(L.el);
 	return rc;
 }
 

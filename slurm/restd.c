@@ -21,12 +21,11 @@
 
 #define DEFAULT_TIMEOUT_MS 30000
 #define MAX_CONNECT_TIMEOUT_MS 10000
-#define MAX_REPLY (1024L * 1024 * 1024) /* 1 GiB: ~250,000 jobs in v0.0.38 */
 
 struct srt_slurm {
 	struct srt_curl_api cu; /* libcurl, loaded by srt_slurm_new() */
 	CURL *curl;
-	char *url;	 /* as configured, for messages */
+	char *url;	 /* as configured, its password masked: for messages */
 	char *base;	 /* http(s)://host:port[/prefix], or http://localhost for a socket */
 	char *unix_path; /* NULL over TCP */
 	char *user;	 /* X-SLURM-USER-NAME, NULL for none */
@@ -39,6 +38,7 @@ struct srt_slurm {
 	const struct srt_clock *clock;
 	struct srt_slurm_stats stats;
 	struct srt_buf reply;
+	size_t max_reply; /* SRT_SLURM_MAX_REPLY but in tests */
 	bool reply_too_big;
 	char curl_err[CURL_ERROR_SIZE];
 };
@@ -63,12 +63,12 @@ static int parse_url(struct srt_slurm *s, const char *url, struct srt_error *err
 		if (path[0] != '/')
 			return srt_slurm_fail(
 				err, SRT_SLURM_EINVAL,
-				"slurmrestd URL '%s': the socket path must be absolute", url);
+				"slurmrestd URL '%s': the socket path must be absolute", s->url);
 		if (strlen(path) >= 108)
 			return srt_slurm_fail(err, SRT_SLURM_EINVAL,
 					      "slurmrestd URL '%s': a unix socket path must be "
 					      "shorter than 108 bytes",
-					      url);
+					      s->url);
 		s->unix_path = srt_xstrdup(path);
 		s->base = srt_xstrdup("http://localhost");
 		return 0;
@@ -77,18 +77,18 @@ static int parse_url(struct srt_slurm *s, const char *url, struct srt_error *err
 		return srt_slurm_fail(err, SRT_SLURM_EINVAL,
 				      "slurmrestd URL '%s' must be http://host:port, "
 				      "https://host:port, unix:/path or /path",
-				      url);
+				      s->url);
 	{
 		const char *host = strstr(url, "://") + 3;
 		size_t n = strlen(url);
 
 		if (!*host || *host == '/' || *host == ':')
 			return srt_slurm_fail(err, SRT_SLURM_EINVAL,
-					      "slurmrestd URL '%s' has no host", url);
+					      "slurmrestd URL '%s' has no host", s->url);
 		if (strpbrk(url, " \t\r\n?#"))
 			return srt_slurm_fail(err, SRT_SLURM_EINVAL,
 					      "slurmrestd URL '%s' may not hold blanks, '?' or '#'",
-					      url);
+					      s->url);
 		while (n > 0 && url[n - 1] == '/')
 			n--;
 		s->base = srt_xstrndup(url, n);
@@ -104,7 +104,8 @@ int srt_slurm_new(struct srt_slurm **out, const struct srt_slurm_config *cfg, st
 	*out = NULL;
 	s = srt_xcalloc(1, sizeof(*s));
 	srt_buf_init(&s->reply);
-	s->url = srt_xstrdup(cfg->url ? cfg->url : "");
+	s->url = srt_slurm_url_redact(cfg->url ? cfg->url : "");
+	s->max_reply = SRT_SLURM_MAX_REPLY;
 	s->clock = cfg->clock ? cfg->clock : srt_clock_system();
 	rc = parse_url(s, cfg->url, err);
 	if (rc != 0)
@@ -140,12 +141,26 @@ int srt_slurm_new(struct srt_slurm **out, const struct srt_slurm_config *cfg, st
 	 * answers 401 to a user header).
 	 */
 	if (cfg->user && *cfg->user) {
-		if (strpbrk(cfg->user, "\r\n")) {
-			rc = srt_slurm_fail(err, SRT_SLURM_EINVAL, "the user name holds a newline");
+		if (!srt_slurm_header_value_ok(cfg->user)) {
+			rc = srt_slurm_fail(
+				err, SRT_SLURM_EINVAL,
+				"the user name (slurmrestd.user) holds a blank or a "
+				"control character, which cannot go into the "
+				"X-SLURM-USER-NAME header; set it to a plain user name");
 			goto fail;
 		}
 		s->user = srt_xstrdup(cfg->user);
 	} else if (!s->unix_path && *srt_slurm_auth_user(s->auth)) {
+		if (!srt_slurm_header_value_ok(srt_slurm_auth_user(s->auth))) {
+			rc = srt_slurm_fail(
+				err, SRT_SLURM_EINVAL,
+				"the token from %s names a user (its 'sun' claim) with "
+				"a blank or a control character, which cannot go into "
+				"the X-SLURM-USER-NAME header; use a token minted for a "
+				"plain user name, or set slurmrestd.user",
+				srt_slurm_auth_origin(s->auth));
+			goto fail;
+		}
 		s->user = srt_xstrdup(srt_slurm_auth_user(s->auth));
 	}
 	{
@@ -197,6 +212,33 @@ const char *srt_slurm_url(const struct srt_slurm *s)
 	return s->url;
 }
 
+char *srt_slurm_url_redact(const char *url)
+{
+	const char *auth = strstr(url, "://"), *end, *at = NULL, *colon;
+	struct srt_buf b;
+
+	if (!auth)
+		return srt_xstrdup(url);
+	auth += 3;
+	end = auth + strcspn(auth, "/?#");
+	for (const char *p = auth; p < end; p++)
+		if (*p == '@')
+			at = p; /* the last one: a password may hold '@' */
+	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	if (!colon)
+		return srt_xstrdup(url);
+	srt_buf_init(&b);
+	srt_buf_append(&b, url, (size_t)(colon + 1 - url));
+	srt_buf_puts(&b, "***");
+	srt_buf_puts(&b, at);
+	return srt_buf_detach(&b);
+}
+
+void srt_slurm_set_max_reply(struct srt_slurm *s, size_t bytes)
+{
+	s->max_reply = bytes;
+}
+
 const char *srt_slurm_api_version(const struct srt_slurm *s)
 {
 	return s->api ? s->api->version : NULL;
@@ -214,7 +256,7 @@ static size_t on_data(char *data, size_t size, size_t n, void *arg)
 	struct srt_slurm *s = arg;
 	size_t len = size * n;
 
-	if (s->reply.len + len > (size_t)MAX_REPLY) {
+	if (s->reply.len + len > s->max_reply) {
 		s->reply_too_big = true;
 		return 0; /* CURLE_WRITE_ERROR */
 	}
@@ -312,10 +354,17 @@ static int curl_failure(struct srt_slurm *s, CURLcode cc, struct srt_error *err)
 				      "TLS with slurmrestd failed (%s); check the URL's scheme "
 				      "(http or https) and the CA bundle",
 				      detail);
+	case CURLE_FILESIZE_EXCEEDED:
 	case CURLE_WRITE_ERROR:
-		if (s->reply_too_big)
-			return srt_slurm_fail(err, SRT_SLURM_EPROTOCOL,
-					      "the reply is larger than %ld MiB", MAX_REPLY >> 20);
+		if (s->reply_too_big || cc == CURLE_FILESIZE_EXCEEDED)
+			return srt_slurm_fail(
+				err, SRT_SLURM_EPROTOCOL,
+				"the reply is larger than %zu MiB, the most srtctl reads from "
+				"slurmrestd (enough to list about 100,000 jobs); it was not read. "
+				"Check that the URL is slurmrestd's; if slurmctld really holds that "
+				"many jobs, purge finished ones sooner (a lower MinJobAge in "
+				"slurm.conf)",
+				s->max_reply >> 20);
 		return srt_slurm_fail(err, SRT_SLURM_EPROTOCOL, "reading the reply failed (%s)",
 				      detail);
 	case CURLE_URL_MALFORMAT:
@@ -349,6 +398,15 @@ static int http(struct srt_slurm *s, const struct srt_slurm_api *api, const char
 	rc = srt_slurm_auth_token(s->auth, &token, err);
 	if (rc != 0)
 		return rc;
+	/* Every header value, every time: a reloaded token is new text. */
+	if ((s->user && !srt_slurm_header_value_ok(s->user)) ||
+	    (token && !srt_slurm_header_value_ok(token)))
+		return srt_slurm_fail(err, SRT_SLURM_EINVAL,
+				      "refusing to send a %s with a blank or a control character "
+				      "in it (it would break the HTTP request); check %s",
+				      s->user && !srt_slurm_header_value_ok(s->user) ? "user name" :
+										       "token",
+				      srt_slurm_auth_origin(s->auth));
 	url = srt_xasprintf("%s/slurm/%s/%s", s->base, api->version, path);
 	h = s->cu.slist_append(h, "Accept: application/json");
 	/* No "Expect: 100-continue" round trip before a POST body. */
@@ -379,6 +437,8 @@ static int http(struct srt_slurm *s, const struct srt_slurm_api *api, const char
 	/* slurmrestd is inside the cluster: proxy variables meant for the internet do not apply. */
 	s->cu.easy_setopt(c, CURLOPT_PROXY, "");
 	s->cu.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	/* A Content-Length over the cap is refused before the body is read. */
+	s->cu.easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)s->max_reply);
 	if (s->unix_path)
 		s->cu.easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, s->unix_path);
 	if (s->ca_file)
@@ -407,6 +467,8 @@ static int http(struct srt_slurm *s, const struct srt_slurm_api *api, const char
 	s->stats.usec += (uint64_t)(srt_monotonic_ms() - t0) * 1000;
 	s->stats.requests++;
 	s->stats.bytes_received += s->reply.len;
+	/* Nothing read from the reply may carry the token on (messages, events). */
+	srt_slurm_redact(s->reply.data, s->reply.len, token);
 	/* Nothing of the token stays in the handle or in memory we free. */
 	s->cu.easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
 	s->cu.easy_setopt(c, CURLOPT_POSTFIELDS, NULL);

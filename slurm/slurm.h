@@ -113,8 +113,17 @@ int srt_slurm_new(struct srt_slurm **out, const struct srt_slurm_config *cfg,
 		  struct srt_error *err);
 void srt_slurm_free(struct srt_slurm *s);
 
-/* The URL as configured (for messages and `srtctl doctor`). */
+/*
+ * The URL as configured, with the password of a user:password@ masked
+ * (user:***@), for messages and `srtctl doctor`.
+ */
 const char *srt_slurm_url(const struct srt_slurm *s);
+/*
+ * `url` with the password of its user:password@ (if any) replaced by "***",
+ * for printing: "http://ci:***@head:6820".  Anything else is copied as is.
+ * Caller frees.
+ */
+char *srt_slurm_url_redact(const char *url);
 /* The API version in use ("v0.0.42"), or NULL before first contact. */
 const char *srt_slurm_api_version(const struct srt_slurm *s);
 /* The API versions this client speaks, newest first, NULL-terminated. */

@@ -26,28 +26,12 @@
 
 #include "probe/probe.h"
 
-/* A listening socket on 127.0.0.1:<free port>. */
-static int listener(int backlog, int *port)
-{
-	struct sockaddr_in sa;
-	socklen_t len = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	assert_true(fd >= 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(fd, backlog), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	*port = ntohs(sa.sin_port);
-	return fd;
-}
+#include "loopback.h"
 
 /* A port nothing listens on (bound, then closed). */
 static int dead_port(void)
 {
-	int port, fd = listener(1, &port);
+	int port, fd = loopback_listener(1, &port);
 
 	close(fd);
 	return port;
@@ -125,7 +109,7 @@ static void stop(struct server *s)
 static void test_tcp_connects(void **state)
 {
 	struct srt_probe_result r;
-	int port, fd = listener(8, &port);
+	int port, fd = loopback_listener(8, &port);
 
 	(void)state;
 	assert_int_equal(srt_probe_tcp("127.0.0.1", port, 1000, &r), 0);
@@ -151,7 +135,7 @@ static void test_tcp_refused(void **state)
 static void test_tcp_timeout(void **state)
 {
 	struct srt_probe_result r;
-	int port, fd = listener(0, &port), fill[8];
+	int port, fd = loopback_listener(0, &port), fill[8];
 	struct sockaddr_in sa;
 
 	(void)state;
@@ -185,7 +169,7 @@ static void test_tcp_bad_host_and_port(void **state)
 static void test_http_ok_and_request(void **state)
 {
 	struct srt_probe_result r;
-	int port, fd = listener(8, &port);
+	int port, fd = loopback_listener(8, &port);
 	struct server s = serve(
 		fd, REPLY,
 		"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"status\":\"ok\"}");
@@ -208,7 +192,7 @@ static void test_http_ok_and_request(void **state)
 static void test_http_wrong_status(void **state)
 {
 	struct srt_probe_result r;
-	int port, fd = listener(8, &port);
+	int port, fd = loopback_listener(8, &port);
 	struct server s = serve(fd, REPLY, "HTTP/1.1 503 Service Unavailable\r\n\r\n");
 
 	(void)state;
@@ -222,7 +206,7 @@ static void test_http_wrong_status(void **state)
 static void test_http_any_2xx(void **state)
 {
 	struct srt_probe_result r;
-	int port, fd = listener(8, &port);
+	int port, fd = loopback_listener(8, &port);
 	struct server s = serve(fd, REPLY, "HTTP/1.0 204 No Content\r\n\r\n");
 
 	(void)state;
@@ -237,7 +221,7 @@ static void test_http_any_2xx(void **state)
 static void test_http_closed_silent_garbage(void **state)
 {
 	struct srt_probe_result r;
-	int port, fd = listener(8, &port);
+	int port, fd = loopback_listener(8, &port);
 	struct server s = serve(fd, CLOSE, NULL);
 
 	(void)state;

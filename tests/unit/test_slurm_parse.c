@@ -25,6 +25,7 @@
 
 #include "slurm/internal.h"
 #include "slurm/slurm.h"
+#include "util/buf.h"
 
 static const char *const v4x[] = { "v0.0.40", "v0.0.41", "v0.0.42", "v0.0.43", "v0.0.44", NULL };
 
@@ -1446,6 +1447,117 @@ static void test_names(void **state)
 	assert_string_equal(srt_slurm_rc_name(42), "?");
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
+/* Resident memory in kB: VmRSS, or VmHWM (its peak since the last reset); -1 if unknown. */
+static long vm_kb(const char *field)
+{
+	char line[256];
+	long kb = -1;
+	size_t n = strlen(field);
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':')
+			kb = atol(line + n + 1);
+	fclose(f);
+	return kb;
+}
+#endif
+
+/*
+ * Issue #12 item 7: decoding a big job listing costs a small part of the
+ * reply's size on top of it, not jansson's tree of the whole reply (about 11
+ * times the reply for v0.0.42; a 200 MB reply took 4.3 GB).  4,000 copies
+ * of a real 24.11.5 job (~24 MB): the peak RSS while decoding may grow by
+ * at most the reply's size.  Not under AddressSanitizer, whose redzones
+ * and quarantine change what memory costs.
+ */
+static void test_decode_jobs_memory(void **state)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	(void)state;
+	skip();
+#else
+	const struct srt_slurm_api *a = api("v0.0.42");
+	struct srt_slurm_reply r = { .status = 200 };
+	struct srt_job_list l;
+	struct srt_error err = { "" };
+	struct srt_buf body;
+	size_t len;
+	char *text = slurp("v0.0.42", "real-jobs.json", &len);
+	json_t *root = json_loads(text, 0, NULL), *job;
+	char *one;
+	long rss0, hwm;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(root);
+	job = json_array_get(json_object_get(root, "jobs"), 0);
+	one = json_dumps(job, JSON_COMPACT);
+	assert_non_null(one);
+	srt_buf_init(&body);
+	srt_buf_puts(&body, "{\"jobs\":[");
+	for (int i = 0; i < 4000; i++)
+		srt_buf_printf(&body, "%s%s", i ? "," : "", one);
+	srt_buf_puts(&body, "],\"last_update\":{\"set\":true,\"infinite\":false,\"number\":7}}");
+	free(one);
+	json_decref(root);
+	free(text);
+	r.body = body.data;
+	r.len = body.len;
+
+	/* "5" resets the peak (VmHWM) to the current RSS (Linux 4.0+). */
+	f = fopen("/proc/self/clear_refs", "w");
+	if (!f || fputs("5", f) < 0 || fclose(f) != 0 || vm_kb("VmHWM") < 0) {
+		srt_buf_release(&body);
+		skip();
+	}
+	rss0 = vm_kb("VmRSS");
+	assert_int_equal(srt_slurm_decode_jobs(a, &r, &l, &err), 0);
+	hwm = vm_kb("VmHWM");
+	assert_int_equal(l.n, 4000);
+	assert_int_equal(l.last_update, 7);
+	srt_job_list_release(&l);
+	print_message("reply %zu kB, peak RSS grew by %ld kB while decoding\n", body.len / 1024,
+		      hwm - rss0);
+	if ((size_t)(hwm - rss0) > body.len / 1024)
+		fail_msg("decoding a %zu kB reply grew the peak RSS by %ld kB", body.len / 1024,
+			 hwm - rss0);
+	srt_buf_release(&body);
+#endif
+}
+
+/* Issue #12 item 10: what srt_slurm_redact() overwrites in a reply, and what it keeps. */
+static void test_redact(void **state)
+{
+	static const struct {
+		const char *in, *token, *want;
+		size_t n;
+	} rows[] = {
+		{ "{\"e\":\"bad tok3n-x for u\"}", "tok3n-x", "{\"e\":\"bad ******* for u\"}", 1 },
+		{ "a tok tok", "tok", "a *** ***", 2 },
+		{ "token=eyJhbGciOiJIUzI1NiJ9.eyJzdW4iOiJ4In0.c2ln, ok", NULL,
+		  "token=*****************************************, ok", 1 },
+		{ "\"eyJhbGciOiJIUzI1NiJ9.eyJzdW4i\"", "", "\"*****************************\"", 1 },
+		/* Not JWTs: no dot, a short first part, inside a longer run. */
+		{ "eyJhbGciOiJIUzI1NiJ9 prod-eyJob.v2 eyJab.cd abceyJhbGciOiJIUzI1NiJ9.x", NULL,
+		  "eyJhbGciOiJIUzI1NiJ9 prod-eyJob.v2 eyJab.cd abceyJhbGciOiJIUzI1NiJ9.x", 0 },
+		{ "", "x", "", 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char *b = strdup(rows[i].in);
+
+		assert_int_equal(srt_slurm_redact(b, strlen(b), rows[i].token), rows[i].n);
+		assert_string_equal(b, rows[i].want);
+		free(b);
+	}
+	assert_int_equal(srt_slurm_redact(NULL, 0, "x"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1454,6 +1566,8 @@ int main(void)
 		cmocka_unit_test(test_decode_ping),
 		cmocka_unit_test(test_decode_submit),
 		cmocka_unit_test(test_decode_jobs),
+		cmocka_unit_test(test_decode_jobs_memory),
+		cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_decode_kill),
 		cmocka_unit_test(test_v38_auth_or_dead_ctld),
 		cmocka_unit_test(test_real_2411),
