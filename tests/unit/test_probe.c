@@ -249,7 +249,7 @@ static void test_http_closed_silent_garbage(void **state)
  */
 static void test_driven_side_by_side(void **state)
 {
-	int hport, sport, hfd = listener(8, &hport), sfd = listener(8, &sport);
+	int hport, sport, hfd = loopback_listener(8, &hport), sfd = loopback_listener(8, &sport);
 	struct server silent = serve(sfd, SILENT, NULL);
 	struct server good = serve(hfd, REPLY, "HTTP/1.1 200 OK\r\n\r\n");
 	struct srt_probe_op ops[2];
