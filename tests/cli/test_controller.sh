@@ -30,7 +30,11 @@ fail() {
 # The lock.
 "$SRTCTL" controller --db "$DB" --url "$URL" --interval 200ms >ctl1.log 2>&1 &
 CTL=$!
-for _ in $(seq 1 50); do grep -q 'srtctl controller: database' ctl1.log && break; sleep 0.1; done
+# The second controller must start only once the first holds the lock: wait
+# for its start line (bounded), and say so if it never came.
+for _ in $(seq 1 600); do grep -q 'srtctl controller: database' ctl1.log && break; sleep 0.1; done
+grep -q 'srtctl controller: database' ctl1.log ||
+	fail "the first controller did not start within 60 s: $(cat ctl1.log)"
 rc=0
 "$SRTCTL" controller --db "$DB" --url "$URL" --once >ctl2.log 2>&1 || rc=$?
 [ "$rc" -eq 1 ] || fail "a second controller exited $rc, want 1"
