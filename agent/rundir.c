@@ -25,7 +25,7 @@
 
 /* ---- files ---- */
 
-static int mkdir_p(const char *dir, struct srt_error *err);
+static int mkdir_p(const char *dir, unsigned mode, struct srt_error *err);
 
 static int write_all(int fd, const char *p, size_t n)
 {
@@ -57,7 +57,7 @@ static void sync_parent(const char *path)
 }
 
 int srt_rundir_write_file_at(int dirfd, const char *dir, const char *name, const void *data,
-			     size_t len, unsigned mode, struct srt_error *err)
+			     size_t len, unsigned mode, long uid, long gid, struct srt_error *err)
 {
 	char *tmp = srt_xasprintf("%s.tmp.%ld", name, (long)getpid());
 	int fd = -1, rc = -1;
@@ -78,6 +78,12 @@ int srt_rundir_write_file_at(int dirfd, const char *dir, const char *name, const
 			      "cannot create '%s/%s': %s; check that the directory exists and is "
 			      "writable",
 			      dir, tmp, strerror(errno));
+		goto out;
+	}
+	/* Given away through our own fd, before the file is visible under `name`. */
+	if (uid >= 0 && fchown(fd, (uid_t)uid, (gid_t)gid) < 0) {
+		srt_error_set(err, "cannot give '%s/%s' to uid %ld: %s", dir, tmp, uid,
+			      strerror(errno));
 		goto out;
 	}
 	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
@@ -122,7 +128,7 @@ int srt_rundir_write_file(const char *path, const void *data, size_t len, unsign
 				   "writable",
 				   dir, strerror(errno));
 	} else {
-		rc = srt_rundir_write_file_at(dfd, dir, name, data, len, mode, err);
+		rc = srt_rundir_write_file_at(dfd, dir, name, data, len, mode, -1, -1, err);
 		close(dfd);
 	}
 	free(copy);
@@ -147,7 +153,7 @@ static int make_dir_at(int dirfd, const char *shown, const char *name, long job_
 	struct stat sb;
 	int fd;
 
-	*created = mkdirat(dirfd, name, 0755) == 0;
+	*created = mkdirat(dirfd, name, SRT_RUNDIR_DIR_MODE) == 0;
 	if (!*created && errno != EEXIST) {
 		srt_error_set(err, "cannot create directory '%s': %s", shown, strerror(errno));
 		return -1;
@@ -186,7 +192,7 @@ int srt_rundir_open_root(const char *root, struct srt_error *err)
 	int fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0 && errno == ENOENT) {
-		if (mkdir_p(root, err) != 0)
+		if (mkdir_p(root, 0755, err) != 0)
 			return -1;
 		fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
@@ -277,26 +283,79 @@ out:
 	return rc;
 }
 
-static int mkdir_p(const char *dir, struct srt_error *err)
+/*
+ * One step of mkdir_p(): make `name` in dirfd when missing and open it.  A
+ * symbolic link there is followed only when root or this process's user
+ * owns it (an administrator's /scratch -> /lustre/scratch); a link anybody
+ * else owns could point anywhere, so it is refused.  Returns the fd or -1.
+ */
+static int mkdir_step(int dirfd, const char *shown, const char *name, unsigned mode,
+		      struct srt_error *err)
+{
+	struct stat sb;
+	int fd;
+
+	if (mkdirat(dirfd, name, (mode_t)mode) < 0 && errno != EEXIST) {
+		srt_error_set(err, "cannot create directory '%s': %s", shown, strerror(errno));
+		return -1;
+	}
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) &&
+	    fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode)) {
+		if (sb.st_uid != 0 && sb.st_uid != geteuid()) {
+			srt_error_set(
+				err,
+				"'%s' is a symbolic link owned by uid %ld, neither root nor "
+				"srtctl's uid %ld; srtctl does not follow it to create "
+				"directories: create the directory yourself, or remove the link",
+				shown, (long)sb.st_uid, (long)geteuid());
+			return -1;
+		}
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		srt_error_set(err, "cannot open directory '%s': %s", shown, strerror(errno));
+	return fd;
+}
+
+/*
+ * mkdir -p, one component at a time from "/" (or the working directory) with
+ * mkdirat + openat(O_NOFOLLOW|O_DIRECTORY) (see mkdir_step()), so a link
+ * planted in a parent component does not redirect what is created.  What is
+ * made gets `mode`.
+ */
+static int mkdir_p(const char *dir, unsigned mode, struct srt_error *err)
 {
 	char *p = srt_xstrdup(dir);
-	int rc = 0;
+	int fd = open(*dir == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
 
-	for (char *q = p + 1;; q++) {
-		if (*q && *q != '/')
-			continue;
-		char c = *q;
-
-		*q = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-			rc = srt_error_set(err, "cannot create directory '%s': %s", p,
-					   strerror(errno));
-			break;
-		}
-		*q = c;
-		if (!c)
-			break;
+	if (fd < 0) {
+		rc = srt_error_set(err, "cannot open the directory '%s' starts from: %s", dir,
+				   strerror(errno));
+		goto out;
 	}
+	for (char *q = p; *q && rc == 0;) {
+		char *end = strchr(q, '/');
+
+		if (end)
+			*end = '\0';
+		if (*q) {
+			char *shown = srt_xstrndup(dir, (size_t)(q - p) + strlen(q));
+			int next = mkdir_step(fd, shown, q, mode, err);
+
+			free(shown);
+			close(fd);
+			fd = next;
+			if (fd < 0)
+				rc = -1;
+		}
+		if (!end)
+			break;
+		q = end + 1;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
 	free(p);
 	return rc;
 }
@@ -304,7 +363,7 @@ static int mkdir_p(const char *dir, struct srt_error *err)
 int srt_rundir_create(const char *dir, struct srt_error *err)
 {
 	char *logs = srt_xasprintf("%s/" SRT_RUNDIR_LOGS, dir);
-	int rc = mkdir_p(logs, err);
+	int rc = mkdir_p(logs, SRT_RUNDIR_DIR_MODE, err);
 
 	free(logs);
 	return rc;
@@ -319,12 +378,14 @@ static char *join(const char *dir, const char *name)
  * Open `path` for reading only when it is a regular file: O_NOFOLLOW (a
  * symbolic link is refused, not followed to /dev/zero), O_NONBLOCK (opening a
  * FIFO does not wait for a writer), then fstat.  The job's user owns the run
- * directory, so these files are not trusted.  Returns the fd (blocking
+ * directory, so these files are not trusted.  `name` is opened in dirfd
+ * (AT_FDCWD: a path); `path` names it in messages.  Returns the fd (blocking
  * again), -2 when the file does not exist, -1 with err set.
  */
-static int open_regular(const char *path, struct stat *sb, struct srt_error *err)
+static int open_regular(int dirfd, const char *name, const char *path, struct stat *sb,
+			struct srt_error *err)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), fl;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), fl;
 
 	if (fd < 0) {
 		if (errno == ENOENT)
@@ -354,14 +415,16 @@ static int open_regular(const char *path, struct stat *sb, struct srt_error *err
 }
 
 /*
- * Read a whole regular file of at most `max` bytes.  Returns 0, 1 when it
- * does not exist, -1 on error (a link, a device, a FIFO, a file larger than
- * max: err names the file and the limit).
+ * Read a whole regular file `name` in dirfd (named `path` in messages) of at
+ * most `max` bytes.  Returns 0, 1 when it does not exist, -1 on error (a
+ * link, a device, a FIFO, a file larger than max: err names the file and the
+ * limit).
  */
-static int slurp(const char *path, size_t max, struct srt_buf *out, struct srt_error *err)
+static int slurp_at(int dirfd, const char *name, const char *path, size_t max, struct srt_buf *out,
+		    struct srt_error *err)
 {
 	struct stat sb;
-	int fd = open_regular(path, &sb, err);
+	int fd = open_regular(dirfd, name, path, &sb, err);
 	char chunk[65536];
 
 	if (fd == -2)
@@ -390,6 +453,11 @@ static int slurp(const char *path, size_t max, struct srt_buf *out, struct srt_e
 	}
 	close(fd);
 	return 0;
+}
+
+static int slurp(const char *path, size_t max, struct srt_buf *out, struct srt_error *err)
+{
+	return slurp_at(AT_FDCWD, path, path, max, out, err);
 }
 
 /* ---- plan.json ---- */
@@ -430,7 +498,8 @@ int srt_rundir_write_plan(const char *dir, const json_t *plan, int64_t generatio
 			  struct srt_error *err)
 {
 	char *text = plan_text(dir, plan, generation, err), *path = join(dir, SRT_RUNDIR_PLAN);
-	int rc = text ? srt_rundir_write_file(path, text, strlen(text), 0644, err) : -1;
+	int rc = text ? srt_rundir_write_file(path, text, strlen(text), SRT_RUNDIR_FILE_MODE, err) :
+			-1;
 
 	free(text);
 	free(path);
@@ -438,37 +507,34 @@ int srt_rundir_write_plan(const char *dir, const json_t *plan, int64_t generatio
 }
 
 int srt_rundir_write_plan_at(int dirfd, const char *dir, const json_t *plan, int64_t generation,
-			     struct srt_error *err)
+			     long uid, long gid, struct srt_error *err)
 {
 	char *text = plan_text(dir, plan, generation, err);
 	int rc = text ? srt_rundir_write_file_at(dirfd, dir, SRT_RUNDIR_PLAN, text, strlen(text),
-						 0644, err) :
+						 SRT_RUNDIR_FILE_MODE, uid, gid, err) :
 			-1;
 
 	free(text);
 	return rc;
 }
 
-int srt_rundir_read_plan_file(const char *path, json_t **plan, int64_t *generation,
-			      struct srt_error *err)
+/* The checks of a plan read from `path` (j, or NULL with je saying why); takes j. */
+static int plan_check(const char *path, json_t *j, const json_error_t *je, json_t **plan,
+		      int64_t *generation, struct srt_error *err)
 {
-	json_error_t je;
-	json_t *j, *v;
+	json_t *v;
 
-	*plan = NULL;
-	*generation = 0;
-	j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
 	if (!j)
-		return je.line > 0 ?
+		return je->line > 0 ?
 			       srt_error_set(err,
 					     "cannot read the plan '%s': %s (line %d); the "
 					     "controller writes it in srtctl's plan format (srtctl "
 					     "dry-run -o json shows one under \"plan\")",
-					     path, je.text, je.line) :
+					     path, je->text, je->line) :
 			       srt_error_set(err,
 					     "cannot read the plan '%s': %s; the controller writes "
 					     "it before it submits the job (or pass --plan FILE)",
-					     path, je.text);
+					     path, je->text);
 	if (!json_is_object(j)) {
 		json_decref(j);
 		return srt_error_set(err, "plan '%s' is not a JSON object", path);
@@ -487,6 +553,41 @@ int srt_rundir_read_plan_file(const char *path, json_t **plan, int64_t *generati
 		*generation = json_integer_value(v);
 	*plan = j;
 	return 0;
+}
+
+int srt_rundir_read_plan_file(const char *path, json_t **plan, int64_t *generation,
+			      struct srt_error *err)
+{
+	json_error_t je;
+	json_t *j;
+
+	*plan = NULL;
+	*generation = 0;
+	j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	return plan_check(path, j, &je, plan, generation, err);
+}
+
+int srt_rundir_read_plan_at(int dirfd, const char *dir, json_t **plan, int64_t *generation,
+			    struct srt_error *err)
+{
+	char *path = join(dir, SRT_RUNDIR_PLAN);
+	struct srt_buf b;
+	json_error_t je;
+	int rc;
+
+	*plan = NULL;
+	*generation = 0;
+	srt_buf_init(&b);
+	rc = slurp_at(dirfd, SRT_RUNDIR_PLAN, path, SRT_RUNDIR_PLAN_MAX, &b, err);
+	if (rc == 1)
+		rc = srt_error_set(err, "'%s' does not exist", path);
+	if (rc == 0)
+		rc = plan_check(
+			path, json_loadb(b.data ? b.data : "", b.len, JSON_REJECT_DUPLICATES, &je),
+			&je, plan, generation, err);
+	srt_buf_release(&b);
+	free(path);
+	return rc;
 }
 
 /* ---- names ---- */
@@ -684,7 +785,7 @@ int srt_rundir_write_status(const char *dir, const struct srt_rundir_status *st,
 	srt_buf_init(&b);
 	srt_buf_puts(&b, text ? text : "{}");
 	srt_buf_putc(&b, '\n');
-	rc = srt_rundir_write_file(path, b.data, b.len, 0644, err);
+	rc = srt_rundir_write_file(path, b.data, b.len, SRT_RUNDIR_FILE_MODE, err);
 	srt_buf_release(&b);
 	free(text);
 	free(path);
@@ -958,7 +1059,7 @@ int srt_rundir_read_events_from(const char *dir, struct srt_rundir_events_read *
 	r->too_long_at = -1;
 	r->more = false;
 	srt_buf_init(&line);
-	fd = open_regular(path, &sb, err);
+	fd = open_regular(AT_FDCWD, path, path, &sb, err);
 	if (fd == -2) {
 		r->pos = (struct srt_rundir_events_pos){ 0 };
 		rc = 0;
@@ -1087,7 +1188,7 @@ int srt_rundir_events_open(struct srt_rundir_events *w, const char *dir, struct 
 	while (keep && b.data[keep - 1] != '\n')
 		keep--;
 	w->seq = max_seq(b.data, keep);
-	w->fd = open(w->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	w->fd = open(w->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, SRT_RUNDIR_FILE_MODE);
 	if (w->fd < 0) {
 		srt_error_set(err, "cannot open '%s' for appending: %s", w->path, strerror(errno));
 		goto out;

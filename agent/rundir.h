@@ -29,6 +29,17 @@
  *   DIR/events.jsonl   agent -> controller: what happened, one JSON object
  *                      per line, appended (below).
  *
+ * Modes (issue #12).  plan.json holds the recipe's env values, which may be
+ * secrets (tokens, keys), and the logs may echo them.  So the run directory
+ * and logs/ are SRT_RUNDIR_DIR_MODE (0700), plan.json, status.json and
+ * events.jsonl SRT_RUNDIR_FILE_MODE (0600), job.sh SRT_RUNDIR_SCRIPT_MODE
+ * (0700): only the job's user (and root) reads them.  A controller running
+ * as root gives the directories and the files it writes (plan.json, job.sh)
+ * to the job's user (slurmrestd.user), so the agent, which runs as that user,
+ * reads and writes everything; the controller reads status.json and
+ * events.jsonl as root.  A controller running as the job's user owns all of
+ * it.  `srtctl describe` and `events` read only the database.
+ *
  * Stale reads.  NFS and Lustre clients cache attributes and directory
  * entries, so a reader may see an older status.json or a shorter
  * events.jsonl than the agent last wrote.  Every record therefore carries a
@@ -125,6 +136,10 @@
 #define SRT_RUNDIR_LOGS "logs"
 #define SRT_RUNDIR_STATUS "status.json"
 #define SRT_RUNDIR_EVENTS "events.jsonl"
+/* Modes of what srtctl creates in a run directory (see "Modes" above). */
+#define SRT_RUNDIR_DIR_MODE 0700
+#define SRT_RUNDIR_FILE_MODE 0600
+#define SRT_RUNDIR_SCRIPT_MODE 0700
 /*
  * Read bounds (issue #12): the run directory belongs to the job's user, so
  * its files are not trusted.  The controller reads only regular files (not a
@@ -137,6 +152,8 @@
 #define SRT_RUNDIR_STATUS_MAX (4u * 1024 * 1024)
 #define SRT_RUNDIR_EVENT_LINE_MAX (64u * 1024)
 #define SRT_RUNDIR_EVENTS_PASS_MAX (16u * 1024 * 1024)
+/* The most the controller reads of a plan.json (when it rolls a new generation out). */
+#define SRT_RUNDIR_PLAN_MAX (16u * 1024 * 1024)
 /* The agent rewrites status.json at least this often (updated_at moves). */
 #define SRT_RUNDIR_HEARTBEAT_MS 10000
 
@@ -154,17 +171,25 @@ int srt_rundir_write_file(const char *path, const void *data, size_t len, unsign
  * srt_rundir_write_file() relative to an open directory: `name` in dirfd
  * (`dir` only names it in messages).  The temporary file is created with
  * O_EXCL|O_NOFOLLOW and renamed over `name` with renameat(), so a link
- * planted at either name is never followed.  srt_rundir_write_file() opens
- * the directory of `path` and calls this.
+ * planted at either name is never followed.  With uid >= 0 the file is given
+ * to uid:gid (fchown on its own fd) before it is renamed into place.
+ * srt_rundir_write_file() opens the directory of `path` and calls this with
+ * uid -1.
  */
 int srt_rundir_write_file_at(int dirfd, const char *dir, const char *name, const void *data,
-			     size_t len, unsigned mode, struct srt_error *err);
+			     size_t len, unsigned mode, long uid, long gid, struct srt_error *err);
 
-/* Create DIR and DIR/logs (like mkdir -p). */
+/*
+ * Create DIR and DIR/logs (like mkdir -p, one component at a time without
+ * following a link owned by anybody but root or this user); what is created
+ * gets SRT_RUNDIR_DIR_MODE.
+ */
 int srt_rundir_create(const char *dir, struct srt_error *err);
 
 /*
- * Open the log root (created like mkdir -p when absent) as a verified
+ * Open the log root (created, mode 0755, like mkdir -p when absent: one
+ * component at a time with mkdirat + openat(O_NOFOLLOW), following a link
+ * in a parent only when root or this process's user owns it) as a verified
  * directory fd: not a symbolic link (O_NOFOLLOW), owned by this process's
  * user or root, and not writable by group or others unless it has the
  * sticky bit.  Returns the fd (caller closes) or -1 with err naming the path
@@ -175,7 +200,8 @@ int srt_rundir_open_root(const char *root, struct srt_error *err);
 /*
  * Create the run directory ROOT/NAME and its logs/ for the controller,
  * without following links: the root verified by srt_rundir_open_root(),
- * mkdirat + openat(O_NOFOLLOW|O_DIRECTORY).  An existing directory (a
+ * mkdirat (SRT_RUNDIR_DIR_MODE) + openat(O_NOFOLLOW|O_DIRECTORY).  An
+ * existing directory (a
  * controller restart renders it again) is accepted only when it is a real
  * directory owned by this process's user or by job_uid.  With job_uid >= 0,
  * what this call created (and only that) is given to job_uid:job_gid with
@@ -194,9 +220,12 @@ int srt_rundir_create_at(const char *root, const char *name, long job_uid, long 
 int srt_rundir_write_plan(const char *dir, const json_t *plan, int64_t generation,
 			  struct srt_error *err);
 
-/* srt_rundir_write_plan() into an open run directory (dir names it in messages). */
+/*
+ * srt_rundir_write_plan() into an open run directory (dir names it in
+ * messages), given to uid:gid when uid >= 0 (srt_rundir_write_file_at()).
+ */
 int srt_rundir_write_plan_at(int dirfd, const char *dir, const json_t *plan, int64_t generation,
-			     struct srt_error *err);
+			     long uid, long gid, struct srt_error *err);
 
 /*
  * Read a plan file (DIR/plan.json, or any path given to `srtctl agent
@@ -206,6 +235,15 @@ int srt_rundir_write_plan_at(int dirfd, const char *dir, const json_t *plan, int
  */
 int srt_rundir_read_plan_file(const char *path, json_t **plan, int64_t *generation,
 			      struct srt_error *err);
+
+/*
+ * srt_rundir_read_plan_file() of plan.json in an open run directory, for the
+ * controller: the job's user owns the directory, so only a regular file
+ * (O_NOFOLLOW: not a link to /dev/zero or to a file only root may read) of at
+ * most SRT_RUNDIR_PLAN_MAX bytes is read.  A missing file is an error.
+ */
+int srt_rundir_read_plan_at(int dirfd, const char *dir, json_t **plan, int64_t *generation,
+			    struct srt_error *err);
 
 /* ---- status.json (agent -> controller) ---- */
 

@@ -60,13 +60,18 @@ int srt_cli_usage_error(const char *verb, const char *fmt, ...)
 
 /*
  * Load the cluster config ($SRTSLURM_CONFIG, then ./srtslurm.yaml) into *c
- * for `verb`, printing its warnings.  When a config is named or exists but
- * is not usable: with `required`, prints the errors and returns -1; without
- * (migrate, validate: they do not need the cluster), prints them as
- * warnings, leaves *c at the built-in defaults and returns 0.  Release *c
- * with srt_cluster_release() when this returned 0.
+ * for `verb`, printing its warnings.  Returns SRT_EXIT_OK; SRT_EXIT_INVALID
+ * when the config is not valid; SRT_EXIT_USAGE when it cannot be read (it
+ * does not exist, no permission, a directory: an I/O error), after printing
+ * why.  Without `required` (migrate, validate: they do not need the cluster),
+ * both are printed as warnings, *c is left at the built-in defaults and the
+ * result is SRT_EXIT_OK.  Release *c with srt_cluster_release() (after a
+ * failure it holds the built-in defaults, and releasing it is harmless).
  */
 int srt_cli_load_cluster(const char *verb, struct srt_cluster *c, bool required);
+/* srt_cli_load_cluster() of the file `path` (`dry-run --cluster-config`); NULL: as above. */
+int srt_cli_load_cluster_at(const char *verb, const char *path, struct srt_cluster *c,
+			    bool required);
 
 /*
  * The slurmrestd client settings (cli/cmd_doctor.c), strongest first: the

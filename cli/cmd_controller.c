@@ -50,8 +50,10 @@ static const char usage_text[] =
 	"must be on a filesystem the compute nodes share. SIGTERM or SIGINT stop the\n"
 	"controller between passes; it resumes where it was when started again.\n"
 	"\n"
-	"Exit codes: 0 stopped by a signal (or --once done), 1 cannot run (lock held, no\n"
-	"slurmrestd configured, database error), 2 usage.\n";
+	"Exit codes: 0 stopped by a signal (or --once done), 1 cannot run (invalid cluster\n"
+	"config, lock held, no slurmrestd configured), 2 usage or an I/O or database error\n"
+	"(the cluster config cannot be read, the database cannot be opened, a --once pass\n"
+	"failed).\n";
 
 static void sleep_ms(int64_t ms)
 {
@@ -133,8 +135,10 @@ int srt_cmd_controller(int argc, char **argv)
 	}
 	if (optind < argc)
 		return srt_cli_usage_error("controller", "unexpected argument '%s'", argv[optind]);
-	if (srt_cli_load_cluster("controller", &cluster, true) != 0)
-		return SRT_EXIT_INVALID;
+	rc = srt_cli_load_cluster("controller", &cluster, true);
+	if (rc != SRT_EXIT_OK)
+		goto out;
+	rc = SRT_EXIT_INVALID;
 	db = srt_store_default_path(db_arg);
 	if (!db) {
 		fprintf(stderr, "srtctl controller: no database path: pass --db PATH or set "
@@ -148,6 +152,7 @@ int srt_cmd_controller(int argc, char **argv)
 	}
 	if (srt_store_open(&store, db, SRT_STORE_CREATE, NULL, &err) != 0) {
 		fprintf(stderr, "srtctl controller: %s\n", err.msg);
+		rc = SRT_EXIT_USAGE; /* a database error */
 		goto out;
 	}
 	srt_cli_slurm_config(&sc, &cluster, url_arg, NULL);
@@ -192,8 +197,10 @@ int srt_cmd_controller(int argc, char **argv)
 
 		if (srt_controller_pass(&ctl, &st, &err) != 0) {
 			fprintf(stderr, "srtctl controller: pass failed: %s\n", err.msg);
-			if (once)
+			if (once) {
+				rc = SRT_EXIT_USAGE; /* a database error */
 				goto out;
+			}
 		} else if (verbose || st.actions) {
 			fprintf(stderr,
 				"srtctl controller: pass: %zu run(s), %zu action(s), %zu event(s) "

@@ -14,7 +14,8 @@ static const char usage_text[] =
 	"runs; the recipe, its runs and its events stay in the database for `get`,\n"
 	"`describe` and `events`. Applying the recipe again brings it back\n"
 	"(recipe/NAME configured). All names are deleted in one transaction: if one is\n"
-	"unknown, nothing is deleted. RECIPE/NAME is accepted too (recipe/my-recipe).\n"
+	"unknown, nothing is deleted. A name given twice is deleted (and reported) once.\n"
+	"RECIPE/NAME is accepted too (recipe/my-recipe).\n"
 	"\n"
 	"Options:\n"
 	"      --db PATH   state database (default: $SRTCTL_DB, else\n"
@@ -34,7 +35,26 @@ static bool is_kind(const char *s, const char *singular)
 	return !strcmp(s, singular) || (!strncmp(s, singular, n) && !strcmp(s + n, "s"));
 }
 
-/* Delete names[0..n) in one transaction.  Returns an exit code. */
+/*
+ * Drop the repeats of a name from names[0..*n), keeping the first of each in
+ * place: `delete recipe a a` (or `recipe/a a`) deletes and reports a once.
+ */
+static void dedupe(char **names, size_t *n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		size_t j = 0;
+
+		while (j < k && strcmp(names[j], names[i]))
+			j++;
+		if (j == k)
+			names[k++] = names[i];
+	}
+	*n = k;
+}
+
+/* Delete names[0..n) (no repeats) in one transaction.  Returns an exit code. */
 static int delete_recipes(const char *db, char **names, size_t n)
 {
 	struct srt_store *store = NULL;
@@ -181,6 +201,7 @@ int srt_cmd_delete(int argc, char **argv)
 		rc = srt_cli_usage_error("delete", "no recipe name given");
 		goto out;
 	}
+	dedupe(names, &nnames);
 	db = srt_cli_db_path(db_arg);
 	rc = delete_recipes(db, names, nnames);
 out:

@@ -387,13 +387,11 @@ int srt_cmd_dryrun(int argc, char **argv)
 	struct srt_cluster cluster;
 	char **files = NULL;
 	size_t nfiles = 0;
-	struct srt_diags d;
 	json_t *items = NULL;
 	struct srt_buf text;
 	bool have_cluster = false;
 	int c, rc = SRT_EXIT_OK;
 
-	srt_diags_init(&d);
 	srt_buf_init(&text);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
@@ -427,17 +425,10 @@ int srt_cmd_dryrun(int argc, char **argv)
 	if (!file)
 		return srt_cli_usage_error("dry-run", "no recipe given; use -f FILE");
 
-	if (cluster_path) {
-		if (srt_cluster_load(&cluster, cluster_path, &d) != 0) {
-			srt_diags_print(&d, stderr);
-			rc = SRT_EXIT_INVALID;
-			goto out;
-		}
-	} else if (srt_cli_load_cluster("dry-run", &cluster, true) != 0) {
-		rc = SRT_EXIT_INVALID;
-		goto out;
-	}
+	rc = srt_cli_load_cluster_at("dry-run", cluster_path, &cluster, true);
 	have_cluster = true;
+	if (rc != SRT_EXIT_OK)
+		goto out;
 
 	if (srt_cli_expand_path("dry-run", file, &files, &nfiles) != 0) {
 		rc = SRT_EXIT_USAGE;
@@ -466,7 +457,6 @@ out:
 	json_decref(items);
 	srt_buf_release(&text);
 	srt_cli_free_files(files, nfiles);
-	srt_diags_release(&d);
 	if (have_cluster)
 		srt_cluster_release(&cluster);
 	return rc;

@@ -4,10 +4,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int srt_cli_usage_error(const char *verb, const char *fmt, ...)
 {
@@ -39,15 +41,49 @@ int srt_cli_parse_output(const char *verb, const char *arg, enum srt_output *out
 	return 0;
 }
 
-int srt_cli_load_cluster(const char *verb, struct srt_cluster *c, bool required)
+/*
+ * Can the cluster config at `path` be read at all?  A file that cannot be
+ * opened (missing, no permission) or is a directory is an I/O error, not an
+ * invalid config.  Returns 0, or -1 after printing why (as a warning without
+ * `required`).
+ */
+static int cluster_readable(const char *verb, const char *path, bool required)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), e = 0;
+
+	if (fd < 0)
+		e = errno;
+	else if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+		e = EISDIR;
+	if (fd >= 0)
+		close(fd);
+	if (!e)
+		return 0;
+	fprintf(stderr, "srtctl %s: %scannot read the cluster config '%s': %s; %s\n", verb,
+		required ? "" : "warning: ", path, strerror(e),
+		required ? "fix it or point $SRTSLURM_CONFIG at another file" :
+			   "going on with the built-in defaults ('srtctl dry-run', 'apply' and "
+			   "'controller' refuse it until it is fixed)");
+	return -1;
+}
+
+int srt_cli_load_cluster_at(const char *verb, const char *path, struct srt_cluster *c,
+			    bool required)
 {
 	const char *env = getenv("SRTSLURM_CONFIG");
-	const char *path = env && *env ? env : "srtslurm.yaml";
 	struct srt_diags d;
+	struct stat st;
 	int rc;
 
+	if (!path)
+		path = env && *env ? env : stat("srtslurm.yaml", &st) == 0 ? "srtslurm.yaml" : NULL;
+	if (path && cluster_readable(verb, path, required) != 0) {
+		srt_cluster_defaults(c);
+		return required ? SRT_EXIT_USAGE : SRT_EXIT_OK;
+	}
 	srt_diags_init(&d);
-	rc = srt_cluster_load(c, NULL, &d);
+	rc = srt_cluster_load(c, path, &d);
 	if (rc != 0 && !required) {
 		/* This verb does not need the cluster: say what is wrong, then go on. */
 		for (size_t i = 0; i < d.n; i++)
@@ -69,7 +105,12 @@ int srt_cli_load_cluster(const char *verb, struct srt_cluster *c, bool required)
 				verb, path);
 	}
 	srt_diags_release(&d);
-	return rc;
+	return rc ? SRT_EXIT_INVALID : SRT_EXIT_OK;
+}
+
+int srt_cli_load_cluster(const char *verb, struct srt_cluster *c, bool required)
+{
+	return srt_cli_load_cluster_at(verb, NULL, c, required);
 }
 
 static int cmp_str(const void *a, const void *b)

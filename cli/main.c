@@ -1,6 +1,8 @@
 /* cli/main.c: `srtctl VERB ...` dispatch and top-level help. */
 #include "cli/cli.h"
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,6 +50,34 @@ static void usage(FILE *out)
 	      out);
 }
 
+/*
+ * Every verb's results go to stdout through stdio: a write that failed (a
+ * full disk, /dev/full, a pipe whose reader is gone with SIGPIPE ignored)
+ * leaves the stream's error flag set or fails the last flush.  The output is
+ * then not what the exit code would claim, so say so on stderr and exit 2
+ * (an I/O error), whatever the verb decided.
+ */
+static int finish_stdout(const char *verb, int rc)
+{
+	bool failed = ferror(stdout) != 0;
+	int e = 0;
+
+	if (fflush(stdout) != 0) {
+		failed = true;
+		e = errno;
+	}
+	if (fclose(stdout) != 0 && !failed) {
+		failed = true;
+		e = errno;
+	}
+	if (!failed)
+		return rc;
+	fprintf(stderr,
+		"srtctl %s: cannot write to standard output%s%s; the output is incomplete\n", verb,
+		e ? ": " : "", e ? strerror(e) : "");
+	return SRT_EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	const char *verb;
@@ -59,13 +89,13 @@ int main(int argc, char **argv)
 	verb = argv[1];
 	if (!strcmp(verb, "--help") || !strcmp(verb, "-h") || !strcmp(verb, "help")) {
 		usage(stdout);
-		return SRT_EXIT_OK;
+		return finish_stdout("help", SRT_EXIT_OK);
 	}
 	if (!strcmp(verb, "--version"))
-		return srt_cmd_version(1, argv + 1);
+		return finish_stdout("version", srt_cmd_version(1, argv + 1));
 	for (size_t i = 0; verbs[i].name; i++)
 		if (!strcmp(verb, verbs[i].name))
-			return verbs[i].fn(argc - 1, argv + 1);
+			return finish_stdout(verb, verbs[i].fn(argc - 1, argv + 1));
 	fprintf(stderr, "srtctl: '%s' is not a command; run 'srtctl --help' for the list\n", verb);
 	return SRT_EXIT_USAGE;
 }

@@ -119,6 +119,7 @@ int srt_cli_specs_load(const char *verb, char *const *paths, size_t npaths,
 	struct srt_cluster cluster;
 	size_t cap = 0, nerr = 0, nstdin = 0;
 	bool io_error = false;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	for (size_t p = 0; p < npaths; p++)
@@ -126,8 +127,9 @@ int srt_cli_specs_load(const char *verb, char *const *paths, size_t npaths,
 			nstdin++;
 	if (nstdin > 1)
 		return srt_cli_usage_error(verb, "'-f -' (standard input) can be given only once");
-	if (srt_cli_load_cluster(verb, &cluster, true) != 0)
-		return SRT_EXIT_INVALID;
+	rc = srt_cli_load_cluster(verb, &cluster, true);
+	if (rc != SRT_EXIT_OK)
+		return rc;
 	for (size_t p = 0; p < npaths; p++) {
 		char **files;
 		size_t nfiles;

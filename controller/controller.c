@@ -547,14 +547,15 @@ static void job_owner(struct srt_controller *c, long *uid, long *gid)
 
 /*
  * A run directory that cannot be made or written: a Warning event and the
- * run's message (the run stays Pending; the next pass tries again).
+ * run's message, never only a line on stderr.  `held` says what waits for
+ * it ("nothing is submitted"); the next pass tries again.
  */
 static int run_dir_failed(struct srt_controller *c, const char *run, const char *why,
-			  struct srt_error *err)
+			  const char *held, struct srt_error *err)
 {
-	char *msg = srt_xasprintf("cannot prepare the run directory: %s; nothing is submitted "
-				  "until it can be (the next pass tries again)",
-				  why);
+	char *msg = srt_xasprintf("cannot prepare the run directory: %s; %s until it can be (the "
+				  "next pass tries again)",
+				  why, held);
 	int rc;
 
 	logf_(c, "run/%s: %s", run, msg);
@@ -568,6 +569,26 @@ static int run_dir_failed(struct srt_controller *c, const char *run, const char 
 				     "controller", "%s", msg);
 	free(msg);
 	return finish_tx(c, rc, err);
+}
+
+/*
+ * Open an existing run directory DIR (ROOT/NAME, as run_dir records it) the
+ * way srt_rundir_create_at() makes one: the root verified, NAME opened
+ * without following a link, and owned by srtctl or the job's user.
+ */
+static int open_run_dir(const char *dir, long uid, long gid, int *dfd, struct srt_error *err)
+{
+	const char *slash = strrchr(dir, '/');
+	char *root;
+	int rc;
+
+	*dfd = -1;
+	if (!slash || !slash[1])
+		return srt_error_set(err, "run directory '%s' is not of the form ROOT/NAME", dir);
+	root = slash == dir ? srt_xstrdup("/") : srt_xstrndup(dir, (size_t)(slash - dir));
+	rc = srt_rundir_create_at(root, slash + 1, uid, gid, dfd, err);
+	free(root);
+	return rc;
 }
 
 /* A recipe's spec rendered for this cluster: what a run's job realises. */
@@ -686,8 +707,8 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 	job_owner(c, &uid, &gid);
 	srt_error_clear(&serr);
 	if (srt_rundir_create_at(c->run_root, run.name, uid, gid, &dfd, &serr) != 0 ||
-	    srt_rundir_write_plan_at(dfd, dir, x.pj, run.generation, &serr) != 0) {
-		rc = run_dir_failed(c, run.name, serr.msg, err);
+	    srt_rundir_write_plan_at(dfd, dir, x.pj, run.generation, uid, gid, &serr) != 0) {
+		rc = run_dir_failed(c, run.name, serr.msg, "nothing is submitted", err);
 		goto out;
 	}
 	script = srt_script_render_agent(x.plan,
@@ -704,9 +725,9 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 		srt_error_set(err, "cannot render the batch script of run '%s'", run.name);
 		goto out;
 	}
-	if (srt_rundir_write_file_at(dfd, dir, SRT_RUNDIR_JOB, script, strlen(script), 0755,
-				     &serr) != 0) {
-		rc = run_dir_failed(c, run.name, serr.msg, err);
+	if (srt_rundir_write_file_at(dfd, dir, SRT_RUNDIR_JOB, script, strlen(script),
+				     SRT_RUNDIR_SCRIPT_MODE, uid, gid, &serr) != 0) {
+		rc = run_dir_failed(c, run.name, serr.msg, "nothing is submitted", err);
 		goto out;
 	}
 	if (srt_store_run_set_details(c->store, run.name, dir, false, 0, err) != 0)
@@ -835,8 +856,9 @@ static int rollout(struct srt_controller *c, const struct srt_rc_action *x, stru
 	struct srt_error serr;
 	json_t *old = NULL;
 	int64_t old_gen = 0;
-	char *dir = NULL, *plan_path = NULL, *why = NULL, *msg = NULL;
-	int rc = -1;
+	char *dir = NULL, *why = NULL, *msg = NULL;
+	long uid, gid;
+	int rc = -1, dfd = -1;
 
 	if (srt_store_run_get(c->store, x->run, &run, err) != 1 ||
 	    srt_store_recipe_get(c->store, run.recipe, &recipe, err) != 1)
@@ -853,14 +875,25 @@ static int rollout(struct srt_controller *c, const struct srt_rc_action *x, stru
 		goto out;
 	}
 	dir = run.run_dir ? srt_xstrdup(run.run_dir) : srt_controller_run_dir(c, run.name);
-	plan_path = srt_xasprintf("%s/%s", dir, SRT_RUNDIR_PLAN);
-	if (srt_rundir_read_plan_file(plan_path, &old, &old_gen, &serr) < 0)
+	msg = srt_xasprintf("generation %lld is not rolled out", (long long)x->generation);
+	job_owner(c, &uid, &gid);
+	srt_error_clear(&serr);
+	/* The job's user owns the directory: through a verified fd, as submit() does. */
+	if (open_run_dir(dir, uid, gid, &dfd, &serr) != 0) {
+		rc = run_dir_failed(c, run.name, serr.msg, msg, err);
+		goto out;
+	}
+	if (srt_rundir_read_plan_at(dfd, dir, &old, &old_gen, &serr) < 0)
 		why = srt_xasprintf("its plan cannot be read (%s)", serr.msg);
 	else
 		why = misfit(old, nx.pj);
 	if (!why) {
-		if (srt_rundir_write_plan(dir, nx.pj, x->generation, err) != 0 ||
-		    srt_store_begin(c->store, err) != 0)
+		if (srt_rundir_write_plan_at(dfd, dir, nx.pj, x->generation, uid, gid, &serr) !=
+		    0) {
+			rc = run_dir_failed(c, run.name, serr.msg, msg, err);
+			goto out;
+		}
+		if (srt_store_begin(c->store, err) != 0)
 			goto out;
 		rc = srt_store_run_set_generation(c->store, run.name, x->generation, err);
 		if (rc == 0)
@@ -879,12 +912,14 @@ static int rollout(struct srt_controller *c, const struct srt_rc_action *x, stru
 		      (long long)x->generation, (long long)x->job_id);
 		goto out;
 	}
+	free(msg);
 	msg = srt_xasprintf("generation %lld needs a new job (%s)", (long long)x->generation, why);
 	rc = cancel_job(c, run.name, x->job_id, msg, err);
 out:
+	if (dfd >= 0)
+		close(dfd);
 	free(msg);
 	free(why);
-	free(plan_path);
 	free(dir);
 	json_decref(old);
 	rendered_release(&nx);

@@ -5,7 +5,8 @@
 # (read back with `get recipes -o json`); key order and comments do not
 # count; a directory with one invalid recipe writes nothing; --dry-run
 # writes nothing; stdin; two recipes with one name.  diff: exit 0 / 1 / 2
-# and the unified diff itself.  delete: deleted, not found, campaigns.
+# and the unified diff itself.  delete: deleted, not found, a name given
+# twice, campaigns.
 set -euo pipefail
 
 : "${SRTCTL:?set SRTCTL to the srtctl binary}"
@@ -238,6 +239,16 @@ run 1 "$SRTCTL" delete recipe gamma nosuch --db "$DB"
 	fail "a failed multi-delete deleted gamma"
 run 0 "$SRTCTL" delete recipe/gamma --db "$DB"
 expect_out "recipe/gamma deleted"
+# A name given twice is deleted and reported once, not "not found" the second
+# time (issue #12); an unknown name given twice is reported once.
+run 0 "$SRTCTL" delete recipe zeta zeta --db "$DB"
+expect_out "recipe/zeta deleted"
+! grep -q "not found" err || fail "a repeated name was reported missing: $(cat err)"
+run 0 "$SRTCTL" delete recipe/alpha recipe/alpha --db "$DB"
+expect_out "recipe/alpha deleted"
+run 1 "$SRTCTL" delete recipe nosuch nosuch --db "$DB"
+[[ $(grep -c "recipe 'nosuch' not found" err) == 1 ]] ||
+	fail "an unknown name given twice is not reported once: $(cat err)"
 run 2 "$SRTCTL" delete campaign c1 --db "$DB"
 grep -q 'campaigns are not supported yet' err || fail "delete campaign: $(cat err)"
 run 2 "$SRTCTL" delete run x --db "$DB"

@@ -102,11 +102,12 @@ run 1 "$SRTCTL" controller --db "$work/state.db" --once
 grep -q "srtctl controller: the cluster config '$work/broken.yaml' is not usable" err ||
 	fail "controller does not refuse the broken config clearly: $(cat err)"
 
-# A config that is named but missing: the same split.
+# A config that is named but missing: the same split, as an I/O error (exit 2,
+# see test_io_errors.sh).
 export SRTSLURM_CONFIG="$work/missing.yaml"
 run 0 "$SRTCTL" validate -f recipe.yaml
-grep -q "warning: the cluster config '$work/missing.yaml' is not usable" err ||
+grep -q "warning: cannot read the cluster config '$work/missing.yaml'" err ||
 	fail "validate does not warn about the missing config: $(cat err)"
-run 1 "$SRTCTL" dry-run -f recipe.yaml
+run 2 "$SRTCTL" dry-run -f recipe.yaml
 
 echo "test_cluster_config.sh: ok"

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -666,6 +667,133 @@ static void test_status_bounded(void **state)
 	free(p);
 }
 
+/* ---- modes and links (issue #12) ---- */
+
+static unsigned mode_of(const char *path)
+{
+	struct stat sb;
+
+	assert_int_equal(lstat(path, &sb), 0);
+	return (unsigned)(sb.st_mode & 07777);
+}
+
+/* Least exposure: plan.json holds env values, so only the owner reads anything. */
+static void test_modes(void **state)
+{
+	struct fx *f = *state;
+	json_t *plan = json_pack("{s:i, s:[]}", "version", 1, "processes");
+	struct srt_rundir_status st = { .version = 1, .seq = 1, .phase = SRT_RUN_STARTING };
+	struct srt_rundir_events w;
+	struct srt_error err;
+	char *run = path_in(f, "root/run-1-1");
+	char *logs = srt_xasprintf("%s/" SRT_RUNDIR_LOGS, run);
+	char *p;
+	mode_t old = umask(022);
+	int dfd = -1;
+
+	/* The agent's side. */
+	assert_int_equal(srt_rundir_create(run, &err), 0);
+	assert_int_equal(mode_of(run), 0700);
+	assert_int_equal(mode_of(logs), 0700);
+	assert_int_equal(srt_rundir_write_status(run, &st, &err), 0);
+	p = srt_xasprintf("%s/" SRT_RUNDIR_STATUS, run);
+	assert_int_equal(mode_of(p), 0600);
+	free(p);
+	assert_int_equal(srt_rundir_events_open(&w, run, &err), 0);
+	srt_rundir_events_close(&w);
+	p = srt_xasprintf("%s/" SRT_RUNDIR_EVENTS, run);
+	assert_int_equal(mode_of(p), 0600);
+	free(p);
+
+	/* The controller's side. */
+	p = path_in(f, "root");
+	assert_int_equal(srt_rundir_create_at(p, "run-2-1", -1, -1, &dfd, &err), 0);
+	free(p);
+	assert_int_equal(srt_rundir_write_plan_at(dfd, "run-2-1", plan, 1, -1, -1, &err), 0);
+	close(dfd);
+	p = path_in(f, "root/run-2-1");
+	assert_int_equal(mode_of(p), 0700);
+	free(p);
+	p = path_in(f, "root/run-2-1/" SRT_RUNDIR_LOGS);
+	assert_int_equal(mode_of(p), 0700);
+	free(p);
+	p = path_in(f, "root/run-2-1/" SRT_RUNDIR_PLAN);
+	assert_int_equal(mode_of(p), 0600);
+	free(p);
+	umask(old);
+	json_decref(plan);
+	free(logs);
+	free(run);
+}
+
+/* The controller reads plan.json through the run directory's fd: a regular file only. */
+static void test_plan_at_refuses_links(void **state)
+{
+	struct fx *f = *state;
+	json_t *plan = json_pack("{s:i, s:[]}", "version", 1, "processes"), *back = NULL;
+	struct srt_error err;
+	char *p = path_in(f, SRT_RUNDIR_PLAN);
+	int64_t gen = 0;
+	int dfd = open(f->dir, O_RDONLY | O_DIRECTORY);
+
+	assert_true(dfd >= 0);
+	assert_int_equal(srt_rundir_read_plan_at(dfd, f->dir, &back, &gen, &err), -1);
+	assert_non_null(strstr(err.msg, "does not exist"));
+	assert_int_equal(srt_rundir_write_plan_at(dfd, f->dir, plan, 4, -1, -1, &err), 0);
+	assert_int_equal(srt_rundir_read_plan_at(dfd, f->dir, &back, &gen, &err), 0);
+	assert_int_equal(gen, 4);
+	json_decref(back);
+	back = NULL;
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(symlink("/dev/zero", p), 0);
+	assert_int_equal(srt_rundir_read_plan_at(dfd, f->dir, &back, &gen, &err), -1);
+	assert_non_null(strstr(err.msg, "is a symbolic link"));
+	assert_null(back);
+	close(dfd);
+	json_decref(plan);
+	free(p);
+}
+
+/*
+ * A missing log root is made without following a link in a parent that
+ * another user owns (root only: the link must belong to somebody else).
+ */
+static void test_root_parent_link(void **state)
+{
+	struct fx *f = *state;
+	char *victim, *link, *root, *mine, *root2, *made;
+	struct srt_error err;
+	struct stat sb;
+	int fd;
+
+	if (geteuid() != 0)
+		skip();
+	victim = path_in(f, "victim");
+	link = path_in(f, "shared");
+	root = path_in(f, "shared/logs");
+	mine = path_in(f, "mine");
+	root2 = path_in(f, "mine/logs");
+	made = path_in(f, "victim/logs");
+	assert_int_equal(mkdir(victim, 0755), 0);
+	assert_int_equal(symlink(victim, link), 0);
+	assert_int_equal(lchown(link, 12345, 12345), 0);
+	assert_int_equal(srt_rundir_open_root(root, &err), -1);
+	assert_non_null(strstr(err.msg, "is a symbolic link owned by uid 12345"));
+	assert_int_equal(stat(made, &sb), -1); /* nothing made behind the link */
+	/* A link root owns is followed: an administrator's /scratch -> /lustre/scratch. */
+	assert_int_equal(symlink(victim, mine), 0);
+	fd = srt_rundir_open_root(root2, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(stat(made, &sb), 0);
+	free(victim);
+	free(link);
+	free(root);
+	free(mine);
+	free(root2);
+	free(made);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -682,6 +810,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_events_bad_lines, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_events_bounded, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_status_bounded, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_modes, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_at_refuses_links, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_root_parent_link, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
