@@ -1153,47 +1153,105 @@ int srt_rundir_read_events(const char *dir, int64_t after_seq, srt_rundir_event_
 	return rc;
 }
 
-/* The highest seq in the complete lines of buf[0..len). */
-static int64_t max_seq(const char *buf, size_t len)
+/* The seq of one complete line, or 0 when it has none. */
+static int64_t line_seq(const char *line, size_t n)
 {
-	int64_t max = 0;
+	json_t *j = json_loadb(line, n, 0, NULL);
+	const json_t *seq = json_object_get(j, "seq");
+	int64_t v = json_is_integer(seq) ? json_integer_value(seq) : 0;
 
-	for (size_t off = 0; off < len;) {
-		const char *nl = memchr(buf + off, '\n', len - off);
-		size_t n = (size_t)(nl - (buf + off));
-		json_t *j = json_loadb(buf + off, n, 0, NULL);
-		const json_t *seq = json_object_get(j, "seq");
+	json_decref(j);
+	return v;
+}
 
-		if (json_is_integer(seq) && json_integer_value(seq) > max)
-			max = json_integer_value(seq);
-		json_decref(j);
-		off += n + 1;
+/*
+ * Scan the events file in chunks: *keep is the length of its complete lines
+ * (a torn last line is cut there), *max the highest seq among them.  Memory
+ * stays within one line of SRT_RUNDIR_EVENT_LINE_MAX whatever the file's
+ * size; a longer line (not written by the agent) carries no seq.  A missing
+ * file is empty.
+ */
+static int scan_events(const char *path, off_t *keep, int64_t *max, struct srt_error *err)
+{
+	struct stat sb;
+	int fd = open_regular(AT_FDCWD, path, path, &sb, err);
+	char chunk[65536];
+	struct srt_buf line;
+	bool overlong = false;
+	off_t off = 0;
+	int rc = 0;
+
+	*keep = 0;
+	*max = 0;
+	if (fd == -2)
+		return 0;
+	if (fd < 0)
+		return -1;
+	srt_buf_init(&line);
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		size_t at = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = srt_error_set(err, "cannot read '%s': %s", path, strerror(errno));
+			break;
+		}
+		if (!n)
+			break;
+		while (at < (size_t)n) {
+			const char *nl = memchr(chunk + at, '\n', (size_t)n - at);
+			size_t seg = nl ? (size_t)(nl - (chunk + at)) : (size_t)n - at;
+
+			if (!overlong && line.len + seg <= SRT_RUNDIR_EVENT_LINE_MAX)
+				srt_buf_append(&line, chunk + at, seg);
+			else
+				overlong = true;
+			at += seg;
+			if (!nl)
+				break;
+			at++; /* the newline */
+			if (!overlong) {
+				int64_t v = line_seq(line.data, line.len);
+
+				if (v > *max)
+					*max = v;
+			}
+			*keep = off + (off_t)at;
+			srt_buf_reset(&line);
+			overlong = false;
+		}
+		off += n;
 	}
-	return max;
+	srt_buf_release(&line);
+	close(fd);
+	return rc;
 }
 
 int srt_rundir_events_open(struct srt_rundir_events *w, const char *dir, struct srt_error *err)
 {
-	struct srt_buf b;
-	size_t keep;
+	struct stat sb;
+	off_t keep;
 	int rc = -1;
 
 	memset(w, 0, sizeof(*w));
 	w->fd = -1;
 	w->path = join(dir, SRT_RUNDIR_EVENTS);
-	srt_buf_init(&b);
-	if (slurp(w->path, SIZE_MAX, &b, err) < 0)
+	if (scan_events(w->path, &keep, &w->seq, err) < 0)
 		goto out;
-	keep = b.len;
-	while (keep && b.data[keep - 1] != '\n')
-		keep--;
-	w->seq = max_seq(b.data, keep);
-	w->fd = open(w->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, SRT_RUNDIR_FILE_MODE);
+	w->fd = open(w->path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+		     SRT_RUNDIR_FILE_MODE);
 	if (w->fd < 0) {
 		srt_error_set(err, "cannot open '%s' for appending: %s", w->path, strerror(errno));
 		goto out;
 	}
-	if (keep != b.len && ftruncate(w->fd, (off_t)keep) < 0) {
+	if (fstat(w->fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		srt_error_set(err, "'%s' is not a regular file; remove it (the agent writes it)",
+			      w->path);
+		goto out;
+	}
+	if (keep != sb.st_size && ftruncate(w->fd, keep) < 0) {
 		srt_error_set(err, "cannot cut the torn last line of '%s': %s", w->path,
 			      strerror(errno));
 		goto out;
@@ -1201,7 +1259,6 @@ int srt_rundir_events_open(struct srt_rundir_events *w, const char *dir, struct 
 	sync_parent(w->path);
 	rc = 0;
 out:
-	srt_buf_release(&b);
 	if (rc < 0)
 		srt_rundir_events_close(w);
 	return rc;

@@ -24,6 +24,7 @@
 
 #include "agent/rundir.h"
 #include "util/buf.h"
+#include "peak_rss.h"
 
 struct fx {
 	char dir[64];
@@ -447,6 +448,72 @@ static void test_events_format(void **state)
 	free(text);
 }
 
+/*
+ * Issue #12 item 3: the agent reopens its events file without reading it
+ * whole.  30 MB of lines, one line longer than SRT_RUNDIR_EVENT_LINE_MAX
+ * (its seq is not believed) and a torn tail: the seq goes on after the
+ * last complete line, the tail is cut, and the peak RSS grows by far less
+ * than the file (not measured under AddressSanitizer).
+ */
+static void test_events_reopen_large(void **state)
+{
+	struct fx *f = *state;
+	struct srt_rundir_events w;
+	struct srt_error err;
+	char *p = path_in(f, SRT_RUNDIR_EVENTS), *text;
+	FILE *fp = fopen(p, "wb");
+	const int n = 300000;
+	struct stat sb;
+	long rss0 = 0, hwm = 0;
+	bool measure;
+
+	assert_non_null(fp);
+	fprintf(fp, "{\"seq\":1,\"reason\":\"AgentStarted\"}\n{\"seq\":999999,\"message\":\"");
+	for (int i = 0; i < 200000; i++)
+		fputc('x', fp);
+	fputs("\"}\n", fp);
+	for (int i = 2; i <= n; i++)
+		fprintf(fp,
+			"{\"seq\":%d,\"time\":1,\"type\":\"Normal\",\"reason\":\"Ready\","
+			"\"message\":\"padding padding padding padding padding\"}\n",
+			i);
+	fputs("{\"seq\":300001,\"time\":1,\"ty", fp);
+	assert_int_equal(fclose(fp), 0);
+
+#if defined(__SANITIZE_ADDRESS__)
+	measure = false;
+#else
+	measure = peak_reset();
+	rss0 = vm_kb("VmRSS");
+#endif
+	assert_int_equal(srt_rundir_events_open(&w, f->dir, &err), 0);
+	if (measure)
+		hwm = vm_kb("VmHWM");
+	assert_int_equal(w.seq, n);
+	append_event(&w, "AgentStarted", false);
+	srt_rundir_events_close(&w);
+	assert_int_equal(stat(p, &sb), 0);
+	assert_true(sb.st_size > 30 * 1000 * 1000);
+	if (measure) {
+		print_message("events file %lld kB, peak RSS grew by %ld kB on reopen\n",
+			      (long long)sb.st_size / 1024, hwm - rss0);
+		if (hwm - rss0 > 4096)
+			fail_msg("reopening a %lld kB events file grew the peak RSS by %ld kB",
+				 (long long)sb.st_size / 1024, hwm - rss0);
+	}
+	/* The torn line is gone and the new event is seq 300001. */
+	fp = fopen(p, "rb");
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, -400, SEEK_END), 0);
+	text = calloc(1, 401);
+	assert_int_equal(fread(text, 1, 400, fp), 400);
+	fclose(fp);
+	assert_null(strstr(text, "\"ty{"));
+	assert_non_null(strstr(text, "{\"seq\":300001,\"time\":1000,"));
+	free(text);
+	free(p);
+}
+
 static void test_events_seq_across_reopen_and_torn_line(void **state)
 {
 	struct fx *f = *state;
@@ -805,6 +872,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_env_hash),
 		cmocka_unit_test_setup_teardown(test_events_format, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_events_reopen_large, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_events_seq_across_reopen_and_torn_line,
 						fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_events_bad_lines, fx_setup, fx_teardown),

@@ -26,6 +26,7 @@
 #include "slurm/internal.h"
 #include "slurm/slurm.h"
 #include "util/buf.h"
+#include "peak_rss.h"
 
 static const char *const v4x[] = { "v0.0.40", "v0.0.41", "v0.0.42", "v0.0.43", "v0.0.44", NULL };
 
@@ -1447,25 +1448,6 @@ static void test_names(void **state)
 	assert_string_equal(srt_slurm_rc_name(42), "?");
 }
 
-#if !defined(__SANITIZE_ADDRESS__)
-/* Resident memory in kB: VmRSS, or VmHWM (its peak since the last reset); -1 if unknown. */
-static long vm_kb(const char *field)
-{
-	char line[256];
-	long kb = -1;
-	size_t n = strlen(field);
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, n) && line[n] == ':')
-			kb = atol(line + n + 1);
-	fclose(f);
-	return kb;
-}
-#endif
-
 /*
  * Issue #12 item 7: decoding a big job listing costs a small part of the
  * reply's size on top of it, not jansson's tree of the whole reply (about 11
@@ -1490,7 +1472,6 @@ static void test_decode_jobs_memory(void **state)
 	json_t *root = json_loads(text, 0, NULL), *job;
 	char *one;
 	long rss0, hwm;
-	FILE *f;
 
 	(void)state;
 	assert_non_null(root);
@@ -1508,9 +1489,7 @@ static void test_decode_jobs_memory(void **state)
 	r.body = body.data;
 	r.len = body.len;
 
-	/* "5" resets the peak (VmHWM) to the current RSS (Linux 4.0+). */
-	f = fopen("/proc/self/clear_refs", "w");
-	if (!f || fputs("5", f) < 0 || fclose(f) != 0 || vm_kb("VmHWM") < 0) {
+	if (!peak_reset()) {
 		srt_buf_release(&body);
 		skip();
 	}
