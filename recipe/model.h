@@ -65,6 +65,17 @@ enum srt_probe_kind { SRT_PROBE_NONE, SRT_PROBE_TCP, SRT_PROBE_HTTP };
 
 enum srt_restart_mode { SRT_RESTART_NEVER, SRT_RESTART_ON_FAILURE, SRT_RESTART_ALWAYS };
 
+/*
+ * What one recipe may hold (docs/recipe-reference.md "Limits"); the YAML
+ * reader's own bounds (bytes, nodes, depth) are in recipe/yaml.h.  Past one
+ * of these the recipe is an error naming the limit.  They are far above any
+ * real recipe and keep what the controller renders bounded.
+ */
+#define SRT_RECIPE_MAX_SERVICES 1000u	/* entries of `services` */
+#define SRT_RECIPE_MAX_ENV 100000u	/* variables in one env mapping */
+#define SRT_RECIPE_MAX_ARGS 100000u	/* keys of an args mapping, items of an argv list */
+#define SRT_RECIPE_MAX_DIRECTIVES 1000u /* slurm.directives + sbatch_directives */
+
 /* Attempts (SLURM jobs) per recipe generation when jobs end badly. */
 #define SRT_MAX_ATTEMPTS_DEFAULT 3
 

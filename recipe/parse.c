@@ -160,6 +160,18 @@ static void check_keys(struct pctx *c, const struct srt_ynode *map, const char *
 	}
 }
 
+/* A mapping or list longer than srtctl takes (model.h): one error at it. */
+static bool too_many(struct pctx *c, const struct srt_ynode *n, const char *path, size_t max,
+		     const char *what)
+{
+	if (n->n <= max)
+		return false;
+	err(c, n, path,
+	    "has %zu %s; a recipe may have at most %zu (see Limits in docs/recipe-reference.md)",
+	    n->n, what, max);
+	return true;
+}
+
 static bool want_map(struct pctx *c, const struct srt_ynode *n, const char *path)
 {
 	if (n && n->kind == SRT_Y_MAP)
@@ -242,7 +254,8 @@ static void parse_env(struct pctx *c, const struct srt_ynode *n, const char *pat
 {
 	if (srt_ynode_is_null(n))
 		return;
-	if (!want_map(c, n, path))
+	if (!want_map(c, n, path) ||
+	    too_many(c, n, path, SRT_RECIPE_MAX_ENV, "environment variables"))
 		return;
 	env->v = srt_arena_alloc(c->a, (n->n ? n->n : 1) * sizeof(*env->v));
 	for (size_t i = 0; i < n->n; i++) {
@@ -291,6 +304,8 @@ static void parse_argv(struct pctx *c, const struct srt_ynode *n, const char *pa
 		    srt_ynode_describe(n));
 		return;
 	}
+	if (too_many(c, n, path, SRT_RECIPE_MAX_ARGS, "entries"))
+		return;
 	argv->v = srt_arena_alloc(c->a, (n->n ? n->n : 1) * sizeof(*argv->v));
 	for (size_t i = 0; i < n->n; i++) {
 		const struct srt_ynode *it = n->items[i];
@@ -486,7 +501,8 @@ static void parse_role(struct pctx *c, struct srt_recipe *r, struct srt_role *ro
 	opt_int(c, n, path, "gpus", &role->gpus, 1, 1024);
 	parse_env(c, srt_ynode_get(n, "env"), join(c, path, "env"), &role->env);
 	v = srt_ynode_get(n, "args");
-	if (v && !srt_ynode_is_null(v) && want_map(c, v, join(c, path, "args")))
+	if (v && !srt_ynode_is_null(v) && want_map(c, v, join(c, path, "args")) &&
+	    !too_many(c, v, join(c, path, "args"), SRT_RECIPE_MAX_ARGS, "args"))
 		role->args = v;
 	parse_argv(c, srt_ynode_get(n, "extra_args"), join(c, path, "extra_args"),
 		   &role->extra_args);
@@ -850,6 +866,8 @@ static void parse_services(struct pctx *c, struct srt_recipe *r, const struct sr
 		    srt_ynode_describe(n));
 		return;
 	}
+	if (too_many(c, n, "services", SRT_RECIPE_MAX_SERVICES, "services"))
+		return;
 	r->services = srt_arena_alloc(c->a, (n->n ? n->n : 1) * sizeof(*r->services));
 	r->nservices = n->n;
 	for (size_t i = 0; i < n->n; i++)
@@ -938,6 +956,13 @@ static void parse_directives(struct pctx *c, struct srt_recipe *r, const struct 
 	if (srt_ynode_is_null(n) || !want_map(c, n, path))
 		return;
 	total = r->slurm.directives.n + n->n;
+	if (total > SRT_RECIPE_MAX_DIRECTIVES) {
+		err(c, n, path,
+		    "brings the sbatch directives to %zu; a recipe may have at most %u (see Limits "
+		    "in docs/recipe-reference.md)",
+		    total, SRT_RECIPE_MAX_DIRECTIVES);
+		return;
+	}
 	nv = srt_arena_alloc(c->a, (total ? total : 1) * sizeof(*nv));
 	if (r->slurm.directives.n)
 		memcpy(nv, r->slurm.directives.v, r->slurm.directives.n * sizeof(*nv));
@@ -998,7 +1023,8 @@ static void parse_frontend(struct pctx *c, struct srt_recipe *r, const struct sr
 	opt_str(c, n, "frontend", "type", &r->frontend.type);
 	parse_argv(c, srt_ynode_get(n, "command"), "frontend.command", &r->frontend.command);
 	v = srt_ynode_get(n, "args");
-	if (v && !srt_ynode_is_null(v) && want_map(c, v, "frontend.args"))
+	if (v && !srt_ynode_is_null(v) && want_map(c, v, "frontend.args") &&
+	    !too_many(c, v, "frontend.args", SRT_RECIPE_MAX_ARGS, "args"))
 		r->frontend.args = v;
 	parse_env(c, srt_ynode_get(n, "env"), "frontend.env", &r->frontend.env);
 	opt_int(c, n, "frontend", "port", &r->frontend.port, 1, 65535);

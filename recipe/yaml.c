@@ -10,6 +10,7 @@
  */
 #include "recipe/yaml.h"
 #include "util/buf.h"
+#include "util/strmap.h"
 
 #include <errno.h>
 #include <math.h>
@@ -114,54 +115,6 @@ static bool is_merge_key(const struct srt_ynode *k)
 	return k->kind == SRT_Y_SCALAR && k->plain && k->len == 2 && !memcmp(k->str, "<<", 2);
 }
 
-/* A small open-addressing set of key strings, for merge resolution. */
-struct keyset {
-	const struct srt_ynode **slots;
-	size_t cap;
-};
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
-static bool same_key(const struct srt_ynode *a, const struct srt_ynode *b)
-{
-	return a->len == b->len && !memcmp(a->str, b->str, a->len);
-}
-
-/* Insert; returns the node already present with that key, or NULL if added. */
-static const struct srt_ynode *keyset_add(struct keyset *s, const struct srt_ynode *k)
-{
-	size_t i = (size_t)hash_bytes(k->str, k->len) & (s->cap - 1);
-
-	while (s->slots[i]) {
-		if (same_key(s->slots[i], k))
-			return s->slots[i];
-		i = (i + 1) & (s->cap - 1);
-	}
-	s->slots[i] = k;
-	return NULL;
-}
-
-static bool keyset_has(const struct keyset *s, const struct srt_ynode *k)
-{
-	size_t i = (size_t)hash_bytes(k->str, k->len) & (s->cap - 1);
-
-	while (s->slots[i]) {
-		if (same_key(s->slots[i], k))
-			return true;
-		i = (i + 1) & (s->cap - 1);
-	}
-	return false;
-}
-
 static void push_pair(struct srt_ypair *pairs, size_t *n, struct srt_ynode *k, struct srt_ynode *v)
 {
 	pairs[*n].key = k;
@@ -172,7 +125,7 @@ static void push_pair(struct srt_ypair *pairs, size_t *n, struct srt_ynode *k, s
 static void finish_map(struct parser *p, struct frame *f)
 {
 	struct srt_ynode *map = f->node;
-	struct keyset explicit_keys = { 0 }, merged = { 0 };
+	struct srt_strmap explicit_keys, merged;
 	size_t total = 0, out = 0;
 
 	/* Count the most pairs the map can end with. */
@@ -193,24 +146,16 @@ static void finish_map(struct parser *p, struct frame *f)
 		     SRT_YAML_MAX_NODES);
 		return;
 	}
-	explicit_keys.cap = 16;
-	while (explicit_keys.cap < total * 2 + 2)
-		explicit_keys.cap *= 2;
-	merged.cap = explicit_keys.cap;
-	explicit_keys.slots = srt_xcalloc(explicit_keys.cap, sizeof(*explicit_keys.slots));
-	merged.slots = srt_xcalloc(merged.cap, sizeof(*merged.slots));
-
+	srt_strmap_init(&explicit_keys, NULL, false);
+	srt_strmap_init(&merged, NULL, false);
 	for (size_t i = 0; i < f->n; i++) {
 		const struct srt_ynode *k = f->entries[i].key;
-		const struct srt_ynode *prev;
+		size_t prev;
 
-		if (!k)
-			continue;
-		prev = keyset_add(&explicit_keys, k);
-		if (prev)
+		if (k && !srt_strmap_addn(&explicit_keys, k->str, k->len, i, &prev))
 			perr(p, k->line, k->col,
 			     "duplicate key '%s' (first defined at line %u); remove one of them",
-			     k->str, prev->line);
+			     k->str, f->entries[prev].key->line);
 	}
 
 	map->pairs = srt_arena_alloc(&p->doc->arena, (total ? total : 1) * sizeof(*map->pairs));
@@ -234,7 +179,9 @@ static void finish_map(struct parser *p, struct frame *f)
 			for (size_t j = 0; j < src->n; j++) {
 				const struct srt_ypair *mp = &src->pairs[j];
 
-				if (keyset_has(&explicit_keys, mp->key) || keyset_add(&merged, mp->key))
+				if (srt_strmap_getn(&explicit_keys, mp->key->str, mp->key->len,
+						    NULL) ||
+				    !srt_strmap_addn(&merged, mp->key->str, mp->key->len, 0, NULL))
 					continue;
 				push_pair(map->pairs, &out, mp->key, mp->value);
 				map->weight = sat_add(map->weight,
@@ -244,8 +191,8 @@ static void finish_map(struct parser *p, struct frame *f)
 	}
 	map->n = out;
 	map->cap = out;
-	free(explicit_keys.slots);
-	free(merged.slots);
+	srt_strmap_release(&explicit_keys);
+	srt_strmap_release(&merged);
 }
 
 static void finish_seq(struct parser *p, struct frame *f)

@@ -405,11 +405,104 @@ static void test_seed_examples(void **state)
 	}
 }
 
+/* A generated case: the yaml is built with gen_* below and freed here. */
+static bool run_generated(const char *name, char *yaml, int nerrors, const char *want)
+{
+	struct vcase vc = { name, yaml, nerrors, want };
+	bool ok = run_case(&vc);
+
+	free(yaml);
+	return ok;
+}
+
+/* `head` + n copies of `item` (a printf format taking the index twice) + `tail`. */
+static char *gen_yaml(const char *head, const char *item, size_t n, const char *tail)
+{
+	size_t cap = strlen(head) + strlen(tail) + n * (strlen(item) + 40) + 1, len;
+	char *y = malloc(cap);
+
+	assert_non_null(y);
+	len = (size_t)snprintf(y, cap, "%s", head);
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(y + len, cap - len, item, i, i);
+	snprintf(y + len, cap - len, "%s", tail);
+	return y;
+}
+
+#define AGG "engine: sglang\nroles:\n  agg: {}\n"
+#define LIMITS_DOC " (see Limits in docs/recipe-reference.md)"
+
+/*
+ * Issue #12 item 8: what a recipe may hold is bounded, and a recipe past a
+ * bound gets one error naming where, what and the limit (no wall-clock
+ * assertion: the linear cost is shown by bench/bench_scale).
+ */
+static void test_limits(void **state)
+{
+	size_t failed = 0;
+
+	(void)state;
+	failed += !run_generated("100001 environment variables",
+				 gen_yaml("environment:\n", "  V%zu: x%zu\n", 100001, AGG), 1,
+				 "r.yaml:2:3: environment: has 100001 environment variables; a "
+				 "recipe may have at most 100000" LIMITS_DOC);
+	failed += !run_generated("100001 role env variables",
+				 gen_yaml("engine: sglang\nroles:\n  agg:\n    env:\n",
+					  "      V%zu: x%zu\n", 100001, ""),
+				 1,
+				 "r.yaml:5:7: roles.agg.env: has 100001 environment variables; a "
+				 "recipe may have at most 100000" LIMITS_DOC);
+	failed +=
+		!run_generated("100001 args",
+			       gen_yaml("engine: sglang\nroles:\n  agg:\n    args:\n",
+					"      f%zu: %zu\n", 100001, ""),
+			       1,
+			       "r.yaml:5:7: roles.agg.args: has 100001 args; a recipe may have at "
+			       "most 100000" LIMITS_DOC);
+	failed +=
+		!run_generated("100001 extra_args",
+			       gen_yaml("engine: sglang\nroles:\n  agg:\n    extra_args:\n",
+					"      - a%zu%zu\n", 100001, ""),
+			       1,
+			       "r.yaml:5:7: roles.agg.extra_args: has 100001 entries; a recipe may "
+			       "have at most 100000" LIMITS_DOC);
+	failed += !run_generated(
+		"1001 services",
+		gen_yaml(AGG "services:\n", "  - name: s%zu\n    command: [x%zu]\n", 1001, ""), 1,
+		"r.yaml:5:3: services: has 1001 services; a recipe may have at most "
+		"1000" LIMITS_DOC);
+	failed += !run_generated(
+		"1001 sbatch directives",
+		gen_yaml(AGG "slurm:\n  directives:\n", "    d%zu: x%zu\n", 1001, ""), 1,
+		"r.yaml:6:5: slurm.directives: brings the sbatch directives to 1001; "
+		"a recipe may have at most 1000" LIMITS_DOC);
+	/* At the limit: valid, and each later service on a shared port names the first. */
+	failed +=
+		!run_generated("1000 services on one port",
+			       gen_yaml(AGG "services:\n",
+					"  - name: s%zu\n    command: [x%zu]\n"
+					"    readiness: {port: 9000}\n",
+					1000, ""),
+			       999,
+			       "r.yaml:3004:16: services[999].readiness: port 9000 is also the "
+			       "readiness port of 's0' (services[0]) and both can run on the same "
+			       "node (head / head); give one of them another port or disjoint "
+			       "placements");
+	failed += !run_generated("1000 services, 1000 ports",
+				 gen_yaml(AGG "services:\n",
+					  "  - name: s%zu\n    command: [x]\n"
+					  "    readiness: {port: 2%03zu}\n",
+					  1000, ""),
+				 0, NULL);
+	assert_int_equal(failed, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_seed_examples),
+		cmocka_unit_test(test_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
