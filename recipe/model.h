@@ -76,6 +76,25 @@ enum srt_restart_mode { SRT_RESTART_NEVER, SRT_RESTART_ON_FAILURE, SRT_RESTART_A
 #define SRT_RECIPE_MAX_ARGS 100000u	/* keys of an args mapping, items of an argv list */
 #define SRT_RECIPE_MAX_DIRECTIVES 1000u /* slurm.directives + sbatch_directives */
 
+/*
+ * Recipe and service names (docs/recipe-reference.md "Names"): 1 to
+ * SRT_NAME_MAX ASCII letters, digits, '-', '_' and '.', starting and ending
+ * with a letter or digit, without "..".  A recipe name becomes the SLURM job
+ * name and the run directory <run root>/<name>-<generation>-<attempt> (at
+ * most 1 + 19 + 1 + 3 more bytes; a path component holds 255); a service
+ * name becomes a log file service_<name>_<host>.out and an srun step name.
+ */
+#define SRT_NAME_MAX 128
+#define SRT_NAME_RULE                                                                     \
+	"a name is 1 to 128 characters of letters, digits, '-', '_' and '.', starts and " \
+	"ends with a letter or digit, and has no '..'"
+
+/*
+ * NULL when `name` follows the rule, else what breaks it ("starts with
+ * '-'"), in `buf` (of `size` bytes) or a static string.
+ */
+const char *srt_name_problem(const char *name, char *buf, size_t size);
+
 /* Attempts (SLURM jobs) per recipe generation when jobs end badly. */
 #define SRT_MAX_ATTEMPTS_DEFAULT 3
 

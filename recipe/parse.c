@@ -391,6 +391,28 @@ static void parse_restart(struct pctx *c, const struct srt_ynode *n, const char 
 		    p->max_backoff_seconds, p->backoff_seconds);
 }
 
+/*
+ * A recipe or service name against the one name rule (model.h).  `n` is the
+ * name's node, or NULL when the name is the file's (a recipe without `name`).
+ */
+static void check_name(struct pctx *c, const struct srt_ynode *n, const char *path,
+		       const char *name, const char *use)
+{
+	char buf[64];
+	const char *why = name ? srt_name_problem(name, buf, sizeof(buf)) : NULL;
+
+	if (!why)
+		return;
+	if (n)
+		err(c, n, path, "'%s' is not a valid name: %s; %s (%s)", name, why, SRT_NAME_RULE,
+		    use);
+	else
+		err(c, n, path,
+		    "the recipe has no 'name', and its file name '%s' is not a valid name: %s; "
+		    "%s (%s). Add 'name: ...'",
+		    name, why, SRT_NAME_RULE, use);
+}
+
 /* ---- engine ---- */
 
 static void parse_engine(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
@@ -769,18 +791,9 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 	v = srt_ynode_get(n, "name");
 	if (!v)
 		err(c, n, path, "a service needs a 'name' (it names its log, service_<name>.out)");
-	else if (want_str(c, v, join(c, path, "name"), &s->name)) {
-		for (const char *p = s->name; *p; p++) {
-			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.')) {
-				err(c, v, join(c, path, "name"),
-				    "'%s' may contain only letters, digits, '-', '_' and '.' (it "
-				    "names files and SLURM steps)",
-				    s->name);
-				break;
-			}
-		}
-	}
+	else if (want_str(c, v, join(c, path, "name"), &s->name))
+		check_name(c, v, join(c, path, "name"), s->name,
+			   "it names the service's log file and SLURM step");
 	v = srt_ynode_get(n, "type");
 	if (v && want_str(c, v, join(c, path, "type"), &type)) {
 		if (!strcmp(type, "mooncake-master"))
@@ -1131,18 +1144,8 @@ struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode
 	r->file = doc->file;
 	r->name = default_name;
 	opt_str(&c, root, NULL, "name", &r->name);
-	if (r->name) {
-		for (const char *p = r->name; *p; p++) {
-			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.')) {
-				err(&c, srt_ynode_get(root, "name"), "name",
-				    "'%s' may contain only letters, digits, '-', '_' and '.' (it names "
-				    "the SLURM job and the run directory)",
-				    r->name);
-				break;
-			}
-		}
-	}
+	check_name(&c, srt_ynode_get(root, "name"), "name", r->name,
+		   "it names the SLURM job and the run directory");
 	v = srt_ynode_get(root, "schema");
 	if (v && want_int(&c, v, "schema", &r->schema, 1, 1000) && r->schema != 2)
 		err(&c, v, "schema",

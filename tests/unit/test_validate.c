@@ -41,6 +41,14 @@
 
 #define MASTER "services:\n  - name: mooncake-master\n    type: mooncake-master\n"
 
+#define NAME_RULE                                                                              \
+	"a name is 1 to 128 characters of letters, digits, '-', '_' and '.', starts and ends " \
+	"with a letter or digit, and has no '..'"
+#define RECIPE_USE " (it names the SLURM job and the run directory)"
+#define NAME32 "abcdefghijklmnopqrstuvwxyz012345"
+#define NAME128 NAME32 NAME32 NAME32 NAME32
+#define NAME129 NAME128 "x"
+
 struct vcase {
 	const char *name;
 	const char *yaml;
@@ -106,12 +114,14 @@ static const struct vcase cases[] = {
 	  "(it becomes MOONCAKE_CONFIG_PATH for vLLM's MooncakeStoreConnector); with engine sglang "
 	  "configure Mooncake through the roles' env. Remove it." },
 	{ "master_server_address is ignored with a warning",
-	  VLLM_ROLES MASTER "    options:\n      store_config:\n        master_server_address: 1.2.3.4:1\n",
+	  VLLM_ROLES MASTER
+	  "    options:\n      store_config:\n        master_server_address: 1.2.3.4:1\n",
 	  0,
 	  "r.yaml:14:9: warning: services[0].options.store_config.master_server_address: is "
 	  "ignored: srtctl always sets it to <infra_node_ip>:8700" },
 	{ "store_config size that vLLM rejects",
-	  VLLM_ROLES MASTER "    options:\n      store_config:\n        global_segment_size: 4GiB\n",
+	  VLLM_ROLES MASTER
+	  "    options:\n      store_config:\n        global_segment_size: 4GiB\n",
 	  1,
 	  "r.yaml:14:30: services[0].options.store_config.global_segment_size: '4GiB' is not a "
 	  "size vLLM's MooncakeStoreConfig accepts: write an integer number of bytes or a number "
@@ -133,8 +143,8 @@ static const struct vcase cases[] = {
 	  "http_metadata_server_port, but srtctl owns the mooncake master's ports (RPC 8700, HTTP "
 	  "metadata 8701, admin/metrics 8702): it points every worker and its readiness checks at "
 	  "them. Remove this argument." },
-	{ "gflags bool pitfall warns",
-	  SG_ROLES MASTER "    args: [\"--enable_ha\", \"false\"]\n", 0,
+	{ "gflags bool pitfall warns", SG_ROLES MASTER "    args: [\"--enable_ha\", \"false\"]\n",
+	  0,
 	  "r.yaml:12:12: warning: services[0].args[0]: '--enable_ha false': mooncake_master parses "
 	  "flags with gflags, where a boolean flag followed by a separate 'true'/'false' is read as "
 	  "the flag alone plus a stray argument; write '--enable_ha=false'" },
@@ -154,13 +164,14 @@ static const struct vcase cases[] = {
 	  "r.yaml:5:29: warning: roles.prefill.env.MOONCAKE_CONFIG_PATH: setting MOONCAKE_CONFIG_PATH "
 	  "here is a no-op: srtctl always sets it on every worker (it points at the mooncake master "
 	  "srtctl launches)" },
-	{ "store without master",
-	  SG_ROLES "services:\n  - name: store\n    type: mooncake-store\n", 1,
+	{ "store without master", SG_ROLES "services:\n  - name: store\n    type: mooncake-store\n",
+	  1,
 	  "r.yaml:10:5: services[0]: a mooncake-store service needs a mooncake-master service in the "
 	  "same recipe (stores register with it); add one:\n  - name: mooncake-master\n    type: "
 	  "mooncake-master" },
 	{ "two masters",
-	  SG_ROLES MASTER "  - name: m2\n    type: mooncake-master\n    placement: {node: dedicated}\n",
+	  SG_ROLES MASTER
+	  "  - name: m2\n    type: mooncake-master\n    placement: {node: dedicated}\n",
 	  1,
 	  "r.yaml:12:5: services[1]: a second mooncake-master service ('m2', services[1]); a run "
 	  "has one master (first: 'mooncake-master', services[0]): remove one of them, or set "
@@ -183,13 +194,11 @@ static const struct vcase cases[] = {
 	  "r.yaml:8:7: warning: roles.decode.args: has no 'kv-transfer-config' that uses "
 	  "MooncakeStoreConnector while roles.prefill has it; prefill and decode must run the "
 	  "same connector stack. Add it here too." },
-	{ "empty role container is not set",
-	  SG_ROLES "    container: ''\n" MASTER, 0,
+	{ "empty role container is not set", SG_ROLES "    container: ''\n" MASTER, 0,
 	  "r.yaml:9:16: warning: roles.decode.container: is empty, which srtctl (like srt-slurm) "
 	  "reads as not set: the job container (model.container) is used instead. Remove the key "
 	  "or name an image" },
-	{ "empty model container is not set",
-	  "model: {container: ''}\n" SG_ROLES MASTER, 0,
+	{ "empty model container is not set", "model: {container: ''}\n" SG_ROLES MASTER, 0,
 	  "r.yaml:1:20: warning: model.container: is empty, which srtctl (like srt-slurm) reads as "
 	  "not set: the processes run without a container unless they name their own. Remove the "
 	  "key or name an image" },
@@ -199,29 +208,27 @@ static const struct vcase cases[] = {
 	  "services[0]); names must be unique because they name the logs and processes" },
 	{ "same readiness port on the same node",
 	  SG_ROLES MASTER "  - name: a\n    command: [x]\n    readiness: {port: 9000}\n"
-	  "  - name: b\n    command: [y]\n    readiness: {port: 9000}\n",
+			  "  - name: b\n    command: [y]\n    readiness: {port: 9000}\n",
 	  1,
 	  "r.yaml:17:16: services[2].readiness: port 9000 is also the readiness port of 'a' "
 	  "(services[1]) and both can run on the same node (head / head); give one of them another "
 	  "port or disjoint placements" },
 	{ "store readiness on a master port",
 	  SG_ROLES MASTER "  - name: s\n    type: mooncake-store\n    placement: {node: infra}\n"
-	  "    readiness: {port: 8701}\n",
+			  "    readiness: {port: 8701}\n",
 	  1,
 	  "r.yaml:15:16: services[1].readiness: port 8701 is also the readiness port of "
 	  "'mooncake-master' (services[0]) and both can run on the same node (infra / infra); give "
 	  "one of them another port or disjoint placements" },
 	{ "same port on prefill and decode nodes is fine",
 	  SG_ROLES MASTER "  - name: a\n    type: mooncake-store\n    placement: {node: prefill}\n"
-	  "    readiness: {port: 8800}\n  - name: b\n    type: mooncake-store\n"
-	  "    placement: {node: decode}\n    readiness: {port: 8800}\n",
+			  "    readiness: {port: 8800}\n  - name: b\n    type: mooncake-store\n"
+			  "    placement: {node: decode}\n    readiness: {port: 8800}\n",
 	  0, NULL },
-	{ "external that is not host:port",
-	  SG_ROLES MASTER "    external: 10.0.0.5\n", 1,
+	{ "external that is not host:port", SG_ROLES MASTER "    external: 10.0.0.5\n", 1,
 	  "r.yaml:12:15: services[0].external: '10.0.0.5' is not host:port (e.g. 10.0.0.5:8700; "
 	  "IPv6 as [fd00::5]:8700)" },
-	{ "external with a scheme",
-	  SG_ROLES MASTER "    external: http://10.0.0.5:8700\n", 1,
+	{ "external with a scheme", SG_ROLES MASTER "    external: http://10.0.0.5:8700\n", 1,
 	  "r.yaml:12:15: services[0].external: 'http://10.0.0.5:8700' must be host:port without a "
 	  "scheme (e.g. 10.0.0.5:8700)" },
 	{ "external host:port is fine", SG_ROLES MASTER "    external: 10.0.0.5:8700\n", 0, NULL },
@@ -230,26 +237,22 @@ static const struct vcase cases[] = {
 	  SG_ROLES MASTER "  - name: s\n    type: mooncake-store\n    external: 1.2.3.4:5\n", 1,
 	  "r.yaml:14:15: services[1].external: 'external' is only for a mooncake-master that "
 	  "already runs" },
-	{ "master readiness ports are owned",
-	  SG_ROLES MASTER "    readiness: {port: 9999}\n", 1,
+	{ "master readiness ports are owned", SG_ROLES MASTER "    readiness: {port: 9999}\n", 1,
 	  "r.yaml:12:16: services[0].readiness: the mooncake-master's readiness ports are owned by "
 	  "srtctl (RPC 8700, HTTP metadata 8701, admin 8702); set only timeout_seconds and "
 	  "interval_seconds" },
-	{ "unknown key with suggestion",
-	  SG_ROLES MASTER "    contianer: img\n", 1,
+	{ "unknown key with suggestion", SG_ROLES MASTER "    contianer: img\n", 1,
 	  "r.yaml:12:5: services[0].contianer: unknown key 'contianer'; did you mean 'container'?" },
 	{ "unknown role key with suggestion",
 	  "engine: sglang\nroles:\n  prefill:\n    worker: 2\n  decode: {}\n", 1,
 	  "r.yaml:4:5: roles.prefill.worker: unknown key 'worker'; did you mean 'workers'?" },
-	{ "v1 topology key in resources",
-	  SG_ROLES MASTER "resources:\n  prefill_nodes: 1\n", 1,
+	{ "v1 topology key in resources", SG_ROLES MASTER "resources:\n  prefill_nodes: 1\n", 1,
 	  "r.yaml:13:3: resources.prefill_nodes: 'resources.prefill_nodes' is the v1 layout; write "
 	  "roles.prefill.nodes (srtctl migrate rewrites it)" },
-	{ "unsupported top-level section warns once",
-	  SG_ROLES MASTER "profiling:\n  type: nsys\n", 0,
+	{ "unsupported top-level section warns once", SG_ROLES MASTER "profiling:\n  type: nsys\n",
+	  0,
 	  "r.yaml:12:1: warning: profiling: 'profiling' is not supported by srtctl and is ignored" },
-	{ "typo in a top-level key is an error",
-	  SG_ROLES "servces:\n  - name: x\n", 1,
+	{ "typo in a top-level key is an error", SG_ROLES "servces:\n  - name: x\n", 1,
 	  "r.yaml:9:1: servces: unknown top-level key 'servces'; did you mean 'services'?" },
 	{ "unknown engine", "engine: vlm\nroles:\n  agg: {}\n", 1,
 	  "r.yaml:1:9: engine: unknown engine 'vlm'; did you mean 'vllm'?" },
@@ -262,7 +265,8 @@ static const struct vcase cases[] = {
 	  "r.yaml:4:5: roles.agg: 3 worker(s) x 2 GPUs do not fit on 1 node(s) x 4 GPUs "
 	  "(resources.gpus_per_node); raise nodes or lower gpus" },
 	{ "disaggregation-mode that contradicts the role",
-	  "engine: sglang\nroles:\n  prefill:\n    args: {disaggregation-mode: decode}\n  decode: {}\n", 1,
+	  "engine: sglang\nroles:\n  prefill:\n    args: {disaggregation-mode: decode}\n  decode: {}\n",
+	  1,
 	  "r.yaml:4:33: roles.prefill.args.disaggregation-mode: is 'decode' on the prefill role; it "
 	  "must be 'prefill' (or left out)" },
 	{ "dash and underscore spelling of one flag",
@@ -284,35 +288,69 @@ static const struct vcase cases[] = {
 	  "r.yaml:5:37: warning: roles.agg.env.MOONCAKE_GLOBAL_SEGMENT_SIZE: '4GiB': SGLang accepts "
 	  "only a byte count or \"<integer>gb\" here (e.g. \"4gb\"); other forms raise ValueError at "
 	  "startup" },
-	{ "time limit format",
-	  "engine: sglang\nroles:\n  agg: {}\nslurm:\n  time_limit: 2h\n", 1,
+	{ "time limit format", "engine: sglang\nroles:\n  agg: {}\nslurm:\n  time_limit: 2h\n", 1,
 	  "r.yaml:5:15: slurm.time_limit: '2h' is not a SLURM time limit; use minutes, HH:MM:SS, "
 	  "D-HH:MM:SS or UNLIMITED" },
 	{ "time limit D-HH:MM:SS is fine",
 	  "engine: sglang\nroles:\n  agg: {}\nslurm:\n  time_limit: 1-02:00:00\n", 0, NULL },
 	{ "readiness interval longer than timeout",
-	  SG_ROLES MASTER "  - name: g\n    command: [x]\n    readiness: {port: 1, timeout_seconds: 2, interval_seconds: 5}\n",
+	  SG_ROLES MASTER
+	  "  - name: g\n    command: [x]\n    readiness: {port: 1, timeout_seconds: 2, interval_seconds: 5}\n",
 	  1,
 	  "r.yaml:14:16: services[1].readiness: interval_seconds (5) is longer than timeout_seconds "
 	  "(2); the probe would run once at most" },
-	{ "generic service needs a command",
-	  SG_ROLES MASTER "  - name: g\n", 1,
+	{ "generic service needs a command", SG_ROLES MASTER "  - name: g\n", 1,
 	  "r.yaml:12:5: services[1]: a generic service needs a 'command' (the argv to run)" },
-	{ "unsupported service type",
-	  SG_ROLES MASTER "  - name: e\n    type: etcd\n", 1,
+	{ "unsupported service type", SG_ROLES MASTER "  - name: e\n    type: etcd\n", 1,
 	  "r.yaml:13:11: services[1].type: service type 'etcd' is not supported by srtctl; expected "
 	  "mooncake-master, mooncake-store or generic (with a command)" },
-	{ "master placement on workers",
-	  SG_ROLES MASTER "    placement: {node: workers}\n", 1,
+	{ "master placement on workers", SG_ROLES MASTER "    placement: {node: workers}\n", 1,
 	  "r.yaml:12:23: services[0].placement.node: the mooncake master runs once, on the infra "
 	  "node: placement.node must be infra (the default) or dedicated, not workers" },
-	{ "dedicated is for the master", SG_ROLES MASTER "  - name: g\n    command: [x]\n"
-	  "    placement: {node: dedicated}\n", 1,
+	{ "dedicated is for the master",
+	  SG_ROLES MASTER "  - name: g\n    command: [x]\n"
+			  "    placement: {node: dedicated}\n",
+	  1,
 	  "r.yaml:14:23: services[1].placement.node: 'dedicated' reserves the infra node for the "
 	  "mooncake master; other services use head, infra, prefill, decode, agg or workers" },
 	{ "service names are file-safe", SG_ROLES MASTER "  - name: 'a b'\n    command: [x]\n", 1,
-	  "r.yaml:12:11: services[1].name: 'a b' may contain only letters, digits, '-', '_' and '.' "
-	  "(it names files and SLURM steps)" },
+	  "r.yaml:12:11: services[1].name: 'a b' is not a valid name: it contains ' '; " NAME_RULE
+	  " (it names the service's log file and SLURM step)" },
+	/* Issue #12 item 9: one name rule for recipes and services. */
+	{ "recipe name ''", "name: ''\n" SG_ROLES, 1,
+	  "r.yaml:1:7: name: '' is not a valid name: it is empty; " NAME_RULE RECIPE_USE },
+	{ "recipe name '.'", "name: .\n" SG_ROLES, 1,
+	  "r.yaml:1:7: name: '.' is not a valid name: it starts with '.'; " NAME_RULE RECIPE_USE },
+	{ "recipe name '..'", "name: ..\n" SG_ROLES, 1,
+	  "r.yaml:1:7: name: '..' is not a valid name: it contains '..'; " NAME_RULE RECIPE_USE },
+	{ "recipe name 'a..b'", "name: a..b\n" SG_ROLES, 1,
+	  "r.yaml:1:7: name: 'a..b' is not a valid name: it contains '..'; " NAME_RULE RECIPE_USE },
+	{ "recipe name '-rf'", "name: -rf\n" SG_ROLES, 1,
+	  "r.yaml:1:7: name: '-rf' is not a valid name: it starts with '-'; " NAME_RULE RECIPE_USE },
+	{ "recipe name '-'", "name: '-'\n" SG_ROLES, 1,
+	  "r.yaml:1:7: name: '-' is not a valid name: it starts with '-'; " NAME_RULE RECIPE_USE },
+	{ "recipe name ending in '_'", "name: run_\n" SG_ROLES, 1,
+	  "r.yaml:1:7: name: 'run_' is not a valid name: it ends with '_'; " NAME_RULE RECIPE_USE },
+	{ "recipe name with a newline", "name: \"a\\nb\"\n" SG_ROLES, 1,
+	  "r.yaml:1:7: name: 'a\nb' is not a valid name: it contains \\x0a; " NAME_RULE RECIPE_USE },
+	{ "recipe name of 129 characters", "name: " NAME129 "\n" SG_ROLES, 1,
+	  "r.yaml:1:7: name: '" NAME129 "' is not a valid name: it is longer than 128 "
+	  "characters; " NAME_RULE RECIPE_USE },
+	{ "recipe name of 128 characters", "name: " NAME128 "\n" SG_ROLES, 0, NULL },
+	{ "srt-slurm style names are valid",
+	  "name: DeepSeek-R1_fp8.1k1k-1P2D\n" SG_ROLES
+	  "services:\n  - name: Side_car.v2-A\n    command: [x]\n",
+	  0, NULL },
+	{ "variant names generated from a srt-slurm style base are valid",
+	  "base:\n  name: B200_fp8.v1\n  engine: sglang\n  roles:\n    agg: {}\n"
+	  "zip_override_STP-lowlat:\n  roles:\n    agg:\n      workers: [1, 2]\n",
+	  0, NULL },
+	{ "service name '..'", SG_ROLES MASTER "  - name: ..\n    command: [x]\n", 1,
+	  "r.yaml:12:11: services[1].name: '..' is not a valid name: it contains '..'; " NAME_RULE
+	  " (it names the service's log file and SLURM step)" },
+	{ "service name '-rf'", SG_ROLES MASTER "  - name: -rf\n    command: [x]\n", 1,
+	  "r.yaml:12:11: services[1].name: '-rf' is not a valid name: it starts with '-'; " NAME_RULE
+	  " (it names the service's log file and SLURM step)" },
 	{ "restart policy", SG_ROLES MASTER "    restart: {policy: sometimes}\n", 1,
 	  "r.yaml:12:23: services[0].restart.policy: unknown restart policy 'sometimes'; expected "
 	  "never, on-failure or always" },
@@ -322,7 +360,8 @@ static const struct vcase cases[] = {
 	{ "v1 layout names migrate", "name: x\nbackend:\n  type: sglang\n", 1,
 	  "r.yaml:2:1: backend: this recipe uses the v1 layout ('backend:'); srtctl reads the v2 "
 	  "layout (engine, roles, services). Convert it with: srtctl migrate -f r.yaml --in-place" },
-	{ "store_config must be a mapping", VLLM_ROLES MASTER "    options:\n      store_config: x\n", -1,
+	{ "store_config must be a mapping",
+	  VLLM_ROLES MASTER "    options:\n      store_config: x\n", -1,
 	  "r.yaml:13:21: services[0].options.store_config: must be a mapping of MooncakeStoreConfig "
 	  "fields, not a string" },
 	{ "empty file", "", 1,
