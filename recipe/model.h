@@ -112,6 +112,9 @@ struct srt_restart_policy {
 	int reset_after_seconds; /* a run this long resets the count */
 };
 
+/* The longest readiness.http.path (printable ASCII, no spaces, starting with '/'). */
+#define SRT_PROBE_PATH_MAX 512
+
 struct srt_probe {
 	enum srt_probe_kind kind;
 	int port;

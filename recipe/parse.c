@@ -201,7 +201,10 @@ static bool want_int(struct pctx *c, const struct srt_ynode *n, const char *path
 	int64_t v;
 
 	if (!srt_ynode_int(n, &v)) {
-		err(c, n, path, "must be an integer, not %s", srt_ynode_describe(n));
+		if (srt_ynode_type(n) == SRT_YT_INT) /* too large for 64 bits */
+			err(c, n, path, "must be between %d and %d, not %s", min, max, n->str);
+		else
+			err(c, n, path, "must be an integer, not %s", srt_ynode_describe(n));
 		return false;
 	}
 	if (v < min || v > max) {
@@ -602,6 +605,20 @@ static bool parse_placement(struct pctx *c, const struct srt_ynode *n, const cha
 	return false;
 }
 
+/* An HTTP probe path: '/' then printable non-space ASCII, bounded. */
+static bool http_path_ok(const char *p)
+{
+	size_t n = 0;
+
+	if (p[0] != '/')
+		return false;
+	for (; p[n]; n++)
+		if (n >= SRT_PROBE_PATH_MAX || (unsigned char)p[n] <= 0x20 ||
+		    (unsigned char)p[n] >= 0x7f)
+			return false;
+	return true;
+}
+
 static void parse_probe_port(struct pctx *c, const struct srt_ynode *n, const char *path,
 			     struct srt_probe *p, enum srt_probe_kind kind)
 {
@@ -623,9 +640,11 @@ static void parse_probe_port(struct pctx *c, const struct srt_ynode *n, const ch
 		want_int(c, port, join(c, path, "port"), &p->port, 1, 65535);
 	if (kind == SRT_PROBE_HTTP) {
 		opt_str(c, n, path, "path", &p->path);
-		if (p->path && p->path[0] != '/')
+		if (p->path && !http_path_ok(p->path))
 			err(c, srt_ynode_get(n, "path"), join(c, path, "path"),
-			    "must start with '/' (e.g. /health)");
+			    "must be an absolute path of printable ASCII without spaces, at most %d "
+			    "characters (e.g. /health): it goes into the probe's HTTP request line",
+			    SRT_PROBE_PATH_MAX);
 		opt_int(c, n, path, "status", &p->status, 100, 599);
 	}
 }
@@ -959,6 +978,51 @@ static void parse_slurm(struct pctx *c, struct srt_recipe *r, const struct srt_y
 	opt_str(c, n, "slurm", "time_limit", &r->slurm.time_limit);
 }
 
+/*
+ * sbatch options srtctl sets itself: in the batch script's #SBATCH lines
+ * (recipe/script.c) and in the job it submits through slurmrestd
+ * (slurm/job.c).  A directive for one would give the job a second value.
+ */
+struct directive_owner {
+	const char *name; /* long option */
+	char letter;	  /* short option, or 0 */
+	const char *what, *field;
+};
+
+static const struct directive_owner directive_owners[] = {
+	{ "job-name", 'J', "the job name",
+	  "the recipe's 'name' (the controller adds "
+	  "-<generation>-<attempt>)" },
+	{ "nodes", 'N', "the node count",
+	  "roles.<role>.nodes (plus a node for a mooncake-master with placement.node: dedicated)" },
+	{ "ntasks", 'n', "the job's tasks",
+	  "the plan: every process is its own one-task srun step" },
+	{ "ntasks-per-node", 0, "the job's tasks",
+	  "the plan: every process is its own one-task srun step" },
+	{ "output", 'o', "the job's output file",
+	  "the run directory (<run dir>/agent-%j.out; process logs go to the log directory)" },
+	{ "error", 'e', "the job's error file",
+	  "the run directory (<run dir>/agent-%j.out; process logs go to the log directory)" },
+	{ "chdir", 'D', "the job's working directory", "the run directory" },
+	{ "comment", 0, "the job comment",
+	  "the run's identity (srtctl:<run uid>:<attempt>, which the controller finds its jobs by)" },
+	{ "account", 'A', "the account", "slurm.account" },
+	{ "partition", 'p', "the partition", "slurm.partition" },
+	{ "time", 't', "the time limit", "slurm.time_limit" },
+	{ "exclusive", 0, "node exclusivity", "slurm.exclusive (true by default)" },
+};
+
+static const struct directive_owner *directive_owner(const char *name)
+{
+	for (size_t i = 0; i < sizeof(directive_owners) / sizeof(directive_owners[0]); i++) {
+		const struct directive_owner *o = &directive_owners[i];
+
+		if (!strcmp(name, o->name) || (o->letter && name[0] == o->letter && !name[1]))
+			return o;
+	}
+	return NULL;
+}
+
 /* sbatch directives: a mapping of option -> value ("" or null for a bare flag). */
 static void parse_directives(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n,
 			     const char *path)
@@ -985,12 +1049,20 @@ static void parse_directives(struct pctx *c, struct srt_recipe *r, const struct 
 		const char *kp = join(c, path, k->str);
 		struct srt_env_var *e;
 		const char *name = k->str;
+		const struct directive_owner *owner;
 
 		while (*name == '-')
 			name++;
 		if (!*name || strpbrk(name, " \t\n=#")) {
 			err(c, k, kp, "'%s' is not an sbatch option name (e.g. 'exclusive', 'mem')",
 			    k->str);
+			continue;
+		}
+		if ((owner = directive_owner(name))) {
+			err(c, k, kp,
+			    "srtctl sets %s itself, from %s; remove this directive (it would give the "
+			    "job a second, conflicting value)",
+			    owner->what, owner->field);
 			continue;
 		}
 		if (v->kind != SRT_Y_SCALAR) {

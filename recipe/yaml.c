@@ -19,8 +19,6 @@
 #include <string.h>
 #include <yaml.h>
 
-#define MAX_FILE_BYTES (16u * 1024u * 1024u)
-
 struct entry {
 	struct srt_ynode *key; /* NULL for a merge source */
 	struct srt_ynode *value;
@@ -46,6 +44,7 @@ struct parser {
 	size_t depth, stack_cap;
 	struct anchor *anchors;
 	size_t nanchors, anchors_cap;
+	size_t nnodes; /* nodes read so far (an alias adds none) */
 	bool failed;
 };
 
@@ -272,6 +271,21 @@ static const char *dup_str(struct parser *p, const unsigned char *s)
 	return s ? srt_arena_strdup(&p->doc->arena, (const char *)s) : NULL;
 }
 
+/*
+ * The document itself (not its alias expansion) has more nodes than a
+ * recipe may: say so at the first node past the limit.
+ */
+static bool too_many_nodes(struct parser *p, const yaml_mark_t *m)
+{
+	if (++p->nnodes <= SRT_YAML_MAX_NODES)
+		return false;
+	perr(p, (unsigned)m->line + 1, (unsigned)m->column + 1,
+	     "the document is too large: it has more than %u values (keys, values and list "
+	     "items); a recipe may have at most %u",
+	     SRT_YAML_MAX_NODES, SRT_YAML_MAX_NODES);
+	return true;
+}
+
 static void open_collection(struct parser *p, struct srt_ynode *node)
 {
 	struct frame *f;
@@ -343,6 +357,11 @@ struct srt_ydoc *srt_ydoc_parse(const char *data, size_t len, const char *file,
 
 	p.doc = srt_ydoc_new(file);
 	p.diags = diags;
+	if (len > SRT_YAML_MAX_BYTES) {
+		perr(&p, 0, 0, "the document is %zu bytes; a recipe may have at most %u (%u MiB)",
+		     len, SRT_YAML_MAX_BYTES, SRT_YAML_MAX_BYTES / (1024u * 1024u));
+		goto out;
+	}
 	if (!yaml_parser_initialize(&yp)) {
 		perr(&p, 0, 0, "cannot initialise the YAML parser (out of memory?)");
 		goto out;
@@ -370,6 +389,8 @@ struct srt_ydoc *srt_ydoc_parse(const char *data, size_t len, const char *file,
 			p.doc->end_line = (unsigned)ev.end_mark.line + 1;
 			break;
 		case YAML_SCALAR_EVENT:
+			if (too_many_nodes(&p, &ev.start_mark))
+				break;
 			node = new_node(p.doc, SRT_Y_SCALAR, &ev.start_mark);
 			node->str = srt_arena_strndup(&p.doc->arena,
 						      (const char *)ev.data.scalar.value,
@@ -397,6 +418,8 @@ struct srt_ydoc *srt_ydoc_parse(const char *data, size_t len, const char *file,
 		case YAML_SEQUENCE_START_EVENT: {
 			bool is_map = ev.type == YAML_MAPPING_START_EVENT;
 
+			if (too_many_nodes(&p, &ev.start_mark))
+				break;
 			node = new_node(p.doc, is_map ? SRT_Y_MAP : SRT_Y_SEQ, &ev.start_mark);
 			node->tag = dup_str(&p, is_map ? ev.data.mapping_start.tag :
 							 ev.data.sequence_start.tag);
@@ -444,10 +467,10 @@ struct srt_ydoc *srt_ydoc_load_file(const char *path, struct srt_diags *diags)
 	}
 	srt_buf_init(&b);
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		if (b.len + n > MAX_FILE_BYTES) {
+		if (b.len + n > SRT_YAML_MAX_BYTES) {
 			srt_diags_add(diags, SRT_DIAG_ERROR, path, 0, 0, NULL,
 				      "file is larger than %u MiB; is it really a recipe?",
-				      MAX_FILE_BYTES / (1024u * 1024u));
+				      SRT_YAML_MAX_BYTES / (1024u * 1024u));
 			goto out;
 		}
 		srt_buf_append(&b, chunk, n);

@@ -49,6 +49,9 @@
 #define NAME128 NAME32 NAME32 NAME32 NAME32
 #define NAME129 NAME128 "x"
 
+#define AGG_Y "engine: sglang\nroles:\n  agg: {}\n"
+#define GEN_SVC "services:\n  - name: g\n    command: [x]\n"
+
 struct vcase {
 	const char *name;
 	const char *yaml;
@@ -341,6 +344,50 @@ static const struct vcase cases[] = {
 	  "name: DeepSeek-R1_fp8.1k1k-1P2D\n" SG_ROLES
 	  "services:\n  - name: Side_car.v2-A\n    command: [x]\n",
 	  0, NULL },
+	/* Issue #12 item 12. */
+	{ "readiness.http.path with a space",
+	  AGG_Y GEN_SVC "    readiness: {http: {port: 9000, path: '/a b'}}\n", 1,
+	  "r.yaml:7:42: services[0].readiness.http.path: must be an absolute path of printable "
+	  "ASCII without spaces, at most 512 characters (e.g. /health): it goes into the probe's "
+	  "HTTP request line" },
+	{ "readiness.http.path with CR LF",
+	  AGG_Y GEN_SVC "    readiness: {http: {port: 9000, path: \"/health\\r\\nHost: x\"}}\n", 1,
+	  "r.yaml:7:42: services[0].readiness.http.path: must be an absolute path of printable "
+	  "ASCII without spaces, at most 512 characters (e.g. /health): it goes into the probe's "
+	  "HTTP request line" },
+	{ "readiness.http.path of 513 characters",
+	  AGG_Y GEN_SVC "    readiness: {http: {port: 9000, path: /" NAME128 NAME128 NAME128 NAME128
+			"}}\n",
+	  1, NULL },
+	{ "readiness.http.path with a query is valid",
+	  AGG_Y GEN_SVC "    readiness: {http: {port: 9000, path: '/v1/health?ready=1'}}\n", 0,
+	  NULL },
+	{ "an integer past 64 bits names the range",
+	  AGG_Y "resources: {gpus_per_node: 99999999999999999999}\n", 1,
+	  "r.yaml:4:28: resources.gpus_per_node: must be between 1 and 1024, not "
+	  "99999999999999999999" },
+	{ "a negative integer past 64 bits names the range",
+	  AGG_Y "slurm: {max_attempts: -99999999999999999999}\n", 1,
+	  "r.yaml:4:23: slurm.max_attempts: must be between 1 and 100, not -99999999999999999999" },
+	{ "a directive for the node count", AGG_Y "slurm: {directives: {nodes: 100}}\n", 1,
+	  "r.yaml:4:22: slurm.directives.nodes: srtctl sets the node count itself, from "
+	  "roles.<role>.nodes (plus a node for a mooncake-master with placement.node: dedicated); "
+	  "remove this directive (it would give the job a second, conflicting value)" },
+	{ "a short directive for the job name", AGG_Y "sbatch_directives: {-J: other}\n", 1,
+	  "r.yaml:4:21: sbatch_directives.-J: srtctl sets the job name itself, from the recipe's "
+	  "'name' (the controller adds -<generation>-<attempt>); remove this directive (it would "
+	  "give the job a second, conflicting value)" },
+	{ "a directive for the output file", AGG_Y "sbatch_directives: {output: x.out}\n", 1,
+	  "r.yaml:4:21: sbatch_directives.output: srtctl sets the job's output file itself, from "
+	  "the run directory (<run dir>/agent-%j.out; process logs go to the log directory); "
+	  "remove this directive (it would give the job a second, conflicting value)" },
+	{ "directives for time, ntasks, comment, exclusive",
+	  AGG_Y "slurm: {directives: {time: '10', ntasks: 8, comment: c, exclusive: ''}}\n", 4,
+	  "r.yaml:4:57: slurm.directives.exclusive: srtctl sets node exclusivity itself, from "
+	  "slurm.exclusive (true by default); remove this directive (it would give the job a "
+	  "second, conflicting value)" },
+	{ "directives srtctl does not set are kept",
+	  AGG_Y "sbatch_directives: {mem: '0', cpus-per-gpu: '16', gres: 'gpu:4'}\n", 0, NULL },
 	{ "variant names generated from a srt-slurm style base are valid",
 	  "base:\n  name: B200_fp8.v1\n  engine: sglang\n  roles:\n    agg: {}\n"
 	  "zip_override_STP-lowlat:\n  roles:\n    agg:\n      workers: [1, 2]\n",
