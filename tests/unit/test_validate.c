@@ -45,6 +45,13 @@
 	"a name is 1 to 128 characters of letters, digits, '-', '_' and '.', starts and ends " \
 	"with a letter or digit, and has no '..'"
 #define RECIPE_USE " (it names the SLURM job and the run directory)"
+/* A recipe whose name is `written` (YAML) and reported as `shown`, refused because `why`. */
+#define RECIPE_NAME_CASE(label, written, shown, why)                              \
+	{                                                                         \
+		"recipe name " label, "name: " written "\n" SG_ROLES, 1,          \
+			"r.yaml:1:7: name: '" shown "' is not a valid name: " why \
+			"; " NAME_RULE RECIPE_USE                                 \
+	}
 #define NAME32 "abcdefghijklmnopqrstuvwxyz012345"
 #define NAME128 NAME32 NAME32 NAME32 NAME32
 #define NAME129 NAME128 "x"
@@ -320,25 +327,15 @@ static const struct vcase cases[] = {
 	  "r.yaml:12:11: services[1].name: 'a b' is not a valid name: it contains ' '; " NAME_RULE
 	  " (it names the service's log file and SLURM step)" },
 	/* Issue #12 item 9: one name rule for recipes and services. */
-	{ "recipe name ''", "name: ''\n" SG_ROLES, 1,
-	  "r.yaml:1:7: name: '' is not a valid name: it is empty; " NAME_RULE RECIPE_USE },
-	{ "recipe name '.'", "name: .\n" SG_ROLES, 1,
-	  "r.yaml:1:7: name: '.' is not a valid name: it starts with '.'; " NAME_RULE RECIPE_USE },
-	{ "recipe name '..'", "name: ..\n" SG_ROLES, 1,
-	  "r.yaml:1:7: name: '..' is not a valid name: it contains '..'; " NAME_RULE RECIPE_USE },
-	{ "recipe name 'a..b'", "name: a..b\n" SG_ROLES, 1,
-	  "r.yaml:1:7: name: 'a..b' is not a valid name: it contains '..'; " NAME_RULE RECIPE_USE },
-	{ "recipe name '-rf'", "name: -rf\n" SG_ROLES, 1,
-	  "r.yaml:1:7: name: '-rf' is not a valid name: it starts with '-'; " NAME_RULE RECIPE_USE },
-	{ "recipe name '-'", "name: '-'\n" SG_ROLES, 1,
-	  "r.yaml:1:7: name: '-' is not a valid name: it starts with '-'; " NAME_RULE RECIPE_USE },
-	{ "recipe name ending in '_'", "name: run_\n" SG_ROLES, 1,
-	  "r.yaml:1:7: name: 'run_' is not a valid name: it ends with '_'; " NAME_RULE RECIPE_USE },
-	{ "recipe name with a newline", "name: \"a\\nb\"\n" SG_ROLES, 1,
-	  "r.yaml:1:7: name: 'a\nb' is not a valid name: it contains \\x0a; " NAME_RULE RECIPE_USE },
-	{ "recipe name of 129 characters", "name: " NAME129 "\n" SG_ROLES, 1,
-	  "r.yaml:1:7: name: '" NAME129 "' is not a valid name: it is longer than 128 "
-	  "characters; " NAME_RULE RECIPE_USE },
+	RECIPE_NAME_CASE("''", "''", "", "it is empty"),
+	RECIPE_NAME_CASE("'.'", ".", ".", "it starts with '.'"),
+	RECIPE_NAME_CASE("'..'", "..", "..", "it contains '..'"),
+	RECIPE_NAME_CASE("'a..b'", "a..b", "a..b", "it contains '..'"),
+	RECIPE_NAME_CASE("'-rf'", "-rf", "-rf", "it starts with '-'"),
+	RECIPE_NAME_CASE("'-'", "'-'", "-", "it starts with '-'"),
+	RECIPE_NAME_CASE("ending in '_'", "run_", "run_", "it ends with '_'"),
+	RECIPE_NAME_CASE("with a newline", "\"a\\nb\"", "a\nb", "it contains \\x0a"),
+	RECIPE_NAME_CASE("of 129 characters", NAME129, NAME129, "it is longer than 128 characters"),
 	{ "recipe name of 128 characters", "name: " NAME128 "\n" SG_ROLES, 0, NULL },
 	{ "srt-slurm style names are valid",
 	  "name: DeepSeek-R1_fp8.1k1k-1P2D\n" SG_ROLES
