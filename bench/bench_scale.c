@@ -43,11 +43,11 @@ static double now_ms(void)
 
 static void gen(struct srt_buf *b, enum shape s, size_t n)
 {
-	srt_buf_puts(b, "name: scale\nengine: sglang\nroles:\n  agg:\n    args:\n"
-			"      tp: 4\n");
-	if (s == ARGS)
-		for (size_t i = 0; i < n; i++)
-			srt_buf_printf(b, "      flag-%zu: %zu\n", i, i);
+	srt_buf_puts(b, "name: scale\nengine: sglang\nroles:\n  agg:\n    args:\n");
+	if (s != ARGS)
+		srt_buf_puts(b, "      tp: 4\n");
+	for (size_t i = 0; s == ARGS && i < n; i++)
+		srt_buf_printf(b, "      flag-%zu: %zu\n", i, i);
 	if (s == ENV) {
 		srt_buf_puts(b, "    env:\n");
 		for (size_t i = 0; i < n; i++)
