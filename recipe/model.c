@@ -1,6 +1,7 @@
 /* recipe/model.c: names of the model's enums and small lookups. */
 #include "recipe/model.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *srt_engine_name(enum srt_engine_type e)
@@ -121,4 +122,45 @@ bool srt_recipe_doc_is_v1(const struct srt_ynode *root)
 	if (srt_ynode_get(root, "roles") || srt_ynode_get(root, "engine"))
 		return false;
 	return srt_ynode_get(root, "backend") != NULL;
+}
+
+static bool name_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* A character as the user should see it in a message: 'x', or \xNN. */
+static const char *show_char(char c, char *buf, size_t size, const char *fmt)
+{
+	char ch[8];
+
+	if ((unsigned char)c >= 0x20 && (unsigned char)c < 0x7f)
+		snprintf(ch, sizeof(ch), "'%c'", c);
+	else
+		snprintf(ch, sizeof(ch), "\\x%02x", (unsigned char)c);
+	snprintf(buf, size, fmt, ch);
+	return buf;
+}
+
+const char *srt_name_problem(const char *name, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (!name || !*name)
+		return "it is empty";
+	for (const char *p = name; *p; p++, len++) {
+		if (len >= SRT_NAME_MAX) {
+			snprintf(buf, size, "it is longer than %d characters", SRT_NAME_MAX);
+			return buf;
+		}
+		if (!name_alnum(*p) && *p != '-' && *p != '_' && *p != '.')
+			return show_char(*p, buf, size, "it contains %s");
+		if (p[0] == '.' && p[1] == '.')
+			return "it contains '..'";
+	}
+	if (!name_alnum(name[0]))
+		return show_char(name[0], buf, size, "it starts with %s");
+	if (!name_alnum(name[len - 1]))
+		return show_char(name[len - 1], buf, size, "it ends with %s");
+	return NULL;
 }

@@ -65,6 +65,36 @@ enum srt_probe_kind { SRT_PROBE_NONE, SRT_PROBE_TCP, SRT_PROBE_HTTP };
 
 enum srt_restart_mode { SRT_RESTART_NEVER, SRT_RESTART_ON_FAILURE, SRT_RESTART_ALWAYS };
 
+/*
+ * What one recipe may hold (docs/recipe-reference.md "Limits"); the YAML
+ * reader's own bounds (bytes, nodes, depth) are in recipe/yaml.h.  Past one
+ * of these the recipe is an error naming the limit.  They are far above any
+ * real recipe and keep what the controller renders bounded.
+ */
+#define SRT_RECIPE_MAX_SERVICES 1000u	/* entries of `services` */
+#define SRT_RECIPE_MAX_ENV 100000u	/* variables in one env mapping */
+#define SRT_RECIPE_MAX_ARGS 100000u	/* keys of an args mapping, items of an argv list */
+#define SRT_RECIPE_MAX_DIRECTIVES 1000u /* slurm.directives + sbatch_directives */
+
+/*
+ * Recipe and service names (docs/recipe-reference.md "Names"): 1 to
+ * SRT_NAME_MAX ASCII letters, digits, '-', '_' and '.', starting and ending
+ * with a letter or digit, without "..".  A recipe name becomes the SLURM job
+ * name and the run directory <run root>/<name>-<generation>-<attempt> (at
+ * most 1 + 19 + 1 + 3 more bytes; a path component holds 255); a service
+ * name becomes a log file service_<name>_<host>.out and an srun step name.
+ */
+#define SRT_NAME_MAX 128
+#define SRT_NAME_RULE                                                                     \
+	"a name is 1 to 128 characters of letters, digits, '-', '_' and '.', starts and " \
+	"ends with a letter or digit, and has no '..'"
+
+/*
+ * NULL when `name` follows the rule, else what breaks it ("starts with
+ * '-'"), in `buf` (of `size` bytes) or a static string.
+ */
+const char *srt_name_problem(const char *name, char *buf, size_t size);
+
 /* Attempts (SLURM jobs) per recipe generation when jobs end badly. */
 #define SRT_MAX_ATTEMPTS_DEFAULT 3
 
@@ -81,6 +111,9 @@ struct srt_restart_policy {
 	int max_backoff_seconds; /* cap on the delay */
 	int reset_after_seconds; /* a run this long resets the count */
 };
+
+/* The longest readiness.http.path (printable ASCII, no spaces, starting with '/'). */
+#define SRT_PROBE_PATH_MAX 512
 
 struct srt_probe {
 	enum srt_probe_kind kind;

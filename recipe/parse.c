@@ -170,6 +170,18 @@ static void check_keys(struct pctx *c, const struct srt_ynode *map, const char *
 	}
 }
 
+/* A mapping or list longer than srtctl takes (model.h): one error at it. */
+static bool too_many(struct pctx *c, const struct srt_ynode *n, const char *path, size_t max,
+		     const char *what)
+{
+	if (n->n <= max)
+		return false;
+	err(c, n, path,
+	    "has %zu %s; a recipe may have at most %zu (see Limits in docs/recipe-reference.md)",
+	    n->n, what, max);
+	return true;
+}
+
 static bool want_map(struct pctx *c, const struct srt_ynode *n, const char *path)
 {
 	if (n && n->kind == SRT_Y_MAP)
@@ -199,7 +211,10 @@ static bool want_int(struct pctx *c, const struct srt_ynode *n, const char *path
 	int64_t v;
 
 	if (!srt_ynode_int(n, &v)) {
-		err(c, n, path, "must be an integer, not %s", srt_ynode_describe(n));
+		if (srt_ynode_type(n) == SRT_YT_INT) /* too large for 64 bits */
+			err(c, n, path, "must be between %d and %d, not %s", min, max, n->str);
+		else
+			err(c, n, path, "must be an integer, not %s", srt_ynode_describe(n));
 		return false;
 	}
 	if (v < min || v > max) {
@@ -252,7 +267,8 @@ static void parse_env(struct pctx *c, const struct srt_ynode *n, const char *pat
 {
 	if (srt_ynode_is_null(n))
 		return;
-	if (!want_map(c, n, path))
+	if (!want_map(c, n, path) ||
+	    too_many(c, n, path, SRT_RECIPE_MAX_ENV, "environment variables"))
 		return;
 	env->v = srt_arena_alloc(c->a, (n->n ? n->n : 1) * sizeof(*env->v));
 	for (size_t i = 0; i < n->n; i++) {
@@ -301,6 +317,8 @@ static void parse_argv(struct pctx *c, const struct srt_ynode *n, const char *pa
 		    srt_ynode_describe(n));
 		return;
 	}
+	if (too_many(c, n, path, SRT_RECIPE_MAX_ARGS, "entries"))
+		return;
 	argv->v = srt_arena_alloc(c->a, (n->n ? n->n : 1) * sizeof(*argv->v));
 	for (size_t i = 0; i < n->n; i++) {
 		const struct srt_ynode *it = n->items[i];
@@ -384,6 +402,28 @@ static void parse_restart(struct pctx *c, const struct srt_ynode *n, const char 
 		err(c, n, path,
 		    "max_backoff_seconds (%d) is smaller than backoff_seconds (%d); raise it",
 		    p->max_backoff_seconds, p->backoff_seconds);
+}
+
+/*
+ * A recipe or service name against the one name rule (model.h).  `n` is the
+ * name's node, or NULL when the name is the file's (a recipe without `name`).
+ */
+static void check_name(struct pctx *c, const struct srt_ynode *n, const char *path,
+		       const char *name, const char *use)
+{
+	char buf[64];
+	const char *why = name ? srt_name_problem(name, buf, sizeof(buf)) : NULL;
+
+	if (!why)
+		return;
+	if (n)
+		err(c, n, path, "'%s' is not a valid name: %s; %s (%s)", name, why, SRT_NAME_RULE,
+		    use);
+	else
+		err(c, n, path,
+		    "the recipe has no 'name', and its file name '%s' is not a valid name: %s; "
+		    "%s (%s). Add 'name: ...'",
+		    name, why, SRT_NAME_RULE, use);
 }
 
 /* ---- engine ---- */
@@ -555,7 +595,8 @@ static void parse_role(struct pctx *c, struct srt_recipe *r, struct srt_role *ro
 	opt_int(c, n, path, "gpus", &role->gpus, 1, 1024);
 	parse_env(c, srt_ynode_get(n, "env"), join(c, path, "env"), &role->env);
 	v = srt_ynode_get(n, "args");
-	if (v && !srt_ynode_is_null(v) && want_map(c, v, join(c, path, "args")))
+	if (v && !srt_ynode_is_null(v) && want_map(c, v, join(c, path, "args")) &&
+	    !too_many(c, v, join(c, path, "args"), SRT_RECIPE_MAX_ARGS, "args"))
 		role->args = v;
 	parse_argv(c, srt_ynode_get(n, "extra_args"), join(c, path, "extra_args"),
 		   &role->extra_args);
@@ -633,6 +674,20 @@ static bool parse_placement(struct pctx *c, const struct srt_ynode *n, const cha
 	return false;
 }
 
+/* An HTTP probe path: '/' then printable non-space ASCII, bounded. */
+static bool http_path_ok(const char *p)
+{
+	size_t n = 0;
+
+	if (p[0] != '/')
+		return false;
+	for (; p[n]; n++)
+		if (n >= SRT_PROBE_PATH_MAX || (unsigned char)p[n] <= 0x20 ||
+		    (unsigned char)p[n] >= 0x7f)
+			return false;
+	return true;
+}
+
 static void parse_probe_port(struct pctx *c, const struct srt_ynode *n, const char *path,
 			     struct srt_probe *p, enum srt_probe_kind kind)
 {
@@ -654,9 +709,11 @@ static void parse_probe_port(struct pctx *c, const struct srt_ynode *n, const ch
 		want_int(c, port, join(c, path, "port"), &p->port, 1, 65535);
 	if (kind == SRT_PROBE_HTTP) {
 		opt_str(c, n, path, "path", &p->path);
-		if (p->path && p->path[0] != '/')
+		if (p->path && !http_path_ok(p->path))
 			err(c, srt_ynode_get(n, "path"), join(c, path, "path"),
-			    "must start with '/' (e.g. /health)");
+			    "must be an absolute path of printable ASCII without spaces, at most %d "
+			    "characters (e.g. /health): it goes into the probe's HTTP request line",
+			    SRT_PROBE_PATH_MAX);
 		opt_int(c, n, path, "status", &p->status, 100, 599);
 	}
 }
@@ -863,18 +920,9 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 	v = srt_ynode_get(n, "name");
 	if (!v)
 		err(c, n, path, "a service needs a 'name' (it names its log, service_<name>.out)");
-	else if (want_str(c, v, join(c, path, "name"), &s->name)) {
-		for (const char *p = s->name; *p; p++) {
-			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.')) {
-				err(c, v, join(c, path, "name"),
-				    "'%s' may contain only letters, digits, '-', '_' and '.' (it "
-				    "names files and SLURM steps)",
-				    s->name);
-				break;
-			}
-		}
-	}
+	else if (want_str(c, v, join(c, path, "name"), &s->name))
+		check_name(c, v, join(c, path, "name"), s->name,
+			   "it names the service's log file and SLURM step");
 	v = srt_ynode_get(n, "type");
 	if (v && want_str(c, v, join(c, path, "type"), &type)) {
 		if (!strcmp(type, "mooncake-master"))
@@ -972,6 +1020,8 @@ static void parse_services(struct pctx *c, struct srt_recipe *r, const struct sr
 		    srt_ynode_describe(n));
 		return;
 	}
+	if (too_many(c, n, "services", SRT_RECIPE_MAX_SERVICES, "services"))
+		return;
 	r->services = srt_arena_alloc(c->a, (n->n ? n->n : 1) * sizeof(*r->services));
 	r->nservices = n->n;
 	for (size_t i = 0; i < n->n; i++)
@@ -1050,6 +1100,51 @@ static void parse_slurm(struct pctx *c, struct srt_recipe *r, const struct srt_y
 	opt_str(c, n, "slurm", "time_limit", &r->slurm.time_limit);
 }
 
+/*
+ * sbatch options srtctl sets itself: in the batch script's #SBATCH lines
+ * (recipe/script.c) and in the job it submits through slurmrestd
+ * (slurm/job.c).  A directive for one would give the job a second value.
+ */
+struct directive_owner {
+	const char *name; /* long option */
+	char letter;	  /* short option, or 0 */
+	const char *what, *field;
+};
+
+static const struct directive_owner directive_owners[] = {
+	{ "job-name", 'J', "the job name",
+	  "the recipe's 'name' (the controller adds "
+	  "-<generation>-<attempt>)" },
+	{ "nodes", 'N', "the node count",
+	  "roles.<role>.nodes (plus a node for a mooncake-master with placement.node: dedicated)" },
+	{ "ntasks", 'n', "the job's tasks",
+	  "the plan: every process is its own one-task srun step" },
+	{ "ntasks-per-node", 0, "the job's tasks",
+	  "the plan: every process is its own one-task srun step" },
+	{ "output", 'o', "the job's output file",
+	  "the run directory (<run dir>/agent-%j.out; process logs go to the log directory)" },
+	{ "error", 'e', "the job's error file",
+	  "the run directory (<run dir>/agent-%j.out; process logs go to the log directory)" },
+	{ "chdir", 'D', "the job's working directory", "the run directory" },
+	{ "comment", 0, "the job comment",
+	  "the run's identity (srtctl:<run uid>:<attempt>, which the controller finds its jobs by)" },
+	{ "account", 'A', "the account", "slurm.account" },
+	{ "partition", 'p', "the partition", "slurm.partition" },
+	{ "time", 't', "the time limit", "slurm.time_limit" },
+	{ "exclusive", 0, "node exclusivity", "slurm.exclusive (true by default)" },
+};
+
+static const struct directive_owner *directive_owner(const char *name)
+{
+	for (size_t i = 0; i < sizeof(directive_owners) / sizeof(directive_owners[0]); i++) {
+		const struct directive_owner *o = &directive_owners[i];
+
+		if (!strcmp(name, o->name) || (o->letter && name[0] == o->letter && !name[1]))
+			return o;
+	}
+	return NULL;
+}
+
 /* sbatch directives: a mapping of option -> value ("" or null for a bare flag). */
 static void parse_directives(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n,
 			     const char *path)
@@ -1060,6 +1155,13 @@ static void parse_directives(struct pctx *c, struct srt_recipe *r, const struct 
 	if (srt_ynode_is_null(n) || !want_map(c, n, path))
 		return;
 	total = r->slurm.directives.n + n->n;
+	if (total > SRT_RECIPE_MAX_DIRECTIVES) {
+		err(c, n, path,
+		    "brings the sbatch directives to %zu; a recipe may have at most %u (see Limits "
+		    "in docs/recipe-reference.md)",
+		    total, SRT_RECIPE_MAX_DIRECTIVES);
+		return;
+	}
 	nv = srt_arena_alloc(c->a, (total ? total : 1) * sizeof(*nv));
 	if (r->slurm.directives.n)
 		memcpy(nv, r->slurm.directives.v, r->slurm.directives.n * sizeof(*nv));
@@ -1069,12 +1171,20 @@ static void parse_directives(struct pctx *c, struct srt_recipe *r, const struct 
 		const char *kp = join(c, path, k->str);
 		struct srt_env_var *e;
 		const char *name = k->str;
+		const struct directive_owner *owner;
 
 		while (*name == '-')
 			name++;
 		if (!*name || strpbrk(name, " \t\n=#")) {
 			err(c, k, kp, "'%s' is not an sbatch option name (e.g. 'exclusive', 'mem')",
 			    k->str);
+			continue;
+		}
+		if ((owner = directive_owner(name))) {
+			err(c, k, kp,
+			    "srtctl sets %s itself, from %s; remove this directive (it would give the "
+			    "job a second, conflicting value)",
+			    owner->what, owner->field);
 			continue;
 		}
 		if (v->kind != SRT_Y_SCALAR) {
@@ -1120,7 +1230,8 @@ static void parse_frontend(struct pctx *c, struct srt_recipe *r, const struct sr
 	opt_str(c, n, "frontend", "type", &r->frontend.type);
 	parse_argv(c, srt_ynode_get(n, "command"), "frontend.command", &r->frontend.command);
 	v = srt_ynode_get(n, "args");
-	if (v && !srt_ynode_is_null(v) && want_map(c, v, "frontend.args"))
+	if (v && !srt_ynode_is_null(v) && want_map(c, v, "frontend.args") &&
+	    !too_many(c, v, "frontend.args", SRT_RECIPE_MAX_ARGS, "args"))
 		r->frontend.args = v;
 	parse_env(c, srt_ynode_get(n, "env"), "frontend.env", &r->frontend.env);
 	opt_int(c, n, "frontend", "port", &r->frontend.port, 1, 65535);
@@ -1227,18 +1338,8 @@ struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode
 	r->file = doc->file;
 	r->name = default_name;
 	opt_str(&c, root, NULL, "name", &r->name);
-	if (r->name) {
-		for (const char *p = r->name; *p; p++) {
-			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.')) {
-				err(&c, srt_ynode_get(root, "name"), "name",
-				    "'%s' may contain only letters, digits, '-', '_' and '.' (it names "
-				    "the SLURM job and the run directory)",
-				    r->name);
-				break;
-			}
-		}
-	}
+	check_name(&c, srt_ynode_get(root, "name"), "name", r->name,
+		   "it names the SLURM job and the run directory");
 	v = srt_ynode_get(root, "schema");
 	if (v && want_int(&c, v, "schema", &r->schema, 1, 1000) && r->schema != 2)
 		err(&c, v, "schema",

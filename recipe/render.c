@@ -151,6 +151,7 @@ void srt_layout_build(struct srt_layout *l, struct srt_arena *a, const struct sr
 		}
 		l->roles[k].first = first;
 		l->roles[k].n = n;
+		l->roles[k].wfirst = l->nworkers;
 		w = role->workers > 0 ? (size_t)role->workers : 1;
 		for (size_t i = 0; i < w; i++) {
 			struct srt_lworker *lw = &l->workers[l->nworkers++];
@@ -250,10 +251,11 @@ bool srt_layout_ref(const struct srt_layout *l, const char *s, struct srt_lref *
 const struct srt_lworker *srt_layout_worker(const struct srt_layout *l, enum srt_role_kind role,
 					    int index)
 {
-	for (size_t i = 0; i < l->nworkers; i++)
-		if (l->workers[i].role == role && l->workers[i].index == index)
-			return &l->workers[i];
-	return NULL;
+	size_t i = l->roles[role].wfirst + (size_t)index;
+
+	if (index < 0 || i >= l->nworkers || l->workers[i].role != role)
+		return NULL;
+	return &l->workers[i];
 }
 
 /* ---- environment ---- */
@@ -265,20 +267,21 @@ const char *srt_env_owner_name(enum srt_env_owner o)
 
 const struct srt_renv_var *srt_renv_find(const struct srt_renv *e, const char *name)
 {
-	for (size_t i = 0; i < e->n; i++)
-		if (!strcmp(e->v[i].name, name))
-			return &e->v[i];
-	return NULL;
+	size_t at;
+
+	return srt_strmap_get(&e->index, name, &at) ? &e->v[at] : NULL;
 }
 
 static struct srt_renv_var *env_slot(struct srt_renv *e, struct srt_arena *a, const char *name,
 				     bool *existed)
 {
-	for (size_t i = 0; i < e->n; i++) {
-		if (!strcmp(e->v[i].name, name)) {
-			*existed = true;
-			return &e->v[i];
-		}
+	size_t at;
+
+	if (!e->index.cap)
+		srt_strmap_init(&e->index, a, false);
+	if (!srt_strmap_add(&e->index, name, e->n, &at)) {
+		*existed = true;
+		return &e->v[at];
 	}
 	*existed = false;
 	if (e->n == e->cap) {
@@ -795,6 +798,7 @@ static size_t service_nodes(const struct srt_layout *l, const struct srt_service
 {
 	size_t n = 0;
 	enum srt_role_kind role;
+	bool *seen;
 
 	switch (s->placement) {
 	case SRT_PLACE_HEAD:
@@ -825,7 +829,11 @@ static size_t service_nodes(const struct srt_layout *l, const struct srt_service
 	default:
 		return 0;
 	}
-	/* The distinct nodes the role's workers use (a multi-node worker counts each). */
+	/*
+	 * The distinct nodes the role's workers use (a multi-node worker counts
+	 * each), in the order the workers reach them.
+	 */
+	seen = srt_xcalloc(l->nnodes + 1, sizeof(*seen));
 	for (size_t i = 0; i < l->nworkers; i++) {
 		const struct srt_lworker *w = &l->workers[i];
 
@@ -833,14 +841,14 @@ static size_t service_nodes(const struct srt_layout *l, const struct srt_service
 			continue;
 		for (size_t k = 0; k < w->nnodes; k++) {
 			size_t node = w->node + k;
-			bool seen = false;
 
-			for (size_t j = 0; j < n; j++)
-				seen = seen || nodes[j] == node;
-			if (!seen)
+			if (node < l->nnodes && !seen[node]) {
+				seen[node] = true;
 				nodes[n++] = node;
+			}
 		}
 	}
+	free(seen);
 	return n;
 }
 

@@ -56,6 +56,7 @@
 #include "recipe/model.h"
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/strmap.h"
 
 #define SRT_PH_INFRA_IP "<infra_node_ip>"
 #define SRT_PH_WORKER_IP "<worker_ip>"
@@ -90,6 +91,7 @@ struct srt_layout {
 	size_t nworkers;
 	struct {
 		size_t first, n; /* the role's nodes: nodes[first .. first+n) */
+		size_t wfirst;	 /* its workers: workers[wfirst ..], in index order */
 	} roles[SRT_ROLE_COUNT];
 	size_t head;	      /* always 0 */
 	size_t infra;	      /* the node infra services run on */
@@ -152,9 +154,11 @@ struct srt_renv_var {
 struct srt_renv {
 	struct srt_renv_var *v;
 	size_t n, cap;
+	struct srt_strmap index; /* name -> position in v, in the same arena */
 };
 
 const char *srt_env_owner_name(enum srt_env_owner o);
+/* The variable `name` of e, or NULL (a hash lookup: the env may be large). */
 const struct srt_renv_var *srt_renv_find(const struct srt_renv *e, const char *name);
 
 /*

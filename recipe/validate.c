@@ -8,10 +8,13 @@
  */
 #include "recipe/cluster.h"
 #include "recipe/model.h"
+#include "util/buf.h"
+#include "util/strmap.h"
 #include "util/strutil.h"
 
 #include <jansson.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -390,6 +393,34 @@ static void check_master(struct vctx *v, const struct srt_service *m)
 	}
 }
 
+/*
+ * Args keys written with leading dashes, and the same flag twice in dash and
+ * underscore spelling (each repeat names the first spelling; a hash of the
+ * dash-folded keys keeps this linear in the number of args).
+ */
+static void check_args_keys(struct vctx *v, const struct srt_role *role)
+{
+	const char *path = srt_arena_printf(v->a, "roles.%s.args", role->name);
+	struct srt_strmap seen;
+
+	if (!role->args)
+		return;
+	srt_strmap_init(&seen, NULL, true);
+	for (size_t i = 0; i < role->args->n; i++) {
+		const struct srt_ynode *key = role->args->pairs[i].key;
+		size_t first;
+
+		if (key->str[0] == '-')
+			verr(v, key, path,
+			     "write '%s' without the leading dashes (srtctl adds '--')", key->str);
+		if (!srt_strmap_add(&seen, key->str, i, &first))
+			verr(v, key, path,
+			     "'%s' repeats '%s' (dashes and underscores are the same flag); keep one",
+			     key->str, role->args->pairs[first].key->str);
+	}
+	srt_strmap_release(&seen);
+}
+
 static void check_role_env(struct vctx *v, bool have_master)
 {
 	static const char *const owned[] = { "MOONCAKE_MASTER", "MOONCAKE_TE_META_DATA_SERVER",
@@ -422,21 +453,7 @@ static void check_role_env(struct vctx *v, bool have_master)
 				      "(e.g. \"4gb\"); other forms raise ValueError at startup",
 				      e->value);
 		}
-		for (size_t i = 0; role->args && i < role->args->n; i++) {
-			const struct srt_ynode *key = role->args->pairs[i].key;
-
-			if (key->str[0] == '-')
-				verr(v, key, srt_arena_printf(v->a, "roles.%s.args", role->name),
-				     "write '%s' without the leading dashes (srtctl adds '--')",
-				     key->str);
-			for (size_t j = i + 1; j < role->args->n; j++)
-				if (srt_str_eq_dashes(key->str, role->args->pairs[j].key->str))
-					verr(v, role->args->pairs[j].key,
-					     srt_arena_printf(v->a, "roles.%s.args", role->name),
-					     "'%s' repeats '%s' (dashes and underscores are the same "
-					     "flag); keep one",
-					     role->args->pairs[j].key->str, key->str);
-		}
+		check_args_keys(v, role);
 		if (role->args && k != SRT_ROLE_AGG) {
 			const struct srt_ypair *p = arg_pair(role, "disaggregation-mode");
 			const char *mode = p ? srt_ynode_str(p->value) : NULL;
@@ -468,24 +485,100 @@ static bool may_share_node(const struct srt_recipe *r, enum srt_placement a, enu
 	return true;
 }
 
+struct port_use {
+	int port;
+	size_t svc, probe;
+};
+
+static int cmp_port_use(const void *a, const void *b)
+{
+	const struct port_use *x = a, *y = b;
+
+	if (x->port != y->port)
+		return x->port < y->port ? -1 : 1;
+	if (x->svc != y->svc)
+		return x->svc < y->svc ? -1 : 1;
+	return (x->probe > y->probe) - (x->probe < y->probe);
+}
+
+#define NPLACE (SRT_PLACE_WORKERS + 1)
+
+/*
+ * Two launched services that gate on the same port and can land on the same
+ * node: the later one is reported, naming the first such service.  The
+ * probes are sorted by port; within a port, the first service of each
+ * placement (masters apart: two masters are already one error) is all a
+ * later one needs to be compared with, so this is O(n log n), not n^2.
+ */
+static void check_ports(struct vctx *v)
+{
+	const struct srt_recipe *r = v->r;
+	struct port_use *u = srt_xcalloc(r->nservices * 3 + 1, sizeof(*u));
+	size_t nu = 0;
+
+	for (size_t i = 0; i < r->nservices; i++) {
+		const struct srt_service *s = &r->services[i];
+
+		if (!s->enabled || s->external)
+			continue;
+		for (size_t p = 0; p < s->readiness.nprobes && p < 3; p++)
+			u[nu++] = (struct port_use){ s->readiness.probes[p].port, i, p };
+	}
+	qsort(u, nu, sizeof(*u), cmp_port_use);
+	for (size_t g = 0; g < nu;) {
+		size_t first[2][NPLACE], end = g;
+
+		for (size_t k = 0; k < NPLACE; k++)
+			first[0][k] = first[1][k] = SIZE_MAX;
+		while (end < nu && u[end].port == u[g].port)
+			end++;
+		for (; g < end; g++) {
+			const struct srt_service *b = &r->services[u[g].svc];
+			bool bm = b->type == SRT_SVC_MOONCAKE_MASTER;
+			size_t a = SIZE_MAX;
+
+			for (int k = 0; k < NPLACE; k++) {
+				if (!may_share_node(r, (enum srt_placement)k, b->placement))
+					continue;
+				if (first[0][k] < a && first[0][k] < u[g].svc)
+					a = first[0][k];
+				if (!bm && first[1][k] < a && first[1][k] < u[g].svc)
+					a = first[1][k];
+			}
+			if (a != SIZE_MAX)
+				verr(v, b->readiness.node ? b->readiness.node : b->node,
+				     spath(v, b, "readiness"),
+				     "port %d is also the readiness port of '%s' (services[%zu]) and "
+				     "both can run on the same node (%s / %s); give one of them another "
+				     "port or disjoint placements",
+				     u[g].port, r->services[a].name ? r->services[a].name : "?", a,
+				     srt_placement_name(r->services[a].placement),
+				     srt_placement_name(b->placement));
+			if (first[bm][b->placement] == SIZE_MAX)
+				first[bm][b->placement] = u[g].svc;
+		}
+	}
+	free(u);
+}
+
 static void check_services(struct vctx *v)
 {
 	const struct srt_recipe *r = v->r;
-	const struct srt_service *master = NULL;
-	size_t nmasters = 0;
+	const struct srt_service *master = NULL, *off = NULL;
+	size_t nmasters = 0, j;
+	struct srt_strmap names;
 
+	srt_strmap_init(&names, NULL, false);
 	for (size_t i = 0; i < r->nservices; i++) {
 		const struct srt_service *s = &r->services[i];
 
 		if (!s->name)
 			continue;
-		for (size_t j = 0; j < i; j++) {
-			if (r->services[j].name && !strcmp(r->services[j].name, s->name))
-				verr(v, srt_ynode_get(s->node, "name"), spath(v, s, "name"),
-				     "duplicate service name '%s' (also services[%zu]); names must be "
-				     "unique because they name the logs and processes",
-				     s->name, j);
-		}
+		if (!srt_strmap_add(&names, s->name, i, &j))
+			verr(v, srt_ynode_get(s->node, "name"), spath(v, s, "name"),
+			     "duplicate service name '%s' (also services[%zu]); names must be "
+			     "unique because they name the logs and processes",
+			     s->name, j);
 		if (!s->enabled)
 			continue;
 		if (s->type == SRT_SVC_MOONCAKE_MASTER) {
@@ -530,16 +623,16 @@ static void check_services(struct vctx *v)
 			     "placement '%s' names a role the recipe does not have",
 			     srt_placement_name(s->placement));
 	}
+	srt_strmap_release(&names);
+	/* A disabled master, named when a store has no enabled one. */
+	for (size_t i = 0; i < r->nservices && !off; i++)
+		if (r->services[i].type == SRT_SVC_MOONCAKE_MASTER && !r->services[i].enabled)
+			off = &r->services[i];
 	for (size_t i = 0; i < r->nservices; i++) {
 		const struct srt_service *s = &r->services[i];
-		const struct srt_service *off = NULL;
 
 		if (!s->enabled || s->type != SRT_SVC_MOONCAKE_STORE || master)
 			continue;
-		for (size_t j = 0; j < r->nservices && !off; j++)
-			if (r->services[j].type == SRT_SVC_MOONCAKE_MASTER &&
-			    !r->services[j].enabled)
-				off = &r->services[j];
 		if (off)
 			verr(v, s->node, spath(v, s, NULL),
 			     "a mooncake-store service needs an enabled mooncake-master (stores "
@@ -555,35 +648,7 @@ static void check_services(struct vctx *v)
 	if (master)
 		check_master(v, master);
 
-	/* Two services gating on the same port where they can share a node. */
-	for (size_t i = 0; i < r->nservices; i++) {
-		const struct srt_service *a = &r->services[i];
-
-		if (!a->enabled || a->external)
-			continue;
-		for (size_t j = i + 1; j < r->nservices; j++) {
-			const struct srt_service *b = &r->services[j];
-
-			if (!b->enabled || b->external || !may_share_node(r, a->placement, b->placement))
-				continue;
-			/* Two masters: already one error naming both. */
-			if (a->type == SRT_SVC_MOONCAKE_MASTER &&
-			    b->type == SRT_SVC_MOONCAKE_MASTER)
-				continue;
-			for (size_t pa = 0; pa < a->readiness.nprobes; pa++)
-				for (size_t pb = 0; pb < b->readiness.nprobes; pb++)
-					if (a->readiness.probes[pa].port == b->readiness.probes[pb].port)
-						verr(v, b->readiness.node ? b->readiness.node : b->node,
-						     spath(v, b, "readiness"),
-						     "port %d is also the readiness port of '%s' "
-						     "(services[%zu]) and both can run on the same node "
-						     "(%s / %s); give one of them another port or "
-						     "disjoint placements",
-						     b->readiness.probes[pb].port, a->name ? a->name : "?",
-						     i, srt_placement_name(a->placement),
-						     srt_placement_name(b->placement));
-		}
-	}
+	check_ports(v);
 }
 
 static bool time_limit_ok(const char *s)

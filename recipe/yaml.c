@@ -10,6 +10,7 @@
  */
 #include "recipe/yaml.h"
 #include "util/buf.h"
+#include "util/strmap.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
-
-#define MAX_FILE_BYTES (16u * 1024u * 1024u)
 
 struct entry {
 	struct srt_ynode *key; /* NULL for a merge source */
@@ -45,6 +44,7 @@ struct parser {
 	size_t depth, stack_cap;
 	struct anchor *anchors;
 	size_t nanchors, anchors_cap;
+	size_t nnodes; /* nodes read so far (an alias adds none) */
 	bool failed;
 };
 
@@ -114,54 +114,6 @@ static bool is_merge_key(const struct srt_ynode *k)
 	return k->kind == SRT_Y_SCALAR && k->plain && k->len == 2 && !memcmp(k->str, "<<", 2);
 }
 
-/* A small open-addressing set of key strings, for merge resolution. */
-struct keyset {
-	const struct srt_ynode **slots;
-	size_t cap;
-};
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
-static bool same_key(const struct srt_ynode *a, const struct srt_ynode *b)
-{
-	return a->len == b->len && !memcmp(a->str, b->str, a->len);
-}
-
-/* Insert; returns the node already present with that key, or NULL if added. */
-static const struct srt_ynode *keyset_add(struct keyset *s, const struct srt_ynode *k)
-{
-	size_t i = (size_t)hash_bytes(k->str, k->len) & (s->cap - 1);
-
-	while (s->slots[i]) {
-		if (same_key(s->slots[i], k))
-			return s->slots[i];
-		i = (i + 1) & (s->cap - 1);
-	}
-	s->slots[i] = k;
-	return NULL;
-}
-
-static bool keyset_has(const struct keyset *s, const struct srt_ynode *k)
-{
-	size_t i = (size_t)hash_bytes(k->str, k->len) & (s->cap - 1);
-
-	while (s->slots[i]) {
-		if (same_key(s->slots[i], k))
-			return true;
-		i = (i + 1) & (s->cap - 1);
-	}
-	return false;
-}
-
 static void push_pair(struct srt_ypair *pairs, size_t *n, struct srt_ynode *k, struct srt_ynode *v)
 {
 	pairs[*n].key = k;
@@ -172,7 +124,7 @@ static void push_pair(struct srt_ypair *pairs, size_t *n, struct srt_ynode *k, s
 static void finish_map(struct parser *p, struct frame *f)
 {
 	struct srt_ynode *map = f->node;
-	struct keyset explicit_keys = { 0 }, merged = { 0 };
+	struct srt_strmap explicit_keys, merged;
 	size_t total = 0, out = 0;
 
 	/* Count the most pairs the map can end with. */
@@ -193,24 +145,16 @@ static void finish_map(struct parser *p, struct frame *f)
 		     SRT_YAML_MAX_NODES);
 		return;
 	}
-	explicit_keys.cap = 16;
-	while (explicit_keys.cap < total * 2 + 2)
-		explicit_keys.cap *= 2;
-	merged.cap = explicit_keys.cap;
-	explicit_keys.slots = srt_xcalloc(explicit_keys.cap, sizeof(*explicit_keys.slots));
-	merged.slots = srt_xcalloc(merged.cap, sizeof(*merged.slots));
-
+	srt_strmap_init(&explicit_keys, NULL, false);
+	srt_strmap_init(&merged, NULL, false);
 	for (size_t i = 0; i < f->n; i++) {
 		const struct srt_ynode *k = f->entries[i].key;
-		const struct srt_ynode *prev;
+		size_t prev;
 
-		if (!k)
-			continue;
-		prev = keyset_add(&explicit_keys, k);
-		if (prev)
+		if (k && !srt_strmap_addn(&explicit_keys, k->str, k->len, i, &prev))
 			perr(p, k->line, k->col,
 			     "duplicate key '%s' (first defined at line %u); remove one of them",
-			     k->str, prev->line);
+			     k->str, f->entries[prev].key->line);
 	}
 
 	map->pairs = srt_arena_alloc(&p->doc->arena, (total ? total : 1) * sizeof(*map->pairs));
@@ -234,7 +178,9 @@ static void finish_map(struct parser *p, struct frame *f)
 			for (size_t j = 0; j < src->n; j++) {
 				const struct srt_ypair *mp = &src->pairs[j];
 
-				if (keyset_has(&explicit_keys, mp->key) || keyset_add(&merged, mp->key))
+				if (srt_strmap_getn(&explicit_keys, mp->key->str, mp->key->len,
+						    NULL) ||
+				    !srt_strmap_addn(&merged, mp->key->str, mp->key->len, 0, NULL))
 					continue;
 				push_pair(map->pairs, &out, mp->key, mp->value);
 				map->weight = sat_add(map->weight,
@@ -244,8 +190,8 @@ static void finish_map(struct parser *p, struct frame *f)
 	}
 	map->n = out;
 	map->cap = out;
-	free(explicit_keys.slots);
-	free(merged.slots);
+	srt_strmap_release(&explicit_keys);
+	srt_strmap_release(&merged);
 }
 
 static void finish_seq(struct parser *p, struct frame *f)
@@ -325,6 +271,21 @@ static const char *dup_str(struct parser *p, const unsigned char *s)
 	return s ? srt_arena_strdup(&p->doc->arena, (const char *)s) : NULL;
 }
 
+/*
+ * The document itself (not its alias expansion) has more nodes than a
+ * recipe may: say so at the first node past the limit.
+ */
+static bool too_many_nodes(struct parser *p, const yaml_mark_t *m)
+{
+	if (++p->nnodes <= SRT_YAML_MAX_NODES)
+		return false;
+	perr(p, (unsigned)m->line + 1, (unsigned)m->column + 1,
+	     "the document is too large: it has more than %u values (keys, values and list "
+	     "items); a recipe may have at most %u",
+	     SRT_YAML_MAX_NODES, SRT_YAML_MAX_NODES);
+	return true;
+}
+
 static void open_collection(struct parser *p, struct srt_ynode *node)
 {
 	struct frame *f;
@@ -396,6 +357,11 @@ struct srt_ydoc *srt_ydoc_parse(const char *data, size_t len, const char *file,
 
 	p.doc = srt_ydoc_new(file);
 	p.diags = diags;
+	if (len > SRT_YAML_MAX_BYTES) {
+		perr(&p, 0, 0, "the document is %zu bytes; a recipe may have at most %u (%u MiB)",
+		     len, SRT_YAML_MAX_BYTES, SRT_YAML_MAX_BYTES / (1024u * 1024u));
+		goto out;
+	}
 	if (!yaml_parser_initialize(&yp)) {
 		perr(&p, 0, 0, "cannot initialise the YAML parser (out of memory?)");
 		goto out;
@@ -423,6 +389,8 @@ struct srt_ydoc *srt_ydoc_parse(const char *data, size_t len, const char *file,
 			p.doc->end_line = (unsigned)ev.end_mark.line + 1;
 			break;
 		case YAML_SCALAR_EVENT:
+			if (too_many_nodes(&p, &ev.start_mark))
+				break;
 			node = new_node(p.doc, SRT_Y_SCALAR, &ev.start_mark);
 			node->str = srt_arena_strndup(&p.doc->arena,
 						      (const char *)ev.data.scalar.value,
@@ -450,6 +418,8 @@ struct srt_ydoc *srt_ydoc_parse(const char *data, size_t len, const char *file,
 		case YAML_SEQUENCE_START_EVENT: {
 			bool is_map = ev.type == YAML_MAPPING_START_EVENT;
 
+			if (too_many_nodes(&p, &ev.start_mark))
+				break;
 			node = new_node(p.doc, is_map ? SRT_Y_MAP : SRT_Y_SEQ, &ev.start_mark);
 			node->tag = dup_str(&p, is_map ? ev.data.mapping_start.tag :
 							 ev.data.sequence_start.tag);
@@ -497,10 +467,10 @@ struct srt_ydoc *srt_ydoc_load_file(const char *path, struct srt_diags *diags)
 	}
 	srt_buf_init(&b);
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		if (b.len + n > MAX_FILE_BYTES) {
+		if (b.len + n > SRT_YAML_MAX_BYTES) {
 			srt_diags_add(diags, SRT_DIAG_ERROR, path, 0, 0, NULL,
 				      "file is larger than %u MiB; is it really a recipe?",
-				      MAX_FILE_BYTES / (1024u * 1024u));
+				      SRT_YAML_MAX_BYTES / (1024u * 1024u));
 			goto out;
 		}
 		srt_buf_append(&b, chunk, n);

@@ -5,8 +5,9 @@
  * nodes remember their line and column.  It resolves anchors and aliases
  * (an alias is the same node, shared), applies `<<` merge keys (explicit
  * keys win over merged ones; earlier merge sources win over later ones),
- * and rejects duplicate keys, non-scalar keys, multi-document streams and
- * alias "bombs" whose expansion would exceed SRT_YAML_MAX_NODES.
+ * and rejects duplicate keys, non-scalar keys, multi-document streams,
+ * documents over SRT_YAML_MAX_BYTES or with more than SRT_YAML_MAX_NODES
+ * nodes, and alias "bombs" whose expansion would exceed SRT_YAML_MAX_NODES.
  *
  * Every node and string belongs to the document's arena and is freed by
  * srt_ydoc_free(); nothing in the tree is freed on its own.
@@ -25,6 +26,13 @@
 #include "util/arena.h"
 #include "util/diag.h"
 
+/*
+ * Bounds of one document: its bytes; the nodes (keys, values, list items)
+ * written in it ("the document is too large"); the nodes it expands to
+ * through aliases and merge keys (the billion-laughs guard, reported as an
+ * alias expansion); its nesting.
+ */
+#define SRT_YAML_MAX_BYTES (16u * 1024u * 1024u)
 #define SRT_YAML_MAX_NODES 1000000u
 #define SRT_YAML_MAX_DEPTH 200u
 

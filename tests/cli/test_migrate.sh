@@ -131,7 +131,7 @@ backend:
 resources: {prefill_nodes: 1, decode_nodes: 1, prefill_workers: 1, decode_workers: 1}
 YAML
 run 0 "$SRTCTL" migrate -f disagg-1p1d-tp8.yaml
-grep -q "may contain only" err && fail "the default name took migrate's display suffix: $(cat err)"
+grep -q "not a valid name" err && fail "the default name took migrate's display suffix: $(cat err)"
 cp out nameless.yaml
 run 0 "$SRTCTL" validate -f nameless.yaml
 

@@ -85,7 +85,7 @@ static void test_values(void **state)
 		"name: n1\nschema: 2\nengine: {type: vllm}\n"
 		"model: {path: /m, container: img, precision: fp8}\n"
 		"resources: {gpu_type: h100, gpus_per_node: 8}\n"
-		"slurm: {account: acct, partition: p, time_limit: '01:00:00', directives: {exclusive: ''}}\n"
+		"slurm: {account: acct, partition: p, time_limit: '01:00:00', directives: {requeue: ''}}\n"
 		"sbatch_directives: {mem: 0}\n"
 		"environment: {A: 1, B: true, C: 'x y'}\n"
 		"roles:\n  agg:\n    nodes: 2\n    workers: 4\n    gpus: 4\n    container: c2\n"
@@ -109,7 +109,7 @@ static void test_values(void **state)
 	assert_int_equal(r->resources.gpus_per_node, 8);
 	assert_string_equal(r->slurm.time_limit, "01:00:00");
 	assert_int_equal(r->slurm.directives.n, 2);
-	assert_string_equal(r->slurm.directives.v[0].name, "exclusive");
+	assert_string_equal(r->slurm.directives.v[0].name, "requeue");
 	assert_string_equal(r->slurm.directives.v[0].value, "");
 	assert_string_equal(r->slurm.directives.v[1].name, "mem");
 	assert_string_equal(srt_env_get(&r->environment, "A"), "1");

@@ -14,6 +14,7 @@
 #include "util/diag.h"
 #include "util/err.h"
 #include "util/sha256.h"
+#include "util/strmap.h"
 #include "util/strutil.h"
 
 static void test_buf(void **state)
@@ -218,13 +219,61 @@ static void test_sha256(void **state)
 	assert_string_equal(hex, "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
 }
 
+/* util/strmap: add/get, dash folding, keys with NULs, growth, arena and heap. */
+static void test_strmap(void **state)
+{
+	static const char nul_a[] = { 'k', '\0', 'a' }, nul_b[] = { 'k', '\0', 'b' };
+	struct srt_strmap m, f;
+	struct srt_arena a;
+	char keys[5000][16];
+	size_t v = 0;
+
+	(void)state;
+	srt_strmap_init(&m, NULL, false);
+	assert_false(srt_strmap_get(&m, "x", &v));
+	assert_true(srt_strmap_add(&m, "tp-size", 1, NULL));
+	assert_false(srt_strmap_add(&m, "tp-size", 2, &v));
+	assert_int_equal(v, 1);
+	assert_false(srt_strmap_get(&m, "tp_size", NULL));
+	assert_true(srt_strmap_addn(&m, nul_a, sizeof(nul_a), 3, NULL));
+	assert_true(srt_strmap_addn(&m, nul_b, sizeof(nul_b), 4, NULL));
+	assert_true(srt_strmap_getn(&m, nul_b, sizeof(nul_b), &v));
+	assert_int_equal(v, 4);
+	assert_false(srt_strmap_get(&m, "k", NULL));
+	for (size_t i = 0; i < 5000; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "key-%zu", i);
+		assert_true(srt_strmap_add(&m, keys[i], i + 10, NULL));
+	}
+	assert_int_equal(m.n, 5003);
+	for (size_t i = 0; i < 5000; i++) {
+		assert_true(srt_strmap_get(&m, keys[i], &v));
+		assert_int_equal(v, i + 10);
+	}
+	srt_strmap_release(&m);
+	assert_false(srt_strmap_get(&m, "tp-size", NULL));
+	srt_strmap_release(&m);
+
+	srt_arena_init(&a);
+	srt_strmap_init(&f, &a, true);
+	for (size_t i = 0; i < 5000; i++)
+		assert_true(srt_strmap_add(&f, keys[i], i, NULL));
+	assert_true(srt_strmap_add(&f, "tp-size", 1, NULL));
+	assert_false(srt_strmap_add(&f, "tp_size", 2, &v));
+	assert_int_equal(v, 1);
+	assert_true(srt_strmap_get(&f, "key_4999", &v));
+	assert_int_equal(v, 4999);
+	assert_false(srt_strmap_get(&f, "tp.size", NULL));
+	srt_strmap_release(&f);
+	srt_arena_release(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_buf),	   cmocka_unit_test(test_arena),
+		cmocka_unit_test(test_buf),	    cmocka_unit_test(test_arena),
 		cmocka_unit_test(test_diag_format), cmocka_unit_test(test_err),
-		cmocka_unit_test(test_strutil),	   cmocka_unit_test(test_durations),
-		cmocka_unit_test(test_sha256),
+		cmocka_unit_test(test_strutil),	    cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_sha256),	    cmocka_unit_test(test_strmap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

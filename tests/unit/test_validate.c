@@ -41,6 +41,24 @@
 
 #define MASTER "services:\n  - name: mooncake-master\n    type: mooncake-master\n"
 
+#define NAME_RULE                                                                              \
+	"a name is 1 to 128 characters of letters, digits, '-', '_' and '.', starts and ends " \
+	"with a letter or digit, and has no '..'"
+#define RECIPE_USE " (it names the SLURM job and the run directory)"
+/* A recipe whose name is `written` (YAML) and reported as `shown`, refused because `why`. */
+#define RECIPE_NAME_CASE(label, written, shown, why)                              \
+	{                                                                         \
+		"recipe name " label, "name: " written "\n" SG_ROLES, 1,          \
+			"r.yaml:1:7: name: '" shown "' is not a valid name: " why \
+			"; " NAME_RULE RECIPE_USE                                 \
+	}
+#define NAME32 "abcdefghijklmnopqrstuvwxyz012345"
+#define NAME128 NAME32 NAME32 NAME32 NAME32
+#define NAME129 NAME128 "x"
+
+#define AGG_Y "engine: sglang\nroles:\n  agg: {}\n"
+#define GEN_SVC "services:\n  - name: g\n    command: [x]\n"
+
 struct vcase {
 	const char *name;
 	const char *yaml;
@@ -327,8 +345,77 @@ static const struct vcase cases[] = {
 	  "r.yaml:14:23: services[1].placement.node: 'dedicated' reserves the infra node for the "
 	  "mooncake master; other services use head, infra, prefill, decode, agg or workers" },
 	{ "service names are file-safe", SG_ROLES MASTER "  - name: 'a b'\n    command: [x]\n", 1,
-	  "r.yaml:12:11: services[1].name: 'a b' may contain only letters, digits, '-', '_' and '.' "
-	  "(it names files and SLURM steps)" },
+	  "r.yaml:12:11: services[1].name: 'a b' is not a valid name: it contains ' '; " NAME_RULE
+	  " (it names the service's log file and SLURM step)" },
+	/* Issue #12 item 9: one name rule for recipes and services. */
+	RECIPE_NAME_CASE("''", "''", "", "it is empty"),
+	RECIPE_NAME_CASE("'.'", ".", ".", "it starts with '.'"),
+	RECIPE_NAME_CASE("'..'", "..", "..", "it contains '..'"),
+	RECIPE_NAME_CASE("'a..b'", "a..b", "a..b", "it contains '..'"),
+	RECIPE_NAME_CASE("'-rf'", "-rf", "-rf", "it starts with '-'"),
+	RECIPE_NAME_CASE("'-'", "'-'", "-", "it starts with '-'"),
+	RECIPE_NAME_CASE("ending in '_'", "run_", "run_", "it ends with '_'"),
+	RECIPE_NAME_CASE("with a newline", "\"a\\nb\"", "a\nb", "it contains \\x0a"),
+	RECIPE_NAME_CASE("of 129 characters", NAME129, NAME129, "it is longer than 128 characters"),
+	{ "recipe name of 128 characters", "name: " NAME128 "\n" SG_ROLES, 0, NULL },
+	{ "srt-slurm style names are valid",
+	  "name: DeepSeek-R1_fp8.1k1k-1P2D\n" SG_ROLES
+	  "services:\n  - name: Side_car.v2-A\n    command: [x]\n",
+	  0, NULL },
+	/* Issue #12 item 12. */
+	{ "readiness.http.path with a space",
+	  AGG_Y GEN_SVC "    readiness: {http: {port: 9000, path: '/a b'}}\n", 1,
+	  "r.yaml:7:42: services[0].readiness.http.path: must be an absolute path of printable "
+	  "ASCII without spaces, at most 512 characters (e.g. /health): it goes into the probe's "
+	  "HTTP request line" },
+	{ "readiness.http.path with CR LF",
+	  AGG_Y GEN_SVC "    readiness: {http: {port: 9000, path: \"/health\\r\\nHost: x\"}}\n", 1,
+	  "r.yaml:7:42: services[0].readiness.http.path: must be an absolute path of printable "
+	  "ASCII without spaces, at most 512 characters (e.g. /health): it goes into the probe's "
+	  "HTTP request line" },
+	{ "readiness.http.path of 513 characters",
+	  AGG_Y GEN_SVC "    readiness: {http: {port: 9000, path: /" NAME128 NAME128 NAME128 NAME128
+			"}}\n",
+	  1, NULL },
+	{ "readiness.http.path with a query is valid",
+	  AGG_Y GEN_SVC "    readiness: {http: {port: 9000, path: '/v1/health?ready=1'}}\n", 0,
+	  NULL },
+	{ "an integer past 64 bits names the range",
+	  AGG_Y "resources: {gpus_per_node: 99999999999999999999}\n", 1,
+	  "r.yaml:4:28: resources.gpus_per_node: must be between 1 and 1024, not "
+	  "99999999999999999999" },
+	{ "a negative integer past 64 bits names the range",
+	  AGG_Y "slurm: {max_attempts: -99999999999999999999}\n", 1,
+	  "r.yaml:4:23: slurm.max_attempts: must be between 1 and 100, not -99999999999999999999" },
+	{ "a directive for the node count", AGG_Y "slurm: {directives: {nodes: 100}}\n", 1,
+	  "r.yaml:4:22: slurm.directives.nodes: srtctl sets the node count itself, from "
+	  "roles.<role>.nodes (plus a node for a mooncake-master with placement.node: dedicated); "
+	  "remove this directive (it would give the job a second, conflicting value)" },
+	{ "a short directive for the job name", AGG_Y "sbatch_directives: {-J: other}\n", 1,
+	  "r.yaml:4:21: sbatch_directives.-J: srtctl sets the job name itself, from the recipe's "
+	  "'name' (the controller adds -<generation>-<attempt>); remove this directive (it would "
+	  "give the job a second, conflicting value)" },
+	{ "a directive for the output file", AGG_Y "sbatch_directives: {output: x.out}\n", 1,
+	  "r.yaml:4:21: sbatch_directives.output: srtctl sets the job's output file itself, from "
+	  "the run directory (<run dir>/agent-%j.out; process logs go to the log directory); "
+	  "remove this directive (it would give the job a second, conflicting value)" },
+	{ "directives for time, ntasks, comment, exclusive",
+	  AGG_Y "slurm: {directives: {time: '10', ntasks: 8, comment: c, exclusive: ''}}\n", 4,
+	  "r.yaml:4:57: slurm.directives.exclusive: srtctl sets node exclusivity itself, from "
+	  "slurm.exclusive (true by default); remove this directive (it would give the job a "
+	  "second, conflicting value)" },
+	{ "directives srtctl does not set are kept",
+	  AGG_Y "sbatch_directives: {mem: '0', cpus-per-gpu: '16', gres: 'gpu:4'}\n", 0, NULL },
+	{ "variant names generated from a srt-slurm style base are valid",
+	  "base:\n  name: B200_fp8.v1\n  engine: sglang\n  roles:\n    agg: {}\n"
+	  "zip_override_STP-lowlat:\n  roles:\n    agg:\n      workers: [1, 2]\n",
+	  0, NULL },
+	{ "service name '..'", SG_ROLES MASTER "  - name: ..\n    command: [x]\n", 1,
+	  "r.yaml:12:11: services[1].name: '..' is not a valid name: it contains '..'; " NAME_RULE
+	  " (it names the service's log file and SLURM step)" },
+	{ "service name '-rf'", SG_ROLES MASTER "  - name: -rf\n    command: [x]\n", 1,
+	  "r.yaml:12:11: services[1].name: '-rf' is not a valid name: it starts with '-'; " NAME_RULE
+	  " (it names the service's log file and SLURM step)" },
 	{ "restart policy", SG_ROLES MASTER "    restart: {policy: sometimes}\n", 1,
 	  "r.yaml:12:23: services[0].restart.policy: unknown restart policy 'sometimes'; expected "
 	  "never, on-failure or always" },
@@ -422,11 +509,104 @@ static void test_seed_examples(void **state)
 	}
 }
 
+/* A generated case: the yaml is built with gen_* below and freed here. */
+static bool run_generated(const char *name, char *yaml, int nerrors, const char *want)
+{
+	struct vcase vc = { name, yaml, nerrors, want };
+	bool ok = run_case(&vc);
+
+	free(yaml);
+	return ok;
+}
+
+/* `head` + n copies of `item` (a printf format taking the index twice) + `tail`. */
+static char *gen_yaml(const char *head, const char *item, size_t n, const char *tail)
+{
+	size_t cap = strlen(head) + strlen(tail) + n * (strlen(item) + 40) + 1, len;
+	char *y = malloc(cap);
+
+	assert_non_null(y);
+	len = (size_t)snprintf(y, cap, "%s", head);
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(y + len, cap - len, item, i, i);
+	snprintf(y + len, cap - len, "%s", tail);
+	return y;
+}
+
+#define AGG "engine: sglang\nroles:\n  agg: {}\n"
+#define LIMITS_DOC " (see Limits in docs/recipe-reference.md)"
+
+/*
+ * Issue #12 item 8: what a recipe may hold is bounded, and a recipe past a
+ * bound gets one error naming where, what and the limit (no wall-clock
+ * assertion: the linear cost is shown by bench/bench_scale).
+ */
+static void test_limits(void **state)
+{
+	size_t failed = 0;
+
+	(void)state;
+	failed += !run_generated("100001 environment variables",
+				 gen_yaml("environment:\n", "  V%zu: x%zu\n", 100001, AGG), 1,
+				 "r.yaml:2:3: environment: has 100001 environment variables; a "
+				 "recipe may have at most 100000" LIMITS_DOC);
+	failed += !run_generated("100001 role env variables",
+				 gen_yaml("engine: sglang\nroles:\n  agg:\n    env:\n",
+					  "      V%zu: x%zu\n", 100001, ""),
+				 1,
+				 "r.yaml:5:7: roles.agg.env: has 100001 environment variables; a "
+				 "recipe may have at most 100000" LIMITS_DOC);
+	failed +=
+		!run_generated("100001 args",
+			       gen_yaml("engine: sglang\nroles:\n  agg:\n    args:\n",
+					"      f%zu: %zu\n", 100001, ""),
+			       1,
+			       "r.yaml:5:7: roles.agg.args: has 100001 args; a recipe may have at "
+			       "most 100000" LIMITS_DOC);
+	failed +=
+		!run_generated("100001 extra_args",
+			       gen_yaml("engine: sglang\nroles:\n  agg:\n    extra_args:\n",
+					"      - a%zu%zu\n", 100001, ""),
+			       1,
+			       "r.yaml:5:7: roles.agg.extra_args: has 100001 entries; a recipe may "
+			       "have at most 100000" LIMITS_DOC);
+	failed += !run_generated(
+		"1001 services",
+		gen_yaml(AGG "services:\n", "  - name: s%zu\n    command: [x%zu]\n", 1001, ""), 1,
+		"r.yaml:5:3: services: has 1001 services; a recipe may have at most "
+		"1000" LIMITS_DOC);
+	failed += !run_generated(
+		"1001 sbatch directives",
+		gen_yaml(AGG "slurm:\n  directives:\n", "    d%zu: x%zu\n", 1001, ""), 1,
+		"r.yaml:6:5: slurm.directives: brings the sbatch directives to 1001; "
+		"a recipe may have at most 1000" LIMITS_DOC);
+	/* At the limit: valid, and each later service on a shared port names the first. */
+	failed +=
+		!run_generated("1000 services on one port",
+			       gen_yaml(AGG "services:\n",
+					"  - name: s%zu\n    command: [x%zu]\n"
+					"    readiness: {port: 9000}\n",
+					1000, ""),
+			       999,
+			       "r.yaml:3004:16: services[999].readiness: port 9000 is also the "
+			       "readiness port of 's0' (services[0]) and both can run on the same "
+			       "node (head / head); give one of them another port or disjoint "
+			       "placements");
+	failed += !run_generated("1000 services, 1000 ports",
+				 gen_yaml(AGG "services:\n",
+					  "  - name: s%zu\n    command: [x]\n"
+					  "    readiness: {port: 2%03zu}\n",
+					  1000, ""),
+				 0, NULL);
+	assert_int_equal(failed, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_seed_examples),
+		cmocka_unit_test(test_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

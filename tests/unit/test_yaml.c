@@ -23,6 +23,18 @@ static char *first_diag(const struct srt_diags *d)
 	return srt_diag_format(&d->items[0]);
 }
 
+/* Parse text that must fail; returns its first diagnostic (caller frees). */
+static char *parse_error(const char *text)
+{
+	struct srt_diags d;
+	char *msg;
+
+	assert_null(parse(text, &d));
+	msg = first_diag(&d);
+	srt_diags_release(&d);
+	return msg;
+}
+
 static void test_positions(void **state)
 {
 	struct srt_diags d;
@@ -175,8 +187,6 @@ static void test_errors(void **state)
 static void test_alias_bomb(void **state)
 {
 	struct srt_buf b;
-	struct srt_diags d;
-	struct srt_ydoc *doc;
 	char *msg;
 
 	(void)state;
@@ -187,12 +197,41 @@ static void test_alias_bomb(void **state)
 				   "*a%d, *a%d]\n",
 			       i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1,
 			       i - 1);
-	doc = parse(b.data, &d);
-	assert_null(doc);
-	msg = first_diag(&d);
+	msg = parse_error(b.data);
 	assert_non_null(strstr(msg, "document expands to more than 1000000 nodes"));
 	free(msg);
-	srt_diags_release(&d);
+	srt_buf_release(&b);
+}
+
+/*
+ * Issue #12 item 12: a plain document with too many nodes (no alias in it)
+ * is "too large", with the limit, at the first node past it; and a document
+ * over SRT_YAML_MAX_BYTES is refused by size, also in memory.
+ */
+static void test_too_large(void **state)
+{
+	struct srt_buf b;
+	char *msg;
+
+	(void)state;
+	srt_buf_init(&b);
+	srt_buf_puts(&b, "items:\n");
+	for (int i = 0; i < 1500000; i++)
+		srt_buf_puts(&b, "- 1\n");
+	msg = parse_error(b.data);
+	/* Node 1000001: after the root mapping, its key and the list, item 999998 (line 999999). */
+	assert_string_equal(msg, "t.yaml:999999:3: the document is too large: it has more than "
+				 "1000000 values (keys, values and list items); a recipe may have "
+				 "at most 1000000");
+	free(msg);
+
+	srt_buf_reset(&b);
+	srt_buf_puts(&b, "a: ");
+	while (b.len <= SRT_YAML_MAX_BYTES)
+		srt_buf_puts(&b, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	msg = parse_error(b.data);
+	assert_non_null(strstr(msg, "bytes; a recipe may have at most 16777216 (16 MiB)"));
+	free(msg);
 	srt_buf_release(&b);
 }
 
@@ -266,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_merge_is_not_duplicate),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_alias_bomb),
+		cmocka_unit_test(test_too_large),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_to_json),
 		cmocka_unit_test(test_builders),
