@@ -9,8 +9,8 @@
  * (roles.prefill.args) and N services (generic, each with its own readiness
  * port), for N = 1k, 10k and 100k (services: 100 and 1000, the most a
  * recipe may declare), and prints the best of ROUNDS (default 3) times of
- * srt_compile_bytes() (parse + validate) and of srt_plan_build() +
- * srt_script_render() (what dry-run and the controller do next).  Linear
+ * srt_compile_bytes() (parse + validate) and of srt_plan_build() + plan.json's
+ * text + job.sh (what dry-run and the controller do next).  Linear
  * code shows ~10x per row; quadratic code ~100x.  Prints figures only: it
  * asserts no time.  Exits 1 when a generated recipe does not compile.
  */
@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <jansson.h>
 
 #include "recipe/cluster.h"
 #include "recipe/compile.h"
@@ -88,8 +90,20 @@ static int measure(enum shape s, size_t n, int rounds, const struct srt_cluster 
 		if (srt_compile_bytes(b.data, b.len, "scale.yaml", cl, &c, &d) == 0 && c.n == 1)
 			p = srt_plan_build(c.recipes[0], cl, &d);
 		t1 = now_ms();
-		if (p)
-			script = srt_script_render(p, NULL, &d);
+		if (p) {
+			json_t *pj = srt_plan_to_json(p);
+			char *text = json_dumps(pj, JSON_INDENT(1));
+
+			script = text ? srt_script_render_agent(p,
+								&(struct srt_script_agent_opts){
+									.job_name = "scale-1-1",
+									.run_dir =
+										"/runs/scale-1-1" },
+								&d) :
+					NULL;
+			free(text);
+			json_decref(pj);
+		}
 		t2 = now_ms();
 		if (!script) {
 			fprintf(stderr, "bench_scale: %zu %s does not compile:\n", n, what[s]);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "recipe/compile.h"
+#include "recipe/script.h"
 #include "slurm/slurm.h"
 
 #define SRT_EXIT_OK 0
@@ -28,6 +29,7 @@ enum srt_output {
 
 int srt_cmd_validate(int argc, char **argv);
 int srt_cmd_dryrun(int argc, char **argv);
+int srt_cmd_render(int argc, char **argv);
 int srt_cmd_migrate(int argc, char **argv);
 int srt_cmd_version(int argc, char **argv);
 int srt_cmd_apply(int argc, char **argv);
@@ -72,6 +74,38 @@ int srt_cli_load_cluster(const char *verb, struct srt_cluster *c, bool required)
 /* srt_cli_load_cluster() of the file `path` (`dry-run --cluster-config`); NULL: as above. */
 int srt_cli_load_cluster_at(const char *verb, const char *path, struct srt_cluster *c,
 			    bool required);
+
+/*
+ * The directory under which run directories go: the cluster's
+ * runtime.log_root, made absolute against the working directory when it is
+ * relative (what the controller uses, so dry-run and render name the same
+ * run directory).  Returns a malloc'd path, or NULL after printing why.
+ */
+char *srt_cli_run_root(const char *verb, const struct srt_cluster *c);
+
+/*
+ * A recipe's run as the controller would submit it: the run's name
+ * (job_name, else "<recipe>-1-1", the first run), its directory (run_dir,
+ * else <run_root>/<run name>), the agent's output file, the job's
+ * properties and job.sh.  dry-run shows it, render writes it.
+ */
+struct srt_cli_job {
+	char *run_name, *run_dir, *output, *script;
+	struct srt_job_props props;
+};
+
+/* Fill *j for plan p.  Returns 0, or -1 after adding errors to d.  Release either way. */
+int srt_cli_job_make(struct srt_cli_job *j, const struct srt_plan *p,
+		     const struct srt_cluster *cluster, const char *run_root, const char *run_dir,
+		     const char *job_name, struct srt_diags *d);
+void srt_cli_job_release(struct srt_cli_job *j);
+
+/*
+ * Copy into `out` the warnings of `d` (a file's compilation) that concern
+ * the recipe from `file` (NULL: all): a variant file's warnings concern
+ * every variant, and each variant adds its own.
+ */
+void srt_cli_recipe_warnings(const struct srt_diags *d, const char *file, struct srt_diags *out);
 
 /*
  * The slurmrestd client settings (cli/cmd_doctor.c), strongest first: the

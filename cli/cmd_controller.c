@@ -166,17 +166,9 @@ int srt_cmd_controller(int argc, char **argv)
 		fprintf(stderr, "srtctl controller: %s\n", err.msg);
 		goto out;
 	}
-	root = cluster.log_root[0] == '/' ? srt_xstrdup(cluster.log_root) : NULL;
-	if (!root) {
-		char cwd[4096];
-
-		if (!getcwd(cwd, sizeof(cwd))) {
-			fprintf(stderr, "srtctl controller: cannot read the working directory: %s\n",
-				strerror(errno));
-			goto out;
-		}
-		root = srt_xasprintf("%s/%s", cwd, cluster.log_root);
-	}
+	root = srt_cli_run_root("controller", &cluster);
+	if (!root)
+		goto out;
 	ctl.store = store;
 	ctl.slurm = slurm;
 	ctl.cluster = &cluster;

@@ -1,13 +1,16 @@
 /*
  * cli/cmd_dryrun.c: `srtctl dry-run -f FILE [-o text|json]`.
  *
- * Shows what a run of a recipe would do without touching SLURM: the batch
- * script, every process with its full command line, placement, container,
- * readiness and env, an env table per role (the MOONCAKE_* values srtctl
- * stamps included, with node placeholders such as <infra_node_ip>), the
- * rendered vLLM store_config, and the warnings.  A variant file prints each
- * variant, a directory each recipe below it; in JSON several recipes are
- * {"kind": "List", "items": [...]}.
+ * Shows what the first run of a recipe would be without touching SLURM:
+ * the job as the controller submits it (its properties, sent through
+ * slurmrestd, and job.sh byte for byte as the controller writes it for run
+ * <recipe>-1-1), then the plan the agent carries out: every process in
+ * start order with its node, command line, container, readiness, restart
+ * policy, start group and stop tier, an env table per role (the MOONCAKE_*
+ * values srtctl stamps included, with node placeholders such as
+ * <infra_node_ip>), the rendered vLLM store_config, and the warnings.  A
+ * variant file prints each variant, a directory each recipe below it; in
+ * JSON several recipes are {"kind": "List", "items": [...]}.
  */
 #include "cli/cli.h"
 
@@ -16,20 +19,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent.h"
 #include "recipe/render.h"
 #include "recipe/script.h"
+#include "store/store.h"
 #include "util/buf.h"
 #include "util/shell.h"
 
 static const char usage_text[] =
 	"usage: srtctl dry-run -f FILE|DIR [-o text|json] [--cluster-config PATH] [--job-name NAME]\n"
 	"\n"
-	"Render a recipe without running it: the sbatch batch script, every process (mooncake\n"
-	"master, stores, workers, frontend, benchmark) with its command line, an env table per\n"
-	"role with the MOONCAKE_* values srtctl sets (owner 'srtctl'), the vLLM store_config\n"
-	"JSON, and warnings. Node names and IPs are only known inside the allocation, so they\n"
-	"appear as placeholders: <infra_node_ip>, <prefill_node_0>, <prefill_node_0_ip>,\n"
-	"<worker_ip> (each worker's own node IP), <log_dir>.\n"
+	"Show what running a recipe would do, without touching SLURM: the job as the controller\n"
+	"submits it (its properties, sent through slurmrestd, and job.sh exactly as the controller\n"
+	"writes it for the recipe's first run, <recipe>-1-1), then the plan the agent carries\n"
+	"out: every process (mooncake master, stores, workers, frontend, benchmark) in start\n"
+	"order with its command line, readiness, restart policy, start group and stop tier, an\n"
+	"env table per role with the MOONCAKE_* values srtctl sets (owner 'srtctl'), the vLLM\n"
+	"store_config JSON, and warnings. Node names and IPs are only known inside the\n"
+	"allocation, so they appear as placeholders: <infra_node_ip>, <prefill_node_0>,\n"
+	"<prefill_node_0_ip>, <worker_ip> (each worker's own node IP), <log_dir>.\n"
 	"\n"
 	"Options:\n"
 	"  -f, --filename PATH      recipe file, directory (every *.yaml / *.yml below it,\n"
@@ -37,14 +45,28 @@ static const char usage_text[] =
 	"  -o, --output FORMAT      text (default) or json\n"
 	"      --cluster-config P   srtslurm.yaml to use (default: $SRTSLURM_CONFIG, then\n"
 	"                           ./srtslurm.yaml, then built-in defaults)\n"
-	"      --job-name NAME      SLURM job name (default: the recipe name)\n"
+	"      --job-name NAME      the run's name, which names the SLURM job and the run\n"
+	"                           directory (default: <recipe>-1-1, the first run)\n"
 	"  -h, --help               show this help\n"
+	"\n"
+	"Run directories go under runtime.log_root of the cluster config (default ./outputs,\n"
+	"relative to the working directory), as the controller's do.\n"
 	"\n"
 	"Exit codes: 0 rendered, 1 a recipe is invalid, 2 usage or I/O error.\n"
 	"\n"
 	"Examples:\n"
 	"  srtctl dry-run -f recipes/qwen3-mooncake.yaml\n"
 	"  srtctl dry-run -f recipes/qwen3-mooncake.yaml -o json | jq '.env'\n";
+
+/* What one dry-run needs besides the recipe. */
+struct dctx {
+	const struct srt_cluster *cluster;
+	const char *run_root; /* absolute */
+	const char *job_name; /* --job-name, or NULL */
+	enum srt_output fmt;
+	json_t *items;	      /* JSON: one item per recipe */
+	struct srt_buf *text; /* text: everything */
+};
 
 /* A value on one display line: control bytes escaped, the rest as is. */
 static void put_display(struct srt_buf *b, const char *s)
@@ -130,9 +152,23 @@ static void readiness_text(struct srt_buf *b, const struct srt_readiness *rd)
 	srt_buf_printf(b, " (timeout %ds, every %ds)", rd->timeout_seconds, rd->interval_seconds);
 }
 
-static void print_proc(FILE *out, const struct srt_plan *p, size_t idx)
+/* How the agent restarts it, as the plan says. */
+static void restart_text(struct srt_buf *b, const struct srt_agent_proc *ap)
+{
+	const struct srt_restart_policy *rp = &ap->restart;
+
+	srt_buf_puts(b, srt_restart_mode_name(rp->mode));
+	if (rp->mode != SRT_RESTART_NEVER)
+		srt_buf_printf(b, ", at most %d restarts, back-off %ds doubling to %ds",
+			       rp->max_restarts, rp->backoff_seconds, rp->max_backoff_seconds);
+	if (ap->follows)
+		srt_buf_printf(b, "; restarted after %s restarts", ap->follows);
+}
+
+static void print_proc(FILE *out, const struct srt_plan *p, struct srt_agent_plan *ap, size_t idx)
 {
 	const struct srt_proc *pr = &p->procs[idx];
+	const struct srt_agent_proc *a = srt_agent_plan_find(ap, pr->name);
 	const struct srt_lnode *node = &p->layout.nodes[pr->node];
 	struct srt_buf b;
 
@@ -159,14 +195,50 @@ static void print_proc(FILE *out, const struct srt_plan *p, size_t idx)
 	srt_buf_reset(&b);
 	readiness_text(&b, &pr->readiness);
 	fprintf(out, "    readiness: %s\n", b.data);
+	if (a) {
+		srt_buf_reset(&b);
+		restart_text(&b, a);
+		fprintf(out, "    restart:   %s%s\n", b.data, a->critical ? " (critical)" : "");
+		fprintf(out, "    order:     start group %d, stop tier %d (%s)\n", a->group,
+			a->tier,
+			a->tier == 2 ? "stopped last" :
+			a->tier == 1 ? "stopped second" :
+				       "stopped first");
+	}
 	fprintf(out, "    log:       <log_dir>/%s\n", pr->log_file);
 	fprintf(out, "    env:\n");
 	print_env_table(out, &pr->env, "      ");
 	srt_buf_release(&b);
 }
 
+static void print_job(FILE *out, const struct srt_cli_job *j)
+{
+	const struct srt_job_props *jp = &j->props;
+
+	fputs("## Job (what the controller submits through slurmrestd)\n\n", out);
+	fprintf(out, "  name        %s\n", j->run_name);
+	fprintf(out, "  nodes       %zu\n", jp->nodes);
+	fprintf(out, "  partition   %s\n", jp->partition ? jp->partition : "(SLURM's default)");
+	fprintf(out, "  account     %s\n", jp->account ? jp->account : "(SLURM's default)");
+	fprintf(out, "  time limit  %s\n",
+		jp->time_limit ? jp->time_limit : "(the partition's default)");
+	fprintf(out, "  exclusive   %s\n",
+		jp->exclusive ? "yes (the nodes are the job's alone)" : "no");
+	fputs("  comment     srtctl:<run-uid>:1 (how the controller finds its job again)\n", out);
+	fprintf(out, "  directory   %s\n", j->run_dir);
+	fprintf(out, "  output      %s\n", j->output);
+	for (size_t i = 0; i < jp->directives->n; i++)
+		fprintf(out,
+			"  directive   --%s%s%s (in job.sh only: slurmrestd does not read #SBATCH lines)\n",
+			jp->directives->v[i].name, *jp->directives->v[i].value ? "=" : "",
+			jp->directives->v[i].value);
+	fprintf(out, "\n## job.sh (%s/job.sh)\n\n", j->run_dir);
+	fputs(j->script, out);
+}
+
 static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_plan *p,
-		       const char *script, const struct srt_diags *warnings)
+		       struct srt_agent_plan *ap, const struct srt_cli_job *j,
+		       const struct srt_diags *warnings)
 {
 	const struct srt_layout *l = &p->layout;
 	struct srt_arena a;
@@ -177,8 +249,7 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 	if (r->model.path || r->model.container)
 		fprintf(out, "Model: %s, container %s\n\n", r->model.path ? r->model.path : "-",
 			r->model.container ? srt_render_job_container(r, p->cluster) : "-");
-	fputs("## Batch script\n\n", out);
-	fputs(script, out);
+	print_job(out, j);
 	fputs("\n## Nodes\n\n", out);
 	for (size_t i = 0; i < l->nnodes; i++)
 		fprintf(out, "  %zu  %-20s %-24s%s%s\n", i, l->nodes[i].host, l->nodes[i].ip,
@@ -186,9 +257,12 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 	if (p->master)
 		fprintf(out, "\n  mooncake master: %s (metadata %s)%s\n", p->master_addr,
 			srt_render_metadata_url(&a, r, l), p->master_external ? ", external" : "");
-	fputs("\n## Services and processes (start order)\n\n", out);
+	fputs("\n## Processes (the plan the agent carries out, in start order)\n\n", out);
+	fputs("A process in start group G starts once every process with readiness probes in a\n"
+	      "lower group is ready. Stop tier 0 stops first, then 1 (stores), then 2 (the master).\n\n",
+	      out);
 	for (size_t i = 0; i < p->nprocs; i++) {
-		print_proc(out, p, i);
+		print_proc(out, p, ap, i);
 		fputc('\n', out);
 	}
 	if (!p->nprocs)
@@ -208,7 +282,7 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 	if (p->store_config) {
 		char *text = json_dumps(p->store_config, JSON_INDENT(2));
 
-		fprintf(out, "Written to %s by the batch script (MOONCAKE_CONFIG_PATH):\n%s\n",
+		fprintf(out, "Written to %s by the agent (MOONCAKE_CONFIG_PATH):\n%s\n",
 			p->store_config_file, text ? text : "{}");
 		free(text);
 	} else {
@@ -229,9 +303,26 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 	srt_arena_release(&a);
 }
 
-static json_t *to_json(const struct srt_recipe *r, const struct srt_plan *p, const char *script,
-		       const struct srt_diags *warnings)
+static json_t *job_json(const struct srt_cli_job *j)
 {
+	const struct srt_job_props *jp = &j->props;
+	json_t *dirs = json_object();
+
+	for (size_t i = 0; i < jp->directives->n; i++)
+		json_object_set_new(dirs, jp->directives->v[i].name,
+				    json_string(jp->directives->v[i].value));
+	return json_pack("{s:s, s:I, s:s?, s:s?, s:s?, s:b, s:s, s:s, s:s, s:o}", "name",
+			 j->run_name, "nodes", (json_int_t)jp->nodes, "partition", jp->partition,
+			 "account", jp->account, "time_limit", jp->time_limit, "exclusive",
+			 jp->exclusive, "comment", "srtctl:<run-uid>:1",
+			 "current_working_directory", j->run_dir, "standard_output", j->output,
+			 "directives", dirs);
+}
+
+static json_t *to_json(const struct srt_recipe *r, const struct srt_plan *p,
+		       const struct srt_cli_job *j, const struct srt_diags *warnings)
+{
+	const char *script = j->script;
 	json_t *o = json_object(), *plan = srt_plan_to_json(p), *services = json_array();
 	json_t *env = json_array(), *warn = json_array(), *procs;
 	struct srt_arena a;
@@ -243,6 +334,7 @@ static json_t *to_json(const struct srt_recipe *r, const struct srt_plan *p, con
 	json_object_set_new(o, "model",
 			    json_pack("{s:s?, s:s?}", "path", r->model.path, "container",
 				      srt_render_job_container(r, p->cluster)));
+	json_object_set_new(o, "job", job_json(j));
 	json_object_set_new(o, "batch_script", json_string(script));
 	procs = json_object_get(plan, "processes");
 	for (size_t i = 0; i < json_array_size(procs); i++) {
@@ -289,20 +381,72 @@ static json_t *to_json(const struct srt_recipe *r, const struct srt_plan *p, con
 	return o;
 }
 
-/*
- * Compile `file` and render each of its recipes: JSON items appended to
- * `items` (when not NULL), text to `text`.  Returns an exit code.
- */
-static int dryrun_file(const char *file, const struct srt_cluster *cluster,
-		       const struct srt_script_opts *so, enum srt_output fmt, json_t *items,
-		       struct srt_buf *text)
+/* One recipe: JSON item or text appended.  Returns an exit code. */
+static int dryrun_recipe(const struct dctx *x, const struct srt_recipe *r, struct srt_diags *local)
+{
+	struct srt_plan *p = srt_plan_build(r, x->cluster, local);
+	struct srt_agent_plan ap;
+	bool ap_loaded = false;
+	struct srt_error err;
+	struct srt_cli_job j = { 0 };
+	json_t *pj = NULL;
+	int rc = SRT_EXIT_OK;
+
+	memset(&ap, 0, sizeof(ap));
+	srt_error_clear(&err);
+	if (!p || srt_cli_job_make(&j, p, x->cluster, x->run_root, NULL, x->job_name, local) != 0 ||
+	    local->nerrors) {
+		srt_diags_print(local, stderr);
+		fprintf(stderr,
+			"srtctl dry-run: recipe '%s' cannot be rendered; fix the errors above\n",
+			r->name ? r->name : "?");
+		rc = SRT_EXIT_INVALID;
+		goto out;
+	}
+	/* The agent's reading of the plan: start groups, stop tiers, restart policies. */
+	pj = srt_plan_to_json(p);
+	json_object_set_new(pj, "generation", json_integer(1));
+	ap_loaded = true;
+	if (srt_agent_plan_load(&ap, pj, &err) != 0) {
+		fprintf(stderr, "srtctl dry-run: recipe '%s': the agent cannot read its plan: %s\n",
+			r->name ? r->name : "?", err.msg);
+		rc = SRT_EXIT_INVALID;
+		goto out;
+	}
+	if (x->fmt == SRT_OUT_JSON) {
+		json_array_append_new(x->items, to_json(r, p, &j, local));
+	} else {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&buf, &len);
+
+		if (mem) {
+			if (x->text->len)
+				fputs("\n", mem);
+			print_text(mem, r, p, &ap, &j, local);
+			fclose(mem);
+			srt_buf_append(x->text, buf, len);
+			free(buf);
+		}
+	}
+out:
+	if (ap_loaded)
+		srt_agent_plan_release(&ap);
+	json_decref(pj);
+	srt_cli_job_release(&j);
+	srt_plan_free(p);
+	return rc;
+}
+
+/* Compile `file` and render each of its recipes.  Returns an exit code. */
+static int dryrun_file(const struct dctx *x, const char *file)
 {
 	struct srt_compiled comp = { NULL, NULL, 0 };
 	struct srt_diags d;
 	int rc = SRT_EXIT_OK;
 
 	srt_diags_init(&d);
-	if (srt_compile_file(file, cluster, &comp, &d)) {
+	if (srt_compile_file(file, x->cluster, &comp, &d)) {
 		srt_diags_print(&d, stderr);
 		fprintf(stderr,
 			"srtctl dry-run: %s is not valid; fix the errors above (srtctl "
@@ -319,46 +463,12 @@ static int dryrun_file(const char *file, const struct srt_cluster *cluster,
 	for (size_t i = 0; i < comp.n; i++) {
 		const struct srt_recipe *r = comp.recipes[i];
 		struct srt_diags local;
-		struct srt_plan *p;
-		char *script = NULL;
+		int one;
 
-		/* The file's warnings concern every variant; each adds its own. */
 		srt_diags_init(&local);
-		for (size_t k = 0; k < d.n; k++)
-			if (d.items[k].level == SRT_DIAG_WARNING &&
-			    (!d.items[k].file || !r->file || !strcmp(d.items[k].file, r->file)))
-				srt_diags_add(&local, SRT_DIAG_WARNING, d.items[k].file,
-					      d.items[k].line, d.items[k].col, d.items[k].path,
-					      "%s", d.items[k].msg);
-		p = srt_plan_build(r, cluster, &local);
-		if (p)
-			script = srt_script_render(p, so, &local);
-		if (!p || !script || local.nerrors) {
-			srt_diags_print(&local, stderr);
-			fprintf(stderr,
-				"srtctl dry-run: recipe '%s' cannot be rendered; fix the "
-				"errors above\n",
-				r->name ? r->name : "?");
-			rc = SRT_EXIT_INVALID;
-		} else if (fmt == SRT_OUT_JSON) {
-			json_array_append_new(items, to_json(r, p, script, &local));
-		} else {
-			FILE *mem;
-			char *buf = NULL;
-			size_t len = 0;
-
-			mem = open_memstream(&buf, &len);
-			if (mem) {
-				if (text->len)
-					fputs("\n", mem);
-				print_text(mem, r, p, script, &local);
-				fclose(mem);
-				srt_buf_append(text, buf, len);
-				free(buf);
-			}
-		}
-		free(script);
-		srt_plan_free(p);
+		srt_cli_recipe_warnings(&d, r->file, &local);
+		one = dryrun_recipe(x, r, &local);
+		rc = one > rc ? one : rc;
 		srt_diags_release(&local);
 	}
 done:
@@ -382,8 +492,9 @@ int srt_cmd_dryrun(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	enum srt_output fmt = SRT_OUT_TEXT;
-	const char *file = NULL, *cluster_path = NULL;
-	struct srt_script_opts so = { NULL, NULL };
+	const char *file = NULL, *cluster_path = NULL, *job_name = NULL;
+	struct dctx x;
+	char *run_root = NULL;
 	struct srt_cluster cluster;
 	char **files = NULL;
 	size_t nfiles = 0;
@@ -410,7 +521,7 @@ int srt_cmd_dryrun(int argc, char **argv)
 			cluster_path = optarg;
 			break;
 		case OPT_JOB:
-			so.job_name = optarg;
+			job_name = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -434,10 +545,16 @@ int srt_cmd_dryrun(int argc, char **argv)
 		rc = SRT_EXIT_USAGE;
 		goto out;
 	}
+	run_root = srt_cli_run_root("dry-run", &cluster);
+	if (!run_root) {
+		rc = SRT_EXIT_USAGE;
+		goto out;
+	}
 	if (fmt == SRT_OUT_JSON)
 		items = json_array();
+	x = (struct dctx){ &cluster, run_root, job_name, fmt, items, &text };
 	for (size_t i = 0; i < nfiles; i++) {
-		int one = dryrun_file(files[i], &cluster, &so, fmt, items, &text);
+		int one = dryrun_file(&x, files[i]);
 
 		rc = one > rc ? one : rc;
 	}
@@ -454,6 +571,7 @@ int srt_cmd_dryrun(int argc, char **argv)
 		fwrite(text.data, 1, text.len, stdout);
 	}
 out:
+	free(run_root);
 	json_decref(items);
 	srt_buf_release(&text);
 	srt_cli_free_files(files, nfiles);

@@ -1,5 +1,7 @@
 /* cli/load.c: helpers shared by the verbs (paths, cluster config, output flags). */
 #include "cli/cli.h"
+#include "recipe/script.h"
+#include "store/store.h"
 #include "util/buf.h"
 
 #include <dirent.h>
@@ -111,6 +113,60 @@ int srt_cli_load_cluster_at(const char *verb, const char *path, struct srt_clust
 int srt_cli_load_cluster(const char *verb, struct srt_cluster *c, bool required)
 {
 	return srt_cli_load_cluster_at(verb, NULL, c, required);
+}
+
+char *srt_cli_run_root(const char *verb, const struct srt_cluster *c)
+{
+	char cwd[4096];
+
+	if (c->log_root[0] == '/')
+		return srt_xstrdup(c->log_root);
+	if (!getcwd(cwd, sizeof(cwd))) {
+		fprintf(stderr, "srtctl %s: cannot read the working directory: %s\n", verb,
+			strerror(errno));
+		return NULL;
+	}
+	return srt_xasprintf("%s/%s", cwd, c->log_root);
+}
+
+int srt_cli_job_make(struct srt_cli_job *j, const struct srt_plan *p,
+		     const struct srt_cluster *cluster, const char *run_root, const char *run_dir,
+		     const char *job_name, struct srt_diags *d)
+{
+	const char *recipe = p->recipe->name ? p->recipe->name : "recipe";
+
+	memset(j, 0, sizeof(*j));
+	j->run_name = job_name ? srt_xstrdup(job_name) : srt_store_run_name(recipe, 1, 1);
+	j->run_dir = run_dir ? srt_xstrdup(run_dir) : srt_xasprintf("%s/%s", run_root, j->run_name);
+	j->output = srt_xasprintf("%s/%s", j->run_dir, SRT_SCRIPT_AGENT_OUT);
+	srt_script_job_props(p, &j->props);
+	j->script = srt_script_render_agent(p,
+					    &(struct srt_script_agent_opts){
+						    .job_name = j->run_name,
+						    .run_dir = j->run_dir,
+						    .srtctl = cluster->commands[SRT_CMD_SRTCTL].v,
+						    .nsrtctl = cluster->commands[SRT_CMD_SRTCTL].n,
+					    },
+					    d);
+	return j->script ? 0 : -1;
+}
+
+void srt_cli_job_release(struct srt_cli_job *j)
+{
+	free(j->run_name);
+	free(j->run_dir);
+	free(j->output);
+	free(j->script);
+	memset(j, 0, sizeof(*j));
+}
+
+void srt_cli_recipe_warnings(const struct srt_diags *d, const char *file, struct srt_diags *out)
+{
+	for (size_t k = 0; k < d->n; k++)
+		if (d->items[k].level == SRT_DIAG_WARNING &&
+		    (!d->items[k].file || !file || !strcmp(d->items[k].file, file)))
+			srt_diags_add(out, SRT_DIAG_WARNING, d->items[k].file, d->items[k].line,
+				      d->items[k].col, d->items[k].path, "%s", d->items[k].msg);
 }
 
 static int cmp_str(const void *a, const void *b)

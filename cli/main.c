@@ -14,7 +14,9 @@ struct verb {
 
 static const struct verb verbs[] = {
 	{ "validate", srt_cmd_validate, "check recipes (schema and cross-field rules)" },
-	{ "dry-run", srt_cmd_dryrun, "show the batch script, commands, env table and store_config" },
+	{ "dry-run", srt_cmd_dryrun, "show the job, job.sh and the plan the agent carries out" },
+	{ "render", srt_cmd_render,
+	  "write a run directory (plan.json, job.sh) to sbatch yourself" },
 	{ "migrate", srt_cmd_migrate, "rewrite v1 recipes (backend:) into the v2 layout" },
 	{ "apply", srt_cmd_apply, "record recipes as desired state in the state database" },
 	{ "diff", srt_cmd_diff, "show how recipe files differ from what was applied" },

@@ -703,7 +703,7 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 		goto out;
 	}
 	dir = srt_controller_run_dir(c, run.name);
-	out_path = srt_xasprintf("%s/agent-%%j.out", dir);
+	out_path = srt_xasprintf("%s/%s", dir, SRT_SCRIPT_AGENT_OUT);
 	job_owner(c, &uid, &gid);
 	srt_error_clear(&serr);
 	if (srt_rundir_create_at(c->run_root, run.name, uid, gid, &dfd, &serr) != 0 ||
@@ -714,9 +714,7 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 	script = srt_script_render_agent(x.plan,
 					 &(struct srt_script_agent_opts){
 						 .job_name = run.job_name,
-						 .comment = run.job_comment,
 						 .run_dir = dir,
-						 .output = out_path,
 						 .srtctl = c->srtctl,
 						 .nsrtctl = c->nsrtctl,
 					 },

@@ -216,7 +216,7 @@ static int create_locked(struct srt_store *s, const char *recipe, int64_t attemp
 				     "it again to run it",
 				     recipe);
 	srt_store_new_uid(uid);
-	name = srt_xasprintf("%s-%lld-%lld", recipe, (long long)gen, (long long)attempt);
+	name = srt_store_run_name(recipe, gen, attempt);
 	comment = srt_xasprintf("srtctl:%s:%lld", uid, (long long)attempt);
 	st = srt_store_stmt(s, SQL_RUN_INSERT, err);
 	if (!st) {
@@ -250,6 +250,11 @@ out:
 	free(name);
 	free(comment);
 	return rc;
+}
+
+char *srt_store_run_name(const char *recipe, int64_t generation, int64_t attempt)
+{
+	return srt_xasprintf("%s-%lld-%lld", recipe, (long long)generation, (long long)attempt);
 }
 
 int srt_store_run_create(struct srt_store *s, const char *recipe, int64_t attempt,

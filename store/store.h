@@ -135,6 +135,12 @@ struct srt_worker_row {
 };
 
 /*
+ * The name of a run, which is also its SLURM job name and its run
+ * directory's name: "<recipe>-<generation>-<attempt>".  Caller frees.
+ */
+char *srt_store_run_name(const char *recipe, int64_t generation, int64_t attempt);
+
+/*
  * Create a run (phase Pending) for recipe `recipe` at its current generation:
  * name and SLURM job name "<recipe>-<generation>-<attempt>", job comment
  * "srtctl:<run uid>:<attempt>".  Fails when the recipe is unknown or deleted,

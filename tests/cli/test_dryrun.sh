@@ -48,7 +48,11 @@ EOF
 "$SRTCTL" dry-run -f "$SEED/seed-02.yaml" >sglang.txt
 grep -q '^#!/bin/bash$' sglang.txt || fail "sglang: no batch script"
 grep -q '^#SBATCH --nodes=2$' sglang.txt || fail "sglang: node count"
-grep -q '^## Services and processes' sglang.txt || fail "sglang: no services section"
+grep -q '^## Processes (the plan the agent carries out' sglang.txt || fail "sglang: no processes section"
+grep -q '^## Job (what the controller submits through slurmrestd)' sglang.txt || fail "sglang: no job section"
+grep -Eq '^exec srtctl agent --run-dir /.*/outputs/seed-02-1-1$' sglang.txt || fail "sglang: job.sh does not start the agent"
+grep -q 'order:     start group 0, stop tier 2 (stopped last)' sglang.txt || fail "sglang: the master's start group and stop tier"
+grep -q 'restart:   on-failure, at most 5 restarts' sglang.txt || fail "sglang: restart policy"
 grep -Eq 'command: +mooncake_master --rpc_port=8700 --enable_http_metadata_server=true --http_metadata_server_port=8701 --metrics_port=8702$' sglang.txt ||
 	fail "sglang: master command line"
 grep -q 'log:       <log_dir>/service_mooncake-master.out' sglang.txt || fail "sglang: master log"
@@ -62,8 +66,10 @@ grep -A2 '^## store_config' sglang.txt | grep -q '^none' || fail "sglang: store_
 # ---- SGLang quick start (JSON) ----
 "$SRTCTL" dry-run -f "$SEED/seed-02.yaml" -o json >sglang.json
 python3 -c 'import json,sys; json.load(sys.stdin)' <sglang.json || fail "sglang: -o json is not JSON"
-py sglang.json 'all(k in d for k in ("batch_script", "services", "env", "store_config", "warnings", "plan"))'
+py sglang.json 'all(k in d for k in ("batch_script", "services", "env", "store_config", "warnings", "plan", "job"))'
 py sglang.json 'd["batch_script"].startswith("#!/bin/bash\n")'
+py sglang.json 'd["job"]["name"] == "seed-02-1-1" and d["job"]["nodes"] == 2 and d["job"]["exclusive"] is True'
+py sglang.json 'd["job"]["comment"] == "srtctl:<run-uid>:1" and d["job"]["standard_output"].endswith("/outputs/seed-02-1-1/agent-%j.out")'
 py sglang.json 'd["store_config"] is None'
 py sglang.json '[s["name"] for s in d["services"]] == ["mooncake-master"]'
 py sglang.json 'd["services"][0]["type"] == "mooncake-master" and d["services"][0]["placement"] == "infra"'
@@ -87,8 +93,7 @@ py vllm.json 'd["store_config"]["global_segment_size"] == "100GB" and d["store_c
 py vllm.json 'list(d["store_config"])[0] == "master_server_address"'
 py vllm.json '[r["owner"] for r in d["env"] if r["name"] == "MOONCAKE_CONFIG_PATH"] == ["srtctl", "srtctl"]'
 py vllm.json '"MOONCAKE_CONFIG_PATH" not in [e["name"] for e in d["services"][0]["env"]]'
-grep -q 'store_config.json' <(python3 -c 'import json,sys; print(json.load(sys.stdin)["batch_script"])' <vllm.json) ||
-	fail "vllm: the batch script does not write store_config.json"
+py vllm.json 'd["plan"]["store_config_file"] == "<log_dir>/mooncake/store_config.json"'
 
 # ---- overrides and pins ----
 "$SRTCTL" dry-run -f "$DATA/sglang-overrides.yaml" >over.txt
@@ -155,8 +160,42 @@ EOF
 "$SRTCTL" dry-run -f pyxis.yaml --cluster-config cluster.yaml -o json >pyxis.json
 py pyxis.json 'd["services"][0]["container"] == "registry.example/mooncake:0.3.12"'
 py pyxis.json 'd["services"][0]["argv"][0] == "/opt/mooncake/bin/mooncake_master"'
-py pyxis.json '"--container-image=registry.example/mooncake:0.3.12" in d["batch_script"]'
-py pyxis.json '"SRT_IFACE=ib0" in d["batch_script"]'
+py pyxis.json 'd["plan"]["runtime"] == {"container_runtime": "pyxis", "network_interface": "ib0"}'
+py pyxis.json '[p["container"] for p in d["plan"]["processes"] if p["name"] == "mooncake-master"] == ["registry.example/mooncake:0.3.12"]'
+
+# ---- dry-run's job.sh is the one the controller writes ----
+# The example recipe, and one with stores and a dedicated master: a controller
+# pass (slurmrestd unreachable, so nothing is submitted) writes the first run's
+# job.sh; dry-run from the same directory prints the same bytes.
+cat >stores.yaml <<'EOF'
+name: stores-run
+engine: vllm
+roles:
+  prefill: {args: {kv-transfer-config: '{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"}'}}
+  decode: {args: {kv-transfer-config: '{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"}'}}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    placement: {node: dedicated}
+    options: {store_config: {protocol: tcp, global_segment_size: 4GB, device_name: ''}}
+  - {name: store, type: mooncake-store, placement: {node: workers}}
+EOF
+for r in "$SRT_SOURCE_DIR/examples/sglang-mooncake.yaml" "$PWD/stores.yaml"; do
+	rm -rf ctl && mkdir ctl
+	(
+		cd ctl
+		"$SRTCTL" apply -f "$r" --db s.db >/dev/null
+		"$SRTCTL" controller --once --db s.db --url http://127.0.0.1:9 >ctl.log 2>&1 || true
+		"$SRTCTL" dry-run -f "$r" -o json |
+			python3 -c 'import json,sys; sys.stdout.write(json.load(sys.stdin)["batch_script"])' >dry-job.sh
+	)
+	job=$(find ctl/outputs -name job.sh 2>/dev/null | head -n 1)
+	if [[ -z $job ]]; then
+		fail "$(basename "$r"): the controller wrote no job.sh: $(cat ctl/ctl.log)"
+	elif ! cmp -s "$job" ctl/dry-job.sh; then
+		fail "$(basename "$r"): dry-run's job.sh differs from the controller's: $(diff "$job" ctl/dry-job.sh)"
+	fi
+done
 
 if ((fails)); then
 	echo "$fails check(s) failed" >&2

@@ -58,7 +58,12 @@ static void render_all(const struct srt_compiled *c, const struct srt_cluster *c
 						    (enum srt_role_kind)k, SRT_PH_WORKER_IP);
 				json_decref(srt_renv_to_json(&env));
 			}
-			script = srt_script_render(plan, NULL, &diags);
+			script =
+				srt_script_render_agent(plan,
+							&(struct srt_script_agent_opts){
+								.job_name = r->name ? r->name : "r",
+								.run_dir = "/runs/r-1-1" },
+							&diags);
 			free(script);
 		}
 		srt_plan_free(plan);

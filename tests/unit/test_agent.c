@@ -440,96 +440,6 @@ static void test_followers_p2p(void **state)
 	assert_null(p->procs[2].follows);
 }
 
-/* The controller's batch script: #SBATCH lines, then exec srtctl agent. */
-static void test_agent_batch_script(void **state)
-{
-	struct fx *f = *state;
-	struct srt_plan *plan;
-	char dir[] = "/tmp/srt-agentjob-XXXXXX";
-	char *script, *path, *cmd, *out, *fake;
-	const char *srtctl[2];
-	struct srt_script_agent_opts o;
-	FILE *fp;
-	char line[4096];
-	size_t n;
-	static const char header[] = "#!/bin/bash\n"
-				     "#SBATCH --job-name=srtctl:uid-1:2\n"
-				     "#SBATCH --nodes=2\n"
-				     "#SBATCH --account=acct\n"
-				     "#SBATCH --partition=gpu\n"
-				     "#SBATCH --time=01:00:00\n"
-				     "#SBATCH --exclusive\n"
-				     "#SBATCH --comment=\"srtctl:uid-1:2 attempt\"\n"
-				     "#SBATCH --output=/runs/agent-%j.out\n";
-	static const char yaml[] =
-		"name: job\n"
-		"engine: sglang\n"
-		"slurm: {account: acct, partition: gpu, time_limit: '01:00:00'}\n"
-		"roles:\n"
-		"  prefill: {}\n"
-		"  decode: {}\n";
-
-	assert_non_null(mkdtemp(dir));
-	if (srt_compile_bytes(yaml, strlen(yaml), "t.yaml", &f->cl, &f->comp, &f->d))
-		fail_msg("compile");
-	plan = srt_plan_build(f->comp.recipes[0], &f->cl, &f->d);
-	assert_non_null(plan);
-	fake = srt_xasprintf("%s/fake-srtctl", dir);
-	fp = fopen(fake, "w");
-	assert_non_null(fp);
-	fputs("#!/bin/bash\nprintf '[%s]' \"$@\" >\"$OUT\"\n", fp);
-	fclose(fp);
-	assert_int_equal(chmod(fake, 0755), 0);
-	srtctl[0] = fake;
-	srtctl[1] = "--flag with space";
-	memset(&o, 0, sizeof(o));
-	o.job_name = "srtctl:uid-1:2";
-	o.comment = "srtctl:uid-1:2 attempt";
-	o.run_dir = "/runs/it's $(here)";
-	o.output = "/runs/agent-%j.out";
-	o.srtctl = srtctl;
-	o.nsrtctl = 2;
-	script = srt_script_render_agent(plan, &o, &f->d);
-	assert_non_null(script);
-	assert_true(!strncmp(script, header, strlen(header)));
-	assert_non_null(strstr(script, "\nexec "));
-	path = srt_xasprintf("%s/job.sh", dir);
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs(script, fp);
-	fclose(fp);
-	/* Run it: the agent is exec'd with the run dir as one argument. */
-	cmd = srt_xasprintf("cd '%s' && SLURM_JOB_ID=7 OUT=args bash job.sh", dir);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
-	out = srt_xasprintf("%s/args", dir);
-	fp = fopen(out, "r");
-	assert_non_null(fp);
-	n = fread(line, 1, sizeof(line) - 1, fp);
-	line[n] = '\0';
-	fclose(fp);
-	assert_string_equal(line, "[--flag with space][agent][--run-dir][/runs/it's $(here)]");
-	/* Without SLURM_JOB_ID it refuses to run. */
-	cmd = srt_xasprintf("cd '%s' && env -u SLURM_JOB_ID bash job.sh 2>/dev/null", dir);
-	assert_int_not_equal(system(cmd), 0);
-	free(cmd);
-	free(out);
-	free(script);
-
-	/* A value sbatch cannot carry, and a missing run dir. */
-	o.comment = "two\nlines";
-	assert_null(srt_script_render_agent(plan, &o, &f->d));
-	o.comment = NULL;
-	o.run_dir = NULL;
-	assert_null(srt_script_render_agent(plan, &o, &f->d));
-	srt_plan_free(plan);
-	cmd = srt_xasprintf("rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
-	free(path);
-	free(fake);
-}
-
 /* ---- policy ---- */
 
 static void test_backoff(void **state)
@@ -833,7 +743,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_external_master, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_step_argv_and_env_line, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_followers_p2p, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_agent_batch_script, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_errors, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_bind_errors, fx_setup, fx_teardown),
 		cmocka_unit_test(test_backoff),
