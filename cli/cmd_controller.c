@@ -92,7 +92,7 @@ int srt_cmd_controller(int argc, char **argv)
 	struct srt_cli_slurm sc;
 	struct srt_controller ctl = { 0 };
 	struct srt_store *store = NULL;
-	struct srt_slurm *slurm = NULL;
+	struct srt_slurm_client *slurm = NULL;
 	struct srt_error err;
 	char *db = NULL, *root = NULL;
 	int lock_fd = -1, c, rc = SRT_EXIT_INVALID;
@@ -162,7 +162,7 @@ int srt_cmd_controller(int argc, char **argv)
 				"(`srtctl doctor` checks it)\n");
 		goto out;
 	}
-	if (srt_slurm_new(&slurm, &sc.cfg, &err) != 0) {
+	if (srt_slurm_client_restd_new(&slurm, &sc.cfg, &err) != 0) {
 		fprintf(stderr, "srtctl controller: %s\n", err.msg);
 		goto out;
 	}
@@ -190,7 +190,7 @@ int srt_cmd_controller(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	fprintf(stderr, "srtctl controller: database %s, slurmrestd %s, run directories in %s\n",
-		db, srt_slurm_url(slurm), root);
+		db, srt_slurm_client_url(slurm), root);
 	for (;;) {
 		struct srt_pass_stats st;
 		int64_t wait = interval;
@@ -225,7 +225,7 @@ int srt_cmd_controller(int argc, char **argv)
 	rc = SRT_EXIT_OK;
 out:
 	srt_controller_release(&ctl);
-	srt_slurm_free(slurm);
+	srt_slurm_client_free(slurm);
 	srt_store_close(store);
 	if (lock_fd >= 0)
 		srt_store_lock_release(lock_fd);

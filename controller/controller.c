@@ -509,7 +509,7 @@ static int cancel_job(struct srt_controller *c, const char *run, int64_t job_id,
 	int rc, src;
 
 	srt_error_clear(&serr);
-	src = srt_slurm_cancel(c->slurm, job_id, &serr);
+	src = srt_slurm_client_cancel(c->slurm, job_id, &serr);
 	if (src == SRT_SLURM_OK || src == SRT_SLURM_EGONE) {
 		msg = srt_xasprintf("cancelled job %lld: %s", (long long)job_id, why);
 		rc = record(c, run, src == SRT_SLURM_OK ? "Cancelling" : "Cancelled", job_id, NULL,
@@ -754,7 +754,7 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 		};
 
 		srt_error_clear(&serr);
-		src = srt_slurm_submit(c->slurm, &spec, &job_id, &serr);
+		src = srt_slurm_client_submit(c->slurm, &spec, &job_id, &serr);
 	}
 	if (src == SRT_SLURM_OK && x.r->slurm.directives.n) {
 		/* slurmrestd takes the job description, not #SBATCH lines: say so. */
@@ -977,7 +977,7 @@ static int act(struct srt_controller *c, const struct srt_rc_action *x, struct s
 		struct srt_job job = { 0 };
 
 		srt_error_clear(&serr);
-		src = srt_slurm_get_job(c->slurm, x->job_id, &job, &serr);
+		src = srt_slurm_client_get_job(c->slurm, x->job_id, &job, &serr);
 		srt_job_release(&job);
 		if (src != SRT_SLURM_EGONE)
 			return 0; /* still there (the listing raced), or unknown: wait */
@@ -1064,7 +1064,7 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 
 	memset(stats, 0, sizeof(*stats));
 	getrusage(RUSAGE_SELF, &ru0);
-	srt_slurm_stats(c->slurm, &before);
+	srt_slurm_client_stats(c->slurm, &before);
 	if (srt_store_recipe_list(c->store, true, &recipes, &nrecipes, err) != 0 ||
 	    srt_store_run_list(c->store, NULL, &runs, &nruns, err) != 0)
 		goto out;
@@ -1074,7 +1074,8 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 	{
 		bool full = !c->have_jobs || ++c->passes_since_full >= 60;
 
-		src = srt_slurm_list_jobs(c->slurm, full ? 0 : c->jobs.last_update, &jl, &serr);
+		src = srt_slurm_client_list_jobs(c->slurm, full ? 0 : c->jobs.last_update, &jl,
+						 &serr);
 		if (src == SRT_SLURM_OK && !jl.unchanged) {
 			srt_job_list_release(&c->jobs);
 			c->jobs = jl;
@@ -1210,7 +1211,7 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 	stats->runs = nruns;
 	rc = 0;
 out:
-	srt_slurm_stats(c->slurm, &after);
+	srt_slurm_client_stats(c->slurm, &after);
 	stats->slurm_calls = after.requests - before.requests;
 	stats->usec = (srt_monotonic_ms() - t0) * 1000;
 	getrusage(RUSAGE_SELF, &ru1);

@@ -21,13 +21,13 @@
 #include <stdio.h>
 
 #include "recipe/cluster.h"
-#include "slurm/slurm.h"
+#include "slurm/client.h"
 #include "store/store.h"
 #include "util/err.h"
 
 struct srt_controller {
 	struct srt_store *store;
-	struct srt_slurm *slurm;
+	struct srt_slurm_client *slurm;
 	const struct srt_cluster *cluster;
 	const char *run_root; /* absolute directory for run directories */
 	const char *const *srtctl; /* argv prefix that starts srtctl on a compute node */
