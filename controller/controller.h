@@ -44,11 +44,9 @@ struct srt_controller {
 	bool have_jobs;
 	int passes_since_full; /* a full listing at least every 60 passes */
 	/* Each recipe spec's slurm.max_attempts by spec hash: a spec is parsed once. */
-	struct srt_attempts_memo {
-		char *spec_hash;
-		int max_attempts;
-	} *memo;
-	size_t nmemo;
+	struct srt_rc_memo *memo;
+	/* Why this pass's job listing failed ("UNREACHABLE: ..."), for its events. */
+	char slurm_error[SRT_ERROR_MAX + 32];
 	/*
 	 * What each run directory's status.json and events.jsonl looked like
 	 * when last ingested (by run id): a pass skips a run whose files have
