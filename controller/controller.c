@@ -27,6 +27,40 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/*
+ * The handle: what it was given, and what it keeps between passes.  Only
+ * caches live here (each pass re-reads the world): the last full job
+ * listing, parsed attempt budgets, and what each run directory looked like.
+ */
+struct srt_controller {
+	struct srt_store *store;
+	struct srt_slurm_client *slurm;
+	const struct srt_cluster *cluster;
+	char *run_root;
+	const char *const *srtctl;
+	size_t nsrtctl;
+	FILE *log;
+	int slurm_failures; /* consecutive passes whose job listing failed */
+	/*
+	 * The last full job listing and slurmctld's last_update: later passes
+	 * ask "changed since" and reuse this when nothing changed (a cheap
+	 * reply instead of every job's JSON).
+	 */
+	struct srt_job_list jobs;
+	bool have_jobs;
+	int passes_since_full;	  /* a full listing at least every 60 passes */
+	struct srt_rc_memo *memo; /* each spec's max_attempts by spec hash */
+	/* Why this pass's job listing failed ("UNREACHABLE: ..."), for its events. */
+	char slurm_error[SRT_ERROR_MAX + 32];
+	/*
+	 * What each run directory's status.json and events.jsonl looked like
+	 * when last ingested (by run id): a pass skips a run whose files have
+	 * not changed and reuses what it learnt from them.
+	 */
+	struct srt_ingest_memo *ingest;
+	size_t ningest;
+};
+
 /* How long after a run ends its agent's late events are still ingested. */
 #define SRT_INGEST_AFTER_END_MS (5 * 60 * 1000)
 
@@ -106,15 +140,45 @@ static void logf_(struct srt_controller *c, const char *fmt, ...)
 	fflush(c->log);
 }
 
-void srt_controller_release(struct srt_controller *c)
+int srt_controller_new(struct srt_controller **out, const struct srt_controller_config *cfg,
+		       struct srt_error *err)
 {
+	struct srt_controller *c;
+
+	*out = NULL;
+	if (!cfg->store || !cfg->slurm || !cfg->cluster)
+		return srt_error_set(err, "a controller needs a store, a SLURM client and a "
+					  "cluster config");
+	if (!cfg->run_root || cfg->run_root[0] != '/')
+		return srt_error_set(err, "the run root '%s' is not an absolute path",
+				     cfg->run_root ? cfg->run_root : "");
+	c = srt_xcalloc(1, sizeof(*c));
+	c->store = cfg->store;
+	c->slurm = cfg->slurm;
+	c->cluster = cfg->cluster;
+	c->run_root = srt_xstrdup(cfg->run_root);
+	c->srtctl = cfg->srtctl;
+	c->nsrtctl = cfg->nsrtctl;
+	c->log = cfg->log;
+	c->memo = srt_rc_memo_new();
+	*out = c;
+	return 0;
+}
+
+void srt_controller_free(struct srt_controller *c)
+{
+	if (!c)
+		return;
 	srt_job_list_release(&c->jobs);
-	c->have_jobs = false;
 	srt_rc_memo_free(c->memo);
-	c->memo = NULL;
 	ingest_memo_free(c->ingest, c->ningest);
-	c->ingest = NULL;
-	c->ningest = 0;
+	free(c->run_root);
+	free(c);
+}
+
+int srt_controller_slurm_failures(const struct srt_controller *c)
+{
+	return c->slurm_failures;
 }
 
 char *srt_controller_run_dir(const struct srt_controller *c, const char *run)
@@ -705,6 +769,23 @@ out:
 	return rc;
 }
 
+/* A run's row and its recipe's; -1 with err set when either is missing or unreadable. */
+static int load_run(struct srt_controller *c, const char *name, struct srt_run_row *run,
+		    struct srt_recipe_row *recipe, struct srt_error *err)
+{
+	int rc = srt_store_run_get(c->store, name, run, err);
+
+	if (rc == 0)
+		return srt_error_set(err, "run '%s' is not in the database", name);
+	if (rc < 0)
+		return -1;
+	rc = srt_store_recipe_get(c->store, run->recipe, recipe, err);
+	if (rc == 0)
+		return srt_error_set(err, "recipe '%s' of run '%s' is not in the database",
+				     run->recipe, name);
+	return rc < 0 ? -1 : 0;
+}
+
 /*
  * Render the run's plan and batch script into its directory and submit it.
  * The run row (with its job comment) is already committed.
@@ -724,9 +805,7 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 	int rc = -1, src, dfd = -1;
 
 	srt_diags_init(&d);
-	if (srt_store_run_get(c->store, run_name, &run, err) != 1)
-		goto out;
-	if (srt_store_recipe_get(c->store, run.recipe, &recipe, err) != 1)
+	if (load_run(c, run_name, &run, &recipe, err) != 0)
 		goto out;
 	if (render(c, &recipe, &x, &msg) != 0) {
 		rc = record(c, run.name, "Failed", -1, NULL, msg, "Warning", "InvalidSpec", err);
@@ -863,8 +942,7 @@ static int rollout(struct srt_controller *c, const struct srt_rc_action *x, stru
 	long uid, gid;
 	int rc = -1, dfd = -1;
 
-	if (srt_store_run_get(c->store, x->run, &run, err) != 1 ||
-	    srt_store_recipe_get(c->store, run.recipe, &recipe, err) != 1)
+	if (load_run(c, x->run, &run, &recipe, err) != 0)
 		goto out;
 	if (recipe.generation != x->generation) {
 		rc = 0; /* applied again meanwhile: the next pass decides */
@@ -1036,7 +1114,7 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 	struct srt_ingest_memo *next_ingest = NULL;
 	size_t nnext = 0;
 	struct srt_rc_actions actions = { 0 };
-	struct srt_error serr;
+	struct srt_error serr, first;
 	int64_t t0 = srt_monotonic_ms();
 	struct rusage ru0, ru1;
 	int rc = -1, src;
@@ -1131,8 +1209,6 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 		wr[i].spec = recipes[i].spec;
 		wr[i].spec_hash = recipes[i].spec_hash;
 	}
-	if (!c->memo)
-		c->memo = srt_rc_memo_new();
 	wruns = srt_xcalloc(nruns ? nruns : 1, sizeof(*wruns));
 	for (size_t i = 0; i < nruns; i++) {
 		wruns[i].name = runs[i].name;
@@ -1163,14 +1239,35 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 				   &actions);
 	}
 
-	/* Act. */
+	/*
+	 * Act.  A failed effect does not stop the others; the pass reports the
+	 * first failure and the next pass decides again from what is then true.
+	 */
+	srt_error_clear(&first);
 	for (size_t i = 0; i < actions.n; i++) {
-		if (act(c, &actions.v[i], err) != 0)
-			logf_(c, "error: %s", err->msg); /* the next pass decides again */
+		const struct srt_rc_action *x = &actions.v[i];
+
+		srt_error_clear(err);
+		if (act(c, x, err) == 0)
+			continue;
+		if (x->run)
+			srt_error_prefix(err, "run/%s", x->run);
+		else
+			srt_error_prefix(err, "recipe/%s", x->recipe);
+		logf_(c, "error: %s", err->msg);
+		if (!stats->action_errors++)
+			first = *err;
 	}
 	stats->actions = actions.n;
 	stats->runs = nruns;
 	rc = 0;
+	if (stats->action_errors) {
+		*err = first;
+		if (stats->action_errors > 1)
+			srt_error_prefix(err, "%zu actions failed, the first",
+					 stats->action_errors);
+		rc = -1;
+	}
 out:
 	srt_slurm_client_stats(c->slurm, &after);
 	stats->slurm_calls = after.requests - before.requests;
