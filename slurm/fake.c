@@ -21,6 +21,7 @@ struct fault {
 struct srt_slurm_fake {
 	struct srt_slurm_client base; /* first: the handle the controller holds */
 	struct srt_job *jobs;
+	bool *hidden; /* hidden[i]: jobs[i] is left out of listings */
 	size_t n, cap;
 	int64_t next_id;
 	int64_t version; /* bumped on every change: the listing's last_update */
@@ -90,7 +91,9 @@ static struct srt_job *add(struct srt_slurm_fake *f)
 	if (f->n == f->cap) {
 		f->cap = f->cap ? f->cap * 2 : 8;
 		f->jobs = srt_xrealloc(f->jobs, f->cap * sizeof(*f->jobs));
+		f->hidden = srt_xrealloc(f->hidden, f->cap * sizeof(*f->hidden));
 	}
+	f->hidden[f->n] = false;
 	j = &f->jobs[f->n++];
 	memset(j, 0, sizeof(*j));
 	j->id = f->next_id++;
@@ -164,7 +167,8 @@ static void select_jobs(const struct srt_slurm_fake *f, const char *comment, con
 	for (size_t i = 0; i < f->n; i++) {
 		const struct srt_job *j = &f->jobs[i];
 
-		if ((comment && strcmp(j->comment, comment)) || (name && strcmp(j->name, name)))
+		if (f->hidden[i] || (comment && strcmp(j->comment, comment)) ||
+		    (name && strcmp(j->name, name)))
 			continue;
 		job_copy(&out->jobs[out->n++], j);
 	}
@@ -283,6 +287,7 @@ void srt_slurm_fake_free(struct srt_slurm_fake *f)
 	for (size_t i = 0; i < f->n; i++)
 		srt_job_release(&f->jobs[i]);
 	free(f->jobs);
+	free(f->hidden);
 	free(f);
 }
 
@@ -332,12 +337,27 @@ int srt_slurm_fake_set_state(struct srt_slurm_fake *f, int64_t id, enum srt_job_
 int srt_slurm_fake_purge(struct srt_slurm_fake *f, int64_t id)
 {
 	struct srt_job *j = find(f, id);
+	size_t i;
 
 	if (!j)
 		return -1;
+	i = (size_t)(j - f->jobs);
+
 	srt_job_release(j);
-	memmove(j, j + 1, (size_t)(&f->jobs[f->n] - (j + 1)) * sizeof(*j));
+	memmove(j, j + 1, (f->n - i - 1) * sizeof(*j));
+	memmove(&f->hidden[i], &f->hidden[i + 1], (f->n - i - 1) * sizeof(*f->hidden));
 	f->n--;
+	f->version++;
+	return 0;
+}
+
+int srt_slurm_fake_hide(struct srt_slurm_fake *f, int64_t id, bool hidden)
+{
+	struct srt_job *j = find(f, id);
+
+	if (!j)
+		return -1;
+	f->hidden[j - f->jobs] = hidden;
 	f->version++;
 	return 0;
 }

@@ -15,6 +15,7 @@
 #ifndef SRT_SLURM_FAKE_H
 #define SRT_SLURM_FAKE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,6 +65,12 @@ int srt_slurm_fake_set_state(struct srt_slurm_fake *f, int64_t id, enum srt_job_
 			     int exit_code, const char *reason);
 /* Forget a job, as slurmctld does MinJobAge after it ends.  0, or -1 when unknown. */
 int srt_slurm_fake_purge(struct srt_slurm_fake *f, int64_t id);
+
+/*
+ * Leave a job out of listings (list_jobs, find_jobs) while get_job still
+ * finds it: a listing that raced with a change.  0, or -1 when unknown.
+ */
+int srt_slurm_fake_hide(struct srt_slurm_fake *f, int64_t id, bool hidden);
 
 /* The job with this id (borrowed, valid until the next change), or NULL. */
 const struct srt_job *srt_slurm_fake_job(const struct srt_slurm_fake *f, int64_t id);
