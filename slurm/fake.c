@@ -140,23 +140,33 @@ static int fake_submit(struct srt_slurm_client *cl, const struct srt_job_spec *s
 	return SRT_SLURM_OK;
 }
 
+/* The call `op` on job `id`: the injected failure, EGONE, or OK with *j. */
+static int job_call(struct srt_slurm_fake *f, enum srt_fake_op op, int64_t id, struct srt_job **j,
+		    struct srt_error *err)
+{
+	int rc = take_fault(f, op, err);
+
+	*j = NULL;
+	if (rc)
+		return rc;
+	*j = find(f, id);
+	if (!*j) {
+		srt_error_set(err, "fake slurm: job %lld is not known", (long long)id);
+		return SRT_SLURM_EGONE;
+	}
+	return SRT_SLURM_OK;
+}
+
 static int fake_get_job(struct srt_slurm_client *cl, int64_t job_id, struct srt_job *out,
 			struct srt_error *err)
 {
-	struct srt_slurm_fake *f = fake_of(cl);
-	const struct srt_job *j;
-	int rc = take_fault(f, SRT_FAKE_GET_JOB, err);
+	struct srt_job *j;
+	int rc = job_call(fake_of(cl), SRT_FAKE_GET_JOB, job_id, &j, err);
 
 	memset(out, 0, sizeof(*out));
-	if (rc)
-		return rc;
-	j = find(f, job_id);
-	if (!j) {
-		srt_error_set(err, "fake slurm: job %lld is not known", (long long)job_id);
-		return SRT_SLURM_EGONE;
-	}
-	job_copy(out, j);
-	return SRT_SLURM_OK;
+	if (rc == SRT_SLURM_OK)
+		job_copy(out, j);
+	return rc;
 }
 
 /* Every job whose comment and name match (NULL matches any) into *out. */
@@ -174,54 +184,45 @@ static void select_jobs(const struct srt_slurm_fake *f, const char *comment, con
 	}
 }
 
-static int fake_list_jobs(struct srt_slurm_client *cl, int64_t changed_since,
-			  struct srt_job_list *out, struct srt_error *err)
+/* A listing (changed_since > 0: "unchanged" when nothing changed since then). */
+static int listing(struct srt_slurm_fake *f, enum srt_fake_op op, int64_t changed_since,
+		   const char *comment, const char *name, struct srt_job_list *out,
+		   struct srt_error *err)
 {
-	struct srt_slurm_fake *f = fake_of(cl);
-	int rc = take_fault(f, SRT_FAKE_LIST_JOBS, err);
+	int rc = take_fault(f, op, err);
 
 	memset(out, 0, sizeof(*out));
 	if (rc)
 		return rc;
 	out->last_update = f->version;
-	if (changed_since > 0 && changed_since >= f->version) {
+	if (changed_since > 0 && changed_since >= f->version)
 		out->unchanged = true;
-		return SRT_SLURM_OK;
-	}
-	select_jobs(f, NULL, NULL, out);
+	else
+		select_jobs(f, comment, name, out);
 	return SRT_SLURM_OK;
+}
+
+static int fake_list_jobs(struct srt_slurm_client *cl, int64_t changed_since,
+			  struct srt_job_list *out, struct srt_error *err)
+{
+	return listing(fake_of(cl), SRT_FAKE_LIST_JOBS, changed_since, NULL, NULL, out, err);
 }
 
 static int fake_find_jobs(struct srt_slurm_client *cl, const char *comment, const char *name,
 			  struct srt_job_list *out, struct srt_error *err)
 {
-	struct srt_slurm_fake *f = fake_of(cl);
-	int rc = take_fault(f, SRT_FAKE_FIND_JOBS, err);
-
-	memset(out, 0, sizeof(*out));
-	if (rc)
-		return rc;
-	out->last_update = f->version;
-	select_jobs(f, comment, name, out);
-	return SRT_SLURM_OK;
+	return listing(fake_of(cl), SRT_FAKE_FIND_JOBS, 0, comment, name, out, err);
 }
 
 static int fake_cancel(struct srt_slurm_client *cl, int64_t job_id, struct srt_error *err)
 {
 	struct srt_slurm_fake *f = fake_of(cl);
 	struct srt_job *j;
-	int rc = take_fault(f, SRT_FAKE_CANCEL, err);
+	int rc = job_call(f, SRT_FAKE_CANCEL, job_id, &j, err);
 
-	if (rc)
-		return rc;
-	j = find(f, job_id);
-	if (!j) {
-		srt_error_set(err, "fake slurm: job %lld is not known", (long long)job_id);
-		return SRT_SLURM_EGONE;
-	}
-	if (!srt_job_state_is_final(j->state))
+	if (rc == SRT_SLURM_OK && !srt_job_state_is_final(j->state))
 		srt_slurm_fake_set_state(f, job_id, SRT_JOB_CANCELLED, -1, NULL);
-	return SRT_SLURM_OK;
+	return rc;
 }
 
 static int fake_ping(struct srt_slurm_client *cl, struct srt_slurm_info *out, struct srt_error *err)

@@ -551,23 +551,30 @@ static void probe_pass(void *arg, int rc, const struct srt_pass_stats *st,
 	p->failed += rc != 0;
 }
 
+/* srt_controller_run() every second, observed by the probe. */
+static int run_loop(struct fx *f, bool once, struct loop_probe *p)
+{
+	struct srt_error err;
+
+	return srt_controller_run(f->ctl,
+				  &(struct srt_controller_loop){
+					  .interval_ms = 1000,
+					  .once = once,
+					  .on_pass = probe_pass,
+					  .sleep_ms = probe_sleep,
+					  .arg = p,
+				  },
+				  &err);
+}
+
 static void test_loop_backs_off_and_stops_on_sigterm(void **state)
 {
 	struct fx *f = *state;
 	struct loop_probe p = { .stop_after = 4 };
-	struct srt_error err;
 
 	apply(f, 1, "a", 3);
 	srt_slurm_fake_fail(f->fake, SRT_FAKE_LIST_JOBS, SRT_SLURM_EUNREACHABLE, 3);
-	assert_int_equal(srt_controller_run(f->ctl,
-					    &(struct srt_controller_loop){
-						    .interval_ms = 1000,
-						    .on_pass = probe_pass,
-						    .sleep_ms = probe_sleep,
-						    .arg = &p,
-					    },
-					    &err),
-			 0);
+	assert_int_equal(run_loop(f, false, &p), 0);
 	assert_int_equal(p.passes, 4);
 	assert_int_equal(p.failed, 0);
 	assert_int_equal(p.nwaits, 4);
@@ -582,19 +589,9 @@ static void test_loop_once(void **state)
 {
 	struct fx *f = *state;
 	struct loop_probe p = { .stop_after = -1 };
-	struct srt_error err;
 
 	apply(f, 1, "a", 3);
-	assert_int_equal(srt_controller_run(f->ctl,
-					    &(struct srt_controller_loop){
-						    .interval_ms = 1000,
-						    .once = true,
-						    .on_pass = probe_pass,
-						    .sleep_ms = probe_sleep,
-						    .arg = &p,
-					    },
-					    &err),
-			 0);
+	assert_int_equal(run_loop(f, true, &p), 0);
 	assert_int_equal(p.passes, 1);
 	assert_int_equal(p.nwaits, 0);
 	assert_string_equal(run(f, "r1-1-1").phase, "Submitted");
