@@ -1,10 +1,10 @@
 /*
  * cli/cmd_controller.c: `srtctl controller`, the reconcile loop.
  *
- * Takes the database's controller lock (one controller per database), then
- * runs srt_controller_pass() every --interval until SIGTERM or SIGINT (which
- * stop it between passes).  While slurmrestd does not answer, the interval
- * doubles up to 60 s, and falls back once it answers.
+ * Parses the options, takes the database's controller lock (one controller
+ * per database), opens the store and the slurmrestd client, and prints.  The
+ * loop itself (interval, signals, back-off while slurmrestd does not answer,
+ * --once) is srt_controller_run() in controller/.
  */
 #include "cli/cli.h"
 #include "controller/controller.h"
@@ -13,19 +13,9 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
 
 static const char usage_text[] =
 	"usage: srtctl controller [--once] [--interval DURATION] [--db PATH] [--url URL]\n"
@@ -55,22 +45,27 @@ static const char usage_text[] =
 	"(the cluster config cannot be read, the database cannot be opened, a --once pass\n"
 	"failed).\n";
 
-static void sleep_ms(int64_t ms)
+struct printer {
+	bool verbose;
+};
+
+/* After each pass: a failure always, the stats line when asked or when it acted. */
+static void print_pass(void *arg, int rc, const struct srt_pass_stats *st,
+		       const struct srt_error *err)
 {
-	int64_t until = srt_monotonic_ms() + ms;
+	const struct printer *p = arg;
 
-	while (!stop_requested) {
-		int64_t left = until - srt_monotonic_ms();
-		struct timespec ts;
-
-		if (left <= 0)
-			return;
-		if (left > 200)
-			left = 200; /* wake to notice a signal */
-		ts.tv_sec = left / 1000;
-		ts.tv_nsec = (left % 1000) * 1000000;
-		nanosleep(&ts, NULL);
-	}
+	if (rc != 0)
+		fprintf(stderr, "srtctl controller: pass failed: %s\n", err->msg);
+	else if (p->verbose || st->actions)
+		fprintf(stderr,
+			"srtctl controller: pass: %zu run(s), %zu action(s), %zu event(s) "
+			"ingested, %llu slurmrestd call(s), %.1f ms (cpu %.1f ms, max rss "
+			"%.1f MiB)%s\n",
+			st->runs, st->actions, st->events_ingested,
+			(unsigned long long)st->slurm_calls, (double)st->usec / 1000.0,
+			(double)st->cpu_usec / 1000.0, (double)st->max_rss_kb / 1024.0,
+			st->slurm_known ? "" : " (SLURM unknown)");
 }
 
 int srt_cmd_controller(int argc, char **argv)
@@ -90,13 +85,13 @@ int srt_cmd_controller(int argc, char **argv)
 	int64_t interval = 5000;
 	struct srt_cluster cluster;
 	struct srt_cli_slurm sc;
-	struct srt_controller ctl = { 0 };
+	struct srt_controller *ctl = NULL;
+	struct printer pr = { false };
 	struct srt_store *store = NULL;
-	struct srt_slurm *slurm = NULL;
+	struct srt_slurm_client *slurm = NULL;
 	struct srt_error err;
 	char *db = NULL, *root = NULL;
 	int lock_fd = -1, c, rc = SRT_EXIT_INVALID;
-	struct sigaction sa;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
@@ -162,62 +157,44 @@ int srt_cmd_controller(int argc, char **argv)
 				"(`srtctl doctor` checks it)\n");
 		goto out;
 	}
-	if (srt_slurm_new(&slurm, &sc.cfg, &err) != 0) {
+	if (srt_slurm_client_restd_new(&slurm, &sc.cfg, &err) != 0) {
 		fprintf(stderr, "srtctl controller: %s\n", err.msg);
 		goto out;
 	}
 	root = srt_cli_run_root("controller", &cluster);
 	if (!root)
 		goto out;
-	ctl.store = store;
-	ctl.slurm = slurm;
-	ctl.cluster = &cluster;
-	ctl.run_root = root;
-	ctl.srtctl = cluster.commands[SRT_CMD_SRTCTL].v;
-	ctl.nsrtctl = cluster.commands[SRT_CMD_SRTCTL].n;
-	ctl.log = stderr;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
+	if (srt_controller_new(&ctl,
+			       &(struct srt_controller_config){
+				       .store = store,
+				       .slurm = slurm,
+				       .cluster = &cluster,
+				       .run_root = root,
+				       .srtctl = cluster.commands[SRT_CMD_SRTCTL].v,
+				       .nsrtctl = cluster.commands[SRT_CMD_SRTCTL].n,
+				       .log = stderr,
+			       },
+			       &err) != 0) {
+		fprintf(stderr, "srtctl controller: %s\n", err.msg);
+		goto out;
+	}
 	fprintf(stderr, "srtctl controller: database %s, slurmrestd %s, run directories in %s\n",
-		db, srt_slurm_url(slurm), root);
-	for (;;) {
-		struct srt_pass_stats st;
-		int64_t wait = interval;
-
-		if (srt_controller_pass(&ctl, &st, &err) != 0) {
-			fprintf(stderr, "srtctl controller: pass failed: %s\n", err.msg);
-			if (once) {
-				rc = SRT_EXIT_USAGE; /* a database error */
-				goto out;
-			}
-		} else if (verbose || st.actions) {
-			fprintf(stderr,
-				"srtctl controller: pass: %zu run(s), %zu action(s), %zu event(s) "
-				"ingested, %llu slurmrestd call(s), %.1f ms (cpu %.1f ms, max rss "
-				"%.1f MiB)%s\n",
-				st.runs, st.actions, st.events_ingested,
-				(unsigned long long)st.slurm_calls, (double)st.usec / 1000.0,
-				(double)st.cpu_usec / 1000.0, (double)st.max_rss_kb / 1024.0,
-				st.slurm_known ? "" : " (SLURM unknown)");
-		}
-		if (once || stop_requested)
-			break;
-		for (int i = 0; i < ctl.slurm_failures && wait < 60000; i++)
-			wait *= 2;
-		if (wait > 60000)
-			wait = 60000;
-		sleep_ms(wait);
-		if (stop_requested)
-			break;
+		db, srt_slurm_client_url(slurm), root);
+	pr.verbose = verbose;
+	if (srt_controller_run(ctl,
+			       &(struct srt_controller_loop){ .interval_ms = interval,
+							      .once = once,
+							      .on_pass = print_pass,
+							      .arg = &pr },
+			       &err) != 0) {
+		rc = SRT_EXIT_USAGE; /* a --once pass failed (a database error) */
+		goto out;
 	}
 	fprintf(stderr, "srtctl controller: stopped\n");
 	rc = SRT_EXIT_OK;
 out:
-	srt_controller_release(&ctl);
-	srt_slurm_free(slurm);
+	srt_controller_free(ctl);
+	srt_slurm_client_free(slurm);
 	srt_store_close(store);
 	if (lock_fd >= 0)
 		srt_store_lock_release(lock_fd);

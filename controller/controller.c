@@ -27,6 +27,40 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/*
+ * The handle: what it was given, and what it keeps between passes.  Only
+ * caches live here (each pass re-reads the world): the last full job
+ * listing, parsed attempt budgets, and what each run directory looked like.
+ */
+struct srt_controller {
+	struct srt_store *store;
+	struct srt_slurm_client *slurm;
+	const struct srt_cluster *cluster;
+	char *run_root;
+	const char *const *srtctl;
+	size_t nsrtctl;
+	FILE *log;
+	int slurm_failures; /* consecutive passes whose job listing failed */
+	/*
+	 * The last full job listing and slurmctld's last_update: later passes
+	 * ask "changed since" and reuse this when nothing changed (a cheap
+	 * reply instead of every job's JSON).
+	 */
+	struct srt_job_list jobs;
+	bool have_jobs;
+	int passes_since_full;	  /* a full listing at least every 60 passes */
+	struct srt_rc_memo *memo; /* each spec's max_attempts by spec hash */
+	/* Why this pass's job listing failed ("UNREACHABLE: ..."), for its events. */
+	char slurm_error[SRT_ERROR_MAX + 32];
+	/*
+	 * What each run directory's status.json and events.jsonl looked like
+	 * when last ingested (by run id): a pass skips a run whose files have
+	 * not changed and reuses what it learnt from them.
+	 */
+	struct srt_ingest_memo *ingest;
+	size_t ningest;
+};
+
 /* How long after a run ends its agent's late events are still ingested. */
 #define SRT_INGEST_AFTER_END_MS (5 * 60 * 1000)
 
@@ -106,23 +140,45 @@ static void logf_(struct srt_controller *c, const char *fmt, ...)
 	fflush(c->log);
 }
 
-static void memo_free(struct srt_attempts_memo *m, size_t n)
+int srt_controller_new(struct srt_controller **out, const struct srt_controller_config *cfg,
+		       struct srt_error *err)
 {
-	for (size_t i = 0; i < n; i++)
-		free(m[i].spec_hash);
-	free(m);
+	struct srt_controller *c;
+
+	*out = NULL;
+	if (!cfg->store || !cfg->slurm || !cfg->cluster)
+		return srt_error_set(err, "a controller needs a store, a SLURM client and a "
+					  "cluster config");
+	if (!cfg->run_root || cfg->run_root[0] != '/')
+		return srt_error_set(err, "the run root '%s' is not an absolute path",
+				     cfg->run_root ? cfg->run_root : "");
+	c = srt_xcalloc(1, sizeof(*c));
+	c->store = cfg->store;
+	c->slurm = cfg->slurm;
+	c->cluster = cfg->cluster;
+	c->run_root = srt_xstrdup(cfg->run_root);
+	c->srtctl = cfg->srtctl;
+	c->nsrtctl = cfg->nsrtctl;
+	c->log = cfg->log;
+	c->memo = srt_rc_memo_new();
+	*out = c;
+	return 0;
 }
 
-void srt_controller_release(struct srt_controller *c)
+void srt_controller_free(struct srt_controller *c)
 {
+	if (!c)
+		return;
 	srt_job_list_release(&c->jobs);
-	c->have_jobs = false;
-	memo_free(c->memo, c->nmemo);
-	c->memo = NULL;
-	c->nmemo = 0;
+	srt_rc_memo_free(c->memo);
 	ingest_memo_free(c->ingest, c->ningest);
-	c->ingest = NULL;
-	c->ningest = 0;
+	free(c->run_root);
+	free(c);
+}
+
+int srt_controller_slurm_failures(const struct srt_controller *c)
+{
+	return c->slurm_failures;
 }
 
 char *srt_controller_run_dir(const struct srt_controller *c, const char *run)
@@ -470,19 +526,54 @@ static int time_limit_minutes(const char *s)
 	return total > max ? -1 : (int)total;
 }
 
+/*
+ * A run's state change and the events that explain it, committed in one
+ * transaction (or none of it).
+ */
+struct change {
+	const char *run;
+	const char *phase;		     /* NULL: unchanged */
+	int64_t job_id;			     /* -1: unchanged */
+	const char *slurm_state;	     /* NULL: unchanged */
+	const char *message, *type, *reason; /* the run's message and the event */
+	bool set_exit_code;
+	int64_t exit_code;
+	const char *note_reason, *note; /* a Warning recorded first; NULL: none */
+};
+
+static int commit_change(struct srt_controller *c, const struct change *ch, struct srt_error *err)
+{
+	int rc = 0;
+
+	if (srt_store_begin(c->store, err) != 0)
+		return -1;
+	if (ch->note)
+		rc = srt_store_event(c->store, err, "Warning", ch->note_reason, "run", ch->run,
+				     "controller", "%s", ch->note);
+	if (rc == 0)
+		rc = srt_store_run_update(c->store, ch->run, ch->phase, ch->job_id, ch->slurm_state,
+					  ch->message, err);
+	if (rc == 0 && ch->set_exit_code)
+		rc = srt_store_run_set_details(c->store, ch->run, NULL, true, ch->exit_code, err);
+	if (rc == 0)
+		rc = srt_store_event(c->store, err, ch->type, ch->reason, "run", ch->run,
+				     "controller", "%s", ch->message);
+	return finish_tx(c, rc, err);
+}
+
 static int record(struct srt_controller *c, const char *run, const char *phase, int64_t job_id,
 		  const char *slurm_state, const char *message, const char *type,
 		  const char *reason, struct srt_error *err)
 {
-	int rc;
-
-	if (srt_store_begin(c->store, err) != 0)
-		return -1;
-	rc = srt_store_run_update(c->store, run, phase, job_id, slurm_state, message, err);
-	if (rc == 0)
-		rc = srt_store_event(c->store, err, type, reason, "run", run, "controller", "%s",
-				     message);
-	return finish_tx(c, rc, err);
+	return commit_change(c,
+			     &(struct change){ .run = run,
+					       .phase = phase,
+					       .job_id = job_id,
+					       .slurm_state = slurm_state,
+					       .message = message,
+					       .type = type,
+					       .reason = reason },
+			     err);
 }
 
 /* A Warning event about a run, with no state change. */
@@ -504,20 +595,22 @@ static int warn(struct srt_controller *c, const char *run, const char *reason, c
 static int cancel_job(struct srt_controller *c, const char *run, int64_t job_id, const char *why,
 		      struct srt_error *err)
 {
+	struct srt_rc_outcome o;
 	struct srt_error serr;
 	char *msg;
 	int rc, src;
 
 	srt_error_clear(&serr);
-	src = srt_slurm_cancel(c->slurm, job_id, &serr);
-	if (src == SRT_SLURM_OK || src == SRT_SLURM_EGONE) {
+	src = srt_slurm_client_cancel(c->slurm, job_id, &serr);
+	o = srt_rc_cancel_outcome(src);
+	if (o.set_phase) {
 		msg = srt_xasprintf("cancelled job %lld: %s", (long long)job_id, why);
-		rc = record(c, run, src == SRT_SLURM_OK ? "Cancelling" : "Cancelled", job_id, NULL,
-			    msg, "Normal", "JobCancelled", err);
+		rc = record(c, run, srt_rc_phase_name(o.phase), job_id, NULL, msg,
+			    o.warning ? "Warning" : "Normal", o.reason, err);
 	} else {
 		msg = srt_xasprintf("could not cancel job %lld (%s: %s); trying again next pass: %s",
 				    (long long)job_id, srt_slurm_rc_name(src), serr.msg, why);
-		rc = warn(c, run, "CancelFailed", msg, err);
+		rc = warn(c, run, o.reason, msg, err);
 	}
 	logf_(c, "run/%s: %s", run, msg);
 	free(msg);
@@ -676,6 +769,23 @@ out:
 	return rc;
 }
 
+/* A run's row and its recipe's; -1 with err set when either is missing or unreadable. */
+static int load_run(struct srt_controller *c, const char *name, struct srt_run_row *run,
+		    struct srt_recipe_row *recipe, struct srt_error *err)
+{
+	int rc = srt_store_run_get(c->store, name, run, err);
+
+	if (rc == 0)
+		return srt_error_set(err, "run '%s' is not in the database", name);
+	if (rc < 0)
+		return -1;
+	rc = srt_store_recipe_get(c->store, run->recipe, recipe, err);
+	if (rc == 0)
+		return srt_error_set(err, "recipe '%s' of run '%s' is not in the database",
+				     run->recipe, name);
+	return rc < 0 ? -1 : 0;
+}
+
 /*
  * Render the run's plan and batch script into its directory and submit it.
  * The run row (with its job comment) is already committed.
@@ -686,16 +796,16 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 	struct srt_recipe_row recipe = { 0 };
 	struct rendered x = { 0 };
 	struct srt_diags d;
-	char *dir = NULL, *script = NULL, *out_path = NULL, *msg = NULL;
+	char *dir = NULL, *script = NULL, *out_path = NULL, *msg = NULL, *note = NULL;
+	struct srt_rc_outcome o;
+	struct srt_buf names;
 	struct srt_error serr;
 	int64_t job_id = 0;
 	long uid, gid;
 	int rc = -1, src, dfd = -1;
 
 	srt_diags_init(&d);
-	if (srt_store_run_get(c->store, run_name, &run, err) != 1)
-		goto out;
-	if (srt_store_recipe_get(c->store, run.recipe, &recipe, err) != 1)
+	if (load_run(c, run_name, &run, &recipe, err) != 0)
 		goto out;
 	if (render(c, &recipe, &x, &msg) != 0) {
 		rc = record(c, run.name, "Failed", -1, NULL, msg, "Warning", "InvalidSpec", err);
@@ -752,50 +862,54 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 		};
 
 		srt_error_clear(&serr);
-		src = srt_slurm_submit(c->slurm, &spec, &job_id, &serr);
+		src = srt_slurm_client_submit(c->slurm, &spec, &job_id, &serr);
 	}
-	if (src == SRT_SLURM_OK && x.r->slurm.directives.n) {
-		/* slurmrestd takes the job description, not #SBATCH lines: say so. */
-		const struct srt_env *dv = &x.r->slurm.directives;
-		struct srt_buf names;
+	o = srt_rc_submit_outcome(src);
+	if (o.set_phase && o.phase == SRT_RC_SUBMITTED) {
+		struct change ch = { .run = run.name,
+				     .phase = srt_rc_phase_name(o.phase),
+				     .job_id = job_id,
+				     .slurm_state = "PENDING",
+				     .type = o.warning ? "Warning" : "Normal",
+				     .reason = o.reason };
 
-		srt_buf_init(&names);
-		for (size_t i = 0; i < dv->n; i++)
-			srt_buf_printf(&names, "%s%s", i ? ", " : "", dv->v[i].name);
-		if (srt_store_begin(c->store, err) == 0)
-			finish_tx(c,
-				  srt_store_event(c->store, err, "Warning", "DirectivesNotApplied",
-						  "run", run.name, "controller",
-						  "slurm.directives (%s) are in job.sh as #SBATCH lines, but "
-						  "slurmrestd does not read #SBATCH lines, so they do not "
-						  "apply to job %lld; srtctl sets nodes, partition, account "
-						  "and time limit itself",
-						  names.data, (long long)job_id),
-				  err);
-		srt_buf_release(&names);
-	}
-	if (src == SRT_SLURM_OK) {
+		if (x.r->slurm.directives.n) {
+			/* slurmrestd takes the job description, not #SBATCH lines: say so. */
+			const struct srt_env *dv = &x.r->slurm.directives;
+
+			srt_buf_init(&names);
+			for (size_t i = 0; i < dv->n; i++)
+				srt_buf_printf(&names, "%s%s", i ? ", " : "", dv->v[i].name);
+			note = srt_xasprintf(
+				"slurm.directives (%s) are in job.sh as #SBATCH lines, "
+				"but slurmrestd does not read #SBATCH lines, so they do "
+				"not apply to job %lld; srtctl sets nodes, partition, "
+				"account and time limit itself",
+				names.data, (long long)job_id);
+			srt_buf_release(&names);
+			ch.note_reason = "DirectivesNotApplied";
+			ch.note = note;
+		}
 		msg = srt_xasprintf("submitted job %lld (name %s, comment %s, %zu node%s) from %s",
 				    (long long)job_id, run.job_name, run.job_comment,
 				    x.plan->layout.nnodes, x.plan->layout.nnodes == 1 ? "" : "s", dir);
-		rc = record(c, run.name, "Submitted", job_id, "PENDING", msg, "Normal",
-			    "JobSubmitted", err);
-		logf_(c, "run/%s: %s", run.name, msg);
-	} else if (src == SRT_SLURM_EREJECTED || src == SRT_SLURM_EINVAL) {
+		ch.message = msg;
+		rc = commit_change(c, &ch, err);
+	} else if (o.set_phase) {
 		msg = srt_xasprintf("SLURM refused the job: %s", serr.msg);
-		rc = record(c, run.name, "Failed", -1, NULL, msg, "Warning", "SubmitRejected", err);
-		logf_(c, "run/%s: %s", run.name, msg);
+		rc = record(c, run.name, srt_rc_phase_name(o.phase), -1, NULL, msg,
+			    o.warning ? "Warning" : "Normal", o.reason, err);
 	} else {
-		/* Unknown: the job may exist.  The next pass looks for it by its comment. */
 		msg = srt_xasprintf("submission unconfirmed (%s: %s); the next pass looks for job "
 				    "comment %s before submitting again",
 				    srt_slurm_rc_name(src), serr.msg, run.job_comment);
-		rc = warn(c, run.name, "SubmitUnknown", msg, err);
-		logf_(c, "run/%s: %s", run.name, msg);
+		rc = warn(c, run.name, o.reason, msg, err);
 	}
+	logf_(c, "run/%s: %s", run.name, msg);
 out:
 	if (dfd >= 0)
 		close(dfd);
+	free(note);
 	free(msg);
 	free(script);
 	free(out_path);
@@ -805,38 +919,6 @@ out:
 	srt_recipe_row_release(&recipe);
 	srt_run_row_release(&run);
 	return rc;
-}
-
-/*
- * Why the job that runs plan `old` cannot take plan `new` (malloc'd), or
- * NULL when it can: same job shape (nodes, partition, account, time limit,
- * exclusive) and the same infra node.
- */
-static char *misfit(const json_t *old, const json_t *new)
-{
-	const json_t *oj = json_object_get(old, "job"), *nj = json_object_get(new, "job");
-	const char *key;
-	json_t *v;
-
-	if (!json_is_object(oj))
-		return srt_xstrdup("its plan.json does not record the job's shape (written by an "
-				   "older srtctl)");
-	json_object_foreach((json_t *)nj, key, v) {
-		json_t *was = json_object_get(oj, key);
-
-		if (!json_equal(was, v)) {
-			char *a = json_dumps(was ? was : json_null(), JSON_ENCODE_ANY);
-			char *b = json_dumps(v, JSON_ENCODE_ANY);
-			char *out = srt_xasprintf("job %s %s -> %s", key, a ? a : "?", b ? b : "?");
-
-			free(a);
-			free(b);
-			return out;
-		}
-	}
-	if (!json_equal(json_object_get(old, "infra_node"), json_object_get(new, "infra_node")))
-		return srt_xstrdup("the infra node moves");
-	return NULL;
 }
 
 /*
@@ -858,8 +940,7 @@ static int rollout(struct srt_controller *c, const struct srt_rc_action *x, stru
 	long uid, gid;
 	int rc = -1, dfd = -1;
 
-	if (srt_store_run_get(c->store, x->run, &run, err) != 1 ||
-	    srt_store_recipe_get(c->store, run.recipe, &recipe, err) != 1)
+	if (load_run(c, x->run, &run, &recipe, err) != 0)
 		goto out;
 	if (recipe.generation != x->generation) {
 		rc = 0; /* applied again meanwhile: the next pass decides */
@@ -881,11 +962,11 @@ static int rollout(struct srt_controller *c, const struct srt_rc_action *x, stru
 		rc = run_dir_failed(c, run.name, serr.msg, msg, err);
 		goto out;
 	}
-	if (srt_rundir_read_plan_at(dfd, dir, &old, &old_gen, &serr) < 0)
-		why = srt_xasprintf("its plan cannot be read (%s)", serr.msg);
-	else
-		why = misfit(old, nx.pj);
-	if (!why) {
+	if (srt_rundir_read_plan_at(dfd, dir, &old, &old_gen, &serr) < 0) {
+		json_decref(old);
+		old = NULL;
+	}
+	if (srt_rc_rollout_fit(old, serr.msg, nx.pj, &why)) {
 		if (srt_rundir_write_plan_at(dfd, dir, nx.pj, x->generation, uid, gid, &serr) !=
 		    0) {
 			rc = run_dir_failed(c, run.name, serr.msg, msg, err);
@@ -959,12 +1040,20 @@ static int act(struct srt_controller *c, const struct srt_rc_action *x, struct s
 		logf_(c, "run/%s: %s", x->run, x->message);
 		return rc;
 	case SRT_RC_SET_PHASE:
-		rc = record(c, x->run, srt_rc_phase_name(x->phase), x->job_id ? x->job_id : -1,
-			    x->job_id ? srt_job_state_name(x->job_state) : NULL, x->message,
-			    x->warning ? "Warning" : "Normal", phase_reason(x->phase), err);
-		if (rc == 0 && x->job_id && srt_rc_phase_is_final(x->phase) && x->exit_code >= 0)
-			rc = srt_store_run_set_details(c->store, x->run, NULL, true, x->exit_code,
-						       err);
+		rc = commit_change(
+			c,
+			&(struct change){
+				.run = x->run,
+				.phase = srt_rc_phase_name(x->phase),
+				.job_id = x->job_id ? x->job_id : -1,
+				.slurm_state = x->job_id ? srt_job_state_name(x->job_state) : NULL,
+				.message = x->message,
+				.type = x->warning ? "Warning" : "Normal",
+				.reason = phase_reason(x->phase),
+				.set_exit_code = x->job_id && srt_rc_phase_is_final(x->phase) &&
+						 x->exit_code >= 0,
+				.exit_code = x->exit_code },
+			err);
 		logf_(c, "run/%s: %s (%s)", x->run, srt_rc_phase_name(x->phase), x->message);
 		return rc;
 	case SRT_RC_CANCEL:
@@ -973,19 +1062,30 @@ static int act(struct srt_controller *c, const struct srt_rc_action *x, struct s
 		return rollout(c, x, err);
 	case SRT_RC_FORGET_JOB: {
 		struct srt_job job = { 0 };
+		struct srt_rc_outcome o;
 
 		srt_error_clear(&serr);
-		src = srt_slurm_get_job(c->slurm, x->job_id, &job, &serr);
+		src = srt_slurm_client_get_job(c->slurm, x->job_id, &job, &serr);
 		srt_job_release(&job);
-		if (src != SRT_SLURM_EGONE)
-			return 0; /* still there (the listing raced), or unknown: wait */
+		o = srt_rc_lookup_outcome(src);
+		if (!o.record)
+			return 0;
 		msg = srt_xasprintf("%s (purged after MinJobAge?) before srtctl saw it end",
 				    x->message);
-		rc = record(c, x->run, "Failed", -1, "GONE", msg, "Warning", "JobGone", err);
+		rc = record(c, x->run, srt_rc_phase_name(o.phase), -1, "GONE", msg,
+			    o.warning ? "Warning" : "Normal", o.reason, err);
 		logf_(c, "run/%s: %s", x->run, msg);
 		free(msg);
 		return rc;
 	}
+	case SRT_RC_SLURM_UNKNOWN:
+		msg = srt_xasprintf(
+			"slurmrestd did not answer (%s); the run's job state is unknown: "
+			"nothing is resubmitted, failed or cancelled until it answers",
+			c->slurm_error);
+		rc = warn(c, x->run, "SlurmUnavailable", msg, err);
+		free(msg);
+		return rc;
 	}
 	return 0;
 }
@@ -995,49 +1095,6 @@ static int act(struct srt_controller *c, const struct srt_rc_action *x, struct s
 static int64_t tv_usec(const struct timeval *tv)
 {
 	return (int64_t)tv->tv_sec * 1000000 + tv->tv_usec;
-}
-
-/* "slurm": {"max_attempts": N} of a canonical spec, or the default. */
-static int spec_max_attempts(const char *spec)
-{
-	json_t *j = json_loads(spec, 0, NULL);
-	json_int_t n = json_integer_value(json_object_get(json_object_get(j, "slurm"),
-							  "max_attempts"));
-
-	json_decref(j);
-	return n >= 1 && n <= 100 ? (int)n : SRT_MAX_ATTEMPTS_DEFAULT;
-}
-
-static int memo_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct srt_attempts_memo *)a)->spec_hash,
-		      ((const struct srt_attempts_memo *)b)->spec_hash);
-}
-
-/*
- * max_attempts of every recipe (out[i] for recipes[i]), parsing only specs
- * the last pass did not see; the memo keeps this pass's specs only.
- */
-static void recipes_max_attempts(struct srt_controller *c, const struct srt_recipe_row *recipes,
-				 size_t n, int *out)
-{
-	struct srt_attempts_memo *next = srt_xcalloc(n + 1, sizeof(*next));
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		struct srt_attempts_memo key = { recipes[i].spec_hash, 0 };
-		const struct srt_attempts_memo *m =
-			c->nmemo ? bsearch(&key, c->memo, c->nmemo, sizeof(*c->memo), memo_cmp) :
-				   NULL;
-
-		out[i] = m ? m->max_attempts : spec_max_attempts(recipes[i].spec);
-		next[k].spec_hash = srt_xstrdup(recipes[i].spec_hash);
-		next[k++].max_attempts = out[i];
-	}
-	qsort(next, k, sizeof(*next), memo_cmp);
-	memo_free(c->memo, c->nmemo);
-	c->memo = next;
-	c->nmemo = k;
 }
 
 int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
@@ -1055,14 +1112,14 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 	struct srt_ingest_memo *next_ingest = NULL;
 	size_t nnext = 0;
 	struct srt_rc_actions actions = { 0 };
-	struct srt_error serr;
+	struct srt_error serr, first;
 	int64_t t0 = srt_monotonic_ms();
 	struct rusage ru0, ru1;
 	int rc = -1, src;
 
 	memset(stats, 0, sizeof(*stats));
 	getrusage(RUSAGE_SELF, &ru0);
-	srt_slurm_stats(c->slurm, &before);
+	srt_slurm_client_stats(c->slurm, &before);
 	if (srt_store_recipe_list(c->store, true, &recipes, &nrecipes, err) != 0 ||
 	    srt_store_run_list(c->store, NULL, &runs, &nruns, err) != 0)
 		goto out;
@@ -1072,7 +1129,8 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 	{
 		bool full = !c->have_jobs || ++c->passes_since_full >= 60;
 
-		src = srt_slurm_list_jobs(c->slurm, full ? 0 : c->jobs.last_update, &jl, &serr);
+		src = srt_slurm_client_list_jobs(c->slurm, full ? 0 : c->jobs.last_update, &jl,
+						 &serr);
 		if (src == SRT_SLURM_OK && !jl.unchanged) {
 			srt_job_list_release(&c->jobs);
 			c->jobs = jl;
@@ -1088,23 +1146,8 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 		c->slurm_failures++;
 		logf_(c, "slurmrestd: %s: %s; run states are unknown this pass", srt_slurm_rc_name(src),
 		      serr.msg);
-		for (size_t i = 0; i < nruns; i++) {
-			enum srt_rc_phase p = SRT_RC_PENDING;
-
-			srt_rc_phase_parse(runs[i].phase, &p);
-			if (srt_rc_phase_is_final(p))
-				continue;
-			if (srt_store_begin(c->store, err) != 0 ||
-			    finish_tx(c,
-				      srt_store_event(c->store, err, "Warning", "SlurmUnavailable",
-						      "run", runs[i].name, "controller",
-						      "slurmrestd did not answer (%s: %s); the run's "
-						      "job state is unknown: nothing is resubmitted, "
-						      "failed or cancelled until it answers",
-						      srt_slurm_rc_name(src), serr.msg),
-				      err) != 0)
-				goto out;
-		}
+		snprintf(c->slurm_error, sizeof(c->slurm_error), "%s: %s", srt_slurm_rc_name(src),
+			 serr.msg);
 	} else if (c->slurm_failures) {
 		logf_(c, "slurmrestd answers again after %d failed pass%s", c->slurm_failures,
 		      c->slurm_failures == 1 ? "" : "es");
@@ -1157,17 +1200,12 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 
 	/* Decide. */
 	wr = srt_xcalloc(nrecipes ? nrecipes : 1, sizeof(*wr));
-	{
-		int *max = srt_xcalloc(nrecipes + 1, sizeof(*max));
-
-		recipes_max_attempts(c, recipes, nrecipes, max);
-		for (size_t i = 0; i < nrecipes; i++) {
-			wr[i].name = recipes[i].name;
-			wr[i].generation = recipes[i].generation;
-			wr[i].deleted = recipes[i].deleted_at != 0;
-			wr[i].max_attempts = max[i];
-		}
-		free(max);
+	for (size_t i = 0; i < nrecipes; i++) {
+		wr[i].name = recipes[i].name;
+		wr[i].generation = recipes[i].generation;
+		wr[i].deleted = recipes[i].deleted_at != 0;
+		wr[i].spec = recipes[i].spec;
+		wr[i].spec_hash = recipes[i].spec_hash;
 	}
 	wruns = srt_xcalloc(nruns ? nruns : 1, sizeof(*wruns));
 	for (size_t i = 0; i < nruns; i++) {
@@ -1195,20 +1233,41 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 		}
 		srt_reconcile_runs(&(struct srt_rc_world){ wr, nrecipes, wruns, nruns, wjobs,
 							   stats->slurm_known ? cur->n : 0,
-							   stats->slurm_known },
+							   stats->slurm_known, c->memo },
 				   &actions);
 	}
 
-	/* Act. */
+	/*
+	 * Act.  A failed effect does not stop the others; the pass reports the
+	 * first failure and the next pass decides again from what is then true.
+	 */
+	srt_error_clear(&first);
 	for (size_t i = 0; i < actions.n; i++) {
-		if (act(c, &actions.v[i], err) != 0)
-			logf_(c, "error: %s", err->msg); /* the next pass decides again */
+		const struct srt_rc_action *x = &actions.v[i];
+
+		srt_error_clear(err);
+		if (act(c, x, err) == 0)
+			continue;
+		if (x->run)
+			srt_error_prefix(err, "run/%s", x->run);
+		else
+			srt_error_prefix(err, "recipe/%s", x->recipe);
+		logf_(c, "error: %s", err->msg);
+		if (!stats->action_errors++)
+			first = *err;
 	}
 	stats->actions = actions.n;
 	stats->runs = nruns;
 	rc = 0;
+	if (stats->action_errors) {
+		*err = first;
+		if (stats->action_errors > 1)
+			srt_error_prefix(err, "%zu actions failed, the first",
+					 stats->action_errors);
+		rc = -1;
+	}
 out:
-	srt_slurm_stats(c->slurm, &after);
+	srt_slurm_client_stats(c->slurm, &after);
 	stats->slurm_calls = after.requests - before.requests;
 	stats->usec = (srt_monotonic_ms() - t0) * 1000;
 	getrusage(RUSAGE_SELF, &ru1);

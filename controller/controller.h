@@ -2,16 +2,21 @@
  * controller/controller.h: the cluster-level reconcile loop.
  *
  * One pass re-reads the world (recipes and runs from the state database,
- * every SLURM job in one slurmrestd call, each live run's status.json and new
- * events.jsonl lines), asks the reconciler (reconcilers/runs.h) what to do,
- * and does it: creates runs (the intent row first), renders a run's plan
- * and batch script into its run directory, submits, adopts, cancels, and
- * records every decision as an event in the same transaction as the state
- * change.  Level-triggered: a pass never depends on having seen the previous
- * one, so a controller killed at any moment resumes where it was.
+ * every SLURM job in one call through the SLURM client, each live run's
+ * status.json and new events.jsonl lines), asks the reconciler
+ * (reconcilers/runs.h) what to do, and does it: creates runs (the intent row
+ * first), renders a run's plan and batch script into its run directory,
+ * submits, adopts, cancels, and records every decision as an event in the
+ * same transaction as the state change.  Level-triggered: a pass never
+ * depends on having seen the previous one, so a controller killed at any
+ * moment resumes where it was (a new handle over the same database finds
+ * its jobs again).
  *
- * The context borrows everything it is given; srt_controller_pass() may be
- * called any number of times.
+ * The loop (srt_controller_run()) runs passes every interval until SIGTERM
+ * or SIGINT, doubling the interval (up to 60 s) while SLURM does not answer.
+ *
+ * SLURM is reached only through struct srt_slurm_client (slurm/client.h):
+ * slurmrestd in production, the in-memory fake (slurm/fake.h) in tests.
  */
 #ifndef SRT_CONTROLLER_CONTROLLER_H
 #define SRT_CONTROLLER_CONTROLLER_H
@@ -21,50 +26,38 @@
 #include <stdio.h>
 
 #include "recipe/cluster.h"
-#include "slurm/slurm.h"
+#include "slurm/client.h"
 #include "store/store.h"
 #include "util/err.h"
 
-struct srt_controller {
+struct srt_controller;
+
+/* What a controller works with.  Everything is borrowed, except run_root (copied). */
+struct srt_controller_config {
 	struct srt_store *store;
-	struct srt_slurm *slurm;
+	struct srt_slurm_client *slurm;
 	const struct srt_cluster *cluster;
 	const char *run_root; /* absolute directory for run directories */
 	const char *const *srtctl; /* argv prefix that starts srtctl on a compute node */
 	size_t nsrtctl;
 	FILE *log; /* one line per decision; NULL for none */
-	/* Set by the pass: */
-	int slurm_failures; /* consecutive passes whose job listing failed */
-	/*
-	 * The last full job listing and slurmctld's last_update: later passes
-	 * ask "changed since" and reuse this when nothing changed (a cheap
-	 * reply instead of every job's JSON).  Release with srt_controller_release().
-	 */
-	struct srt_job_list jobs;
-	bool have_jobs;
-	int passes_since_full; /* a full listing at least every 60 passes */
-	/* Each recipe spec's slurm.max_attempts by spec hash: a spec is parsed once. */
-	struct srt_attempts_memo {
-		char *spec_hash;
-		int max_attempts;
-	} *memo;
-	size_t nmemo;
-	/*
-	 * What each run directory's status.json and events.jsonl looked like
-	 * when last ingested (by run id): a pass skips a run whose files have
-	 * not changed and reuses what it learnt from them.
-	 */
-	struct srt_ingest_memo *ingest;
-	size_t ningest;
 };
 
-/* Free what the context accumulated across passes (the cached listing). */
-void srt_controller_release(struct srt_controller *c);
+/*
+ * Make a controller.  Nothing is read or sent yet.  Fails (-1, err says
+ * why) when the store, client or cluster is missing or run_root is not an
+ * absolute path.  Free with srt_controller_free().
+ */
+int srt_controller_new(struct srt_controller **out, const struct srt_controller_config *cfg,
+		       struct srt_error *err);
+/* Free a controller and what it cached across passes (NULL is a no-op). */
+void srt_controller_free(struct srt_controller *c);
 
 struct srt_pass_stats {
-	uint64_t slurm_calls; /* HTTP requests to slurmrestd during the pass */
+	uint64_t slurm_calls; /* requests to SLURM during the pass */
 	size_t runs; /* runs in the database */
 	size_t actions; /* decisions taken */
+	size_t action_errors;	/* decisions whose effect failed (retried next pass) */
 	size_t events_ingested; /* agent events ingested */
 	bool slurm_known; /* the job listing succeeded */
 	int64_t usec; /* wall time of the pass */
@@ -73,14 +66,54 @@ struct srt_pass_stats {
 };
 
 /*
- * One reconcile pass.  Returns 0, or -1 when the pass could not run at all
- * (the database failed); SLURM being unreachable is not a failure of the
+ * One reconcile pass.  Returns 0, or -1 with err set when the pass could not
+ * run (the database failed) or an action's effect failed: the other actions
+ * are still taken, err names the first failure ("run/NAME: ..."), and the
+ * next pass decides again.  SLURM being unreachable is not a failure of the
  * pass: it is recorded as Warning events and reported in stats.
  */
 int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 			struct srt_error *err);
 
+/* Consecutive passes whose job listing failed (0 once SLURM answers). */
+int srt_controller_slurm_failures(const struct srt_controller *c);
+
 /* The deterministic run directory of a run: <run_root>/<run name> (caller frees). */
 char *srt_controller_run_dir(const struct srt_controller *c, const char *run);
+
+/* ---- the loop ---- */
+
+struct srt_controller_loop {
+	int64_t interval_ms; /* between passes, >= 1 */
+	bool once;	     /* one pass, then return */
+	/* Called after every pass with its result (printing); may be NULL. */
+	void (*on_pass)(void *arg, int rc, const struct srt_pass_stats *st,
+			const struct srt_error *err);
+	/*
+	 * Wait `ms` between passes; NULL: sleep, waking every 200 ms to notice
+	 * a stop request.  Tests pass their own (no wall time).
+	 */
+	void (*sleep_ms)(void *arg, int64_t ms);
+	void *arg;
+};
+
+/*
+ * Run passes until SIGTERM or SIGINT (handlers are installed for the run and
+ * the previous ones restored after it; a signal stops the loop between
+ * passes), or after one pass with `once`.  A failed pass is reported through
+ * on_pass and the loop goes on.  Returns 0; -1 when the `once` pass failed
+ * (err says why).
+ */
+int srt_controller_run(struct srt_controller *c, const struct srt_controller_loop *loop,
+		       struct srt_error *err);
+
+/* Ask a running loop to stop between passes, as SIGTERM does (async-signal-safe). */
+void srt_controller_request_stop(void);
+
+/*
+ * The wait after a pass: `interval_ms`, doubled for each consecutive pass
+ * SLURM did not answer, up to 60 s (never below interval_ms).
+ */
+int64_t srt_controller_backoff_ms(int64_t interval_ms, int slurm_failures);
 
 #endif

@@ -8,8 +8,13 @@
  * current generation driven forward: created, found again (adopted) or
  * submitted, its phase kept in step with SLURM and its agent, and a new
  * attempt started when the job ended badly and attempts remain.
+ *
+ * Then the follow-up decisions of effects (runs.h): what a SLURM call's
+ * result means, whether a new generation fits its job, and a spec's
+ * attempt budget.
  */
 #include "reconcilers/runs.h"
+#include "recipe/model.h"
 #include "util/buf.h"
 
 #include <stdio.h>
@@ -196,7 +201,7 @@ static void retire(const struct srt_rc_world *w, const char *recipe, const struc
 	snprintf(x->message, sizeof(x->message), "%s before it was submitted", why);
 }
 
-static void drive(const struct srt_rc_world *w, const struct srt_rc_recipe *r,
+static void drive(const struct srt_rc_world *w, const struct srt_rc_recipe *r, int max_attempts,
 		  const struct srt_rc_run *run, struct srt_rc_actions *out)
 {
 	const struct srt_rc_job *job = find_job(w, run);
@@ -208,14 +213,14 @@ static void drive(const struct srt_rc_world *w, const struct srt_rc_recipe *r,
 
 		if (!bad)
 			return;
-		if (run->attempt >= r->max_attempts)
+		if (run->attempt >= max_attempts)
 			return; /* the budget is spent: the run stays Failed */
 		x = push(out, SRT_RC_CREATE_RUN, r->name, NULL);
 		x->generation = r->generation;
 		x->attempt = run->attempt + 1;
-		snprintf(x->message, sizeof(x->message),
-			 "attempt %lld of %d after %s ended %s", (long long)run->attempt + 1,
-			 r->max_attempts, run->name, srt_rc_phase_name(run->phase));
+		snprintf(x->message, sizeof(x->message), "attempt %lld of %d after %s ended %s",
+			 (long long)run->attempt + 1, max_attempts, run->name,
+			 srt_rc_phase_name(run->phase));
 		x->warning = true;
 		return;
 	}
@@ -290,6 +295,90 @@ static size_t first_run(const struct srt_rc_run *const *runs, size_t n, const ch
 	return lo;
 }
 
+/* ---- attempt budgets ---- */
+
+struct srt_rc_memo {
+	struct memo_entry {
+		char *spec_hash;
+		int max_attempts;
+	} * v;
+	size_t n;
+};
+
+int srt_rc_spec_max_attempts(const char *spec)
+{
+	json_t *j = spec ? json_loads(spec, 0, NULL) : NULL;
+	json_int_t n =
+		json_integer_value(json_object_get(json_object_get(j, "slurm"), "max_attempts"));
+
+	json_decref(j);
+	return n >= 1 && n <= 100 ? (int)n : SRT_MAX_ATTEMPTS_DEFAULT;
+}
+
+static void memo_entries_free(struct memo_entry *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].spec_hash);
+	free(v);
+}
+
+struct srt_rc_memo *srt_rc_memo_new(void)
+{
+	return srt_xcalloc(1, sizeof(struct srt_rc_memo));
+}
+
+void srt_rc_memo_free(struct srt_rc_memo *m)
+{
+	if (!m)
+		return;
+	memo_entries_free(m->v, m->n);
+	free(m);
+}
+
+static int memo_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct memo_entry *)a)->spec_hash,
+		      ((const struct memo_entry *)b)->spec_hash);
+}
+
+/*
+ * max_attempts of every recipe (out[i] for recipes[i]): given, or from the
+ * spec, parsing only specs the memo does not hold; the memo then holds this
+ * world's specs only.
+ */
+static void max_attempts(const struct srt_rc_world *w, int *out)
+{
+	struct srt_rc_memo *m = w->memo;
+	struct memo_entry *next = srt_xcalloc(w->nrecipes + 1, sizeof(*next));
+	size_t k = 0;
+
+	for (size_t i = 0; i < w->nrecipes; i++) {
+		const struct srt_rc_recipe *r = &w->recipes[i];
+		struct memo_entry key = { (char *)r->spec_hash, 0 };
+		const struct memo_entry *e = NULL;
+
+		if (r->max_attempts > 0) {
+			out[i] = r->max_attempts;
+			continue;
+		}
+		if (m && m->n && r->spec_hash)
+			e = bsearch(&key, m->v, m->n, sizeof(*m->v), memo_cmp);
+		out[i] = e ? e->max_attempts : srt_rc_spec_max_attempts(r->spec);
+		if (r->spec_hash) {
+			next[k].spec_hash = srt_xstrdup(r->spec_hash);
+			next[k++].max_attempts = out[i];
+		}
+	}
+	if (!m) {
+		memo_entries_free(next, k);
+		return;
+	}
+	qsort(next, k, sizeof(*next), memo_cmp);
+	memo_entries_free(m->v, m->n);
+	m->v = next;
+	m->n = k;
+}
+
 void srt_reconcile_runs(const struct srt_rc_world *world, struct srt_rc_actions *out)
 {
 	/* Indexes, so a pass is O(n log n) in runs and jobs: jobs by id, runs by recipe. */
@@ -297,6 +386,13 @@ void srt_reconcile_runs(const struct srt_rc_world *world, struct srt_rc_actions 
 	struct srt_rc_job *jobs = srt_xcalloc(world->njobs + 1, sizeof(*jobs));
 	const struct srt_rc_run **byr = srt_xcalloc(world->nruns + 1, sizeof(*byr));
 
+	int *max = srt_xcalloc(world->nrecipes + 1, sizeof(*max));
+
+	max_attempts(world, max);
+	/* Unknown this pass: every live run says so (and nothing below acts on it). */
+	for (size_t k = 0; !world->jobs_known && k < world->nruns; k++)
+		if (!srt_rc_phase_is_final(world->runs[k].phase))
+			push(out, SRT_RC_SLURM_UNKNOWN, world->runs[k].recipe, &world->runs[k]);
 	if (world->njobs)
 		memcpy(jobs, world->jobs, world->njobs * sizeof(*jobs));
 	qsort(jobs, world->njobs, sizeof(*jobs), job_id_cmp);
@@ -360,7 +456,7 @@ void srt_reconcile_runs(const struct srt_rc_world *world, struct srt_rc_actions 
 			x->job_id = roll->job_id;
 			snprintf(x->message, sizeof(x->message), "generation %lld -> %lld",
 				 (long long)roll->generation, (long long)r->generation);
-			drive(w, r, roll, out);
+			drive(w, r, max[i], roll, out);
 			continue;
 		}
 		if (!latest) {
@@ -372,8 +468,78 @@ void srt_reconcile_runs(const struct srt_rc_world *world, struct srt_rc_actions 
 				 (long long)r->generation);
 			continue;
 		}
-		drive(w, r, latest, out);
+		drive(w, r, max[i], latest, out);
 	}
+	free(max);
 	free(byr);
 	free(jobs);
+}
+
+/* ---- what an effect's result means ---- */
+
+struct srt_rc_outcome srt_rc_submit_outcome(int slurm_rc)
+{
+	if (slurm_rc == SRT_SLURM_OK)
+		return (struct srt_rc_outcome){ true, true, SRT_RC_SUBMITTED, "JobSubmitted",
+						false };
+	if (slurm_rc == SRT_SLURM_EREJECTED || slurm_rc == SRT_SLURM_EINVAL)
+		return (struct srt_rc_outcome){ true, true, SRT_RC_FAILED, "SubmitRejected", true };
+	/* Unknown: the job may exist.  The next pass looks for it by its comment. */
+	return (struct srt_rc_outcome){ true, false, SRT_RC_PENDING, "SubmitUnknown", true };
+}
+
+struct srt_rc_outcome srt_rc_cancel_outcome(int slurm_rc)
+{
+	if (slurm_rc == SRT_SLURM_OK)
+		return (struct srt_rc_outcome){ true, true, SRT_RC_CANCELLING, "JobCancelled",
+						false };
+	if (slurm_rc == SRT_SLURM_EGONE)
+		return (struct srt_rc_outcome){ true, true, SRT_RC_CANCELLED, "JobCancelled",
+						false };
+	return (struct srt_rc_outcome){ true, false, SRT_RC_PENDING, "CancelFailed", true };
+}
+
+struct srt_rc_outcome srt_rc_lookup_outcome(int slurm_rc)
+{
+	if (slurm_rc == SRT_SLURM_EGONE)
+		return (struct srt_rc_outcome){ true, true, SRT_RC_FAILED, "JobGone", true };
+	/* Still there (the listing raced), or unknown: wait. */
+	return (struct srt_rc_outcome){ false, false, SRT_RC_PENDING, NULL, false };
+}
+
+bool srt_rc_rollout_fit(const json_t *old, const char *old_error, const json_t *new, char **why)
+{
+	const json_t *oj = json_object_get(old, "job"), *nj = json_object_get(new, "job");
+	const char *key;
+	json_t *v;
+
+	*why = NULL;
+	if (!old) {
+		*why = srt_xasprintf("its plan cannot be read (%s)", old_error ? old_error : "?");
+		return false;
+	}
+	if (!json_is_object(oj)) {
+		*why = srt_xstrdup("its plan.json does not record the job's shape (written by an "
+				   "older srtctl)");
+		return false;
+	}
+	json_object_foreach((json_t *)nj, key, v)
+	{
+		json_t *was = json_object_get(oj, key);
+
+		if (!json_equal(was, v)) {
+			char *a = json_dumps(was ? was : json_null(), JSON_ENCODE_ANY);
+			char *b = json_dumps(v, JSON_ENCODE_ANY);
+
+			*why = srt_xasprintf("job %s %s -> %s", key, a ? a : "?", b ? b : "?");
+			free(a);
+			free(b);
+			return false;
+		}
+	}
+	if (!json_equal(json_object_get(old, "infra_node"), json_object_get(new, "infra_node"))) {
+		*why = srt_xstrdup("the infra node moves");
+		return false;
+	}
+	return true;
 }

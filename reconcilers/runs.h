@@ -18,6 +18,13 @@
  *    submitted.
  *  - "Unknown" is never "dead": when the job listing failed, no run is
  *    submitted, failed or cancelled on its account.
+ *
+ * Besides the pass's decision, the decisions an effect needs once it has
+ * observed more live here too, as pure functions of what it observed: what a
+ * SLURM call's result means for the run (srt_rc_submit_outcome() and the
+ * others), whether a new generation fits the running job
+ * (srt_rc_rollout_fit()), and a recipe's attempt budget
+ * (srt_rc_spec_max_attempts()).  The controller only gathers and acts.
  */
 #ifndef SRT_RECONCILERS_RUNS_H
 #define SRT_RECONCILERS_RUNS_H
@@ -26,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "slurm/slurm.h"
 
 /* A recipe as the reconciler needs it. */
@@ -33,8 +42,14 @@ struct srt_rc_recipe {
 	const char *name;
 	int64_t generation;
 	bool deleted;
-	/* Restart policy for runs whose job ends badly (issue: self-healing). */
-	int max_attempts; /* attempts per generation, >= 1 */
+	/*
+	 * Restart policy for runs whose job ends badly (issue: self-healing):
+	 * attempts per generation, >= 1; 0 takes slurm.max_attempts from
+	 * `spec` (srt_rc_spec_max_attempts()).
+	 */
+	int max_attempts;
+	const char *spec;      /* the canonical spec JSON; NULL: none */
+	const char *spec_hash; /* its hash, the key of srt_rc_world.memo; NULL: none */
 };
 
 /* Run phases (the runs.phase column). */
@@ -96,6 +111,12 @@ struct srt_rc_world {
 	const struct srt_rc_job *jobs;
 	size_t njobs;
 	bool jobs_known; /* false: the listing failed this pass (unknown, not empty) */
+	/*
+	 * A cache of what srt_rc_spec_max_attempts() found, by spec hash, kept by
+	 * the caller across passes so that a spec is parsed once (NULL: none).
+	 * srt_reconcile_runs() keeps only the specs of this world in it.
+	 */
+	struct srt_rc_memo *memo;
 };
 
 enum srt_rc_action_kind {
@@ -104,8 +125,18 @@ enum srt_rc_action_kind {
 	SRT_RC_ADOPT, /* run, job_id: a job with the run's comment exists */
 	SRT_RC_SET_PHASE, /* run, phase, message, job state fields */
 	SRT_RC_CANCEL, /* run, job_id */
-	SRT_RC_FORGET_JOB, /* run: the job is gone from SLURM before we saw it end */
+	/*
+	 * run, job_id: the job is missing from the listing.  The controller
+	 * asks SLURM for it once more (the listing may have raced) and
+	 * srt_rc_lookup_outcome() says what follows.
+	 */
+	SRT_RC_FORGET_JOB,
 	SRT_RC_ROLLOUT, /* run, job_id, generation: hand the new generation to the run's job */
+	/*
+	 * run: the listing failed, so the run's job state is unknown this pass:
+	 * a SlurmUnavailable Warning (with the listing's error) and nothing else.
+	 */
+	SRT_RC_SLURM_UNKNOWN,
 };
 
 struct srt_rc_action {
@@ -142,5 +173,56 @@ struct srt_rc_actions {
  */
 void srt_reconcile_runs(const struct srt_rc_world *w, struct srt_rc_actions *out);
 void srt_rc_actions_release(struct srt_rc_actions *a);
+
+/* An empty memo for srt_rc_world.memo (aborts when out of memory). */
+struct srt_rc_memo *srt_rc_memo_new(void);
+/* Free a memo (NULL is a no-op). */
+void srt_rc_memo_free(struct srt_rc_memo *m);
+
+/*
+ * slurm.max_attempts of a canonical spec ({"slurm": {"max_attempts": N}}),
+ * when it is 1..100; else (absent, out of range, not JSON, NULL) the default,
+ * SRT_MAX_ATTEMPTS_DEFAULT.
+ */
+int srt_rc_spec_max_attempts(const char *spec);
+
+/* What an effect's SLURM call means for its run. */
+struct srt_rc_outcome {
+	bool record;	/* false: nothing to record; the next pass looks again */
+	bool set_phase; /* the run's phase becomes `phase` (else only an event) */
+	enum srt_rc_phase phase;
+	const char *reason; /* the event's reason (static) */
+	bool warning;	    /* the event is a Warning */
+};
+
+/*
+ * A submit returned `slurm_rc`: OK -> Submitted (JobSubmitted); EREJECTED or
+ * EINVAL -> Failed (SubmitRejected, Warning); anything else is unknown: the
+ * job may exist, so only a SubmitUnknown Warning, and the next pass looks
+ * for the run's comment in the listing before submitting again.
+ */
+struct srt_rc_outcome srt_rc_submit_outcome(int slurm_rc);
+/*
+ * A cancel returned `slurm_rc`: OK -> Cancelling, EGONE -> Cancelled (both
+ * JobCancelled); anything else -> a CancelFailed Warning, tried again.
+ */
+struct srt_rc_outcome srt_rc_cancel_outcome(int slurm_rc);
+/*
+ * A job missing from the listing (SRT_RC_FORGET_JOB) was asked for again
+ * and that returned `slurm_rc`: EGONE -> Failed (JobGone, Warning: purged
+ * before srtctl saw it end); anything else (still there, or unknown) ->
+ * nothing: wait for the next pass.
+ */
+struct srt_rc_outcome srt_rc_lookup_outcome(int slurm_rc);
+
+/*
+ * Does the job that runs plan `old` (its plan.json) take plan `new`?  It
+ * does when the job's shape ("job": nodes, partition, account, time limit,
+ * exclusive) and the infra node are the same: returns true (roll the new
+ * generation out in place).  Otherwise returns false with *why (malloc'd)
+ * saying what differs, e.g. `job nodes 1 -> 2`: the job must be replaced.
+ * `old` NULL means its plan could not be read; `old_error` says why.
+ */
+bool srt_rc_rollout_fit(const json_t *old, const char *old_error, const json_t *new, char **why);
 
 #endif

@@ -9,6 +9,8 @@
  *   restd_v40.c  the same for v0.0.40 to v0.0.44 (data_parser generation)
  *   job.c        the job model: state names and flags, host lists, release
  *   auth.c       the JWT: sources, exp/sun claims, refresh
+ *   client.c     the client interface (client.h) and its slurmrestd ops
+ *   fake.c       the in-memory fake behind the same interface (fake.h)
  *
  * The decoders are pure functions of (API version, HTTP status, body), so
  * tests can feed them recorded and spec-shaped replies.

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "reconcilers/runs.h"
@@ -15,14 +16,14 @@ static struct srt_rc_actions decide(const struct srt_rc_recipe *rs, size_t nr,
 				    const struct srt_rc_run *runs, size_t nruns,
 				    const struct srt_rc_job *jobs, size_t njobs, bool known)
 {
-	struct srt_rc_world w = { rs, nr, runs, nruns, jobs, njobs, known };
+	struct srt_rc_world w = { rs, nr, runs, nruns, jobs, njobs, known, NULL };
 	struct srt_rc_actions a = { 0 };
 
 	srt_reconcile_runs(&w, &a);
 	return a;
 }
 
-static const struct srt_rc_recipe R1 = { "r1", 1, false, 3 };
+static const struct srt_rc_recipe R1 = { "r1", 1, false, 3, NULL, NULL };
 
 static void test_new_recipe_gets_a_run(void **state)
 {
@@ -45,7 +46,10 @@ static void test_pending_run_submitted_only_when_listing_known(void **state)
 	struct srt_rc_actions a = decide(&R1, 1, &run, 1, NULL, 0, false);
 
 	(void)state;
-	assert_int_equal(a.n, 0); /* unknown: never submit */
+	/* unknown: never submit; only say that the job state is unknown */
+	assert_int_equal(a.n, 1);
+	assert_int_equal(a.v[0].kind, SRT_RC_SLURM_UNKNOWN);
+	assert_string_equal(a.v[0].run, "r1-1-1");
 	srt_rc_actions_release(&a);
 	a = decide(&R1, 1, &run, 1, NULL, 0, true);
 	assert_int_equal(a.n, 1);
@@ -127,16 +131,32 @@ static void test_unknown_is_never_dead(void **state)
 {
 	struct srt_rc_run run = { "r1-1-1", "r1", 1, 1, SRT_RC_STARTING, 7, "srtctl:u1:1",
 				  SRT_RC_AGENT_NONE, NULL };
+	struct srt_rc_run done = {
+		"r1-0-1", "r1", 1, 0, SRT_RC_SUCCEEDED, 6, "srtctl:u0:1", SRT_RC_AGENT_NONE, NULL
+	};
+	struct srt_rc_run both[2];
 	struct srt_rc_actions a = decide(&R1, 1, &run, 1, NULL, 0, false);
 
 	(void)state;
-	assert_int_equal(a.n, 0);
+	assert_int_equal(a.n, 1); /* nothing failed or resubmitted: the state is unknown */
+	assert_int_equal(a.v[0].kind, SRT_RC_SLURM_UNKNOWN);
 	srt_rc_actions_release(&a);
 	/* the agent's Ready still counts while SLURM is unknown */
 	run.agent = SRT_RC_AGENT_READY;
 	a = decide(&R1, 1, &run, 1, NULL, 0, false);
-	assert_int_equal(a.n, 1);
-	assert_int_equal(a.v[0].phase, SRT_RC_READY);
+	assert_int_equal(a.n, 2);
+	assert_int_equal(a.v[0].kind, SRT_RC_SLURM_UNKNOWN);
+	assert_int_equal(a.v[1].kind, SRT_RC_SET_PHASE);
+	assert_int_equal(a.v[1].phase, SRT_RC_READY);
+	srt_rc_actions_release(&a);
+	/* a finished run is not warned about */
+	both[0] = done;
+	both[1] = run;
+	a = decide(&R1, 1, both, 2, NULL, 0, false);
+	assert_int_equal(a.v[0].kind, SRT_RC_SLURM_UNKNOWN);
+	assert_string_equal(a.v[0].run, "r1-1-1");
+	for (size_t i = 1; i < a.n; i++)
+		assert_int_not_equal(a.v[i].kind, SRT_RC_SLURM_UNKNOWN);
 	srt_rc_actions_release(&a);
 }
 
@@ -183,7 +203,7 @@ static void test_retry_until_budget(void **state)
 
 static void test_deleted_recipe_cancels(void **state)
 {
-	struct srt_rc_recipe r = { "r1", 1, true, 3 };
+	struct srt_rc_recipe r = { "r1", 1, true, 3, NULL, NULL };
 	struct srt_rc_run runs[] = {
 		{ "r1-1-1", "r1", 1, 1, SRT_RC_READY, 7, "srtctl:a:1", SRT_RC_AGENT_READY, NULL },
 		{ "r1-1-2", "r1", 1, 2, SRT_RC_PENDING, 0, "srtctl:b:2", SRT_RC_AGENT_NONE, NULL },
@@ -206,17 +226,20 @@ static void test_deleted_recipe_cancels(void **state)
 	assert_string_equal(a.v[2].run, "r1-1-3");
 	assert_int_equal(a.v[2].phase, SRT_RC_CANCELLED);
 	srt_rc_actions_release(&a);
-	/* with the listing unknown, the unsubmitted run is left alone */
+	/* with the listing unknown, the unsubmitted run is left alone (the live
+	 * runs are said to be unknown first) */
 	a = decide(&r, 1, runs, N(runs), NULL, 0, false);
-	assert_int_equal(a.n, 1);
-	assert_int_equal(a.v[0].kind, SRT_RC_CANCEL);
-	assert_int_equal(a.v[0].job_id, 7);
+	assert_int_equal(a.n, 4);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(a.v[i].kind, SRT_RC_SLURM_UNKNOWN);
+	assert_int_equal(a.v[3].kind, SRT_RC_CANCEL);
+	assert_int_equal(a.v[3].job_id, 7);
 	srt_rc_actions_release(&a);
 }
 
 static void test_new_generation_rolls_out_in_place(void **state)
 {
-	struct srt_rc_recipe r = { "r1", 2, false, 3 };
+	struct srt_rc_recipe r = { "r1", 2, false, 3, NULL, NULL };
 	struct srt_rc_run run = { "r1-1-1", "r1", 1, 1, SRT_RC_READY, 7, "srtctl:a:1",
 				  SRT_RC_AGENT_READY, NULL };
 	struct srt_rc_job job = { 7, "srtctl:a:1", SRT_JOB_RUNNING, -1, "None" };
@@ -233,8 +256,9 @@ static void test_new_generation_rolls_out_in_place(void **state)
 	srt_rc_actions_release(&a);
 	/* SLURM unknown: a rollout touches no job, so it goes ahead */
 	a = decide(&r, 1, &run, 1, NULL, 0, false);
-	assert_int_equal(a.n, 1);
-	assert_int_equal(a.v[0].kind, SRT_RC_ROLLOUT);
+	assert_int_equal(a.n, 2);
+	assert_int_equal(a.v[0].kind, SRT_RC_SLURM_UNKNOWN);
+	assert_int_equal(a.v[1].kind, SRT_RC_ROLLOUT);
 	srt_rc_actions_release(&a);
 	/* a job still waiting for nodes takes it too (its agent reads the plan at start) */
 	run.phase = SRT_RC_SUBMITTED;
@@ -247,7 +271,7 @@ static void test_new_generation_rolls_out_in_place(void **state)
 
 static void test_new_generation_supersedes(void **state)
 {
-	struct srt_rc_recipe r = { "r1", 3, false, 3 };
+	struct srt_rc_recipe r = { "r1", 3, false, 3, NULL, NULL };
 	struct srt_rc_run runs[] = {
 		/* not submitted yet: nothing to roll, so it is retired */
 		{ "r1-1-1", "r1", 1, 1, SRT_RC_PENDING, 0, "srtctl:a:1", SRT_RC_AGENT_NONE, NULL },
@@ -273,7 +297,7 @@ static void test_new_generation_supersedes(void **state)
 
 static void test_current_generation_run_retires_older_jobs(void **state)
 {
-	struct srt_rc_recipe r = { "r1", 2, false, 3 };
+	struct srt_rc_recipe r = { "r1", 2, false, 3, NULL, NULL };
 	struct srt_rc_run runs[] = {
 		{ "r1-1-1", "r1", 1, 1, SRT_RC_READY, 7, "srtctl:a:1", SRT_RC_AGENT_READY, NULL },
 		{ "r1-2-1", "r1", 2, 1, SRT_RC_SUBMITTED, 9, "srtctl:c:1", SRT_RC_AGENT_NONE, NULL },
@@ -290,6 +314,138 @@ static void test_current_generation_run_retires_older_jobs(void **state)
 	assert_string_equal(a.v[0].run, "r1-1-1");
 	assert_string_equal(a.v[0].message, "superseded by generation 2");
 	srt_rc_actions_release(&a);
+}
+
+/* Attempt budgets come from the spec (memoised by its hash) unless given. */
+static void test_max_attempts_from_spec(void **state)
+{
+	static const char spec5[] = "{\"name\":\"r1\",\"slurm\":{\"max_attempts\":5}}";
+	struct srt_rc_recipe r = { "r1", 1, false, 0, spec5, "h5" };
+	struct srt_rc_run run = {
+		"r1-1-4", "r1", 1, 4, SRT_RC_FAILED, 8, "srtctl:u4:4", SRT_RC_AGENT_FAILED, NULL
+	};
+	struct srt_rc_memo *memo = srt_rc_memo_new();
+	struct srt_rc_world w = { &r, 1, &run, 1, NULL, 0, true, memo };
+	struct srt_rc_actions a = { 0 };
+
+	(void)state;
+	assert_int_equal(srt_rc_spec_max_attempts(spec5), 5);
+	assert_int_equal(srt_rc_spec_max_attempts("{\"slurm\":{\"max_attempts\":0}}"), 3);
+	assert_int_equal(srt_rc_spec_max_attempts("{\"slurm\":{\"max_attempts\":101}}"), 3);
+	assert_int_equal(srt_rc_spec_max_attempts("{\"slurm\":{}}"), 3);
+	assert_int_equal(srt_rc_spec_max_attempts("not json"), 3);
+	assert_int_equal(srt_rc_spec_max_attempts(NULL), 3);
+	srt_reconcile_runs(&w, &a);
+	assert_int_equal(a.n, 1);
+	assert_int_equal(a.v[0].kind, SRT_RC_CREATE_RUN);
+	assert_int_equal(a.v[0].attempt, 5);
+	assert_string_equal(a.v[0].message, "attempt 5 of 5 after r1-1-4 ended Failed");
+	srt_rc_actions_release(&a);
+	/* the memo answers for a known hash (here: a spec that no longer says 5) */
+	r.spec = "{}";
+	srt_reconcile_runs(&w, &a);
+	assert_int_equal(a.n, 1);
+	assert_int_equal(a.v[0].attempt, 5);
+	srt_rc_actions_release(&a);
+	/* a new hash is parsed again: default 3, spent at attempt 4 */
+	r.spec_hash = "h3";
+	srt_reconcile_runs(&w, &a);
+	assert_int_equal(a.n, 0);
+	srt_rc_actions_release(&a);
+	/* a given budget wins over the spec */
+	r.max_attempts = 9;
+	srt_reconcile_runs(&w, &a);
+	assert_int_equal(a.n, 1);
+	assert_string_equal(a.v[0].message, "attempt 5 of 9 after r1-1-4 ended Failed");
+	srt_rc_actions_release(&a);
+	srt_rc_memo_free(memo);
+}
+
+/* What each SLURM result means for the run: unknown is never dead. */
+static void test_outcomes(void **state)
+{
+	static const struct {
+		struct srt_rc_outcome (*fn)(int);
+		int rc;
+		bool record, set_phase;
+		enum srt_rc_phase phase;
+		const char *reason;
+		bool warning;
+	} cases[] = {
+		{ srt_rc_submit_outcome, SRT_SLURM_OK, true, true, SRT_RC_SUBMITTED, "JobSubmitted",
+		  false },
+		{ srt_rc_submit_outcome, SRT_SLURM_EREJECTED, true, true, SRT_RC_FAILED,
+		  "SubmitRejected", true },
+		{ srt_rc_submit_outcome, SRT_SLURM_EINVAL, true, true, SRT_RC_FAILED,
+		  "SubmitRejected", true },
+		{ srt_rc_submit_outcome, SRT_SLURM_ETIMEOUT, true, false, 0, "SubmitUnknown",
+		  true },
+		{ srt_rc_submit_outcome, SRT_SLURM_EUNREACHABLE, true, false, 0, "SubmitUnknown",
+		  true },
+		{ srt_rc_submit_outcome, SRT_SLURM_ESERVER, true, false, 0, "SubmitUnknown", true },
+		{ srt_rc_submit_outcome, SRT_SLURM_EAUTH, true, false, 0, "SubmitUnknown", true },
+		{ srt_rc_cancel_outcome, SRT_SLURM_OK, true, true, SRT_RC_CANCELLING,
+		  "JobCancelled", false },
+		{ srt_rc_cancel_outcome, SRT_SLURM_EGONE, true, true, SRT_RC_CANCELLED,
+		  "JobCancelled", false },
+		{ srt_rc_cancel_outcome, SRT_SLURM_ETIMEOUT, true, false, 0, "CancelFailed", true },
+		{ srt_rc_cancel_outcome, SRT_SLURM_ESERVER, true, false, 0, "CancelFailed", true },
+		{ srt_rc_lookup_outcome, SRT_SLURM_EGONE, true, true, SRT_RC_FAILED, "JobGone",
+		  true },
+		{ srt_rc_lookup_outcome, SRT_SLURM_OK, false, false, 0, NULL, false },
+		{ srt_rc_lookup_outcome, SRT_SLURM_ETIMEOUT, false, false, 0, NULL, false },
+		{ srt_rc_lookup_outcome, SRT_SLURM_EUNREACHABLE, false, false, 0, NULL, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++) {
+		struct srt_rc_outcome o = cases[i].fn(cases[i].rc);
+
+		assert_int_equal(o.record, cases[i].record);
+		assert_int_equal(o.set_phase, cases[i].set_phase);
+		if (o.set_phase)
+			assert_int_equal(o.phase, cases[i].phase);
+		if (cases[i].reason)
+			assert_string_equal(o.reason, cases[i].reason);
+		assert_int_equal(o.warning, cases[i].warning);
+	}
+}
+
+/* A new generation fits the running job (in place) or needs a new one. */
+static void test_rollout_fit(void **state)
+{
+	static const struct {
+		const char *old, *new, *why; /* why NULL: fits */
+	} cases[] = {
+		{ "{\"job\":{\"nodes\":2,\"partition\":\"p\"},\"infra_node\":0,\"x\":1}",
+		  "{\"job\":{\"nodes\":2,\"partition\":\"p\"},\"infra_node\":0,\"x\":2}", NULL },
+		{ "{\"job\":{\"nodes\":1}}", "{\"job\":{\"nodes\":2}}", "job nodes 1 -> 2" },
+		{ "{\"job\":{\"partition\":\"a\"}}", "{\"job\":{\"partition\":\"b\"}}",
+		  "job partition \"a\" -> \"b\"" },
+		{ "{\"job\":{}}", "{\"job\":{\"exclusive\":true}}", "job exclusive null -> true" },
+		{ "{\"job\":{},\"infra_node\":0}", "{\"job\":{},\"infra_node\":1}",
+		  "the infra node moves" },
+		{ "{\"nodes\":1}", "{\"job\":{}}",
+		  "its plan.json does not record the job's shape (written by an older srtctl)" },
+		{ NULL, "{\"job\":{}}", "its plan cannot be read (no such file)" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++) {
+		json_t *o = cases[i].old ? json_loads(cases[i].old, 0, NULL) : NULL;
+		json_t *n = json_loads(cases[i].new, 0, NULL);
+		char *why = NULL;
+		bool fit = srt_rc_rollout_fit(o, "no such file", n, &why);
+
+		assert_int_equal(fit, cases[i].why == NULL);
+		if (cases[i].why)
+			assert_string_equal(why, cases[i].why);
+		else
+			assert_null(why);
+		free(why);
+		json_decref(o);
+		json_decref(n);
+	}
 }
 
 static void test_phase_names(void **state)
@@ -319,6 +475,9 @@ int main(void)
 		cmocka_unit_test(test_new_generation_rolls_out_in_place),
 		cmocka_unit_test(test_new_generation_supersedes),
 		cmocka_unit_test(test_current_generation_run_retires_older_jobs),
+		cmocka_unit_test(test_max_attempts_from_spec),
+		cmocka_unit_test(test_outcomes),
+		cmocka_unit_test(test_rollout_fit),
 		cmocka_unit_test(test_phase_names),
 	};
 

@@ -1,0 +1,92 @@
+/*
+ * controller/loop.c: the reconcile loop around srt_controller_pass().
+ *
+ * Owns the only global of the controller, the stop flag SIGTERM and SIGINT
+ * set; passes run every interval, longer while SLURM does not answer.
+ */
+#include "controller/controller.h"
+#include "util/clock.h"
+
+#include <signal.h>
+#include <time.h>
+
+#define BACKOFF_MAX_MS 60000
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+void srt_controller_request_stop(void)
+{
+	stop_requested = 1;
+}
+
+int64_t srt_controller_backoff_ms(int64_t interval_ms, int slurm_failures)
+{
+	int64_t wait = interval_ms;
+
+	for (int i = 0; i < slurm_failures && wait < BACKOFF_MAX_MS; i++)
+		wait *= 2;
+	if (wait > BACKOFF_MAX_MS && interval_ms < BACKOFF_MAX_MS)
+		wait = BACKOFF_MAX_MS;
+	return wait;
+}
+
+/* Sleep `ms`, waking every 200 ms to notice a stop request. */
+static void sleep_ms(void *arg, int64_t ms)
+{
+	int64_t until = srt_monotonic_ms() + ms;
+
+	(void)arg;
+	while (!stop_requested) {
+		int64_t left = until - srt_monotonic_ms();
+		struct timespec ts;
+
+		if (left <= 0)
+			return;
+		if (left > 200)
+			left = 200;
+		ts.tv_sec = left / 1000;
+		ts.tv_nsec = (left % 1000) * 1000000;
+		nanosleep(&ts, NULL);
+	}
+}
+
+int srt_controller_run(struct srt_controller *c, const struct srt_controller_loop *loop,
+		       struct srt_error *err)
+{
+	void (*wait)(void *, int64_t) = loop->sleep_ms ? loop->sleep_ms : sleep_ms;
+	struct sigaction sa, old_term, old_int;
+	int rc = 0;
+
+	stop_requested = 0;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGINT, &sa, &old_int);
+	for (;;) {
+		struct srt_pass_stats st;
+		int prc = srt_controller_pass(c, &st, err);
+
+		if (loop->on_pass)
+			loop->on_pass(loop->arg, prc, &st, err);
+		if (loop->once) {
+			rc = prc;
+			break;
+		}
+		if (stop_requested)
+			break;
+		wait(loop->arg, srt_controller_backoff_ms(loop->interval_ms,
+							  srt_controller_slurm_failures(c)));
+		if (stop_requested)
+			break;
+	}
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	return rc;
+}

@@ -1,0 +1,659 @@
+/*
+ * tests/unit/test_controller.c: controller/, against the in-memory SLURM
+ * (slurm/fake.h) and a real SQLite file: every decision's effect, the
+ * crash-safety promises, and the loop (back-off, signals, --once).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "controller/controller.h"
+#include "recipe/canon.h"
+#include "recipe/compile.h"
+#include "slurm/fake.h"
+#include "util/buf.h"
+
+struct fx {
+	char dir[64];
+	char *db, *root;
+	struct srt_cluster cl;
+	struct srt_store *store;
+	struct srt_slurm_fake *fake;
+	struct srt_controller *ctl;
+	struct srt_pass_stats st;
+};
+
+static struct srt_controller *new_controller(struct fx *f)
+{
+	struct srt_controller *c = NULL;
+	struct srt_error err;
+	static const char *const srtctl[] = { "srtctl" };
+
+	assert_int_equal(srt_controller_new(&c,
+					    &(struct srt_controller_config){
+						    .store = f->store,
+						    .slurm = srt_slurm_fake_client(f->fake),
+						    .cluster = &f->cl,
+						    .run_root = f->root,
+						    .srtctl = srtctl,
+						    .nsrtctl = 1,
+					    },
+					    &err),
+			 0);
+	return c;
+}
+
+static int setup(void **state)
+{
+	struct fx *f = srt_xcalloc(1, sizeof(*f));
+	struct srt_error err;
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/srt-ctl-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	f->db = srt_xasprintf("%s/state.db", f->dir);
+	f->root = srt_xasprintf("%s/runs", f->dir);
+	srt_cluster_defaults(&f->cl);
+	assert_int_equal(srt_store_open(&f->store, f->db, SRT_STORE_CREATE, NULL, &err), 0);
+	f->fake = srt_slurm_fake_new();
+	f->ctl = new_controller(f);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char *cmd = srt_xasprintf("rm -rf '%s'", f->dir);
+
+	srt_controller_free(f->ctl);
+	srt_slurm_fake_free(f->fake);
+	srt_store_close(f->store);
+	srt_cluster_release(&f->cl);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(f->db);
+	free(f->root);
+	free(f);
+	return 0;
+}
+
+/* A recipe "r1": prefill on `nodes` node(s), a KNOB env value, a budget of `attempts`. */
+static void apply(struct fx *f, int nodes, const char *knob, int attempts)
+{
+	char *yaml = srt_xasprintf(
+		"name: r1\n"
+		"model: {path: /models/qwen3-32b, container: 'sglang:latest', precision: bf16}\n"
+		"resources: {gpus_per_node: 4}\n"
+		"engine: sglang\n"
+		"slurm: {max_attempts: %d}\n"
+		"roles:\n"
+		"  prefill:\n"
+		"    nodes: %d\n"
+		"    workers: 1\n"
+		"    env: {MOONCAKE_PROTOCOL: tcp, KNOB: '%s'}\n"
+		"    args: {disaggregation-transfer-backend: mooncake, tensor-parallel-size: 4}\n"
+		"  decode:\n"
+		"    nodes: 1\n"
+		"    workers: 1\n"
+		"    env: {MOONCAKE_PROTOCOL: tcp}\n"
+		"    args: {disaggregation-transfer-backend: mooncake, tensor-parallel-size: 4}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master}\n",
+		attempts, nodes, knob);
+	struct srt_compiled comp;
+	struct srt_diags d;
+	struct srt_error err;
+	char *spec;
+
+	srt_diags_init(&d);
+	assert_int_equal(srt_compile_bytes(yaml, strlen(yaml), "r1.yaml", &f->cl, &comp, &d), 0);
+	assert_int_equal(comp.n, 1);
+	spec = srt_canon_spec(comp.recipes[0]->root, &err);
+	assert_non_null(spec);
+	assert_int_equal(srt_store_begin(f->store, &err), 0);
+	assert_int_equal(
+		srt_store_recipe_apply(f->store, "r1", spec, "r1.yaml", yaml, NULL, NULL, &err), 0);
+	assert_int_equal(srt_store_commit(f->store, &err), 0);
+	free(spec);
+	srt_compiled_release(&comp);
+	srt_diags_release(&d);
+	free(yaml);
+}
+
+static void pass(struct fx *f)
+{
+	struct srt_error err;
+
+	srt_error_clear(&err);
+	if (srt_controller_pass(f->ctl, &f->st, &err) != 0)
+		fail_msg("pass failed: %s", err.msg);
+}
+
+struct run {
+	char phase[32];
+	int64_t job_id, generation;
+	bool exists;
+};
+
+static struct run run(struct fx *f, const char *name)
+{
+	struct srt_run_row row = { 0 };
+	struct srt_error err;
+	struct run r = { 0 };
+	int rc = srt_store_run_get(f->store, name, &row, &err);
+
+	assert_true(rc >= 0);
+	if (rc == 1) {
+		r.exists = true;
+		snprintf(r.phase, sizeof(r.phase), "%s", row.phase);
+		r.job_id = row.slurm_job_id;
+		r.generation = row.generation;
+	}
+	srt_run_row_release(&row);
+	return r;
+}
+
+static char *comment_of(struct fx *f, const char *name)
+{
+	struct srt_run_row row = { 0 };
+	struct srt_error err;
+	char *c;
+
+	assert_int_equal(srt_store_run_get(f->store, name, &row, &err), 1);
+	c = srt_xstrdup(row.job_comment);
+	srt_run_row_release(&row);
+	return c;
+}
+
+/* The summed count of run/NAME's events with this reason; *type gets the last one's type. */
+static int64_t events(struct fx *f, const char *name, const char *reason, char **message)
+{
+	struct srt_event_filter flt = { .kind = "run", .name = name, .reason = reason };
+	struct srt_event_row *rows = NULL;
+	struct srt_error err;
+	size_t n = 0;
+	int64_t count = 0;
+
+	assert_int_equal(srt_store_event_list(f->store, &flt, &rows, &n, &err), 0);
+	for (size_t i = 0; i < n; i++)
+		count += rows[i].count;
+	if (message)
+		*message = n ? srt_xstrdup(rows[n - 1].message) : NULL;
+	srt_event_rows_free(rows, n);
+	return count;
+}
+
+/* Submitted and running: the job the next tests play with. */
+static int64_t running(struct fx *f)
+{
+	struct run r;
+
+	pass(f);
+	r = run(f, "r1-1-1");
+	assert_string_equal(r.phase, "Submitted");
+	assert_int_equal(srt_slurm_fake_set_state(f->fake, r.job_id, SRT_JOB_RUNNING, -1, NULL), 0);
+	pass(f);
+	assert_string_equal(run(f, "r1-1-1").phase, "Starting");
+	return r.job_id;
+}
+
+/* A submit whose reply is lost: the next pass finds the job by its comment. */
+static void test_submit_once_when_the_reply_is_lost(void **state)
+{
+	struct fx *f = *state;
+	char *comment;
+	struct run r;
+
+	apply(f, 1, "a", 3);
+	srt_slurm_fake_lose_reply(f->fake, SRT_SLURM_ETIMEOUT, 1);
+	pass(f);
+	r = run(f, "r1-1-1");
+	assert_string_equal(r.phase, "Pending");
+	assert_int_equal(r.job_id, 0);
+	assert_int_equal(events(f, "r1-1-1", "RunCreated", NULL), 1);
+	assert_int_equal(events(f, "r1-1-1", "SubmitUnknown", NULL), 1);
+	assert_int_equal(srt_slurm_fake_submitted(f->fake), 1);
+	pass(f);
+	pass(f);
+	r = run(f, "r1-1-1");
+	comment = comment_of(f, "r1-1-1");
+	assert_string_equal(r.phase, "Submitted");
+	assert_int_equal(r.job_id, 1000);
+	assert_int_equal(events(f, "r1-1-1", "JobAdopted", NULL), 1);
+	assert_int_equal(events(f, "r1-1-1", "JobSubmitted", NULL), 0);
+	assert_int_equal(srt_slurm_fake_submitted(f->fake), 1);
+	assert_int_equal(srt_slurm_fake_count(f->fake, comment), 1);
+	free(comment);
+}
+
+/* A submit that timed out before SLURM took it: looked for, not found, submitted. */
+static void test_submit_unknown_then_submitted(void **state)
+{
+	struct fx *f = *state;
+	char *comment;
+
+	apply(f, 1, "a", 3);
+	srt_slurm_fake_fail(f->fake, SRT_FAKE_SUBMIT, SRT_SLURM_ESERVER, 1);
+	pass(f);
+	assert_string_equal(run(f, "r1-1-1").phase, "Pending");
+	assert_int_equal(srt_slurm_fake_submitted(f->fake), 0);
+	pass(f);
+	comment = comment_of(f, "r1-1-1");
+	assert_string_equal(run(f, "r1-1-1").phase, "Submitted");
+	assert_int_equal(events(f, "r1-1-1", "JobSubmitted", NULL), 1);
+	assert_int_equal(srt_slurm_fake_count(f->fake, comment), 1);
+	/* the job submitted with the run's name, comment and shape */
+	assert_string_equal(srt_slurm_fake_job(f->fake, 1000)->name, "r1-1-1");
+	assert_int_equal(srt_slurm_fake_job(f->fake, 1000)->node_count, 2);
+	free(comment);
+}
+
+/* SLURM refuses the job: the run fails, without another attempt. */
+static void test_submit_rejected(void **state)
+{
+	struct fx *f = *state;
+
+	apply(f, 1, "a", 3);
+	srt_slurm_fake_fail(f->fake, SRT_FAKE_SUBMIT, SRT_SLURM_EREJECTED, 1);
+	pass(f);
+	assert_string_equal(run(f, "r1-1-1").phase, "Failed");
+	assert_int_equal(events(f, "r1-1-1", "SubmitRejected", NULL), 1);
+}
+
+/* A failed job gets a new attempt, up to slurm.max_attempts. */
+static void test_failed_attempts_restart_up_to_max(void **state)
+{
+	struct fx *f = *state;
+	int64_t job = (apply(f, 1, "a", 2), running(f));
+	struct run r;
+
+	srt_slurm_fake_set_state(f->fake, job, SRT_JOB_FAILED, 1, "NonZeroExitCode");
+	pass(f);
+	assert_string_equal(run(f, "r1-1-1").phase, "Failed");
+	assert_int_equal(events(f, "r1-1-1", "PhaseFailed", NULL), 1);
+	pass(f); /* attempt 2, submitted in the same pass */
+	r = run(f, "r1-1-2");
+	assert_true(r.exists);
+	assert_string_equal(r.phase, "Submitted");
+	assert_int_not_equal(r.job_id, job);
+	srt_slurm_fake_set_state(f->fake, r.job_id, SRT_JOB_NODE_FAIL, -1, NULL);
+	for (int i = 0; i < 3; i++)
+		pass(f);
+	assert_string_equal(run(f, "r1-1-2").phase, "Failed");
+	assert_false(run(f, "r1-1-3").exists); /* the budget of 2 is spent */
+	assert_int_equal(srt_slurm_fake_submitted(f->fake), 2);
+}
+
+/* A new generation with the same job shape goes into the running job. */
+static void test_generation_that_fits_rolls_out_in_place(void **state)
+{
+	struct fx *f = *state;
+	int64_t job = (apply(f, 1, "a", 3), running(f));
+	struct run r;
+
+	apply(f, 1, "b", 3); /* only an env value changes */
+	pass(f);
+	r = run(f, "r1-1-1");
+	assert_int_equal(r.generation, 2);
+	assert_int_equal(r.job_id, job);
+	assert_int_equal(events(f, "r1-1-1", "RollingOut", NULL), 1);
+	assert_int_equal(srt_slurm_fake_job(f->fake, job)->state, SRT_JOB_RUNNING);
+	assert_false(run(f, "r1-2-1").exists);
+	pass(f);
+	assert_int_equal(srt_slurm_fake_submitted(f->fake), 1);
+	assert_int_equal(srt_slurm_fake_calls(f->fake, SRT_FAKE_CANCEL), 0);
+}
+
+/* A new generation that needs more nodes replaces the job. */
+static void test_generation_that_does_not_fit_needs_a_new_job(void **state)
+{
+	struct fx *f = *state;
+	int64_t job = (apply(f, 1, "a", 3), running(f));
+	char *msg = NULL;
+	struct run r;
+
+	apply(f, 2, "a", 3);
+	pass(f);
+	assert_string_equal(run(f, "r1-1-1").phase, "Cancelling");
+	assert_int_equal(events(f, "r1-1-1", "JobCancelled", &msg), 1);
+	assert_non_null(strstr(msg, "generation 2 needs a new job (job nodes 2 -> 3)"));
+	assert_int_equal(srt_slurm_fake_job(f->fake, job)->state, SRT_JOB_CANCELLED);
+	pass(f); /* the old run is retired and a run for generation 2 is submitted */
+	assert_string_equal(run(f, "r1-1-1").phase, "Cancelled");
+	r = run(f, "r1-2-1");
+	assert_string_equal(r.phase, "Submitted");
+	assert_int_equal(srt_slurm_fake_job(f->fake, r.job_id)->node_count, 3);
+	assert_int_equal(srt_slurm_fake_submitted(f->fake), 2);
+	free(msg);
+}
+
+static void test_delete_cancels_the_job(void **state)
+{
+	struct fx *f = *state;
+	int64_t job = (apply(f, 1, "a", 3), running(f));
+	struct srt_error err;
+
+	assert_int_equal(srt_store_begin(f->store, &err), 0);
+	assert_int_equal(srt_store_recipe_delete(f->store, "r1", &err), 1);
+	assert_int_equal(srt_store_commit(f->store, &err), 0);
+	/* the cancel fails once: a Warning, and the next pass tries again */
+	srt_slurm_fake_fail(f->fake, SRT_FAKE_CANCEL, SRT_SLURM_ETIMEOUT, 1);
+	pass(f);
+	assert_string_equal(run(f, "r1-1-1").phase, "Starting");
+	assert_int_equal(events(f, "r1-1-1", "CancelFailed", NULL), 1);
+	pass(f);
+	assert_string_equal(run(f, "r1-1-1").phase, "Cancelling");
+	assert_int_equal(srt_slurm_fake_job(f->fake, job)->state, SRT_JOB_CANCELLED);
+	pass(f);
+	assert_string_equal(run(f, "r1-1-1").phase, "Cancelled");
+	pass(f);
+	assert_int_equal(srt_slurm_fake_calls(f->fake, SRT_FAKE_CANCEL), 2);
+	assert_false(run(f, "r1-1-2").exists);
+}
+
+/* slurmrestd down: the intent row, Warnings, and nothing submitted or failed. */
+static void test_slurm_down_leaves_the_run_pending(void **state)
+{
+	struct fx *f = *state;
+	char *msg = NULL;
+
+	apply(f, 1, "a", 3);
+	srt_slurm_fake_fail(f->fake, SRT_FAKE_LIST_JOBS, SRT_SLURM_EUNREACHABLE, -1);
+	srt_slurm_fake_fail(f->fake, SRT_FAKE_SUBMIT, SRT_SLURM_EUNREACHABLE, -1);
+	for (int i = 0; i < 3; i++) {
+		pass(f);
+		assert_false(f->st.slurm_known);
+	}
+	assert_int_equal(srt_controller_slurm_failures(f->ctl), 3);
+	assert_string_equal(run(f, "r1-1-1").phase, "Pending");
+	assert_int_equal(run(f, "r1-1-1").job_id, 0);
+	assert_int_equal(events(f, "r1-1-1", "RunCreated", NULL), 1);
+	assert_int_equal(events(f, "r1-1-1", "SubmitUnknown", NULL), 1);
+	assert_int_equal(events(f, "r1-1-1", "SlurmUnavailable", &msg), 2); /* deduplicated */
+	assert_non_null(strstr(msg, "UNREACHABLE"));
+	assert_non_null(strstr(msg, "nothing is resubmitted, failed or cancelled"));
+	assert_int_equal(srt_slurm_fake_calls(f->fake, SRT_FAKE_SUBMIT), 1);
+	assert_int_equal(events(f, "r1-1-1", "PhaseFailed", NULL), 0);
+	/* it answers again: submitted once */
+	srt_slurm_fake_fail(f->fake, SRT_FAKE_LIST_JOBS, 0, 0);
+	srt_slurm_fake_fail(f->fake, SRT_FAKE_SUBMIT, 0, 0);
+	pass(f);
+	assert_true(f->st.slurm_known);
+	assert_int_equal(srt_controller_slurm_failures(f->ctl), 0);
+	assert_string_equal(run(f, "r1-1-1").phase, "Submitted");
+	assert_int_equal(srt_slurm_fake_submitted(f->fake), 1);
+	free(msg);
+}
+
+/* A running job down with slurmrestd stays as it was. */
+static void test_slurm_down_never_fails_a_running_job(void **state)
+{
+	struct fx *f = *state;
+	int64_t job = (apply(f, 1, "a", 3), running(f));
+
+	srt_slurm_fake_fail(f->fake, SRT_FAKE_LIST_JOBS, SRT_SLURM_ETIMEOUT, -1);
+	srt_slurm_fake_fail(f->fake, SRT_FAKE_GET_JOB, SRT_SLURM_ETIMEOUT, -1);
+	srt_slurm_fake_purge(f->fake, job); /* even when it is gone meanwhile */
+	for (int i = 0; i < 3; i++)
+		pass(f);
+	assert_string_equal(run(f, "r1-1-1").phase, "Starting");
+	assert_int_equal(run(f, "r1-1-1").job_id, job);
+	assert_int_equal(srt_slurm_fake_submitted(f->fake), 1);
+}
+
+/* A job purged (MinJobAge) before the controller saw it end. */
+static void test_purged_job_is_gone(void **state)
+{
+	struct fx *f = *state;
+	int64_t job = (apply(f, 1, "a", 3), running(f));
+	char *msg = NULL;
+
+	srt_slurm_fake_purge(f->fake, job);
+	/* the direct look-up is unknown once: nothing is decided */
+	srt_slurm_fake_fail(f->fake, SRT_FAKE_GET_JOB, SRT_SLURM_ETIMEOUT, 1);
+	pass(f);
+	assert_string_equal(run(f, "r1-1-1").phase, "Starting");
+	pass(f);
+	assert_string_equal(run(f, "r1-1-1").phase, "Failed");
+	assert_int_equal(events(f, "r1-1-1", "JobGone", &msg), 1);
+	assert_non_null(strstr(msg, "purged after MinJobAge"));
+	assert_int_equal(srt_slurm_fake_calls(f->fake, SRT_FAKE_GET_JOB), 2);
+	pass(f); /* then a new attempt */
+	assert_string_equal(run(f, "r1-1-2").phase, "Submitted");
+	free(msg);
+}
+
+/* A job missing from the listing but there when asked (the listing raced) is left alone. */
+static void test_listing_race_is_not_gone(void **state)
+{
+	struct fx *f = *state;
+	int64_t job = (apply(f, 1, "a", 3), running(f));
+
+	srt_slurm_fake_hide(f->fake, job, true);
+	pass(f);
+	pass(f);
+	assert_string_equal(run(f, "r1-1-1").phase, "Starting");
+	assert_int_equal(events(f, "r1-1-1", "JobGone", NULL), 0);
+	assert_int_equal(srt_slurm_fake_calls(f->fake, SRT_FAKE_GET_JOB), 2);
+	srt_slurm_fake_hide(f->fake, job, false);
+	srt_slurm_fake_set_state(f->fake, job, SRT_JOB_COMPLETED, 0, NULL);
+	pass(f);
+	assert_string_equal(run(f, "r1-1-1").phase, "Succeeded");
+	assert_int_equal(srt_slurm_fake_submitted(f->fake), 1);
+}
+
+/* The controller's own crash: a new handle over the same database finds its job. */
+static void test_crash_resume_adopts(void **state)
+{
+	struct fx *f = *state;
+	struct srt_error err;
+
+	apply(f, 1, "a", 3);
+	srt_slurm_fake_lose_reply(f->fake, SRT_SLURM_EUNREACHABLE, 1);
+	pass(f);
+	assert_int_equal(run(f, "r1-1-1").job_id, 0);
+	/* "killed": the handle and the store go; a new controller starts */
+	srt_controller_free(f->ctl);
+	srt_store_close(f->store);
+	assert_int_equal(srt_store_open(&f->store, f->db, 0, NULL, &err), 0);
+	f->ctl = new_controller(f);
+	pass(f);
+	assert_string_equal(run(f, "r1-1-1").phase, "Submitted");
+	assert_int_equal(run(f, "r1-1-1").job_id, 1000);
+	assert_int_equal(events(f, "r1-1-1", "JobAdopted", NULL), 1);
+	srt_slurm_fake_set_state(f->fake, 1000, SRT_JOB_RUNNING, -1, NULL);
+	/* and once more, with a job it knows: it follows it, submits nothing */
+	srt_controller_free(f->ctl);
+	f->ctl = new_controller(f);
+	pass(f);
+	assert_string_equal(run(f, "r1-1-1").phase, "Starting");
+	assert_int_equal(srt_slurm_fake_submitted(f->fake), 1);
+}
+
+/* Make every event insert fail (or work again), from a second connection. */
+static void break_events(struct fx *f, bool broken)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+				      broken ? "CREATE TRIGGER no_events BEFORE INSERT ON events "
+					       "BEGIN SELECT RAISE(ABORT, 'injected'); END;" :
+					       "DROP TRIGGER no_events;",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/*
+ * An effect whose event cannot be written changes nothing (one transaction),
+ * fails the pass with the object named, and is retried by the next pass.
+ */
+static void test_effect_error_is_propagated_and_retried(void **state)
+{
+	struct fx *f = *state;
+	struct srt_error err;
+	int64_t job;
+
+	apply(f, 1, "a", 3);
+	break_events(f, true);
+	assert_int_equal(srt_controller_pass(f->ctl, &f->st, &err), -1);
+	assert_int_equal(f->st.action_errors, 1);
+	assert_non_null(strstr(err.msg, "recipe/r1: "));
+	assert_false(run(f, "r1-1-1").exists); /* no run without its RunCreated */
+	break_events(f, false);
+	job = running(f);
+	srt_slurm_fake_set_state(f->fake, job, SRT_JOB_FAILED, 2, NULL);
+	break_events(f, true);
+	assert_int_equal(srt_controller_pass(f->ctl, &f->st, &err), -1);
+	assert_non_null(strstr(err.msg, "run/r1-1-1: "));
+	assert_string_equal(run(f, "r1-1-1").phase, "Starting"); /* no phase without its event */
+	break_events(f, false);
+	pass(f);
+	assert_string_equal(run(f, "r1-1-1").phase, "Failed");
+	assert_int_equal(events(f, "r1-1-1", "PhaseFailed", NULL), 1);
+}
+
+/* ---- the loop ---- */
+
+struct loop_probe {
+	int64_t waits[16];
+	int nwaits, passes, failed;
+	int stop_after; /* SIGTERM during this sleep */
+};
+
+static void probe_sleep(void *arg, int64_t ms)
+{
+	struct loop_probe *p = arg;
+
+	p->waits[p->nwaits++] = ms;
+	if (p->nwaits == p->stop_after)
+		raise(SIGTERM); /* the loop's handler: stop between passes */
+}
+
+static void probe_pass(void *arg, int rc, const struct srt_pass_stats *st,
+		       const struct srt_error *err)
+{
+	struct loop_probe *p = arg;
+
+	(void)st;
+	(void)err;
+	p->passes++;
+	p->failed += rc != 0;
+}
+
+/* srt_controller_run() every second, observed by the probe. */
+static int run_loop(struct fx *f, bool once, struct loop_probe *p)
+{
+	struct srt_error err;
+
+	return srt_controller_run(f->ctl,
+				  &(struct srt_controller_loop){
+					  .interval_ms = 1000,
+					  .once = once,
+					  .on_pass = probe_pass,
+					  .sleep_ms = probe_sleep,
+					  .arg = p,
+				  },
+				  &err);
+}
+
+static void test_loop_backs_off_and_stops_on_sigterm(void **state)
+{
+	struct fx *f = *state;
+	struct loop_probe p = { .stop_after = 4 };
+
+	apply(f, 1, "a", 3);
+	srt_slurm_fake_fail(f->fake, SRT_FAKE_LIST_JOBS, SRT_SLURM_EUNREACHABLE, 3);
+	assert_int_equal(run_loop(f, false, &p), 0);
+	assert_int_equal(p.passes, 4);
+	assert_int_equal(p.failed, 0);
+	assert_int_equal(p.nwaits, 4);
+	assert_int_equal(p.waits[0], 2000); /* 1 failed listing */
+	assert_int_equal(p.waits[1], 4000);
+	assert_int_equal(p.waits[2], 8000);
+	assert_int_equal(p.waits[3], 1000); /* answers again */
+	assert_string_equal(run(f, "r1-1-1").phase, "Submitted");
+}
+
+static void test_loop_once(void **state)
+{
+	struct fx *f = *state;
+	struct loop_probe p = { .stop_after = -1 };
+
+	apply(f, 1, "a", 3);
+	assert_int_equal(run_loop(f, true, &p), 0);
+	assert_int_equal(p.passes, 1);
+	assert_int_equal(p.nwaits, 0);
+	assert_string_equal(run(f, "r1-1-1").phase, "Submitted");
+}
+
+static void test_backoff(void **state)
+{
+	(void)state;
+	assert_int_equal(srt_controller_backoff_ms(5000, 0), 5000);
+	assert_int_equal(srt_controller_backoff_ms(5000, 1), 10000);
+	assert_int_equal(srt_controller_backoff_ms(5000, 3), 40000);
+	assert_int_equal(srt_controller_backoff_ms(5000, 4), 60000);
+	assert_int_equal(srt_controller_backoff_ms(5000, 1000), 60000);
+	assert_int_equal(srt_controller_backoff_ms(200, 2), 800);
+	/* an interval longer than the cap is kept */
+	assert_int_equal(srt_controller_backoff_ms(300000, 0), 300000);
+	assert_int_equal(srt_controller_backoff_ms(300000, 5), 300000);
+}
+
+static void test_new_refuses_a_relative_root(void **state)
+{
+	struct fx *f = *state;
+	struct srt_controller *c = (struct srt_controller *)1;
+	struct srt_error err;
+
+	assert_int_equal(srt_controller_new(&c,
+					    &(struct srt_controller_config){
+						    .store = f->store,
+						    .slurm = srt_slurm_fake_client(f->fake),
+						    .cluster = &f->cl,
+						    .run_root = "outputs",
+					    },
+					    &err),
+			 -1);
+	assert_null(c);
+	assert_string_equal(err.msg, "the run root 'outputs' is not an absolute path");
+	srt_controller_free(NULL);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_submit_once_when_the_reply_is_lost),
+		T(test_submit_unknown_then_submitted),
+		T(test_submit_rejected),
+		T(test_failed_attempts_restart_up_to_max),
+		T(test_generation_that_fits_rolls_out_in_place),
+		T(test_generation_that_does_not_fit_needs_a_new_job),
+		T(test_delete_cancels_the_job),
+		T(test_slurm_down_leaves_the_run_pending),
+		T(test_slurm_down_never_fails_a_running_job),
+		T(test_purged_job_is_gone),
+		T(test_listing_race_is_not_gone),
+		T(test_crash_resume_adopts),
+		T(test_effect_error_is_propagated_and_retried),
+		T(test_loop_backs_off_and_stops_on_sigterm),
+		T(test_loop_once),
+		T(test_backoff),
+		T(test_new_refuses_a_relative_root),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
