@@ -535,6 +535,16 @@ int srt_cmd_dryrun(int argc, char **argv)
 					   argv[optind]);
 	if (!file)
 		return srt_cli_usage_error("dry-run", "no recipe given; use -f FILE");
+	if (job_name) {
+		char buf[64];
+		const char *why = srt_name_problem(job_name, buf, sizeof(buf));
+
+		if (why)
+			return srt_cli_usage_error("dry-run",
+						   "--job-name '%s' is not a valid name: %s; %s "
+						   "(it names the SLURM job and the run directory)",
+						   job_name, why, SRT_NAME_RULE);
+	}
 
 	rc = srt_cli_load_cluster_at("dry-run", cluster_path, &cluster, true);
 	have_cluster = true;

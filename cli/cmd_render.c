@@ -186,6 +186,16 @@ int srt_cmd_render(int argc, char **argv)
 					   argv[optind]);
 	if (!file)
 		return srt_cli_usage_error("render", "no recipe given; use -f FILE");
+	if (job_name) {
+		char buf[64];
+		const char *why = srt_name_problem(job_name, buf, sizeof(buf));
+
+		if (why)
+			return srt_cli_usage_error("render",
+						   "--job-name '%s' is not a valid name: %s; %s "
+						   "(it names the SLURM job and the run directory)",
+						   job_name, why, SRT_NAME_RULE);
+	}
 	if (!out || !*out)
 		return srt_cli_usage_error("render", "no run directory given; use --out DIR");
 	dir = absolute(out);

@@ -136,6 +136,13 @@ set -e
 [[ $rc == 2 ]] || fail "no -f: exit $rc, want 2"
 grep -q 'use -f FILE' usage.err || fail "no -f: the message should say what to do"
 [[ $rc2 == 2 ]] || fail "-o yaml: exit $rc2, want 2"
+# --job-name names the run directory too: the name rule holds.
+set +e
+"$SRTCTL" dry-run -f "$SEED/seed-02.yaml" --job-name ../../etc >/dev/null 2>jobname.err
+rc=$?
+set -e
+[[ $rc == 2 ]] && grep -q "is not a valid name: it contains '..'" jobname.err ||
+	fail "--job-name ../../etc: exit $rc, $(cat jobname.err)"
 
 # ---- a cluster config: pyxis, aliases, command prefixes ----
 cat >cluster.yaml <<'EOF'
