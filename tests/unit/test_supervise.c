@@ -66,6 +66,7 @@ static struct srt_sup_ctx ctx(void)
 
 static char line[2048];
 static struct srt_sup_actions acts;
+static struct srt_sup_ctx c; /* what the run says: ctx() again before each test */
 
 static const char *act_name(const struct srt_sup_action *x, char *buf, size_t n)
 {
@@ -101,13 +102,13 @@ static const char *act_name(const struct srt_sup_action *x, char *buf, size_t n)
 }
 
 /* Feed one observation; returns the actions as one line ("" for none). */
-static const char *feed(struct srt_sup_proc *s, const struct srt_sup_ctx *c,
+static const char *feed(struct srt_sup_proc *s, const struct srt_sup_ctx *cx,
 			const struct srt_sup_obs *ob, int64_t now)
 {
 	size_t off = 0;
 
 	srt_sup_actions_release(&acts);
-	srt_sup_step(s, c, ob, now, &acts);
+	srt_sup_step(s, cx, ob, now, &acts);
 	line[0] = '\0';
 	for (size_t i = 0; i < acts.n; i++) {
 		char buf[64];
@@ -118,34 +119,34 @@ static const char *feed(struct srt_sup_proc *s, const struct srt_sup_ctx *c,
 	return line;
 }
 
-static const char *on(struct srt_sup_proc *s, const struct srt_sup_ctx *c,
+static const char *on(struct srt_sup_proc *s, const struct srt_sup_ctx *cx,
 		      enum srt_sup_obs_kind kind, int64_t now)
 {
 	struct srt_sup_obs ob;
 
 	memset(&ob, 0, sizeof(ob));
 	ob.kind = kind;
-	return feed(s, c, &ob, now);
+	return feed(s, cx, &ob, now);
 }
 
-static const char *spawned(struct srt_sup_proc *s, const struct srt_sup_ctx *c, long pid,
+static const char *spawned(struct srt_sup_proc *s, const struct srt_sup_ctx *cx, long pid,
 			   int64_t now)
 {
 	struct srt_sup_obs ob = { .kind = SRT_SUP_ON_SPAWNED, .pid = pid, .err = "no such file" };
 
-	return feed(s, c, &ob, now);
+	return feed(s, cx, &ob, now);
 }
 
-static const char *exited(struct srt_sup_proc *s, const struct srt_sup_ctx *c, int code,
+static const char *exited(struct srt_sup_proc *s, const struct srt_sup_ctx *cx, int code,
 			  int64_t now)
 {
 	struct srt_sup_obs ob = { .kind = SRT_SUP_ON_EXIT, .code = code };
 
-	return feed(s, c, &ob, now);
+	return feed(s, cx, &ob, now);
 }
 
 /* A probe round: ok is a string of '1'/'0', one per probe. */
-static const char *probed(struct srt_sup_proc *s, const struct srt_sup_ctx *c, const char *ok,
+static const char *probed(struct srt_sup_proc *s, const struct srt_sup_ctx *cx, const char *ok,
 			  int64_t now)
 {
 	struct srt_sup_obs ob = { .kind = SRT_SUP_ON_PROBED };
@@ -154,7 +155,7 @@ static const char *probed(struct srt_sup_proc *s, const struct srt_sup_ctx *c, c
 		ob.ok[k] = ok[k] == '1';
 		ob.detail[k] = ok[k] == '1' ? "connected" : "connection refused";
 	}
-	return feed(s, c, &ob, now);
+	return feed(s, cx, &ob, now);
 }
 
 /* The text of action i (the step's part: no held ports, no tail). */
@@ -164,7 +165,14 @@ static const char *text(size_t i)
 	return acts.a[i].text ? acts.a[i].text : "";
 }
 
-static int teardown_acts(void **state)
+static int setup(void **state)
+{
+	(void)state;
+	c = ctx();
+	return 0;
+}
+
+static int teardown(void **state)
 {
 	(void)state;
 	srt_sup_actions_release(&acts);
@@ -172,12 +180,19 @@ static int teardown_acts(void **state)
 }
 
 /* Launch s (gate open, spawned) at t; with probes, make it ready at t+1000. */
-static void up(struct srt_sup_proc *s, const struct srt_sup_ctx *c, int64_t t)
+static void up(struct srt_sup_proc *s, const struct srt_sup_ctx *cx, int64_t t)
 {
-	on(s, c, SRT_SUP_ON_GATE_OPEN, t);
-	spawned(s, c, 100, t);
+	on(s, cx, SRT_SUP_ON_GATE_OPEN, t);
+	spawned(s, cx, 100, t);
 	if (s->spec->nprobes)
-		probed(s, c, "111", t + 1000);
+		probed(s, cx, "111", t + 1000);
+}
+
+/* A new process for p, up (launched and ready) since 0. */
+static void fresh_up(struct srt_sup_proc *s, const struct srt_agent_proc *p)
+{
+	srt_sup_init(s, p);
+	up(s, &c, 0);
 }
 
 /* ---- tests ---- */
@@ -189,7 +204,6 @@ static void test_start_order_and_gates(void **state)
 	struct srt_agent_proc pw = spec("agg_0", SRT_PROC_WORKER, 0, 1);
 	struct srt_agent_proc pb = spec("benchmark", SRT_PROC_BENCHMARK, 0, 2);
 	struct srt_sup_proc m, w, b;
-	struct srt_sup_ctx c = ctx();
 
 	(void)state;
 	srt_sup_init(&m, &pm);
@@ -260,11 +274,9 @@ static void test_restart_with_backoff(void **state)
 {
 	struct srt_agent_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 3, 0);
 	struct srt_sup_proc s;
-	struct srt_sup_ctx c = ctx();
 
 	(void)state;
-	srt_sup_init(&s, &p);
-	up(&s, &c, 0);
+	fresh_up(&s, &p);
 	assert_string_equal(exited(&s, &c, 1, 60000), "event:ProcessExited event:BackOff");
 	assert_true(acts.a[0].warning);
 	assert_true(acts.a[0].tail);
@@ -314,7 +326,6 @@ static void test_crashloop_budget(void **state)
 {
 	struct srt_agent_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 0, 0);
 	struct srt_sup_proc s;
-	struct srt_sup_ctx c = ctx();
 	int64_t t = 0;
 
 	(void)state;
@@ -348,13 +359,11 @@ static void test_degraded(void **state)
 	struct srt_agent_proc p = spec("sidecar", SRT_PROC_SERVICE, 0, 1);
 	struct srt_agent_proc pr = spec("sidecar", SRT_PROC_SERVICE, 1, 1);
 	struct srt_sup_proc s, r;
-	struct srt_sup_ctx c = ctx();
 
 	(void)state;
 	p.critical = false;
 	p.restart.max_restarts = 0;
-	srt_sup_init(&s, &p);
-	up(&s, &c, 0);
+	fresh_up(&s, &p);
 	assert_false(srt_sup_given_up(&s));
 	assert_string_equal(exited(&s, &c, 1, 100),
 			    "event:ProcessExited event:RestartLimitReached");
@@ -382,12 +391,10 @@ static void test_reset_after(void **state)
 {
 	struct srt_agent_proc p = spec("store", SRT_PROC_SERVICE, 0, 1);
 	struct srt_sup_proc s;
-	struct srt_sup_ctx c = ctx();
 
 	(void)state;
 	p.restart.reset_after_seconds = 10;
-	srt_sup_init(&s, &p);
-	up(&s, &c, 0);
+	fresh_up(&s, &p);
 	exited(&s, &c, 1, 100);
 	on(&s, &c, SRT_SUP_ON_GATE_OPEN, 100);
 	spawned(&s, &c, 8, 100);
@@ -407,11 +414,9 @@ static void test_liveness(void **state)
 {
 	struct srt_agent_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 3, 0);
 	struct srt_sup_proc s;
-	struct srt_sup_ctx c = ctx();
 
 	(void)state;
-	srt_sup_init(&s, &p);
-	up(&s, &c, 0);
+	fresh_up(&s, &p);
 	assert_string_equal(probed(&s, &c, "110", 2000), "");
 	assert_string_equal(probed(&s, &c, "011", 3000), "");
 	/* Liveness reports the first probe that failed only. */
@@ -447,7 +452,6 @@ static void test_followers(void **state)
 	struct srt_agent_proc pm = spec("mooncake-master", SRT_PROC_SERVICE, 3, 0);
 	struct srt_agent_proc ps = spec("mooncake-store", SRT_PROC_SERVICE, 0, 1);
 	struct srt_sup_proc m, st;
-	struct srt_sup_ctx c = ctx();
 
 	(void)state;
 	ps.follows = "mooncake-master";
@@ -494,7 +498,6 @@ static void test_readiness_first_start_vs_restart(void **state)
 {
 	struct srt_agent_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 3, 0);
 	struct srt_sup_proc s;
-	struct srt_sup_ctx c = ctx();
 	const char *exit_msg = "mooncake-master exited with status 1 before it was ready: tcp 8700 "
 			       "answered, tcp 8701 never answered (connection refused), http 8702 "
 			       "/health never answered (connection refused) at 10.0.0.1";
@@ -533,8 +536,7 @@ static void test_readiness_first_start_vs_restart(void **state)
 	assert_string_equal(text(0), "exited with status 137 after it was given up");
 
 	/* After a restart: ReadinessTimeout, then a restart counted against the budget. */
-	srt_sup_init(&s, &p);
-	up(&s, &c, 0);
+	fresh_up(&s, &p);
 	exited(&s, &c, 1, 5000);
 	on(&s, &c, SRT_SUP_ON_GATE_OPEN, 5000);
 	spawned(&s, &c, 2, 5000);
@@ -568,12 +570,10 @@ static void test_rollout(void **state)
 	struct srt_agent_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 3, 0);
 	struct srt_agent_proc pb = spec("benchmark", SRT_PROC_BENCHMARK, 0, 3);
 	struct srt_sup_proc s, b;
-	struct srt_sup_ctx c = ctx();
 	struct srt_sup_obs rep = { .kind = SRT_SUP_ON_REPLACE, .why = "command or args changed" };
 
 	(void)state;
-	srt_sup_init(&s, &p);
-	up(&s, &c, 0);
+	fresh_up(&s, &p);
 	s.budget = 3;
 	/* Replaced: SIGTERM, and at its exit a new start at once, budget reset, not counted. */
 	c.generation = 2;
@@ -655,8 +655,7 @@ static void test_rollout(void **state)
 	assert_string_equal(text(1), "could not be started: no such file");
 
 	/* Retired: SIGTERM, SIGKILL after the grace, Removed at its exit. */
-	srt_sup_init(&s, &p);
-	up(&s, &c, 0);
+	fresh_up(&s, &p);
 	assert_string_equal(on(&s, &c, SRT_SUP_ON_RETIRE, 5000), "signal:15");
 	assert_true(srt_sup_rollout_waits(&s));
 	assert_string_equal(on(&s, &c, SRT_SUP_ON_RETIRE, 6000), ""); /* already asked */
@@ -670,8 +669,7 @@ static void test_rollout(void **state)
 	assert_false(srt_sup_rollout_waits(&s));
 
 	/* A deferred replace (its master is replaced too) waits for the follower restart. */
-	srt_sup_init(&s, &p);
-	up(&s, &c, 0);
+	fresh_up(&s, &p);
 	rep.defer = true;
 	assert_string_equal(feed(&s, &c, &rep, 5000), "");
 	assert_int_equal(s.st, SRT_SUP_READY);
@@ -713,7 +711,6 @@ static void test_external_master(void **state)
 {
 	struct srt_agent_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 1, 0);
 	struct srt_sup_proc s;
-	struct srt_sup_ctx c = ctx();
 
 	(void)state;
 	p.external = true;
@@ -742,7 +739,6 @@ static void test_stop_process(void **state)
 {
 	struct srt_agent_proc p = spec("agg_0", SRT_PROC_WORKER, 0, 0);
 	struct srt_sup_proc s, b;
-	struct srt_sup_ctx c = ctx();
 
 	(void)state;
 	srt_sup_init(&s, &p);
@@ -773,8 +769,7 @@ static void test_stop_process(void **state)
 	assert_false(srt_sup_running(&s));
 
 	/* One that does not exit after SIGKILL is abandoned. */
-	srt_sup_init(&s, &p);
-	up(&s, &c, 0);
+	fresh_up(&s, &p);
 	on(&s, &c, SRT_SUP_ON_STOP, 0);
 	assert_string_equal(on(&s, &c, SRT_SUP_ON_ABANDON, 20000), "event:Abandoned");
 	assert_int_equal(s.shown, SRT_PS_STOPPED);
@@ -851,17 +846,18 @@ static void test_ordered_stop(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_start_order_and_gates, teardown_acts),
-		cmocka_unit_test_teardown(test_restart_with_backoff, teardown_acts),
-		cmocka_unit_test_teardown(test_crashloop_budget, teardown_acts),
-		cmocka_unit_test_teardown(test_degraded, teardown_acts),
-		cmocka_unit_test_teardown(test_reset_after, teardown_acts),
-		cmocka_unit_test_teardown(test_liveness, teardown_acts),
-		cmocka_unit_test_teardown(test_followers, teardown_acts),
-		cmocka_unit_test_teardown(test_readiness_first_start_vs_restart, teardown_acts),
-		cmocka_unit_test_teardown(test_rollout, teardown_acts),
-		cmocka_unit_test_teardown(test_external_master, teardown_acts),
-		cmocka_unit_test_teardown(test_stop_process, teardown_acts),
+		cmocka_unit_test_setup_teardown(test_start_order_and_gates, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart_with_backoff, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crashloop_budget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_degraded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reset_after, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_liveness, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_followers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_readiness_first_start_vs_restart, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_rollout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_external_master, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_process, setup, teardown),
 		cmocka_unit_test(test_ordered_stop),
 	};
 
