@@ -10,6 +10,11 @@
  * ready, ending the run (benchmark done, critical failure, SIGTERM) with an
  * ordered stop, and reporting every step to status.json and events.jsonl.
  *
+ * What happens to each process is decided by its pure step
+ * (agent/supervise.h): this file feeds it observations (exits, probe
+ * rounds, time, open gates, new generations, the stop) and carries out the
+ * actions it returns (spawn, signal, report, fail the run or the rollout).
+ *
  * One thread, one loop.  Signals (SIGTERM, SIGINT, SIGHUP; SIGCHLD) are
  * blocked and read from two signalfds (the first also interrupts node
  * resolution), so the loop sleeps in poll() until a
@@ -19,6 +24,7 @@
  * injected clock.
  */
 #include "agent/agent.h"
+#include "agent/supervise.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -40,36 +46,21 @@
  * TAIL_BYTES in all: longer lines are cut in their middle (srt_agent_log_tail()). */
 #define TAIL_LINES 20
 #define TAIL_BYTES 4096
-#define START_PROBE_MS 250 /* probe cadence while a process starts */
 #define PLAN_CHECK_MS 1000 /* how often plan.json is looked at for a new generation */
 
+/*
+ * A process as the loop runs it: the state its step decides on
+ * (agent/supervise.h), and what only the effects need: the pid, the probe
+ * round in flight, the log, the times shown in status.json.
+ */
 struct rt {
-	struct srt_agent_proc *spec;
-	enum srt_proc_state state;
-	pid_t pid;
-	int restarts;		      /* shown in status.json */
-	int budget;		      /* restarts counted against max_restarts */
+	struct srt_sup_proc s;
+	pid_t pid;		      /* > 0 while its step runs */
 	int64_t started_at, ready_at; /* wall ms */
-	int64_t start_m;	      /* monotonic ms of the last start */
-	int exit_code;
-	bool launched, ready, ever_ready, log_started;
-	int64_t next_probe_m, deadline_m, restart_m, kill_m, warned_m;
-	int probe_fails;
+	bool log_started;
 	/* The probes of one round, in flight together (probing) and driven by the loop's poll(). */
 	struct srt_probe_op ops[4];
 	bool probing;
-	bool probe_ok[4];	 /* this start: the probe passed at least once */
-	char probe_last[4][200]; /* this start: what the probe saw last */
-	/* A restart the agent asked for (liveness, a follower, a readiness timeout). */
-	bool want_restart, follow_restart, abandoned;
-	bool notify_followers; /* restarted: restart its followers once it is ready */
-	/* A new plan generation (rollout()): */
-	bool rollout;	     /* being replaced: relaunch at once with the new spec, budget reset */
-	bool rolling;	     /* part of the rollout in progress, not yet up again */
-	bool retired;	     /* not in the current plan: stop it, then forget it */
-	bool failed_rollout; /* its failure failed the rollout: the rollback starts it again */
-	char restart_why[256];
-	char last_probe[256];
 	char message[512];
 	char *log_path;
 };
@@ -118,9 +109,7 @@ struct agent {
 	/* Ending the run. */
 	bool stopping, done;
 	enum srt_run_phase end_phase;
-	int tier, tier_stage;
-	int64_t tier_m;
-	int hurry_sig; /* a second signal cut the current stage's grace short */
+	struct srt_sup_stop stop; /* the tiers (agent/supervise.h) */
 	int64_t write_warned_m;
 	struct pollfd *pfd; /* the loop's poll set (poll_set()) */
 	size_t npfd_cap;
@@ -187,7 +176,7 @@ static void event(struct agent *a, struct rt *r, bool warning, const char *reaso
 	ev.reason = reason;
 	ev.object_index = -1;
 	if (r) {
-		const struct srt_agent_proc *p = r->spec;
+		const struct srt_agent_proc *p = r->s.spec;
 
 		ev.object_kind = object_kind(p);
 		ev.object_name = p->name;
@@ -246,7 +235,7 @@ static void write_status(struct agent *a)
 	procs = srt_xcalloc(a->n + 1, sizeof(*procs));
 	for (size_t i = 0; i < a->n; i++) {
 		const struct rt *r = &a->rt[i];
-		const struct srt_agent_proc *p = r->spec;
+		const struct srt_agent_proc *p = r->s.spec;
 		struct srt_rundir_proc *q = &procs[i];
 
 		q->name = p->name;
@@ -258,15 +247,15 @@ static void write_status(struct agent *a)
 		q->node = p->external ? -1 : (int)p->node;
 		q->host = p->host;
 		q->ip = p->ip;
-		q->state = r->state;
-		q->restarts = r->restarts;
+		q->state = r->s.shown;
+		q->restarts = r->s.restarts;
 		q->pid = r->pid > 0 ? (long)r->pid : -1;
 		q->started_at = r->started_at;
 		q->ready_at = r->ready_at;
-		q->exit_code = r->exit_code;
+		q->exit_code = r->s.exit_code;
 		q->endpoint = p->endpoint;
 		q->env_hash = p->external ? NULL : p->env_hash;
-		q->last_probe = r->last_probe[0] ? r->last_probe : NULL;
+		q->last_probe = r->s.last_probe[0] ? r->s.last_probe : NULL;
 		q->message = r->message;
 		q->critical = p->critical;
 		q->external = p->external;
@@ -298,7 +287,7 @@ static void cancel_probes(struct rt *r)
 {
 	if (!r->probing)
 		return;
-	for (size_t k = 0; k < r->spec->nprobes; k++)
+	for (size_t k = 0; k < r->s.spec->nprobes; k++)
 		srt_probe_cancel(&r->ops[k]);
 	r->probing = false;
 }
@@ -313,7 +302,7 @@ static struct rt *find_pid(struct agent *a, pid_t pid)
 
 static const char *log_rel(const struct rt *r)
 {
-	return r->spec->log_file ? r->spec->log_file : "(none)";
+	return r->s.spec->log_file ? r->s.spec->log_file : "(none)";
 }
 
 /* "\nlast lines of service_x.out:\n..." for failure events.  Caller frees. */
@@ -330,47 +319,6 @@ static char *tail_text(const struct rt *r)
 	return out;
 }
 
-static void probe_list(const struct srt_agent_proc *p, char *buf, size_t n)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (size_t k = 0; k < p->nprobes && off < n; k++) {
-		const struct srt_agent_probe *pb = &p->probes[k];
-		int w = pb->http ?
-				snprintf(buf + off, n - off, "%shttp %d %s", k ? ", " : "",
-					 pb->port, pb->path) :
-				snprintf(buf + off, n - off, "%stcp %d", k ? ", " : "", pb->port);
-
-		if (w < 0)
-			break;
-		off += (size_t)w;
-	}
-}
-
-/*
- * "tcp 8700 never answered, tcp 8701 answered, http 8702 /health never
- * answered": each readiness probe of this start, whether it passed at least
- * once.
- */
-static void probe_report(const struct rt *r, struct srt_buf *b)
-{
-	const struct srt_agent_proc *p = r->spec;
-
-	for (size_t k = 0; k < p->nprobes; k++) {
-		const struct srt_agent_probe *pb = &p->probes[k];
-
-		if (pb->http)
-			srt_buf_printf(b, "%shttp %d %s %s", k ? ", " : "", pb->port, pb->path,
-				       r->probe_ok[k] ? "answered" : "never answered");
-		else
-			srt_buf_printf(b, "%stcp %d %s", k ? ", " : "", pb->port,
-				       r->probe_ok[k] ? "answered" : "never answered");
-		if (!r->probe_ok[k] && r->probe_last[k][0])
-			srt_buf_printf(b, " (%s)", r->probe_last[k]);
-	}
-}
-
 #define HELD_PROBE_MS 300 /* one connect per port after an exit before ready */
 
 /*
@@ -381,7 +329,7 @@ static void probe_report(const struct rt *r, struct srt_buf *b)
  */
 static void held_ports(const struct rt *r, struct srt_buf *b)
 {
-	const struct srt_agent_proc *p = r->spec;
+	const struct srt_agent_proc *p = r->s.spec;
 	struct srt_buf ports;
 	struct srt_probe_result res;
 	size_t n = 0;
@@ -406,26 +354,43 @@ static void held_ports(const struct rt *r, struct srt_buf *b)
 	srt_buf_release(&ports);
 }
 
-/* Is r's failure the rollout's?  r is part of a rollout in progress that is not a rollback. */
-static bool rollout_judges(const struct agent *a, const struct rt *r)
+/*
+ * The whole text of action x: its text with the held ports inserted where
+ * the step asked and the log tail appended.  Caller frees.
+ */
+static char *action_text(const struct rt *r, const struct srt_sup_action *x)
 {
-	return a->rollout_gen && !a->rolling_back && !a->rollback_due && r->rolling &&
-	       !r->retired && !a->stopping;
+	struct srt_buf b;
+
+	srt_buf_init(&b);
+	if (x->held_at >= 0) {
+		srt_buf_append(&b, x->text, (size_t)x->held_at);
+		held_ports(r, &b);
+		srt_buf_puts(&b, x->text + x->held_at);
+	} else {
+		srt_buf_puts(&b, x->text ? x->text : "");
+	}
+	if (x->tail) {
+		char *t = tail_text(r);
+
+		srt_buf_puts(&b, t);
+		free(t);
+	}
+	return srt_buf_detach(&b);
 }
 
 /*
  * Process r of the rollout in progress failed before it was ready (`what`
- * says how): the generation is marked failed, and roll_back() restores the
- * last generation that was ready at the next tick.  Nothing is restarted
- * here: the caller may be walking the process table.
+ * says how, the log tail not yet): the generation is marked failed, and
+ * roll_back() restores the last generation that was ready at the next tick.
+ * Nothing is restarted here: the caller may be walking the process table.
  */
 static void rollout_failed(struct agent *a, struct rt *r, const char *what)
 {
 	char *tail = tail_text(r);
 
 	free(a->failed_msg);
-	a->failed_msg = srt_xasprintf("%s %s%s", r->spec->name, what, tail);
-	r->failed_rollout = true;
+	a->failed_msg = srt_xasprintf("%s %s%s", r->s.spec->name, what, tail);
 	a->failed_gen = a->rollout_gen;
 	a->rolled_back_to = a->good_gen;
 	a->failed_since = now_wall(a);
@@ -435,7 +400,7 @@ static void rollout_failed(struct agent *a, struct rt *r, const char *what)
 	      "generation %lld cannot become ready: %s %s; rolling back to generation %lld, the "
 	      "last one that was ready; generation %lld is not tried again: fix it and apply a "
 	      "newer generation%s",
-	      (long long)a->failed_gen, r->spec->name, what, (long long)a->good_gen,
+	      (long long)a->failed_gen, r->s.spec->name, what, (long long)a->good_gen,
 	      (long long)a->failed_gen, tail);
 	free(tail);
 }
@@ -463,27 +428,65 @@ static void fail_run(struct agent *a, const char *fmt, ...)
 	begin_stop(a, SRT_RUN_FAILED);
 }
 
-static void launch(struct agent *a, struct rt *r, const char *why)
+/* The benchmark finished with status `code`: the run ends. */
+static void end_run(struct agent *a, struct rt *r, int code)
 {
-	struct srt_agent_proc *p = r->spec;
+	a->exit_code = code;
+	if (code) {
+		char *tail = tail_text(r);
+
+		set_message(a, "the benchmark exited with status %d; see %s%s", code,
+			    r->s.spec->log_file, tail);
+		free(tail);
+		a->phase = SRT_RUN_FAILED;
+		event(a, NULL, true, "RunFailed", "%s", a->message);
+		begin_stop(a, SRT_RUN_FAILED);
+	} else {
+		set_message(a, "the benchmark finished");
+		a->phase = SRT_RUN_SUCCEEDED;
+		event(a, NULL, false, "RunSucceeded", "the benchmark finished with status 0");
+		begin_stop(a, SRT_RUN_SUCCEEDED);
+	}
+}
+
+/* What the run says to each process's step. */
+static void sup_ctx(const struct agent *a, struct srt_sup_ctx *c)
+{
+	c->generation = a->plan.generation;
+	c->failed_gen = a->failed_gen;
+	c->rollout_at = a->rollout_m;
+	c->judging = a->rollout_gen && !a->rolling_back && !a->rollback_due && !a->stopping;
+	c->rolling_back = a->rolling_back;
+	c->grace_ms = a->grace_ms;
+	c->live_fails = a->live_fails;
+}
+
+static void observe(struct agent *a, struct rt *r, const struct srt_sup_obs *ob);
+
+/* LAUNCH: spawn r's step, with a log header saying why, and tell the step how it went. */
+static void spawn(struct agent *a, struct rt *r, const struct srt_sup_action *x)
+{
+	const struct srt_agent_proc *p = r->s.spec;
+	struct srt_sup_obs ob = { .kind = SRT_SUP_ON_SPAWNED };
 	struct srt_arena tmp;
 	const char **argv;
 	struct srt_buf hdr;
 	struct srt_error e;
-	char probes[160], ts[40];
+	char ts[40];
 	pid_t pid;
 
 	cancel_probes(r);
 	srt_arena_init(&tmp);
 	srt_buf_init(&hdr);
 	argv = srt_agent_step_argv(&tmp, &a->plan, p, NULL);
-	if (why && r->rollout) {
+	if (x->text) {
 		srt_time_rfc3339(now_wall(a), ts, sizeof(ts));
-		srt_buf_printf(&hdr, "srtctl agent: %s generation %lld: %s\n", ts,
-			       (long long)a->plan.generation, why);
-	} else if (why) {
-		srt_time_rfc3339(now_wall(a), ts, sizeof(ts));
-		srt_buf_printf(&hdr, "srtctl agent: %s restart %d: %s\n", ts, r->restarts, why);
+		if (x->how == SRT_SUP_ROLLOUT)
+			srt_buf_printf(&hdr, "srtctl agent: %s generation %lld: %s\n", ts,
+				       (long long)a->plan.generation, x->text);
+		else
+			srt_buf_printf(&hdr, "srtctl agent: %s restart %d: %s\n", ts, r->s.restarts,
+				       x->text);
 	}
 	if (p->kind == SRT_PROC_WORKER) {
 		char *line = srt_agent_env_line(p);
@@ -495,339 +498,111 @@ static void launch(struct agent *a, struct rt *r, const char *why)
 	srt_buf_release(&hdr);
 	srt_arena_release(&tmp);
 	r->log_started = true;
-	r->launched = true;
 	r->started_at = now_wall(a);
-	r->start_m = srt_monotonic_ms();
-	r->ready = false;
-	r->notify_followers = why != NULL;
-	r->probe_fails = 0;
-	memset(r->probe_ok, 0, sizeof(r->probe_ok));
-	memset(r->probe_last, 0, sizeof(r->probe_last));
-	r->last_probe[0] = '\0';
-	a->dirty = true;
-	if (pid < 0) {
-		r->state = SRT_PS_FAILED;
-		r->exit_code = 127;
-		r->rollout = false;
-		event(a, r, true, "FailedToStart", "%s", e.msg);
-		if (rollout_judges(a, r)) {
-			char *what = srt_xasprintf("could not be started: %s", e.msg);
-
-			rollout_failed(a, r, what);
-			free(what);
-			return;
-		}
-		if (p->critical)
-			fail_run(a, "critical process '%s' could not be started: %s", p->name,
-				 e.msg);
-		return;
-	}
-	r->pid = pid;
-	r->exit_code = -1;
-	r->state = p->nprobes ? SRT_PS_STARTING : SRT_PS_RUNNING;
-	if (!p->nprobes) {
-		r->ready = true;
-		r->ever_ready = true;
-		r->rolling = false;
-	}
-	r->next_probe_m = r->start_m + START_PROBE_MS;
-	r->deadline_m = r->start_m + (int64_t)p->timeout_s * 1000;
-	probe_list(p, probes, sizeof(probes));
-	if (why && r->rollout && a->rolling_back)
-		event(a, r, true, "RolledBack",
-		      "started again with generation %lld (%s; generation %lld failed) on %s (%s) "
-		      "as SLURM step '%s', pid %ld; log %s",
-		      (long long)a->plan.generation, why, (long long)a->failed_gen, p->host, p->ip,
-		      p->name, (long)pid, p->log_file);
-	else if (why && r->rollout)
-		event(a, r, false, "RolledOut",
-		      "started with generation %lld (%s) on %s (%s) as SLURM step '%s', pid %ld; "
-		      "log %s",
-		      (long long)a->plan.generation, why, p->host, p->ip, p->name, (long)pid,
-		      p->log_file);
-	else if (why)
-		event(a, r, false, "Restarted",
-		      "restarted (restart %d: %s) on %s (%s) as SLURM step '%s', pid %ld; log %s",
-		      r->restarts, why, p->host, p->ip, p->name, (long)pid, p->log_file);
-	else
-		event(a, r, false, "Started",
-		      "started on %s (%s) as SLURM step '%s', pid %ld; log %s%s%s", p->host, p->ip,
-		      p->name, (long)pid, p->log_file, p->nprobes ? "; waiting for " : "",
-		      p->nprobes ? probes : "");
-	r->rollout = false;
+	r->pid = pid > 0 ? pid : 0;
+	ob.pid = (long)pid;
+	ob.err = e.msg;
+	observe(a, r, &ob);
 }
 
-/* Ask a running process to go, to be started again when it has exited. */
-static void kill_for_restart(struct agent *a, struct rt *r, bool follow, const char *why)
+/* The master r is ready after a restart: its followers are restarted. */
+static void notify_followers(struct agent *a, const struct rt *master)
 {
-	r->want_restart = true;
-	r->follow_restart = follow;
-	snprintf(r->restart_why, sizeof(r->restart_why), "%s", why);
-	srt_agent_signal(r->pid, SIGTERM);
-	r->kill_m = srt_monotonic_ms() + a->grace_ms;
-	a->dirty = true;
-}
+	struct srt_sup_obs ob = { .kind = SRT_SUP_ON_FOLLOW };
 
-static void restart_followers(struct agent *a, const struct rt *master)
-{
 	for (size_t i = 0; i < a->n; i++) {
 		struct rt *q = &a->rt[i];
 
-		if (!q->spec->follows || strcmp(q->spec->follows, master->spec->name))
-			continue;
-		if (q->pid <= 0 || q->want_restart)
-			continue;
-		event(a, q, false, "Restarting",
-		      "restarting because %s restarted: the master keeps its object index and "
-		      "HTTP metadata in RAM only, so %s must register with the new instance",
-		      master->spec->name, q->spec->name);
-		kill_for_restart(a, q, true, "its master restarted");
+		if (q->s.spec->follows && !strcmp(q->s.spec->follows, master->s.spec->name))
+			observe(a, q, &ob);
 	}
+}
+
+static void act(struct agent *a, struct rt *r, const struct srt_sup_action *x)
+{
+	char *text;
+
+	switch (x->kind) {
+	case SRT_SUP_DO_LAUNCH:
+		spawn(a, r, x);
+		break;
+	case SRT_SUP_DO_SIGNAL:
+		if (r->pid > 0)
+			srt_agent_signal(r->pid, x->sig);
+		break;
+	case SRT_SUP_DO_EVENT:
+		text = action_text(r, x);
+		event(a, r, x->warning, x->reason, "%s", text);
+		free(text);
+		break;
+	case SRT_SUP_DO_MARK_READY:
+		r->ready_at = now_wall(a);
+		break;
+	case SRT_SUP_DO_FAIL_RUN:
+		text = action_text(r, x);
+		fail_run(a, "%s", text);
+		free(text);
+		break;
+	case SRT_SUP_DO_FAIL_ROLLOUT:
+		text = action_text(r, x);
+		rollout_failed(a, r, text);
+		free(text);
+		break;
+	case SRT_SUP_DO_END_RUN:
+		end_run(a, r, x->code);
+		break;
+	case SRT_SUP_DO_NOTIFY_FOLLOWERS:
+		notify_followers(a, r);
+		break;
+	}
+}
+
+/*
+ * Feed ob to r's step and carry out its actions in order.  The actions may
+ * observe other processes (followers) or r again (a spawn's outcome), never
+ * reallocate the table.
+ */
+static void observe(struct agent *a, struct rt *r, const struct srt_sup_obs *ob)
+{
+	struct srt_sup_ctx c;
+	struct srt_sup_actions acts;
+	enum srt_proc_state shown = r->s.shown;
+
+	sup_ctx(a, &c);
+	srt_sup_step(&r->s, &c, ob, srt_monotonic_ms(), &acts);
+	if (r->s.probe_at == SRT_SUP_NEVER)
+		cancel_probes(r); /* what it would say no longer matters */
+	if (acts.n || shown != r->s.shown)
+		a->dirty = true;
+	for (size_t i = 0; i < acts.n; i++)
+		act(a, r, &acts.a[i]);
+	srt_sup_actions_release(&acts);
+}
+
+static void observe_kind(struct agent *a, struct rt *r, enum srt_sup_obs_kind kind)
+{
+	struct srt_sup_obs ob = { .kind = kind };
+
+	observe(a, r, &ob);
 }
 
 static bool group_open(struct agent *a, int g)
 {
-	for (size_t i = 0; i < a->n; i++) {
-		const struct rt *r = &a->rt[i];
-		const struct srt_agent_proc *p = r->spec;
-
-		if (p->group >= g)
-			continue;
-		if (!p->critical && (r->state == SRT_PS_FAILED || r->state == SRT_PS_EXITED))
-			continue;
-		if (!p->external && !r->launched)
+	for (size_t i = 0; i < a->n; i++)
+		if (srt_sup_holds_gate(&a->rt[i].s, g))
 			return false;
-		if (p->nprobes && !r->ready)
-			return false;
-	}
 	return true;
-}
-
-static void on_exit_status(struct agent *a, struct rt *r, int wait_status)
-{
-	struct srt_agent_proc *p = r->spec;
-	int code = srt_agent_exit_code(wait_status);
-	int64_t ran = srt_monotonic_ms() - r->start_m;
-	struct srt_agent_decision d;
-	bool failed;
-	char *tail = NULL, why[sizeof(r->restart_why) + 32];
-
-	cancel_probes(r);
-	r->pid = 0;
-	r->exit_code = code;
-	r->ready = false;
-	r->kill_m = 0;
-	a->dirty = true;
-	if (r->abandoned) {
-		r->state = SRT_PS_FAILED;
-		event(a, r, true, "ProcessExited", "exited with status %d after it was given up",
-		      code);
-		return;
-	}
-	if (a->stopping) {
-		r->state = SRT_PS_STOPPED;
-		event(a, r, false, "Stopped", "stopped (exit status %d)", code);
-		return;
-	}
-	if (r->retired) {
-		r->state = SRT_PS_STOPPED;
-		event(a, r, false, "Removed",
-		      "stopped (exit status %d): generation %lld of the recipe no longer has it",
-		      code, (long long)a->plan.generation);
-		return;
-	}
-	if (r->rollout) {
-		r->want_restart = r->follow_restart = false;
-		r->budget = 0;
-		r->abandoned = false;
-		launch(a, r, r->restart_why);
-		return;
-	}
-	if (p->kind == SRT_PROC_BENCHMARK) {
-		r->state = code ? SRT_PS_FAILED : SRT_PS_EXITED;
-		event(a, r, code != 0, "ProcessExited", "benchmark finished with status %d", code);
-		a->exit_code = code;
-		if (code) {
-			tail = tail_text(r);
-			set_message(a, "the benchmark exited with status %d; see %s%s", code,
-				    p->log_file, tail);
-			a->phase = SRT_RUN_FAILED;
-			event(a, NULL, true, "RunFailed", "%s", a->message);
-			begin_stop(a, SRT_RUN_FAILED);
-		} else {
-			set_message(a, "the benchmark finished");
-			a->phase = SRT_RUN_SUCCEEDED;
-			event(a, NULL, false, "RunSucceeded",
-			      "the benchmark finished with status 0");
-			begin_stop(a, SRT_RUN_SUCCEEDED);
-		}
-		free(tail);
-		return;
-	}
-	if (r->want_restart && r->follow_restart) {
-		r->want_restart = r->follow_restart = false;
-		r->restarts++;
-		launch(a, r, r->restart_why);
-		return;
-	}
-	failed = code != 0 || r->want_restart;
-	if (r->want_restart)
-		snprintf(why, sizeof(why), "%s (exit status %d)", r->restart_why, code);
-	else
-		snprintf(why, sizeof(why), "after exit status %d", code);
-	if (!r->want_restart) {
-		tail = failed ? tail_text(r) : srt_xstrdup("");
-		event(a, r, failed || p->critical, "ProcessExited",
-		      "exited with status %d after %.1f s%s", code, (double)ran / 1000.0, tail);
-		free(tail);
-		tail = NULL;
-	}
-	r->want_restart = false;
-	if (rollout_judges(a, r)) {
-		/* Part of a rollout and not ready yet: the new generation fails, no restarts. */
-		struct srt_buf what;
-
-		srt_buf_init(&what);
-		if (strncmp(why, "after exit", 10)) /* the agent stopped it: `why` says why */
-			srt_buf_printf(&what, "was stopped (%s) before it was ready", why);
-		else
-			srt_buf_printf(&what, "exited with status %d before it was ready", code);
-		if (p->nprobes) {
-			srt_buf_puts(&what, ": ");
-			probe_report(r, &what);
-			srt_buf_printf(&what, " at %s", p->ip);
-			held_ports(r, &what);
-		}
-		r->state = SRT_PS_FAILED;
-		rollout_failed(a, r, what.data);
-		srt_buf_release(&what);
-		return;
-	}
-	if (p->nprobes && !r->ever_ready && r->restarts == 0) {
-		/* It never became ready on its first start: a configuration problem. */
-		struct srt_buf probes;
-
-		srt_buf_init(&probes);
-		probe_report(r, &probes);
-		srt_buf_printf(&probes, " at %s", p->ip);
-		held_ports(r, &probes);
-		r->state = SRT_PS_FAILED;
-		tail = tail_text(r);
-		if (p->critical)
-			fail_run(a, "%s exited with status %d before it was ready: %s%s", p->name,
-				 code, probes.data, tail);
-		else
-			event(a, r, true, "ReadinessFailed",
-			      "exited with status %d before it was ready: %s; it is not critical, "
-			      "so the run goes on without it",
-			      code, probes.data);
-		srt_buf_release(&probes);
-		free(tail);
-		return;
-	}
-	d = srt_agent_decide(&p->restart, r->budget, ran, failed);
-	switch (d.verdict) {
-	case SRT_AGENT_RESTART:
-		r->budget = d.budget_used;
-		r->state = SRT_PS_CRASHLOOP;
-		r->restart_m = srt_monotonic_ms() + d.delay_ms;
-		snprintf(r->restart_why, sizeof(r->restart_why), "%.*s",
-			 (int)sizeof(r->restart_why) - 1, why);
-		event(a, r, true, "BackOff",
-		      "back-off %.1f s before restart %d of %d (exit status %d)",
-		      (double)d.delay_ms / 1000.0, d.budget_used, p->restart.max_restarts, code);
-		break;
-	case SRT_AGENT_GIVE_UP:
-		r->state = SRT_PS_FAILED;
-		event(a, r, true, "RestartLimitReached",
-		      "exited with status %d and has used all %d restarts (restart.max_restarts); "
-		      "see %s",
-		      code, p->restart.max_restarts, p->log_file);
-		if (p->critical)
-			fail_run(
-				a,
-				"critical process %s failed %d times in a row (last exit status "
-				"%d); see %s and raise restart.max_restarts only once the cause is "
-				"fixed",
-				p->name, r->budget + 1, code, p->log_file);
-		break;
-	case SRT_AGENT_LEAVE:
-		r->state = code ? SRT_PS_FAILED : SRT_PS_EXITED;
-		if (p->critical)
-			fail_run(a,
-				 "critical process %s exited with status %d and its restart policy "
-				 "(%s) does not restart it; see %s",
-				 p->name, code, srt_restart_mode_name(p->restart.mode),
-				 p->log_file);
-		break;
-	}
-}
-
-/* The first start never became ready in time. */
-static void readiness_timeout(struct agent *a, struct rt *r)
-{
-	struct srt_agent_proc *p = r->spec;
-	struct srt_buf never;
-	char *tail;
-
-	srt_buf_init(&never);
-	for (size_t k = 0; k < p->nprobes; k++) {
-		if (r->probe_ok[k])
-			continue;
-		srt_buf_printf(&never, "%s%s port %d", never.len ? ", " : "",
-			       p->probes[k].http ? "http" : "tcp", p->probes[k].port);
-	}
-	if (!never.len)
-		srt_buf_puts(&never, "the probes never passed together");
-	else
-		srt_buf_printf(&never, " on %s never answered", p->ip);
-	tail = tail_text(r);
-	if (rollout_judges(a, r)) {
-		char *what =
-			srt_xasprintf("was not ready within %d s (readiness.timeout_seconds): %s",
-				      p->timeout_s, never.data);
-
-		event(a, r, true, "ReadinessTimeout",
-		      "not ready within %d s of its start with generation %lld: %s (last probe: %s)%s",
-		      p->timeout_s, (long long)a->plan.generation, never.data, r->last_probe, tail);
-		r->state = SRT_PS_UNHEALTHY;
-		rollout_failed(a, r, what);
-		free(what);
-	} else if (r->restarts == 0) {
-		event(a, r, true, "ReadinessTimeout",
-		      "not ready within %d s: %s (last probe: %s); check %s, or raise "
-		      "readiness.timeout_seconds if it only needs longer%s",
-		      p->timeout_s, never.data, r->last_probe, p->log_file, tail);
-		r->state = SRT_PS_FAILED;
-		r->abandoned = true;
-		srt_agent_signal(r->pid, SIGTERM);
-		r->kill_m = srt_monotonic_ms() + a->grace_ms;
-		if (p->critical)
-			fail_run(a, "%s was not ready within %d s: %s; check %s%s", p->name,
-				 p->timeout_s, never.data, p->log_file, tail);
-	} else {
-		char why[200];
-
-		event(a, r, true, "ReadinessTimeout",
-		      "not ready within %d s after restart %d: %s (last probe: %s)%s", p->timeout_s,
-		      r->restarts, never.data, r->last_probe, tail);
-		snprintf(why, sizeof(why), "not ready within %d s", p->timeout_s);
-		r->state = SRT_PS_UNHEALTHY;
-		kill_for_restart(a, r, false, why);
-	}
-	free(tail);
-	srt_buf_release(&never);
 }
 
 /*
  * Begin a probe round: every probe of r at once, each bounded by the probe
  * timeout (or the interval, when shorter).  The loop polls their sockets
- * and probes_done() judges the round once all are DONE, so a hung endpoint
- * holds up nothing but its own round.
+ * and step_probes() hands the round to the step once all are DONE, so a
+ * hung endpoint holds up nothing but its own round.
  */
 static void start_probes(struct agent *a, struct rt *r)
 {
-	struct srt_agent_proc *p = r->spec;
+	const struct srt_agent_proc *p = r->s.spec;
 	const char *host = p->external ? p->external_host : p->ip;
 	int64_t interval = (int64_t)p->interval_s * 1000;
 	int timeout = a->probe_ms < interval ? a->probe_ms : (int)interval;
@@ -841,231 +616,102 @@ static void start_probes(struct agent *a, struct rt *r)
 	r->probing = true;
 }
 
-static void probes_done(struct agent *a, struct rt *r);
-
-/* Advance r's probe round; judge it once every probe is DONE. */
+/* Advance r's probe round; hand it to the step once every probe is DONE. */
 static void step_probes(struct agent *a, struct rt *r)
 {
+	struct srt_sup_obs ob = { .kind = SRT_SUP_ON_PROBED };
 	bool all = true;
 
 	if (!r->probing)
 		return;
-	if (r->want_restart || r->abandoned || (r->pid <= 0 && !r->spec->external)) {
-		cancel_probes(r); /* what it would say no longer matters */
+	if (r->s.probe_at == SRT_SUP_NEVER) {
+		cancel_probes(r);
 		return;
 	}
-	for (size_t k = 0; k < r->spec->nprobes; k++)
+	for (size_t k = 0; k < r->s.spec->nprobes; k++)
 		if (!srt_probe_step(&r->ops[k]))
 			all = false;
 	if (!all)
 		return;
 	r->probing = false;
-	probes_done(a, r);
-}
-
-static void probes_done(struct agent *a, struct rt *r)
-{
-	struct srt_agent_proc *p = r->spec;
-	int64_t interval = (int64_t)p->interval_s * 1000;
-	bool ok = true;
-	int64_t m;
-
-	/* Starting: every probe says which listeners answered.  Ready (liveness):
-	 * the first that failed is the one reported. */
-	for (size_t k = 0; k < p->nprobes; k++) {
-		const struct srt_agent_probe *pb = &p->probes[k];
-		const struct srt_probe_result *res = &r->ops[k].res;
-
-		if (!ok && r->ready)
-			break;
-		snprintf(r->probe_last[k], sizeof(r->probe_last[k]), "%s", res->detail);
-		/* last_probe: the first probe that failed, else the last one. */
-		if (ok && pb->http)
-			snprintf(r->last_probe, sizeof(r->last_probe), "http %d %s: %s", pb->port,
-				 pb->path, res->detail);
-		else if (ok)
-			snprintf(r->last_probe, sizeof(r->last_probe), "tcp %d: %s", pb->port,
-				 res->detail);
-		if (!res->ok) {
-			ok = false;
-			continue;
-		}
-		r->probe_ok[k] = true;
+	for (size_t k = 0; k < r->s.spec->nprobes; k++) {
+		ob.ok[k] = r->ops[k].res.ok;
+		ob.detail[k] = r->ops[k].res.detail;
 	}
-	m = srt_monotonic_ms();
-	if (ok) {
-		bool was_starting = r->state == SRT_PS_STARTING;
-		char probes[160];
-
-		r->probe_fails = 0;
-		r->next_probe_m = m + interval;
-		if (r->ready)
-			return;
-		r->ready = true;
-		r->ready_at = now_wall(a);
-		r->state = SRT_PS_READY;
-		a->dirty = true;
-		probe_list(p, probes, sizeof(probes));
-		if (p->external)
-			event(a, r, false, "Ready", "external %s at %s answers (%s)", p->name,
-			      p->endpoint, probes);
-		else
-			event(a, r, false, "Ready", "ready after %.1f s: %s (endpoint %s)",
-			      (double)(m - r->start_m) / 1000.0, probes,
-			      p->endpoint ? p->endpoint : "-");
-		r->ever_ready = true;
-		if (r->rolling && r->start_m >= a->rollout_m)
-			r->rolling = false;
-		if (was_starting && r->notify_followers) {
-			r->notify_followers = false;
-			restart_followers(a, r);
-		}
-		return;
-	}
-	if (!r->ready) {
-		if (p->external) {
-			if (!r->warned_m || m - r->warned_m >= SRT_AGENT_WARN_EVERY_MS) {
-				r->warned_m = m;
-				r->state = r->ever_ready ? SRT_PS_UNHEALTHY : SRT_PS_STARTING;
-				event(a, r, true, "MasterUnreachable",
-				      "external %s at %s does not answer (%s); workers not started "
-				      "yet are held back until it does",
-				      p->name, p->endpoint, r->last_probe);
-			}
-			r->next_probe_m = m + interval;
-			return;
-		}
-		if (r->state == SRT_PS_STARTING && m >= r->deadline_m) {
-			readiness_timeout(a, r);
-			return;
-		}
-		r->next_probe_m = m + (interval < START_PROBE_MS ? interval : START_PROBE_MS);
-		return;
-	}
-	/* Liveness: it was ready. */
-	r->probe_fails++;
-	r->next_probe_m = m + interval;
-	if (r->probe_fails < a->live_fails)
-		return;
-	r->ready = false;
-	r->state = SRT_PS_UNHEALTHY;
-	r->warned_m = m;
-	if (p->external) {
-		event(a, r, true, "MasterUnreachable",
-		      "external %s at %s stopped answering (%d probes in a row failed, last: "
-		      "%s); workers not started yet are held back until it answers",
-		      p->name, p->endpoint, r->probe_fails, r->last_probe);
-		return;
-	}
-	event(a, r, true, "Unhealthy",
-	      "%d liveness probes in a row failed (last: %s); restarting it", r->probe_fails,
-	      r->last_probe);
-	kill_for_restart(a, r, false, "liveness probes failed");
+	observe(a, r, &ob);
 }
 
 /* ---- ending the run ---- */
 
-static void enter_tier(struct agent *a)
+/* Processes with a pid, per stop tier. */
+static void tier_running(const struct agent *a, size_t running[SRT_AGENT_TIERS])
 {
-	while (a->tier < SRT_AGENT_TIERS) {
-		bool any = false;
+	memset(running, 0, SRT_AGENT_TIERS * sizeof(*running));
+	for (size_t i = 0; i < a->n; i++)
+		if (a->rt[i].pid > 0)
+			running[a->rt[i].s.spec->tier]++;
+}
 
+/* Carry out what the stop machine says, for every process with a pid in the tier. */
+static void stop_acts(struct agent *a, const struct srt_sup_stop_acts *sa)
+{
+	for (size_t j = 0; j < sa->n; j++) {
+		const struct srt_sup_stop_act *x = &sa->a[j];
+		struct srt_sup_obs ob = { .hurry_sig = x->hurry_sig };
+
+		if (x->kind == SRT_SUP_RUN_STOPPED) {
+			if (a->end_phase == SRT_RUN_STOPPED)
+				a->phase = SRT_RUN_STOPPED;
+			event(a, NULL, false, "Stopped", "every process of the run has stopped");
+			a->done = true;
+			continue;
+		}
+		ob.kind = x->kind == SRT_SUP_TIER_TERM ? SRT_SUP_ON_STOP_TERM :
+			  x->kind == SRT_SUP_TIER_KILL ? SRT_SUP_ON_STOP_KILL :
+							 SRT_SUP_ON_ABANDON;
 		for (size_t i = 0; i < a->n; i++) {
 			struct rt *r = &a->rt[i];
 
-			if (r->spec->tier != a->tier || r->pid <= 0)
+			if (r->s.spec->tier != x->tier || r->pid <= 0)
 				continue;
-			srt_agent_signal(r->pid, SIGTERM);
-			any = true;
+			observe(a, r, &ob);
+			if (x->kind == SRT_SUP_TIER_ABANDON)
+				r->pid = 0;
 		}
-		if (any) {
-			a->tier_stage = 0;
-			a->tier_m = srt_monotonic_ms() + a->grace_ms;
-			a->hurry_sig = 0; /* a second signal hurried an earlier stage only */
-			return;
-		}
-		a->tier++;
 	}
-	if (a->end_phase == SRT_RUN_STOPPED)
-		a->phase = SRT_RUN_STOPPED;
-	event(a, NULL, false, "Stopped", "every process of the run has stopped");
-	a->done = true;
 }
 
 static void begin_stop(struct agent *a, enum srt_run_phase end)
 {
+	struct srt_sup_stop_acts sa;
+	size_t running[SRT_AGENT_TIERS];
+
 	a->stopping = true;
 	a->end_phase = end;
-	for (size_t i = 0; i < a->n; i++) {
-		struct rt *r = &a->rt[i];
-
-		cancel_probes(r);
-		r->want_restart = false;
-		if (r->state == SRT_PS_CRASHLOOP)
-			r->state = SRT_PS_STOPPED;
-	}
-	a->tier = 0;
+	for (size_t i = 0; i < a->n; i++)
+		observe_kind(a, &a->rt[i], SRT_SUP_ON_STOP);
 	a->dirty = true;
-	enter_tier(a);
+	tier_running(a, running);
+	srt_sup_stop_begin(&a->stop, running, srt_monotonic_ms(), a->grace_ms, &sa);
+	stop_acts(a, &sa);
 }
 
 static void drive_stop(struct agent *a)
 {
-	bool running = false;
-	int64_t m = srt_monotonic_ms();
+	struct srt_sup_stop_acts sa;
+	size_t running[SRT_AGENT_TIERS];
 
-	if (a->done)
-		return; /* every tier is through: the run's Stopped event is written */
-
-	for (size_t i = 0; i < a->n; i++)
-		running = running || (a->rt[i].spec->tier == a->tier && a->rt[i].pid > 0);
-	if (!running) {
-		a->tier++;
-		enter_tier(a);
-		return;
-	}
-	if (m < a->tier_m)
-		return;
-	for (size_t i = 0; i < a->n; i++) {
-		struct rt *r = &a->rt[i];
-
-		if (r->spec->tier != a->tier || r->pid <= 0)
-			continue;
-		if (a->tier_stage == 0 && a->hurry_sig) {
-			event(a, r, true, "Killed",
-			      "a second signal (%s) asked for an immediate stop; sent SIGKILL "
-			      "without waiting out the %.1f s grace after SIGTERM",
-			      strsignal(a->hurry_sig), (double)a->grace_ms / 1000.0);
-			srt_agent_signal(r->pid, SIGKILL);
-		} else if (a->tier_stage == 0) {
-			event(a, r, true, "Killed",
-			      "did not stop within %.1f s of SIGTERM; sent SIGKILL",
-			      (double)a->grace_ms / 1000.0);
-			srt_agent_signal(r->pid, SIGKILL);
-		} else {
-			event(a, r, true, "Abandoned",
-			      "did not exit after SIGKILL; leaving it to SLURM's job cleanup");
-			r->pid = 0;
-			r->state = SRT_PS_STOPPED;
-		}
-	}
-	if (a->tier_stage == 0) {
-		a->tier_stage = 1;
-		a->tier_m = m + 5000;
-	} else {
-		a->tier++;
-		enter_tier(a);
-	}
+	tier_running(a, running);
+	srt_sup_stop_step(&a->stop, running, srt_monotonic_ms(), a->grace_ms, &sa);
+	stop_acts(a, &sa);
 }
 
 static void request_stop(struct agent *a, int sig)
 {
 	if (a->stopping) {
 		/* A second signal: no more grace for the current stage. */
-		if (a->done || a->hurry_sig)
+		if (!srt_sup_stop_hurry(&a->stop, sig))
 			return;
-		a->hurry_sig = sig;
-		a->tier_m = 0;
 		event(a, NULL, true, "Stopping",
 		      "received signal %d (%s) while stopping: what the current stage still runs "
 		      "gets SIGKILL now; the stages after it get their grace",
@@ -1105,9 +751,13 @@ static void reject_rollout(struct agent *a, int64_t gen, const char *why)
 /* The index in a->rt of the unmatched, current process named `name`, or -1. */
 static long old_index(const struct agent *a, const bool *matched, const char *name)
 {
-	for (size_t i = 0; i < a->n; i++)
-		if (!matched[i] && !a->rt[i].retired && !strcmp(a->rt[i].spec->name, name))
+	for (size_t i = 0; i < a->n; i++) {
+		const struct srt_sup_proc *s = &a->rt[i].s;
+
+		if (!matched[i] && s->st != SRT_SUP_RETIRING && s->st != SRT_SUP_REMOVED &&
+		    !strcmp(s->spec->name, name))
 			return (long)i;
+	}
 	return -1;
 }
 
@@ -1118,22 +768,26 @@ static long old_index(const struct agent *a, const bool *matched, const char *na
  */
 static bool leader_replaced(const struct rt *nrt, size_t n, const bool *changed, const struct rt *q)
 {
-	for (size_t i = 0; q->spec->follows && i < n; i++)
-		if (changed[i] && (nrt[i].pid > 0 || nrt[i].launched) && !nrt[i].spec->external &&
-		    !strcmp(nrt[i].spec->name, q->spec->follows))
+	for (size_t i = 0; q->s.spec->follows && i < n; i++)
+		if (changed[i] && (nrt[i].pid > 0 || nrt[i].s.launched) &&
+		    !nrt[i].s.spec->external && !strcmp(nrt[i].s.spec->name, q->s.spec->follows))
 			return true;
 	return false;
 }
 
+static char *log_path_of(const struct agent *a, const struct srt_agent_proc *p)
+{
+	return p->log_file ? srt_xasprintf("%s/%s", a->log_dir, p->log_file) : NULL;
+}
+
 /*
  * Replace the running plan with np (generation gen, loaded and bound to the
- * same nodes): processes are matched by name; a matched one whose step
- * changed (srt_agent_proc_changed()) is stopped and started again with its
- * new spec, or left to be restarted as a follower when the process it
- * follows is replaced too; an unchanged one keeps running and takes the new
- * readiness and restart settings; a new one waits for its launch gate; one
- * the new plan lacks is stopped.  Old plans stay allocated: retired
- * processes still point into them.
+ * same nodes): processes are matched by name; each step is told what the new
+ * generation does to it (GENERATION, then REPLACE when its step changed
+ * (srt_agent_proc_changed()), deferred when the process it follows is
+ * replaced too; LEADER_REPLACED when only that changed; RETIRE when the new
+ * plan lacks it).  A new one waits for its launch gate.  Old plans stay
+ * allocated: retired processes still point into them.
  */
 static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 {
@@ -1143,8 +797,7 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 	char **why = srt_xcalloc(np->nprocs + 1, sizeof(*why));
 	struct srt_buf restarted, added, removed, b;
 	size_t k = 0, nrestart = 0, nadd = 0, nremove = 0, nsame = 0;
-	int64_t m = srt_monotonic_ms();
-	char reason[sizeof(nrt->restart_why)];
+	char reason[sizeof(nrt->s.why)];
 
 	srt_buf_init(&restarted);
 	srt_buf_init(&added);
@@ -1159,56 +812,47 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 		long j = old_index(a, matched, pn->name);
 
 		if (j < 0) {
-			q->spec = pn;
-			q->state = SRT_PS_PENDING;
-			q->exit_code = -1;
-			q->log_path = pn->log_file ?
-					      srt_xasprintf("%s/%s", a->log_dir, pn->log_file) :
-					      NULL;
-			q->rolling = !pn->external;
+			srt_sup_init(&q->s, pn);
+			q->log_path = log_path_of(a, pn);
+			q->s.rolling = !pn->external;
 			srt_buf_list_item(&added, &nadd, LIST_MAX, "%s", pn->name);
 			continue;
 		}
 		matched[j] = true;
 		*q = a->rt[j];
-		/* Still part of the previous rollout only while its relaunch is pending. */
-		q->rolling = q->rolling && (q->rollout || q->want_restart);
 		srt_buf_init(&b);
 		if (pn->external)
-			changed[k] = !srt_str_same(q->spec->endpoint, pn->endpoint);
+			changed[k] = !srt_str_same(q->s.spec->endpoint, pn->endpoint);
 		else
-			changed[k] = srt_agent_proc_changed(&a->plan, q->spec, np, pn, &b);
-		if (a->rolling_back && q->failed_rollout && !changed[k]) {
+			changed[k] = srt_agent_proc_changed(&a->plan, q->s.spec, np, pn, &b);
+		if (a->rolling_back && q->s.failed_rollout && !changed[k]) {
 			/* Its spec is the old one (a follower): it gets a new start all the same. */
 			srt_buf_printf(&b, "it failed with generation %lld",
 				       (long long)a->failed_gen);
 			changed[k] = true;
 		}
-		q->failed_rollout = false;
 		why[i] = srt_buf_detach(&b);
-		if (!srt_str_same(q->spec->log_file, pn->log_file)) {
+		if (!srt_str_same(q->s.spec->log_file, pn->log_file)) {
 			free(q->log_path);
-			q->log_path = pn->log_file ?
-					      srt_xasprintf("%s/%s", a->log_dir, pn->log_file) :
-					      NULL;
+			q->log_path = log_path_of(a, pn);
 		}
-		q->spec = pn;
+		q->s.spec = pn;
 	}
 	/* What the new plan lacks: stopped, and forgotten once it exited. */
 	for (size_t j = 0; j < a->n; j++) {
 		struct rt *o = &a->rt[j];
+		bool retired = o->s.st == SRT_SUP_RETIRING || o->s.st == SRT_SUP_REMOVED;
 
 		if (matched[j])
 			continue;
-		if (o->pid <= 0 && !o->retired) {
+		if (o->pid <= 0 && !retired) {
 			free(o->log_path);
-			srt_buf_list_item(&removed, &nremove, LIST_MAX, "%s", o->spec->name);
+			srt_buf_list_item(&removed, &nremove, LIST_MAX, "%s", o->s.spec->name);
 			continue;
 		}
 		nrt[k] = *o;
-		if (!o->retired)
-			srt_buf_list_item(&removed, &nremove, LIST_MAX, "%s", o->spec->name);
-		nrt[k].retired = true;
+		if (!retired)
+			srt_buf_list_item(&removed, &nremove, LIST_MAX, "%s", o->s.spec->name);
 		k++;
 	}
 	/* Swap, so events and status carry the new generation. */
@@ -1219,7 +863,7 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 	a->rt = nrt;
 	a->n = k;
 	a->rollout_gen = gen;
-	a->rollout_m = m;
+	a->rollout_m = srt_monotonic_ms();
 	if (gen > a->good_gen)
 		a->rolling_back = false; /* a newer generation supersedes a rollback */
 	a->rollout_wall = now_wall(a);
@@ -1230,63 +874,45 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 					  strlen(a->plan.store_config_text), 0644, &e) < 0)
 			event(a, NULL, true, "StoreConfigNotWritten", "%s", e.msg);
 	}
-	/* Act. */
+	/* Act: tell each step. */
 	for (size_t i = 0; i < a->n; i++) {
 		struct rt *q = &a->rt[i];
-		const struct srt_agent_proc *p = q->spec;
+		const struct srt_agent_proc *p = q->s.spec;
+		struct srt_sup_obs ob = { .kind = SRT_SUP_ON_REPLACE };
 
-		if (q->retired) {
-			if (q->pid > 0 && !q->kill_m) {
-				srt_agent_signal(q->pid, SIGTERM);
-				q->kill_m = m + a->grace_ms;
-			}
+		if (i >= np->nprocs) {
+			observe_kind(a, q, SRT_SUP_ON_RETIRE);
 			continue;
 		}
+		observe_kind(a, q, SRT_SUP_ON_GENERATION);
 		if (!changed[i]) {
 			/* Unchanged; restarted anyway when what it follows is replaced. */
 			if (leader_replaced(a->rt, a->n, changed, q) && q->pid > 0)
-				q->rolling = true;
-			else if (q->launched)
+				observe_kind(a, q, SRT_SUP_ON_LEADER_REPLACED);
+			else if (q->s.launched)
 				nsame++;
 			continue;
 		}
-		if (p->kind == SRT_PROC_BENCHMARK && q->pid > 0) {
+		if (!srt_sup_replaceable(&q->s)) {
 			nsame++; /* a running benchmark is never interrupted: the next run gets it */
 			continue;
 		}
 		srt_buf_list_item(&restarted, &nrestart, LIST_MAX, "%s (%s)", p->name,
 				  why[i] && *why[i] ? why[i] : "endpoint");
-		q->rolling = true;
 		if (why[i] && !strncmp(why[i], "it failed", 9))
 			snprintf(reason, sizeof(reason), "%s", why[i]);
 		else
 			snprintf(reason, sizeof(reason), "%s changed",
 				 why[i] && *why[i] ? why[i] : "endpoint");
-		snprintf(q->restart_why, sizeof(q->restart_why), "%s", reason);
-		if (p->external) {
-			q->ready = false;
-			q->state = SRT_PS_STARTING;
-			q->next_probe_m = m;
-			q->warned_m = 0;
-		} else if (q->pid > 0 && !q->abandoned) {
-			if (leader_replaced(a->rt, a->n, changed, q))
-				continue; /* restarted as a follower, with its new spec */
-			q->rollout = true;
-			kill_for_restart(a, q, true, reason);
-		} else if (q->launched && q->pid <= 0 && p->kind != SRT_PROC_BENCHMARK) {
-			/* Backing off, given up or exited: a new spec deserves a new start. */
-			q->rollout = true;
-			q->abandoned = false;
-			q->budget = 0;
-			q->state = SRT_PS_CRASHLOOP;
-			q->restart_m = m;
-		}
+		ob.why = reason;
+		ob.defer = leader_replaced(a->rt, a->n, changed, q);
+		observe(a, q, &ob);
 	}
 	for (size_t i = 0; i < a->n; i++) {
 		const struct rt *q = &a->rt[i];
 
-		if (!q->launched && !q->spec->external && q->spec->group < a->next_group)
-			a->next_group = q->spec->group;
+		if (!q->s.launched && !q->s.spec->external && q->s.spec->group < a->next_group)
+			a->next_group = q->s.spec->group;
 	}
 	if (a->rolling_back)
 		event(a, NULL, true, "RollingBack",
@@ -1320,17 +946,12 @@ static void check_run_ready(struct agent *a)
 	if (a->run_ready || a->stopping)
 		return;
 	for (size_t i = 0; i < a->n; i++) {
-		const struct rt *r = &a->rt[i];
+		int up = srt_sup_up(&a->rt[i].s); /* given up or done: update_degraded() tells */
 
-		if (r->spec->kind == SRT_PROC_BENCHMARK)
-			continue;
-		if (!r->spec->critical && (r->state == SRT_PS_FAILED || r->state == SRT_PS_EXITED))
-			continue; /* given up or done: update_degraded() tells */
-		if (!r->spec->external && !r->launched)
+		if (!up)
 			return;
-		if (r->spec->nprobes && !r->ready)
-			return;
-		nup++;
+		if (up > 0)
+			nup++;
 	}
 	a->run_ready = true;
 	a->phase = SRT_RUN_READY;
@@ -1354,13 +975,9 @@ static void update_degraded(struct agent *a)
 
 	if (!a->run_ready || a->stopping)
 		return;
-	for (size_t i = 0; i < a->n && !gone; i++) {
-		const struct rt *r = &a->rt[i];
-
-		if (!r->spec->critical && r->spec->kind != SRT_PROC_BENCHMARK &&
-		    r->state == SRT_PS_FAILED)
-			gone = r;
-	}
+	for (size_t i = 0; i < a->n && !gone; i++)
+		if (srt_sup_given_up(&a->rt[i].s))
+			gone = &a->rt[i];
 	want = gone ? SRT_RUN_DEGRADED : SRT_RUN_READY;
 	if (a->phase == want)
 		return;
@@ -1375,8 +992,8 @@ static void update_degraded(struct agent *a)
 		    "%s was given up (exit status %d); the run goes on without it because it is "
 		    "not critical: see `srtctl events --for %s/%s/%s` and %s, or set critical: "
 		    "true to fail the run instead",
-		    gone->spec->name, gone->exit_code, object_kind(gone->spec),
-		    strrchr(a->dir, '/') ? strrchr(a->dir, '/') + 1 : a->dir, gone->spec->name,
+		    gone->s.spec->name, gone->s.exit_code, object_kind(gone->s.spec),
+		    strrchr(a->dir, '/') ? strrchr(a->dir, '/') + 1 : a->dir, gone->s.spec->name,
 		    log_rel(gone));
 	event(a, NULL, true, "RunDegraded", "%s", a->message);
 }
@@ -1391,10 +1008,10 @@ static void launch_groups(struct agent *a)
 			for (size_t i = 0; i < a->n && !a->stopping; i++) {
 				struct rt *r = &a->rt[i];
 
-				if (r->spec->group == a->next_group && !r->spec->external &&
-				    !r->launched &&
-				    (r->spec->kind == SRT_PROC_BENCHMARK) == (bench == 1))
-					launch(a, r, NULL);
+				if (r->s.spec->group == a->next_group && !r->s.spec->external &&
+				    !r->s.launched &&
+				    (r->s.spec->kind == SRT_PROC_BENCHMARK) == (bench == 1))
+					observe_kind(a, r, SRT_SUP_ON_GATE_OPEN);
 			}
 		}
 		a->next_group++;
@@ -1487,11 +1104,7 @@ static void check_rollout(struct agent *a)
 	if (!a->rollout_gen || a->stopping || a->rollback_due)
 		return;
 	for (size_t i = 0; i < a->n; i++) {
-		const struct rt *r = &a->rt[i];
-
-		if (r->retired ?
-			    r->pid > 0 :
-			    r->rolling && r->state != SRT_PS_FAILED && r->state != SRT_PS_EXITED)
+		if (srt_sup_rollout_waits(&a->rt[i].s))
 			return;
 	}
 	if (a->rolling_back) {
@@ -1522,7 +1135,7 @@ static void drop_retired(struct agent *a)
 	size_t k = 0;
 
 	for (size_t i = 0; i < a->n; i++) {
-		if (a->rt[i].retired && a->rt[i].pid <= 0) {
+		if (a->rt[i].s.st == SRT_SUP_REMOVED) {
 			cancel_probes(&a->rt[i]);
 			free(a->rt[i].log_path);
 			continue;
@@ -1547,19 +1160,8 @@ static void tick(struct agent *a)
 	for (size_t i = 0; i < a->n && !a->stopping; i++) {
 		struct rt *r = &a->rt[i];
 
-		if (r->pid > 0 && r->kill_m && m >= r->kill_m) {
-			event(a, r, true, "Killed",
-			      "did not stop within %.1f s of SIGTERM (%s); sent SIGKILL",
-			      (double)a->grace_ms / 1000.0,
-			      r->retired      ? "it is being removed" :
-			      r->abandoned    ? "it was given up" :
-			      r->want_restart ? r->restart_why :
-						"it is being stopped");
-			srt_agent_signal(r->pid, SIGKILL);
-			r->kill_m = 0;
-		}
-		if ((r->pid > 0 || r->spec->external) && r->spec->nprobes && !r->want_restart &&
-		    !r->abandoned && !r->probing && r->next_probe_m <= m) {
+		observe_kind(a, r, SRT_SUP_ON_TIME); /* kill escalation */
+		if (!r->probing && r->s.probe_at <= m) {
 			start_probes(a, r);
 			step_probes(a, r);
 			m = srt_monotonic_ms();
@@ -1568,15 +1170,8 @@ static void tick(struct agent *a)
 	for (size_t i = 0; i < a->n && !a->stopping; i++) {
 		struct rt *r = &a->rt[i];
 
-		if (r->state == SRT_PS_CRASHLOOP && m >= r->restart_m &&
-		    group_open(a, r->spec->group)) {
-			char why[256];
-
-			snprintf(why, sizeof(why), "%s", r->restart_why);
-			if (!r->rollout)
-				r->restarts++;
-			launch(a, r, why);
-		}
+		if (r->s.st == SRT_SUP_BACKOFF && group_open(a, r->s.spec->group))
+			observe_kind(a, r, SRT_SUP_ON_GATE_OPEN);
 	}
 	check_run_ready(a);
 	launch_groups(a);
@@ -1599,23 +1194,22 @@ static int next_wake(struct agent *a)
 	} while (0)
 
 	if (a->stopping) {
-		SOONER(a->tier_m);
+		SOONER(a->stop.until);
 	} else {
 		for (size_t i = 0; i < a->n; i++) {
 			const struct rt *r = &a->rt[i];
 
 			if (r->probing) {
-				for (size_t k = 0; k < r->spec->nprobes; k++)
+				for (size_t k = 0; k < r->s.spec->nprobes; k++)
 					if (r->ops[k].stage != SRT_PROBE_DONE)
 						SOONER(r->ops[k].deadline);
-			} else if ((r->pid > 0 || r->spec->external) && r->spec->nprobes &&
-				   !r->want_restart && !r->abandoned) {
-				SOONER(r->next_probe_m);
+			} else {
+				SOONER(r->s.probe_at);
 			}
 			if (r->pid > 0)
-				SOONER(r->kill_m);
-			if (r->state == SRT_PS_CRASHLOOP && group_open(a, r->spec->group))
-				SOONER(r->restart_m);
+				SOONER(r->s.kill_at);
+			if (r->s.st == SRT_SUP_BACKOFF && group_open(a, r->s.spec->group))
+				SOONER(r->s.restart_at);
 		}
 	}
 	SOONER(a->status_m + SRT_RUNDIR_HEARTBEAT_MS);
@@ -1642,8 +1236,14 @@ static void reap(struct agent *a)
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
 		struct rt *r = find_pid(a, pid);
 
-		if (r)
-			on_exit_status(a, r, st);
+		if (r) {
+			struct srt_sup_obs ob = { .kind = SRT_SUP_ON_EXIT };
+
+			ob.code = srt_agent_exit_code(st);
+			r->pid = 0;
+			cancel_probes(r);
+			observe(a, r, &ob);
+		}
 	}
 }
 
@@ -1661,7 +1261,7 @@ static size_t poll_set(struct agent *a)
 	for (size_t i = 0; i < a->n; i++) {
 		const struct rt *r = &a->rt[i];
 
-		for (size_t k = 0; r->probing && k < r->spec->nprobes; k++) {
+		for (size_t k = 0; r->probing && k < r->s.spec->nprobes; k++) {
 			short ev;
 			int fd = srt_probe_pollfd(&r->ops[k], &ev);
 
@@ -1789,12 +1389,8 @@ static int setup(struct agent *a, struct srt_error *err)
 	for (size_t i = 0; i < a->n; i++) {
 		struct rt *q = &a->rt[i];
 
-		q->spec = &a->plan.procs[i];
-		q->state = SRT_PS_PENDING;
-		q->exit_code = -1;
-		q->log_path = q->spec->log_file ?
-				      srt_xasprintf("%s/%s", a->log_dir, q->spec->log_file) :
-				      NULL;
+		srt_sup_init(&q->s, &a->plan.procs[i]);
+		q->log_path = log_path_of(a, q->s.spec);
 	}
 out_stopped:
 	rc = 0;

@@ -14,13 +14,16 @@
  *   agent/plan.c    the plan as the agent runs it: parsed from plan.json,
  *                   launch groups and stop tiers, placeholders bound (pure)
  *   agent/policy.c  restart decisions and back-off (pure)
+ *   agent/supervise.c  the per-process state machine: every decision about
+ *                   a process as a pure step (agent/supervise.h)
  *   agent/proc.c    operating-system processes: the srun argv of a step,
  *                   spawning with a log file, signalling, commands whose
  *                   output is captured, log tails
  *   agent/nodes.c   node hostnames (scontrol) and per-node IPs (a tiny
  *                   srun step on each node)
- *   agent/agent.c   the supervision loop, rollouts of a new generation and
- *                   rollbacks of one that cannot become ready
+ *   agent/agent.c   the supervision loop (the effects: spawning, signals,
+ *                   probe sockets, reports), rollouts of a new generation
+ *                   and rollbacks of one that cannot become ready
  */
 #ifndef SRT_AGENT_AGENT_H
 #define SRT_AGENT_AGENT_H
