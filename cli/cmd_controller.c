@@ -47,7 +47,17 @@ static const char usage_text[] =
 
 struct printer {
 	bool verbose;
+	const char *db, *url, *root;
 };
+
+/* The start line, printed once a signal stops the loop cleanly (tests wait for it). */
+static void print_start(void *arg)
+{
+	const struct printer *p = arg;
+
+	fprintf(stderr, "srtctl controller: database %s, slurmrestd %s, run directories in %s\n",
+		p->db, p->url, p->root);
+}
 
 /* After each pass: a failure always, the stats line when asked or when it acted. */
 static void print_pass(void *arg, int rc, const struct srt_pass_stats *st,
@@ -86,7 +96,7 @@ int srt_cmd_controller(int argc, char **argv)
 	struct srt_cluster cluster;
 	struct srt_cli_slurm sc;
 	struct srt_controller *ctl = NULL;
-	struct printer pr = { false };
+	struct printer pr = { false, NULL, NULL, NULL };
 	struct srt_store *store = NULL;
 	struct srt_slurm_client *slurm = NULL;
 	struct srt_error err;
@@ -178,12 +188,14 @@ int srt_cmd_controller(int argc, char **argv)
 		fprintf(stderr, "srtctl controller: %s\n", err.msg);
 		goto out;
 	}
-	fprintf(stderr, "srtctl controller: database %s, slurmrestd %s, run directories in %s\n",
-		db, srt_slurm_client_url(slurm), root);
 	pr.verbose = verbose;
+	pr.db = db;
+	pr.url = srt_slurm_client_url(slurm);
+	pr.root = root;
 	if (srt_controller_run(ctl,
 			       &(struct srt_controller_loop){ .interval_ms = interval,
 							      .once = once,
+							      .on_start = print_start,
 							      .on_pass = print_pass,
 							      .arg = &pr },
 			       &err) != 0) {

@@ -86,6 +86,12 @@ char *srt_controller_run_dir(const struct srt_controller *c, const char *run);
 struct srt_controller_loop {
 	int64_t interval_ms; /* between passes, >= 1 */
 	bool once;	     /* one pass, then return */
+	/*
+	 * Called once SIGTERM and SIGINT stop the loop between passes, before
+	 * the first pass (a "started" line: whoever reads it may signal the
+	 * loop from then on); may be NULL.
+	 */
+	void (*on_start)(void *arg);
 	/* Called after every pass with its result (printing); may be NULL. */
 	void (*on_pass)(void *arg, int rc, const struct srt_pass_stats *st,
 			const struct srt_error *err);

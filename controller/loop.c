@@ -69,6 +69,8 @@ int srt_controller_run(struct srt_controller *c, const struct srt_controller_loo
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGINT, &sa, &old_int);
+	if (loop->on_start)
+		loop->on_start(loop->arg);
 	for (;;) {
 		struct srt_pass_stats st;
 		int prc = srt_controller_pass(c, &st, err);
