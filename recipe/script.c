@@ -149,6 +149,8 @@ char *srt_script_render_agent(const struct srt_plan *p, const struct srt_script_
 		ncmd = cl->commands[SRT_CMD_SRTCTL].n;
 	}
 	emit_header(&c, o->job_name);
+	/* Where the controller's submission puts the job too (current_working_directory). */
+	sbatch_opt(&c, "chdir", o->run_dir, "chdir");
 	output = srt_xasprintf("%s/%s", o->run_dir, SRT_SCRIPT_AGENT_OUT);
 	sbatch_opt(&c, "output", output, "output");
 	free(output);

@@ -42,8 +42,8 @@ struct srt_script_agent_opts {
 
 /*
  * job.sh of plan p: #SBATCH lines (job name, node count, account,
- * partition, time, --exclusive, the recipe's directives, --output
- * <run_dir>/SRT_SCRIPT_AGENT_OUT), then `exec <srtctl> agent --run-dir
+ * partition, time, --exclusive, the recipe's directives, --chdir <run_dir>,
+ * --output <run_dir>/SRT_SCRIPT_AGENT_OUT), then `exec <srtctl> agent --run-dir
  * <run_dir>`: the agent runs as
  * the batch step on the first node and carries out DIR/plan.json.  The
  * job's comment (srtctl:<run-uid>:<attempt>) is not in the script: the
