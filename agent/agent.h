@@ -2,7 +2,7 @@
  * agent/agent.h: the in-allocation supervisor (`srtctl agent --run-dir DIR`).
  *
  * The agent runs as the batch step of a run's SLURM job, on the first node
- * of the allocation.  It reads DIR/plan.json (agent/rundir.h), resolves
+ * of the allocation.  It reads DIR/plan.json (runplan/rundir.h), resolves
  * the allocation's nodes and their IPs, substitutes the plan's layout
  * placeholders, writes the vLLM store_config file, starts every process of
  * the plan as its own `srun --overlap` step in plan order, gating each
@@ -35,7 +35,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "agent/rundir.h"
+#include "runplan/rundir.h"
 #include "recipe/model.h"
 #include "recipe/render.h"
 #include "util/arena.h"

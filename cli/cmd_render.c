@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/rundir.h"
+#include "runplan/rundir.h"
 #include "recipe/render.h"
 #include "store/store.h"
 #include "util/buf.h"

@@ -9,7 +9,7 @@
  * the job it submitted (and adopts it) or no job (and submits).
  */
 #include "controller/controller.h"
-#include "agent/rundir.h"
+#include "runplan/rundir.h"
 #include "reconcilers/runs.h"
 #include "recipe/compile.h"
 #include "recipe/render.h"

@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_rundir.c: libFuzzer target for the run-directory files the
- * controller reads (agent/rundir.h).  The job's user writes them, so every
+ * controller reads (runplan/rundir.h).  The job's user writes them, so every
  * byte is hostile.
  *
  * An input is split at its first NUL byte: the bytes before it become
@@ -31,7 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/rundir.h"
+#include "runplan/rundir.h"
 #include "store/store.h"
 #include "util/buf.h"
 

@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_rundir.c: the run-directory contract (agent/rundir.h).
+ * tests/unit/test_rundir.c: the run-directory contract (runplan/rundir.h).
  *
  * Both sides of every file: plan.json written by the controller and read
  * by the agent, status.json written by the agent and read by the
@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/rundir.h"
+#include "runplan/rundir.h"
 #include "util/buf.h"
 #include "peak_rss.h"
 

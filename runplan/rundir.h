@@ -1,5 +1,5 @@
 /*
- * agent/rundir.h: the run directory, the only channel between the
+ * runplan/rundir.h: the run directory, the only channel between the
  * controller and the agent.
  *
  * The controller (on a login node) and the agent (the batch step of the

@@ -1,12 +1,12 @@
 /*
- * agent/rundir.c: reading and writing the run directory's files.
+ * runplan/rundir.c: reading and writing the run directory's files.
  *
  * This file owns the byte format of plan.json's generation, status.json and
- * events.jsonl (see agent/rundir.h), the atomic replace used for every
+ * events.jsonl (see runplan/rundir.h), the atomic replace used for every
  * whole-file write, and the append-only event log with its sequence
  * numbers.  Both the agent (writer) and the controller (reader) link it.
  */
-#include "agent/rundir.h"
+#include "runplan/rundir.h"
 #include "util/strutil.h"
 
 #include <errno.h>
@@ -168,7 +168,8 @@ static int make_dir_at(int dirfd, const char *shown, const char *name, long job_
 				shown,
 				fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
 						!S_ISLNK(sb.st_mode) ?
-					(S_ISREG(sb.st_mode) ? "a file" : srt_file_kind(sb.st_mode)) :
+					(S_ISREG(sb.st_mode) ? "a file" :
+							       srt_file_kind(sb.st_mode)) :
 					"a symbolic link");
 		else
 			srt_error_set(err, "cannot open directory '%s': %s", shown,
