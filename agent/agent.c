@@ -70,11 +70,11 @@ struct agent {
 	const struct srt_clock *clock;
 	FILE *log;
 	char *dir, *log_dir;
-	struct srt_agent_plan plan;
+	struct srt_runplan plan;
 	bool plan_loaded;
 	char *plan_path;
 	/* Generations rolled out in place: the old plans own the specs of retired processes. */
-	struct srt_agent_plan *old_plans;
+	struct srt_runplan *old_plans;
 	size_t nold;
 	struct stat plan_st;
 	int64_t plan_check_m, rejected_gen;
@@ -136,7 +136,7 @@ static void set_message(struct agent *a, const char *fmt, ...)
 
 /* ---- reporting ---- */
 
-static const char *object_kind(const struct srt_agent_proc *p)
+static const char *object_kind(const struct srt_runplan_proc *p)
 {
 	return p->kind == SRT_PROC_WORKER ? "worker" : "service";
 }
@@ -176,7 +176,7 @@ static void event(struct agent *a, struct rt *r, bool warning, const char *reaso
 	ev.reason = reason;
 	ev.object_index = -1;
 	if (r) {
-		const struct srt_agent_proc *p = r->s.spec;
+		const struct srt_runplan_proc *p = r->s.spec;
 
 		ev.object_kind = object_kind(p);
 		ev.object_name = p->name;
@@ -235,7 +235,7 @@ static void write_status(struct agent *a)
 	procs = srt_xcalloc(a->n + 1, sizeof(*procs));
 	for (size_t i = 0; i < a->n; i++) {
 		const struct rt *r = &a->rt[i];
-		const struct srt_agent_proc *p = r->s.spec;
+		const struct srt_runplan_proc *p = r->s.spec;
 		struct srt_rundir_proc *q = &procs[i];
 
 		q->name = p->name;
@@ -329,7 +329,7 @@ static char *tail_text(const struct rt *r)
  */
 static void held_ports(const struct rt *r, struct srt_buf *b)
 {
-	const struct srt_agent_proc *p = r->s.spec;
+	const struct srt_runplan_proc *p = r->s.spec;
 	struct srt_buf ports;
 	struct srt_probe_result res;
 	size_t n = 0;
@@ -466,7 +466,7 @@ static void observe(struct agent *a, struct rt *r, const struct srt_sup_obs *ob)
 /* LAUNCH: spawn r's step, with a log header saying why, and tell the step how it went. */
 static void spawn(struct agent *a, struct rt *r, const struct srt_sup_action *x)
 {
-	const struct srt_agent_proc *p = r->s.spec;
+	const struct srt_runplan_proc *p = r->s.spec;
 	struct srt_sup_obs ob = { .kind = SRT_SUP_ON_SPAWNED };
 	struct srt_arena tmp;
 	const char **argv;
@@ -602,13 +602,13 @@ static bool group_open(struct agent *a, int g)
  */
 static void start_probes(struct agent *a, struct rt *r)
 {
-	const struct srt_agent_proc *p = r->s.spec;
+	const struct srt_runplan_proc *p = r->s.spec;
 	const char *host = p->external ? p->external_host : p->ip;
 	int64_t interval = (int64_t)p->interval_s * 1000;
 	int timeout = a->probe_ms < interval ? a->probe_ms : (int)interval;
 
 	for (size_t k = 0; k < p->nprobes; k++) {
-		const struct srt_agent_probe *pb = &p->probes[k];
+		const struct srt_runplan_probe *pb = &p->probes[k];
 
 		srt_probe_start(&r->ops[k], host, pb->port, pb->http ? pb->path : NULL, pb->status,
 				timeout);
@@ -644,9 +644,9 @@ static void step_probes(struct agent *a, struct rt *r)
 /* ---- ending the run ---- */
 
 /* Processes with a pid, per stop tier. */
-static void tier_running(const struct agent *a, size_t running[SRT_AGENT_TIERS])
+static void tier_running(const struct agent *a, size_t running[SRT_RUNPLAN_TIERS])
 {
-	memset(running, 0, SRT_AGENT_TIERS * sizeof(*running));
+	memset(running, 0, SRT_RUNPLAN_TIERS * sizeof(*running));
 	for (size_t i = 0; i < a->n; i++)
 		if (a->rt[i].pid > 0)
 			running[a->rt[i].s.spec->tier]++;
@@ -684,7 +684,7 @@ static void stop_acts(struct agent *a, const struct srt_sup_stop_acts *sa)
 static void begin_stop(struct agent *a, enum srt_run_phase end)
 {
 	struct srt_sup_stop_acts sa;
-	size_t running[SRT_AGENT_TIERS];
+	size_t running[SRT_RUNPLAN_TIERS];
 
 	a->stopping = true;
 	a->end_phase = end;
@@ -699,7 +699,7 @@ static void begin_stop(struct agent *a, enum srt_run_phase end)
 static void drive_stop(struct agent *a)
 {
 	struct srt_sup_stop_acts sa;
-	size_t running[SRT_AGENT_TIERS];
+	size_t running[SRT_RUNPLAN_TIERS];
 
 	tier_running(a, running);
 	srt_sup_stop_step(&a->stop, running, srt_monotonic_ms(), a->grace_ms, &sa);
@@ -775,7 +775,7 @@ static bool leader_replaced(const struct rt *nrt, size_t n, const bool *changed,
 	return false;
 }
 
-static char *log_path_of(const struct agent *a, const struct srt_agent_proc *p)
+static char *log_path_of(const struct agent *a, const struct srt_runplan_proc *p)
 {
 	return p->log_file ? srt_xasprintf("%s/%s", a->log_dir, p->log_file) : NULL;
 }
@@ -784,12 +784,12 @@ static char *log_path_of(const struct agent *a, const struct srt_agent_proc *p)
  * Replace the running plan with np (generation gen, loaded and bound to the
  * same nodes): processes are matched by name; each step is told what the new
  * generation does to it (GENERATION, then REPLACE when its step changed
- * (srt_agent_proc_changed()), deferred when the process it follows is
+ * (srt_runplan_proc_changed()), deferred when the process it follows is
  * replaced too; LEADER_REPLACED when only that changed; RETIRE when the new
  * plan lacks it).  A new one waits for its launch gate.  Old plans stay
  * allocated: retired processes still point into them.
  */
-static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
+static void rollout(struct agent *a, struct srt_runplan *np, int64_t gen)
 {
 	struct rt *nrt = srt_xcalloc(np->nprocs + a->n + 1, sizeof(*nrt));
 	bool *matched = srt_xcalloc(a->n + 1, sizeof(*matched));
@@ -807,7 +807,7 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 		cancel_probes(&a->rt[i]);
 	/* Match, and tell what changed, against the old plan. */
 	for (size_t i = 0; i < np->nprocs; i++, k++) {
-		struct srt_agent_proc *pn = &np->procs[i];
+		struct srt_runplan_proc *pn = &np->procs[i];
 		struct rt *q = &nrt[k];
 		long j = old_index(a, matched, pn->name);
 
@@ -824,7 +824,7 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 		if (pn->external)
 			changed[k] = !srt_str_same(q->s.spec->endpoint, pn->endpoint);
 		else
-			changed[k] = srt_agent_proc_changed(&a->plan, q->s.spec, np, pn, &b);
+			changed[k] = srt_runplan_proc_changed(&a->plan, q->s.spec, np, pn, &b);
 		if (a->rolling_back && q->s.failed_rollout && !changed[k]) {
 			/* Its spec is the old one (a follower): it gets a new start all the same. */
 			srt_buf_printf(&b, "it failed with generation %lld",
@@ -877,7 +877,7 @@ static void rollout(struct agent *a, struct srt_agent_plan *np, int64_t gen)
 	/* Act: tell each step. */
 	for (size_t i = 0; i < a->n; i++) {
 		struct rt *q = &a->rt[i];
-		const struct srt_agent_proc *p = q->s.spec;
+		const struct srt_runplan_proc *p = q->s.spec;
 		struct srt_sup_obs ob = { .kind = SRT_SUP_ON_REPLACE };
 
 		if (i >= np->nprocs) {
@@ -1021,7 +1021,7 @@ static void launch_groups(struct agent *a)
 /* Look at plan.json (at most every PLAN_CHECK_MS): a newer generation is rolled out. */
 static void check_plan(struct agent *a)
 {
-	struct srt_agent_plan np;
+	struct srt_runplan np;
 	struct srt_error e;
 	struct stat st;
 	json_t *j = NULL;
@@ -1047,7 +1047,7 @@ static void check_plan(struct agent *a)
 		return;
 	}
 	memset(&np, 0, sizeof(np));
-	if (srt_agent_plan_load(&np, j, &e) < 0) {
+	if (srt_runplan_load(&np, j, &e) < 0) {
 		reject_rollout(a, gen, e.msg);
 	} else if (np.nnodes != a->plan.nnodes || np.infra != a->plan.infra) {
 		char why[160];
@@ -1057,8 +1057,8 @@ static void check_plan(struct agent *a)
 			 "with it at %zu",
 			 np.nnodes, np.infra, a->plan.nnodes, a->plan.infra);
 		reject_rollout(a, gen, why);
-	} else if (srt_agent_plan_bind(&np, a->plan.hosts, a->plan.ips, a->plan.nnodes, a->log_dir,
-				       &e) < 0) {
+	} else if (srt_runplan_bind(&np, a->plan.hosts, a->plan.ips, a->plan.nnodes, a->log_dir,
+				    &e) < 0) {
 		reject_rollout(a, gen, e.msg);
 	} else {
 		np.generation = gen;
@@ -1066,7 +1066,7 @@ static void check_plan(struct agent *a)
 		json_decref(j);
 		return;
 	}
-	srt_agent_plan_release(&np);
+	srt_runplan_release(&np);
 	json_decref(j);
 }
 
@@ -1078,15 +1078,14 @@ static void check_plan(struct agent *a)
  */
 static void roll_back(struct agent *a)
 {
-	struct srt_agent_plan np;
+	struct srt_runplan np;
 	struct srt_error e;
 
 	a->rollback_due = false;
 	memset(&np, 0, sizeof(np));
-	if (srt_agent_plan_load(&np, a->good_json, &e) < 0 ||
-	    srt_agent_plan_bind(&np, a->plan.hosts, a->plan.ips, a->plan.nnodes, a->log_dir, &e) <
-		    0) {
-		srt_agent_plan_release(&np);
+	if (srt_runplan_load(&np, a->good_json, &e) < 0 ||
+	    srt_runplan_bind(&np, a->plan.hosts, a->plan.ips, a->plan.nnodes, a->log_dir, &e) < 0) {
+		srt_runplan_release(&np);
 		fail_run(
 			a,
 			"generation %lld failed and generation %lld cannot be rolled out again: %s",
@@ -1322,9 +1321,9 @@ static int setup(struct agent *a, struct srt_error *err)
 		setup_failed(a, err);
 		goto out;
 	}
-	if (srt_agent_plan_load(&a->plan, plan, err) < 0) {
+	if (srt_runplan_load(&a->plan, plan, err) < 0) {
 		srt_error_prefix(err, "plan '%s'", plan_path);
-		srt_agent_plan_release(&a->plan);
+		srt_runplan_release(&a->plan);
 		setup_failed(a, err);
 		goto out;
 	}
@@ -1347,9 +1346,8 @@ static int setup(struct agent *a, struct srt_error *err)
 		setup_failed(a, err);
 		goto out;
 	}
-	if (srt_agent_plan_bind(&a->plan, (const char *const *)nodes.hosts,
-				(const char *const *)nodes.ips, a->plan.nnodes, a->log_dir,
-				err) < 0) {
+	if (srt_runplan_bind(&a->plan, (const char *const *)nodes.hosts,
+			     (const char *const *)nodes.ips, a->plan.nnodes, a->log_dir, err) < 0) {
 		setup_failed(a, err);
 		goto out;
 	}
@@ -1498,9 +1496,9 @@ out:
 	free(a->rt);
 	free(a->pfd);
 	if (a->plan_loaded)
-		srt_agent_plan_release(&a->plan);
+		srt_runplan_release(&a->plan);
 	for (size_t i = 0; i < a->nold; i++)
-		srt_agent_plan_release(&a->old_plans[i]);
+		srt_runplan_release(&a->old_plans[i]);
 	free(a->old_plans);
 	free(a->plan_path);
 	if (a->ev_open)

@@ -10,9 +10,9 @@
  * under their restart policies, and reports through DIR/status.json and
  * DIR/events.jsonl.  docs/agent.md describes the behaviour for users.
  *
- * The module is split by concern:
- *   agent/plan.c    the plan as the agent runs it: parsed from plan.json,
- *                   launch groups and stop tiers, placeholders bound (pure)
+ * The plan comes from runplan/plan.h (read from plan.json, launch groups
+ * and stop tiers, placeholders bound); the agent links runplan/, not the
+ * compiler.  The module is split by concern:
  *   agent/policy.c  restart decisions and back-off (pure)
  *   agent/supervise.c  the per-process state machine: every decision about
  *                   a process as a pure step (agent/supervise.h)
@@ -35,9 +35,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "runplan/plan.h"
 #include "runplan/rundir.h"
-#include "recipe/model.h"
-#include "recipe/render.h"
+#include "runplan/runplan.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/clock.h"
@@ -49,127 +49,6 @@
 #define SRT_AGENT_LIVENESS_FAILURES 3	/* failed probes in a row that make a process Unhealthy */
 #define SRT_AGENT_RESOLVE_TIMEOUT_MS 120000 /* scontrol and the IP steps, all together */
 #define SRT_AGENT_WARN_EVERY_MS 60000	    /* repeat "still unreachable" warnings */
-
-/* ---- the plan, as the agent runs it (agent/plan.c) ---- */
-
-struct srt_agent_probe {
-	bool http; /* else TCP */
-	int port;
-	const char *path; /* HTTP */
-	int status;	  /* HTTP: the status wanted */
-};
-
-struct srt_agent_proc {
-	const char *name; /* substituted by srt_agent_plan_bind() */
-	enum srt_proc_kind kind;
-	const char *service, *type; /* services */
-	const char *role;	    /* workers */
-	int index, rank;	    /* workers; -1 otherwise */
-	const char *phase;	    /* before_workers | with_workers | after_frontend */
-	size_t node;
-	const char **argv; /* never substituted: recipe values are literal */
-	size_t argc;
-	const char **env_names, **env_values; /* values substituted when flagged runtime */
-	bool *env_runtime;
-	size_t nenv;
-	const char *container; /* image, or NULL */
-	struct srt_agent_probe probes[4];
-	size_t nprobes;
-	int timeout_s, interval_s;
-	const char *log_file; /* relative to the log dir; substituted */
-	bool critical;
-	struct srt_restart_policy restart;
-	const char *follows; /* the process this one restarts after, or NULL */
-	/* The external mooncake master: probed at external_host:external_port, never launched. */
-	bool external;
-	const char *external_host;
-	int external_port;
-	int group; /* launch group: see srt_agent_plan_load() */
-	int tier;  /* stop tier: 0 stops first */
-	/* After srt_agent_plan_bind(): */
-	const char *host, *ip; /* of its node (external: the master's host) */
-	const char *endpoint;  /* "ip:port" of its first probe, or NULL */
-	char env_hash[65];     /* srt_rundir_env_hash() of its env */
-};
-
-#define SRT_AGENT_TIERS 3
-
-struct srt_agent_plan {
-	struct srt_arena arena; /* owns the arrays and substituted strings */
-	json_t *json;		/* the plan; owns the unsubstituted strings */
-	int64_t generation;
-	const char *recipe;
-	size_t nnodes;
-	const char **node_host_ph, **node_ip_ph; /* "<prefill_node_0>", "<prefill_node_0_ip>" */
-	size_t infra;
-	const char *infra_ip_ph, *log_dir_ph; /* "<infra_node_ip>", "<log_dir>" */
-	bool pyxis;
-	const char *network_interface; /* NULL: first address of hostname -I */
-	const char *master_name;       /* NULL without a master */
-	bool master_external;
-	const json_t *store_config;    /* NULL unless vLLM with a master */
-	const char *store_config_file; /* with <log_dir> */
-	struct srt_agent_proc *procs;  /* plan order; an external master first */
-	size_t nprocs;
-	int ngroups;
-	/* After srt_agent_plan_bind(): */
-	const char **hosts, **ips;
-	const char *infra_ip, *log_dir;
-	const char *store_config_path; /* absolute, or NULL */
-	char *store_config_text;       /* the file's content (malloc), or NULL */
-};
-
-/*
- * Parse plan.json's object (a reference is taken; the caller keeps its
- * own) into *p.  Every process is checked: argv, env names, node indexes,
- * probes, restart policy, log file names (relative, no "..").  An external
- * master becomes a process of its own (kind service, external) at the
- * front.  Launch groups reproduce the batch script's gates: a process in
- * group g starts once every process with readiness probes in a group below
- * g is ready; a group ends after each service (all its instances; not
- * with_workers services), after the last worker, and after the frontend,
- * and the benchmark waits for everything before it.  Stop tiers: 2 the
- * mooncake master, 1 the other before_workers services (stores), 0 the
- * rest (workers, with_workers and after_frontend services, frontend,
- * benchmark).  Release with srt_agent_plan_release() even on failure.
- */
-int srt_agent_plan_load(struct srt_agent_plan *p, json_t *plan, struct srt_error *err);
-
-/*
- * Bind the layout: hosts[i] and ips[i] are node i's hostname and IP (n at
- * least p->nnodes), log_dir the absolute log directory.  Substitutes the
- * placeholders in process names, log files and runtime env values, sets
- * each process's host, ip, endpoint and env hash, and renders the
- * store_config file (master_server_address with the infra IP).  Fails on
- * too few nodes, or a substituted log file name that leaves the log dir.
- */
-int srt_agent_plan_bind(struct srt_agent_plan *p, const char *const *hosts, const char *const *ips,
-			size_t n, const char *log_dir, struct srt_error *err);
-
-/*
- * s with every layout placeholder of p replaced (p must be bound).  Only
- * whole placeholders are replaced; the rest is copied byte for byte.
- * Allocated in p's arena.
- */
-const char *srt_agent_subst(struct srt_agent_plan *p, const char *s);
-
-void srt_agent_plan_release(struct srt_agent_plan *p);
-
-/*
- * Must process o of bound plan op be restarted to become process n of bound
- * plan np (a new generation on the same nodes)?  True when what its step
- * runs differs: node, container, argv, any env value (names added, removed
- * or changed), the store_config file it reads (through MOONCAKE_CONFIG_PATH)
- * or its log file.  Readiness, restart policy and criticality are not:
- * they apply to the running process as they are.  Appends "; "-separated
- * reasons to *why ("env MOONCAKE_PROTOCOL, FOO", "command or args").
- */
-bool srt_agent_proc_changed(const struct srt_agent_plan *op, const struct srt_agent_proc *o,
-			    const struct srt_agent_plan *np, const struct srt_agent_proc *n,
-			    struct srt_buf *why);
-
-/* The process named `name`, or NULL. */
-struct srt_agent_proc *srt_agent_plan_find(struct srt_agent_plan *p, const char *name);
 
 /* ---- restart policy (agent/policy.c) ---- */
 
@@ -212,11 +91,11 @@ struct srt_agent_decision srt_agent_decide(const struct srt_restart_policy *rp, 
  * --container-image=IMG --container-mounts=LOG_DIR:/logs] env -- NAME=VALUE
  * ... argv...  p must be bound.
  */
-const char **srt_agent_step_argv(struct srt_arena *a, const struct srt_agent_plan *p,
-				 const struct srt_agent_proc *pr, size_t *argc);
+const char **srt_agent_step_argv(struct srt_arena *a, const struct srt_runplan *p,
+				 const struct srt_runplan_proc *pr, size_t *argc);
 
 /* The `Env:` line of a worker log: "Env: NAME=<shell-quoted value> ...\n".  Caller frees. */
-char *srt_agent_env_line(const struct srt_agent_proc *pr);
+char *srt_agent_env_line(const struct srt_runplan_proc *pr);
 
 /*
  * Fork and exec argv[0] (PATH search) in a process group of its own, with
@@ -273,6 +152,13 @@ int srt_agent_run_cmds(struct srt_agent_cmd *cmds, size_t n, int timeout_ms, int
 
 /* ---- nodes (agent/nodes.c) ---- */
 
+/*
+ * The bash program that prints one IPv4 address of the node it runs on:
+ * $1 is the network interface (`ip -4 -o addr show dev $1`), or empty for
+ * the first address of `hostname -I`.  The agent runs it on each node.
+ */
+const char *srt_agent_ip_program(void);
+
 struct srt_agent_nodes {
 	char **hosts, **ips; /* n each, malloc'd */
 	size_t n;
@@ -282,7 +168,7 @@ struct srt_agent_nodes {
  * Hostnames of the allocation (`scontrol show hostnames NODELIST`, in
  * SLURM's order) and each node's IP, resolved on that node by a `srun
  * --overlap --nodes=1 --ntasks=1 --nodelist=HOST --job-name=srtctl-ip`
- * step running srt_script_ip_program() with `iface` (NULL: the first
+ * step running srt_agent_ip_program() with `iface` (NULL: the first
  * address of `hostname -I`).  Only the first `need` nodes get an IP (and
  * fewer than `need` hostnames is an error that says how many the recipe
  * needs).  Errors name the node and what to set.  Release with

@@ -3,16 +3,26 @@
  *
  * This file owns node discovery inside the allocation: hostnames in
  * SLURM's order from `scontrol show hostnames`, and each node's IP
- * resolved on that node itself by a tiny `srun --overlap` step running the
- * same program the batch script uses (srt_script_ip_program()), all steps
- * in parallel and bounded by one timeout.
+ * resolved on that node itself by a tiny `srun --overlap` step running
+ * srt_agent_ip_program(), all steps in parallel and bounded by one timeout.
  */
 #include "agent/agent.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "recipe/script.h"
+/* Prints one IP of the node it runs on: $1 is the interface, or empty. */
+static const char resolve_ip_prog[] =
+	"if [ -n \"$1\" ]; then\n"
+	"\tip -4 -o addr show dev \"$1\" | { read -r _ _ _ addr _ && echo \"${addr%%/*}\"; }\n"
+	"else\n"
+	"\thostname -I | { read -r addr _ && echo \"$addr\"; }\n"
+	"fi";
+
+const char *srt_agent_ip_program(void)
+{
+	return resolve_ip_prog;
+}
 
 /* Split text into its non-empty lines (malloc'd strings). */
 static size_t lines(const char *text, char ***out)
@@ -101,7 +111,7 @@ int srt_agent_nodes_resolve(struct srt_agent_nodes *out, const char *nodelist, c
 		av[5] = "--job-name=srtctl-ip";
 		av[6] = "bash";
 		av[7] = "-c";
-		av[8] = srt_script_ip_program();
+		av[8] = srt_agent_ip_program();
 		av[9] = "srtctl-ip";
 		av[10] = iface ? iface : "";
 		argvs[i] = av;

@@ -46,8 +46,8 @@ static void push(struct argvb *b, const char *s)
 	b->v[b->n] = NULL;
 }
 
-const char **srt_agent_step_argv(struct srt_arena *a, const struct srt_agent_plan *p,
-				 const struct srt_agent_proc *pr, size_t *argc)
+const char **srt_agent_step_argv(struct srt_arena *a, const struct srt_runplan *p,
+				 const struct srt_runplan_proc *pr, size_t *argc)
 {
 	struct argvb b = { NULL, 0, 0, a };
 
@@ -73,7 +73,7 @@ const char **srt_agent_step_argv(struct srt_arena *a, const struct srt_agent_pla
 	return b.v;
 }
 
-char *srt_agent_env_line(const struct srt_agent_proc *pr)
+char *srt_agent_env_line(const struct srt_runplan_proc *pr)
 {
 	struct srt_buf b;
 

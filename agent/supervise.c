@@ -20,7 +20,7 @@
 
 #include "util/buf.h"
 
-void srt_sup_init(struct srt_sup_proc *s, const struct srt_agent_proc *spec)
+void srt_sup_init(struct srt_sup_proc *s, const struct srt_runplan_proc *spec)
 {
 	memset(s, 0, sizeof(*s));
 	s->spec = spec;
@@ -111,7 +111,7 @@ static bool done_or_given_up(const struct srt_sup_proc *s)
 
 bool srt_sup_holds_gate(const struct srt_sup_proc *s, int g)
 {
-	const struct srt_agent_proc *p = s->spec;
+	const struct srt_runplan_proc *p = s->spec;
 
 	if (p->group >= g || done_or_given_up(s))
 		return false;
@@ -120,7 +120,7 @@ bool srt_sup_holds_gate(const struct srt_sup_proc *s, int g)
 
 int srt_sup_up(const struct srt_sup_proc *s)
 {
-	const struct srt_agent_proc *p = s->spec;
+	const struct srt_runplan_proc *p = s->spec;
 
 	if (p->kind == SRT_PROC_BENCHMARK || done_or_given_up(s))
 		return -1;
@@ -151,13 +151,13 @@ bool srt_sup_rollout_waits(const struct srt_sup_proc *s)
 
 /* ---- texts ---- */
 
-void srt_sup_probe_list(const struct srt_agent_proc *p, char *buf, size_t n)
+void srt_sup_probe_list(const struct srt_runplan_proc *p, char *buf, size_t n)
 {
 	size_t off = 0;
 
 	buf[0] = '\0';
 	for (size_t k = 0; k < p->nprobes && off < n; k++) {
-		const struct srt_agent_probe *pb = &p->probes[k];
+		const struct srt_runplan_probe *pb = &p->probes[k];
 		int w = pb->http ?
 				snprintf(buf + off, n - off, "%shttp %d %s", k ? ", " : "",
 					 pb->port, pb->path) :
@@ -176,10 +176,10 @@ void srt_sup_probe_list(const struct srt_agent_proc *p, char *buf, size_t n)
  */
 static void probe_report(const struct srt_sup_proc *s, struct srt_buf *b)
 {
-	const struct srt_agent_proc *p = s->spec;
+	const struct srt_runplan_proc *p = s->spec;
 
 	for (size_t k = 0; k < p->nprobes; k++) {
-		const struct srt_agent_probe *pb = &p->probes[k];
+		const struct srt_runplan_probe *pb = &p->probes[k];
 
 		if (pb->http)
 			srt_buf_printf(b, "%shttp %d %s %s", k ? ", " : "", pb->port, pb->path,
@@ -231,7 +231,7 @@ static void fail_rollout(struct srt_sup_proc *s, struct srt_sup_actions *out, ch
 static void on_spawned(struct srt_sup_proc *s, const struct srt_sup_ctx *c,
 		       const struct srt_sup_obs *ob, int64_t now, struct srt_sup_actions *out)
 {
-	const struct srt_agent_proc *p = s->spec;
+	const struct srt_runplan_proc *p = s->spec;
 	char probes[160];
 
 	if (s->st != SRT_SUP_LAUNCHING)
@@ -305,7 +305,7 @@ static long before_ready(const struct srt_sup_proc *s, struct srt_buf *b)
 static void on_exited(struct srt_sup_proc *s, const struct srt_sup_ctx *c,
 		      const struct srt_sup_obs *ob, int64_t now, struct srt_sup_actions *out)
 {
-	const struct srt_agent_proc *p = s->spec;
+	const struct srt_runplan_proc *p = s->spec;
 	int code = ob->code;
 	int64_t ran = now - s->start_at;
 	struct srt_agent_decision d;
@@ -461,7 +461,7 @@ static void on_exited(struct srt_sup_proc *s, const struct srt_sup_ctx *c,
 static void readiness_timeout(struct srt_sup_proc *s, const struct srt_sup_ctx *c, int64_t now,
 			      struct srt_sup_actions *out)
 {
-	const struct srt_agent_proc *p = s->spec;
+	const struct srt_runplan_proc *p = s->spec;
 	struct srt_buf never;
 
 	srt_buf_init(&never);
@@ -521,7 +521,7 @@ static void readiness_timeout(struct srt_sup_proc *s, const struct srt_sup_ctx *
 static void on_probed(struct srt_sup_proc *s, const struct srt_sup_ctx *c,
 		      const struct srt_sup_obs *ob, int64_t now, struct srt_sup_actions *out)
 {
-	const struct srt_agent_proc *p = s->spec;
+	const struct srt_runplan_proc *p = s->spec;
 	int64_t interval = (int64_t)p->interval_s * 1000;
 	bool ok = true;
 
@@ -531,7 +531,7 @@ static void on_probed(struct srt_sup_proc *s, const struct srt_sup_ctx *c,
 	/* Starting: every probe says which listeners answered.  Ready (liveness):
 	 * the first that failed is the one reported. */
 	for (size_t k = 0; k < p->nprobes; k++) {
-		const struct srt_agent_probe *pb = &p->probes[k];
+		const struct srt_runplan_probe *pb = &p->probes[k];
 		const char *detail = ob->detail[k] ? ob->detail[k] : "";
 
 		if (!ok && s->ready)
@@ -640,7 +640,7 @@ static void on_time(struct srt_sup_proc *s, const struct srt_sup_ctx *c, int64_t
 static void on_replace(struct srt_sup_proc *s, const struct srt_sup_ctx *c,
 		       const struct srt_sup_obs *ob, int64_t now, struct srt_sup_actions *out)
 {
-	const struct srt_agent_proc *p = s->spec;
+	const struct srt_runplan_proc *p = s->spec;
 
 	s->rolling = true;
 	snprintf(s->why, sizeof(s->why), "%s", ob->why ? ob->why : "");
@@ -781,10 +781,10 @@ static void stop_add(struct srt_sup_stop_acts *out, enum srt_sup_stop_act_kind k
 }
 
 /* The first tier from s->tier on with something running gets SIGTERM; none left: stopped. */
-static void enter_tier(struct srt_sup_stop *s, const size_t running[SRT_AGENT_TIERS], int64_t now,
+static void enter_tier(struct srt_sup_stop *s, const size_t running[SRT_RUNPLAN_TIERS], int64_t now,
 		       int grace_ms, struct srt_sup_stop_acts *out)
 {
-	for (; s->tier < SRT_AGENT_TIERS; s->tier++) {
+	for (; s->tier < SRT_RUNPLAN_TIERS; s->tier++) {
 		if (!running[s->tier])
 			continue;
 		stop_add(out, SRT_SUP_TIER_TERM, s->tier, 0);
@@ -797,15 +797,15 @@ static void enter_tier(struct srt_sup_stop *s, const size_t running[SRT_AGENT_TI
 	s->done = true;
 }
 
-void srt_sup_stop_begin(struct srt_sup_stop *s, const size_t running[SRT_AGENT_TIERS], int64_t now,
-			int grace_ms, struct srt_sup_stop_acts *out)
+void srt_sup_stop_begin(struct srt_sup_stop *s, const size_t running[SRT_RUNPLAN_TIERS],
+			int64_t now, int grace_ms, struct srt_sup_stop_acts *out)
 {
 	memset(s, 0, sizeof(*s));
 	out->n = 0;
 	enter_tier(s, running, now, grace_ms, out);
 }
 
-void srt_sup_stop_step(struct srt_sup_stop *s, const size_t running[SRT_AGENT_TIERS], int64_t now,
+void srt_sup_stop_step(struct srt_sup_stop *s, const size_t running[SRT_RUNPLAN_TIERS], int64_t now,
 		       int grace_ms, struct srt_sup_stop_acts *out)
 {
 	out->n = 0;

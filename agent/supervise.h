@@ -66,7 +66,7 @@ enum srt_sup_start {
 };
 
 struct srt_sup_proc {
-	const struct srt_agent_proc *spec; /* set by the caller; a rollout swaps it */
+	const struct srt_runplan_proc *spec; /* set by the caller; a rollout swaps it */
 	enum srt_sup_state st;
 	enum srt_proc_state shown; /* status.json's state */
 	enum srt_sup_start how;	   /* the next launch (LAUNCHING, RESTARTING, BACKOFF) */
@@ -94,7 +94,7 @@ struct srt_sup_proc {
 };
 
 /* A process in PENDING (external: STARTING, probed at once) for spec. */
-void srt_sup_init(struct srt_sup_proc *s, const struct srt_agent_proc *spec);
+void srt_sup_init(struct srt_sup_proc *s, const struct srt_runplan_proc *spec);
 
 /* What the run around the process says (read only). */
 struct srt_sup_ctx {
@@ -196,7 +196,7 @@ bool srt_sup_replaceable(const struct srt_sup_proc *s);
 bool srt_sup_rollout_waits(const struct srt_sup_proc *s);
 
 /* "tcp 8700, tcp 8701, http 8702 /health": the process's readiness probes. */
-void srt_sup_probe_list(const struct srt_agent_proc *p, char *buf, size_t n);
+void srt_sup_probe_list(const struct srt_runplan_proc *p, char *buf, size_t n);
 
 /* ---- the ordered stop of the run ---- */
 
@@ -207,7 +207,7 @@ void srt_sup_probe_list(const struct srt_agent_proc *p, char *buf, size_t n);
  * running are skipped.  After the last tier: STOPPED.
  */
 struct srt_sup_stop {
-	int tier;      /* the tier being stopped; SRT_AGENT_TIERS when done */
+	int tier;      /* the tier being stopped; SRT_RUNPLAN_TIERS when done */
 	int stage;     /* 0: SIGTERM sent; 1: SIGKILL sent */
 	int64_t until; /* the stage ends */
 	int hurry_sig; /* a second signal cut this stage short */
@@ -227,7 +227,7 @@ struct srt_sup_stop_act {
 };
 
 struct srt_sup_stop_acts {
-	struct srt_sup_stop_act a[SRT_AGENT_TIERS * 2 + 2];
+	struct srt_sup_stop_act a[SRT_RUNPLAN_TIERS * 2 + 2];
 	size_t n;
 };
 
@@ -235,9 +235,9 @@ struct srt_sup_stop_acts {
  * Begin the stop (running[t]: how many processes of tier t run) and advance
  * it at `now`.  Both overwrite out.
  */
-void srt_sup_stop_begin(struct srt_sup_stop *s, const size_t running[SRT_AGENT_TIERS], int64_t now,
-			int grace_ms, struct srt_sup_stop_acts *out);
-void srt_sup_stop_step(struct srt_sup_stop *s, const size_t running[SRT_AGENT_TIERS], int64_t now,
+void srt_sup_stop_begin(struct srt_sup_stop *s, const size_t running[SRT_RUNPLAN_TIERS],
+			int64_t now, int grace_ms, struct srt_sup_stop_acts *out);
+void srt_sup_stop_step(struct srt_sup_stop *s, const size_t running[SRT_RUNPLAN_TIERS], int64_t now,
 		       int grace_ms, struct srt_sup_stop_acts *out);
 
 /* A second signal: true when it cuts the current stage short (not done, not hurried yet). */

@@ -153,7 +153,7 @@ static void readiness_text(struct srt_buf *b, const struct srt_readiness *rd)
 }
 
 /* How the agent restarts it, as the plan says. */
-static void restart_text(struct srt_buf *b, const struct srt_agent_proc *ap)
+static void restart_text(struct srt_buf *b, const struct srt_runplan_proc *ap)
 {
 	const struct srt_restart_policy *rp = &ap->restart;
 
@@ -165,10 +165,10 @@ static void restart_text(struct srt_buf *b, const struct srt_agent_proc *ap)
 		srt_buf_printf(b, "; restarted after %s restarts", ap->follows);
 }
 
-static void print_proc(FILE *out, const struct srt_plan *p, struct srt_agent_plan *ap, size_t idx)
+static void print_proc(FILE *out, const struct srt_plan *p, struct srt_runplan *ap, size_t idx)
 {
 	const struct srt_proc *pr = &p->procs[idx];
-	const struct srt_agent_proc *a = srt_agent_plan_find(ap, pr->name);
+	const struct srt_runplan_proc *a = srt_runplan_find(ap, pr->name);
 	const struct srt_lnode *node = &p->layout.nodes[pr->node];
 	struct srt_buf b;
 
@@ -237,7 +237,7 @@ static void print_job(FILE *out, const struct srt_cli_job *j)
 }
 
 static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_plan *p,
-		       struct srt_agent_plan *ap, const struct srt_cli_job *j,
+		       struct srt_runplan *ap, const struct srt_cli_job *j,
 		       const struct srt_diags *warnings)
 {
 	const struct srt_layout *l = &p->layout;
@@ -385,7 +385,7 @@ static json_t *to_json(const struct srt_recipe *r, const struct srt_plan *p,
 static int dryrun_recipe(const struct dctx *x, const struct srt_recipe *r, struct srt_diags *local)
 {
 	struct srt_plan *p = srt_plan_build(r, x->cluster, local);
-	struct srt_agent_plan ap;
+	struct srt_runplan ap;
 	bool ap_loaded = false;
 	struct srt_error err;
 	struct srt_cli_job j = { 0 };
@@ -407,7 +407,7 @@ static int dryrun_recipe(const struct dctx *x, const struct srt_recipe *r, struc
 	pj = srt_plan_to_json(p);
 	json_object_set_new(pj, "generation", json_integer(1));
 	ap_loaded = true;
-	if (srt_agent_plan_load(&ap, pj, &err) != 0) {
+	if (srt_runplan_load(&ap, pj, &err) != 0) {
 		fprintf(stderr, "srtctl dry-run: recipe '%s': the agent cannot read its plan: %s\n",
 			r->name ? r->name : "?", err.msg);
 		rc = SRT_EXIT_INVALID;
@@ -431,7 +431,7 @@ static int dryrun_recipe(const struct dctx *x, const struct srt_recipe *r, struc
 	}
 out:
 	if (ap_loaded)
-		srt_agent_plan_release(&ap);
+		srt_runplan_release(&ap);
 	json_decref(pj);
 	srt_cli_job_release(&j);
 	srt_plan_free(p);

@@ -66,19 +66,6 @@ const char *srt_start_name(enum srt_start s)
 	return "default";
 }
 
-const char *srt_restart_mode_name(enum srt_restart_mode m)
-{
-	switch (m) {
-	case SRT_RESTART_NEVER:
-		return "never";
-	case SRT_RESTART_ON_FAILURE:
-		return "on-failure";
-	case SRT_RESTART_ALWAYS:
-		return "always";
-	}
-	return "?";
-}
-
 const char *srt_service_type_name(enum srt_service_type t)
 {
 	switch (t) {

@@ -17,15 +17,8 @@
 #include <stddef.h>
 
 #include "recipe/yaml.h"
+#include "runplan/runplan.h"
 #include "util/diag.h"
-
-/* Ports srtctl owns on the mooncake master (see the seed spec). */
-#define SRT_MC_RPC_PORT 8700
-#define SRT_MC_METADATA_PORT 8701
-#define SRT_MC_ADMIN_PORT 8702
-/* Default readiness budget for services (seconds). */
-#define SRT_READINESS_TIMEOUT_DEFAULT 120
-#define SRT_READINESS_INTERVAL_DEFAULT 2
 
 enum srt_engine_type {
 	SRT_ENGINE_UNSET,
@@ -63,8 +56,6 @@ enum srt_start {
 
 enum srt_probe_kind { SRT_PROBE_NONE, SRT_PROBE_TCP, SRT_PROBE_HTTP };
 
-enum srt_restart_mode { SRT_RESTART_NEVER, SRT_RESTART_ON_FAILURE, SRT_RESTART_ALWAYS };
-
 /*
  * What one recipe may hold (docs/recipe-reference.md "Limits"); the YAML
  * reader's own bounds (bytes, nodes, depth) are in recipe/yaml.h.  Past one
@@ -97,20 +88,6 @@ const char *srt_name_problem(const char *name, char *buf, size_t size);
 
 /* Attempts (SLURM jobs) per recipe generation when jobs end badly. */
 #define SRT_MAX_ATTEMPTS_DEFAULT 3
-
-/* Restart policy defaults (documented in docs/recipe-reference.md). */
-#define SRT_RESTART_MAX_DEFAULT 5
-#define SRT_RESTART_BACKOFF_DEFAULT 1
-#define SRT_RESTART_BACKOFF_MAX_DEFAULT 60
-#define SRT_RESTART_RESET_DEFAULT 300
-
-struct srt_restart_policy {
-	enum srt_restart_mode mode;
-	int max_restarts; /* restarts allowed before giving up */
-	int backoff_seconds; /* first delay; doubles each time */
-	int max_backoff_seconds; /* cap on the delay */
-	int reset_after_seconds; /* a run this long resets the count */
-};
 
 /* The longest readiness.http.path (printable ASCII, no spaces, starting with '/'). */
 #define SRT_PROBE_PATH_MAX 512
@@ -261,7 +238,6 @@ const char *srt_engine_name(enum srt_engine_type e);
 const char *srt_role_name(enum srt_role_kind k);
 const char *srt_placement_name(enum srt_placement p);
 const char *srt_start_name(enum srt_start s);
-const char *srt_restart_mode_name(enum srt_restart_mode m);
 const char *srt_service_type_name(enum srt_service_type t);
 const char *srt_env_get(const struct srt_env *env, const char *name);
 const struct srt_env_var *srt_env_find(const struct srt_env *env, const char *name);

@@ -737,21 +737,6 @@ void srt_render_service_argv(struct srt_argv *out, struct srt_arena *a, const st
 
 /* ---- plan ---- */
 
-const char *srt_proc_kind_name(enum srt_proc_kind k)
-{
-	switch (k) {
-	case SRT_PROC_SERVICE:
-		return "service";
-	case SRT_PROC_WORKER:
-		return "worker";
-	case SRT_PROC_FRONTEND:
-		return "frontend";
-	case SRT_PROC_BENCHMARK:
-		return "benchmark";
-	}
-	return "?";
-}
-
 struct pb {
 	struct srt_plan *p;
 	struct srt_arena *a;

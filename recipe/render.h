@@ -58,11 +58,6 @@
 #include "util/diag.h"
 #include "util/strmap.h"
 
-#define SRT_PH_INFRA_IP "<infra_node_ip>"
-#define SRT_PH_WORKER_IP "<worker_ip>"
-#define SRT_PH_LOG_DIR "<log_dir>"
-/* Where pyxis containers see the log directory. */
-#define SRT_CONTAINER_LOG_DIR "/logs"
 /* The store_config file, relative to the log directory. */
 #define SRT_STORE_CONFIG_FILE "mooncake/store_config.json"
 /* The frontend's readiness budget (it binds before the workers are ready). */
@@ -255,13 +250,6 @@ void srt_render_service_argv(struct srt_argv *out, struct srt_arena *a, const st
 
 /* ---- plan ---- */
 
-enum srt_proc_kind {
-	SRT_PROC_SERVICE,
-	SRT_PROC_WORKER,
-	SRT_PROC_FRONTEND,
-	SRT_PROC_BENCHMARK
-};
-
 struct srt_proc {
 	const char *name; /* unique step name: "mooncake-master", "store_<prefill_node_0>",
 			   * "prefill_0", "frontend", "benchmark" */
@@ -336,7 +324,5 @@ void srt_plan_free(struct srt_plan *p);
  * process has "follows" (a process name, or null).  New reference.
  */
 json_t *srt_plan_to_json(const struct srt_plan *p);
-
-const char *srt_proc_kind_name(enum srt_proc_kind k);
 
 #endif

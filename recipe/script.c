@@ -18,19 +18,6 @@
 #include "util/shell.h"
 #include "util/version_gen.h"
 
-/* Prints one IP of the node it runs on: $1 is the interface, or empty. */
-static const char resolve_ip_prog[] =
-	"if [ -n \"$1\" ]; then\n"
-	"\tip -4 -o addr show dev \"$1\" | { read -r _ _ _ addr _ && echo \"${addr%%/*}\"; }\n"
-	"else\n"
-	"\thostname -I | { read -r addr _ && echo \"$addr\"; }\n"
-	"fi";
-
-const char *srt_script_ip_program(void)
-{
-	return resolve_ip_prog;
-}
-
 /* ---- job.sh ---- */
 
 struct sctx {

@@ -55,12 +55,4 @@ struct srt_script_agent_opts {
 char *srt_script_render_agent(const struct srt_plan *p, const struct srt_script_agent_opts *o,
 			      struct srt_diags *d);
 
-/*
- * The bash program that prints one IPv4 address of the node it runs on:
- * $1 is the network interface (`ip -4 -o addr show dev $1`), or empty for
- * the first address of `hostname -I`.  The agent runs it on each node
- * (agent/nodes.c).
- */
-const char *srt_script_ip_program(void);
-
 #endif

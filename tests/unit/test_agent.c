@@ -32,7 +32,7 @@ struct fx {
 	struct srt_cluster cl;
 	struct srt_compiled comp;
 	struct srt_diags d;
-	struct srt_agent_plan ap;
+	struct srt_runplan ap;
 	const char *cmd_master[1], *cmd_store[2], *cmd_engine[2];
 };
 
@@ -52,7 +52,7 @@ static int fx_teardown(void **state)
 {
 	struct fx *f = *state;
 
-	srt_agent_plan_release(&f->ap);
+	srt_runplan_release(&f->ap);
 	srt_compiled_release(&f->comp);
 	srt_diags_release(&f->d);
 	free(f);
@@ -60,13 +60,13 @@ static int fx_teardown(void **state)
 }
 
 /* Compile yaml, build its plan, load it as the agent does (generation 5). */
-static struct srt_agent_plan *load(struct fx *f, const char *yaml)
+static struct srt_runplan *load(struct fx *f, const char *yaml)
 {
 	struct srt_plan *p;
 	struct srt_error err;
 	json_t *j;
 
-	srt_agent_plan_release(&f->ap);
+	srt_runplan_release(&f->ap);
 	srt_compiled_release(&f->comp);
 	if (srt_compile_bytes(yaml, strlen(yaml), "t.yaml", &f->cl, &f->comp, &f->d)) {
 		srt_diags_print(&f->d, stdout);
@@ -77,23 +77,23 @@ static struct srt_agent_plan *load(struct fx *f, const char *yaml)
 	j = srt_plan_to_json(p);
 	json_object_set_new(j, "generation", json_integer(5));
 	srt_plan_free(p);
-	if (srt_agent_plan_load(&f->ap, j, &err) < 0)
+	if (srt_runplan_load(&f->ap, j, &err) < 0)
 		fail_msg("load: %s", err.msg);
 	json_decref(j);
 	return &f->ap;
 }
 
-static void bind3(struct srt_agent_plan *p)
+static void bind3(struct srt_runplan *p)
 {
 	const char *hosts[] = { "n1", "n2", "n3", "n4" };
 	const char *ips[] = { "10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4" };
 	struct srt_error err;
 
-	if (srt_agent_plan_bind(p, hosts, ips, 4, "/runs/r1/logs", &err) < 0)
+	if (srt_runplan_bind(p, hosts, ips, 4, "/runs/r1/logs", &err) < 0)
 		fail_msg("bind: %s", err.msg);
 }
 
-static const char *env_of(const struct srt_agent_proc *pr, const char *name)
+static const char *env_of(const struct srt_runplan_proc *pr, const char *name)
 {
 	for (size_t i = 0; i < pr->nenv; i++)
 		if (!strcmp(pr->env_names[i], name))
@@ -125,8 +125,8 @@ static const char vllm_yaml[] =
 static void test_vllm_plan_bound(void **state)
 {
 	struct fx *f = *state;
-	struct srt_agent_plan *p;
-	const struct srt_agent_proc *m, *s1, *s2, *pw, *dw, *b;
+	struct srt_runplan *p;
+	const struct srt_runplan_proc *m, *s1, *s2, *pw, *dw, *b;
 
 	f->cmd_store[0] = "store";
 	f->cl.commands[SRT_CMD_MOONCAKE_STORE] = (struct srt_argv){ f->cmd_store, 1 };
@@ -193,7 +193,7 @@ static void test_vllm_plan_bound(void **state)
 static void test_groups_follow_readiness(void **state)
 {
 	struct fx *f = *state;
-	struct srt_agent_plan *p;
+	struct srt_runplan *p;
 	static const char yaml[] =
 		"name: g\n"
 		"engine: sglang\n"
@@ -244,7 +244,7 @@ static void test_groups_follow_readiness(void **state)
 static void test_external_master(void **state)
 {
 	struct fx *f = *state;
-	struct srt_agent_plan *p;
+	struct srt_runplan *p;
 	static const char yaml[] =
 		"name: e\n"
 		"engine: sglang\n"
@@ -273,7 +273,7 @@ static void test_external_master(void **state)
 static void test_step_argv_and_env_line(void **state)
 {
 	struct fx *f = *state;
-	struct srt_agent_plan *p;
+	struct srt_runplan *p;
 	struct srt_arena a;
 	const char **av;
 	size_t n;
@@ -328,7 +328,7 @@ static void test_step_argv_and_env_line(void **state)
 static void test_plan_errors(void **state)
 {
 	struct fx *f = *state;
-	struct srt_agent_plan p;
+	struct srt_runplan p;
 	struct srt_error err;
 	static const struct {
 		const char *json, *msg;
@@ -371,10 +371,10 @@ static void test_plan_errors(void **state)
 
 		assert_non_null(j);
 		err.msg[0] = '\0';
-		assert_int_equal(srt_agent_plan_load(&p, j, &err), -1);
+		assert_int_equal(srt_runplan_load(&p, j, &err), -1);
 		if (!strstr(err.msg, cases[i].msg))
 			fail_msg("case %zu: '%s' does not contain '%s'", i, err.msg, cases[i].msg);
-		srt_agent_plan_release(&p);
+		srt_runplan_release(&p);
 		json_decref(j);
 	}
 }
@@ -382,7 +382,7 @@ static void test_plan_errors(void **state)
 static void test_bind_errors(void **state)
 {
 	struct fx *f = *state;
-	struct srt_agent_plan *p;
+	struct srt_runplan *p;
 	struct srt_error err;
 	const char *hosts[] = { "n1", "../etc" }, *ips[] = { "10.0.0.1", "10.0.0.2" };
 	static const char yaml[] = "name: b\n"
@@ -392,19 +392,19 @@ static void test_bind_errors(void **state)
 				   "  decode: {}\n";
 
 	p = load(f, yaml);
-	assert_int_equal(srt_agent_plan_bind(p, hosts, ips, 1, "/l", &err), -1);
+	assert_int_equal(srt_runplan_bind(p, hosts, ips, 1, "/l", &err), -1);
 	assert_non_null(strstr(err.msg, "has 1 node(s) but the plan needs 2"));
 	/* Hostnames only reach names and log files as whole words; a '/' in one is refused. */
-	srt_agent_plan_release(&f->ap);
+	srt_runplan_release(&f->ap);
 	p = load(f, "name: b\nengine: sglang\nroles:\n  agg: {nodes: 2, gpus: 8}\n");
-	assert_int_equal(srt_agent_plan_bind(p, hosts, ips, 2, "/l", &err), -1);
+	assert_int_equal(srt_runplan_bind(p, hosts, ips, 2, "/l", &err), -1);
 	assert_non_null(strstr(err.msg, "is not a plain file name"));
 }
 
 static void test_followers_p2p(void **state)
 {
 	struct fx *f = *state;
-	struct srt_agent_plan *p;
+	struct srt_runplan *p;
 	static const char yaml[] =
 		"name: p\n"
 		"engine: vllm\n"
@@ -423,7 +423,7 @@ static void test_followers_p2p(void **state)
 	assert_string_equal(p->procs[1].name, "prefill_0");
 	assert_null(p->procs[1].follows);
 	assert_null(p->procs[2].follows);
-	srt_agent_plan_release(&f->ap);
+	srt_runplan_release(&f->ap);
 	p = load(
 		f,
 		"name: p\n"
@@ -438,6 +438,37 @@ static void test_followers_p2p(void **state)
 	/* Only the worker that uses the store connector follows. */
 	assert_string_equal(p->procs[1].follows, "mooncake-master");
 	assert_null(p->procs[2].follows);
+}
+
+/* The node-IP program the agent runs on each node prints an IPv4 address. */
+static void test_ip_program(void **state)
+{
+	char dir[] = "/tmp/srt-ip-XXXXXX";
+	char *prog, *out, *cmd, line[128] = "";
+	unsigned a, b, c, d;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	prog = srt_xasprintf("%s/ip.sh", dir);
+	out = srt_xasprintf("%s/ip", dir);
+	fp = fopen(prog, "w");
+	assert_non_null(fp);
+	fputs(srt_agent_ip_program(), fp);
+	assert_int_equal(fclose(fp), 0);
+	cmd = srt_xasprintf("bash '%s' '' >'%s'", prog, out);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	fp = fopen(out, "r");
+	assert_non_null(fp);
+	assert_non_null(fgets(line, sizeof(line), fp));
+	fclose(fp);
+	assert_int_equal(sscanf(line, "%u.%u.%u.%u", &a, &b, &c, &d), 4);
+	cmd = srt_xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(out);
+	free(prog);
 }
 
 /* ---- policy ---- */
@@ -745,6 +776,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_followers_p2p, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_errors, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_bind_errors, fx_setup, fx_teardown),
+		cmocka_unit_test(test_ip_program),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_run_cmds),

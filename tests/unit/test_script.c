@@ -6,8 +6,8 @@
  * recipe, then the cluster's defaults; --exclusive; the recipe's
  * directives; the output path in the run directory), that the script runs
  * the agent with the run directory as one argument whatever it contains,
- * that it refuses to run outside SLURM, that values sbatch would split are
- * refused, and that the node-IP program prints an address.
+ * that it refuses to run outside SLURM, and that values sbatch would split
+ * are refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -197,31 +197,12 @@ static void test_refused(void **state)
 	assert_non_null(strstr(f->d.items[f->d.n - 1].msg, "needs a job name and a run directory"));
 }
 
-/* The node-IP program the agent runs on each node prints an IPv4 address. */
-static void test_ip_program(void **state)
-{
-	struct fx *f = *state;
-	char *prog = srt_xasprintf("%s/ip.sh", f->dir), *out = srt_xasprintf("%s/ip", f->dir);
-	char *cmd = srt_xasprintf("bash '%s' '' >'%s'", prog, out), *s;
-	unsigned a, b, c, d;
-
-	write_file(prog, srt_script_ip_program(), 0600);
-	assert_int_equal(system(cmd), 0);
-	s = slurp(out);
-	assert_int_equal(sscanf(s, "%u.%u.%u.%u", &a, &b, &c, &d), 4);
-	free(s);
-	free(cmd);
-	free(out);
-	free(prog);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_header, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_runs_the_agent, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_refused, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_ip_program, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,9 +24,10 @@
 
 /* ---- fixtures ---- */
 
-static struct srt_agent_proc spec(const char *name, enum srt_proc_kind kind, int nprobes, int group)
+static struct srt_runplan_proc spec(const char *name, enum srt_proc_kind kind, int nprobes,
+				    int group)
 {
-	struct srt_agent_proc p;
+	struct srt_runplan_proc p;
 
 	memset(&p, 0, sizeof(p));
 	p.name = name;
@@ -40,8 +41,8 @@ static struct srt_agent_proc spec(const char *name, enum srt_proc_kind kind, int
 	p.group = group;
 	p.nprobes = (size_t)nprobes;
 	for (int k = 0; k < nprobes; k++)
-		p.probes[k] = (struct srt_agent_probe){ k == 2, 8700 + k, k == 2 ? "/health" : NULL,
-							200 };
+		p.probes[k] = (struct srt_runplan_probe){ k == 2, 8700 + k,
+							  k == 2 ? "/health" : NULL, 200 };
 	p.endpoint = nprobes ? "10.0.0.1:8700" : NULL;
 	p.timeout_s = 30;
 	p.interval_s = 1;
@@ -189,7 +190,7 @@ static void up(struct srt_sup_proc *s, const struct srt_sup_ctx *cx, int64_t t)
 }
 
 /* A new process for p, up (launched and ready) since 0. */
-static void fresh_up(struct srt_sup_proc *s, const struct srt_agent_proc *p)
+static void fresh_up(struct srt_sup_proc *s, const struct srt_runplan_proc *p)
 {
 	srt_sup_init(s, p);
 	up(s, &c, 0);
@@ -200,9 +201,9 @@ static void fresh_up(struct srt_sup_proc *s, const struct srt_agent_proc *p)
 /* Pending waits for its gate; a gate stays closed until probed processes below are ready. */
 static void test_start_order_and_gates(void **state)
 {
-	struct srt_agent_proc pm = spec("mooncake-master", SRT_PROC_SERVICE, 3, 0);
-	struct srt_agent_proc pw = spec("agg_0", SRT_PROC_WORKER, 0, 1);
-	struct srt_agent_proc pb = spec("benchmark", SRT_PROC_BENCHMARK, 0, 2);
+	struct srt_runplan_proc pm = spec("mooncake-master", SRT_PROC_SERVICE, 3, 0);
+	struct srt_runplan_proc pw = spec("agg_0", SRT_PROC_WORKER, 0, 1);
+	struct srt_runplan_proc pb = spec("benchmark", SRT_PROC_BENCHMARK, 0, 2);
 	struct srt_sup_proc m, w, b;
 
 	(void)state;
@@ -272,7 +273,7 @@ static void test_start_order_and_gates(void **state)
 /* A failure is restarted at once, then with doubling back-off; the restart waits for its gate. */
 static void test_restart_with_backoff(void **state)
 {
-	struct srt_agent_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 3, 0);
+	struct srt_runplan_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 3, 0);
 	struct srt_sup_proc s;
 
 	(void)state;
@@ -324,7 +325,7 @@ static void test_restart_with_backoff(void **state)
 /* The budget: max_restarts restarts, then RestartLimitReached (critical: the run fails). */
 static void test_crashloop_budget(void **state)
 {
-	struct srt_agent_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 0, 0);
+	struct srt_runplan_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 0, 0);
 	struct srt_sup_proc s;
 	int64_t t = 0;
 
@@ -356,8 +357,8 @@ static void test_crashloop_budget(void **state)
 /* A non-critical process that is given up: no run failure, the run is Degraded. */
 static void test_degraded(void **state)
 {
-	struct srt_agent_proc p = spec("sidecar", SRT_PROC_SERVICE, 0, 1);
-	struct srt_agent_proc pr = spec("sidecar", SRT_PROC_SERVICE, 1, 1);
+	struct srt_runplan_proc p = spec("sidecar", SRT_PROC_SERVICE, 0, 1);
+	struct srt_runplan_proc pr = spec("sidecar", SRT_PROC_SERVICE, 1, 1);
 	struct srt_sup_proc s, r;
 
 	(void)state;
@@ -389,7 +390,7 @@ static void test_degraded(void **state)
 /* A run of at least reset_after_seconds clears the budget: the next restart is immediate. */
 static void test_reset_after(void **state)
 {
-	struct srt_agent_proc p = spec("store", SRT_PROC_SERVICE, 0, 1);
+	struct srt_runplan_proc p = spec("store", SRT_PROC_SERVICE, 0, 1);
 	struct srt_sup_proc s;
 
 	(void)state;
@@ -412,7 +413,7 @@ static void test_reset_after(void **state)
 /* Liveness: N failed rounds in a row make it Unhealthy; SIGTERM, SIGKILL, restart counted. */
 static void test_liveness(void **state)
 {
-	struct srt_agent_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 3, 0);
+	struct srt_runplan_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 3, 0);
 	struct srt_sup_proc s;
 
 	(void)state;
@@ -449,8 +450,8 @@ static void test_liveness(void **state)
 /* Followers: restarted (not counted) when their master is ready again after a restart. */
 static void test_followers(void **state)
 {
-	struct srt_agent_proc pm = spec("mooncake-master", SRT_PROC_SERVICE, 3, 0);
-	struct srt_agent_proc ps = spec("mooncake-store", SRT_PROC_SERVICE, 0, 1);
+	struct srt_runplan_proc pm = spec("mooncake-master", SRT_PROC_SERVICE, 3, 0);
+	struct srt_runplan_proc ps = spec("mooncake-store", SRT_PROC_SERVICE, 0, 1);
 	struct srt_sup_proc m, st;
 
 	(void)state;
@@ -496,7 +497,7 @@ static void test_followers(void **state)
 /* Readiness on the first start fails the run; after a restart it is a counted failure. */
 static void test_readiness_first_start_vs_restart(void **state)
 {
-	struct srt_agent_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 3, 0);
+	struct srt_runplan_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 3, 0);
 	struct srt_sup_proc s;
 	const char *exit_msg = "mooncake-master exited with status 1 before it was ready: tcp 8700 "
 			       "answered, tcp 8701 never answered (connection refused), http 8702 "
@@ -567,8 +568,8 @@ static void test_readiness_first_start_vs_restart(void **state)
 /* A new generation: replace (restart with the new spec), retire, rollout failure, rollback. */
 static void test_rollout(void **state)
 {
-	struct srt_agent_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 3, 0);
-	struct srt_agent_proc pb = spec("benchmark", SRT_PROC_BENCHMARK, 0, 3);
+	struct srt_runplan_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 3, 0);
+	struct srt_runplan_proc pb = spec("benchmark", SRT_PROC_BENCHMARK, 0, 3);
 	struct srt_sup_proc s, b;
 	struct srt_sup_obs rep = { .kind = SRT_SUP_ON_REPLACE, .why = "command or args changed" };
 
@@ -677,8 +678,8 @@ static void test_rollout(void **state)
 
 	/* Unchanged, but the new generation's readiness applies: probes gone, or new ones. */
 	{
-		struct srt_agent_proc p0 = spec("mooncake-store", SRT_PROC_SERVICE, 0, 1);
-		struct srt_agent_proc p1 = spec("mooncake-store", SRT_PROC_SERVICE, 1, 1);
+		struct srt_runplan_proc p0 = spec("mooncake-store", SRT_PROC_SERVICE, 0, 1);
+		struct srt_runplan_proc p1 = spec("mooncake-store", SRT_PROC_SERVICE, 1, 1);
 
 		srt_sup_init(&s, &p1);
 		on(&s, &c, SRT_SUP_ON_GATE_OPEN, 0);
@@ -709,7 +710,7 @@ static void test_rollout(void **state)
 /* The external master: probed, never launched; warnings at most every 60 s. */
 static void test_external_master(void **state)
 {
-	struct srt_agent_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 1, 0);
+	struct srt_runplan_proc p = spec("mooncake-master", SRT_PROC_SERVICE, 1, 0);
 	struct srt_sup_proc s;
 
 	(void)state;
@@ -737,7 +738,7 @@ static void test_external_master(void **state)
 /* The run stops: back-offs end, running processes wait for their tier; Stopped at exit. */
 static void test_stop_process(void **state)
 {
-	struct srt_agent_proc p = spec("agg_0", SRT_PROC_WORKER, 0, 0);
+	struct srt_runplan_proc p = spec("agg_0", SRT_PROC_WORKER, 0, 0);
 	struct srt_sup_proc s, b;
 
 	(void)state;
@@ -793,7 +794,7 @@ static void test_ordered_stop(void **state)
 {
 	struct srt_sup_stop st;
 	struct srt_sup_stop_acts sa;
-	size_t running[SRT_AGENT_TIERS] = { 2, 0, 1 };
+	size_t running[SRT_RUNPLAN_TIERS] = { 2, 0, 1 };
 
 	(void)state;
 	srt_sup_stop_begin(&st, running, 0, 10000, &sa);

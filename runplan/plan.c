@@ -1,19 +1,20 @@
 /*
- * agent/plan.c: plan.json as the agent runs it.
+ * runplan/plan.c: plan.json read into the run plan's model (plan.h).
  *
- * This file owns the agent's reading of the plan: every process checked
- * and typed, launch groups and stop tiers, and the binding of layout
+ * This file owns the one reading of the plan: every process checked and
+ * typed, launch groups and stop tiers, and the binding of layout
  * placeholders (<prefill_node_0>, <prefill_node_0_ip>, <infra_node_ip>,
  * <log_dir>) to the allocation's real hostnames, IPs and log directory.
  * It is pure: no I/O, no clock.
  */
-#include "agent/agent.h"
+#include "runplan/plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "probe/probe.h"
+#include "runplan/rundir.h"
 #include "util/strutil.h"
 
 /* ---- reading ---- */
@@ -70,7 +71,7 @@ static int restart_parse(const json_t *o, struct srt_restart_policy *rp)
 												0;
 }
 
-static int readiness_parse(const json_t *o, struct srt_agent_proc *pr, struct srt_error *err)
+static int readiness_parse(const json_t *o, struct srt_runplan_proc *pr, struct srt_error *err)
 {
 	const json_t *probes = json_object_get(o, "probes");
 
@@ -86,7 +87,7 @@ static int readiness_parse(const json_t *o, struct srt_agent_proc *pr, struct sr
 	for (size_t i = 0; i < json_array_size(probes); i++) {
 		const json_t *pj = json_array_get(probes, i);
 		const char *kind = jstr(pj, "kind");
-		struct srt_agent_probe *pb = &pr->probes[pr->nprobes];
+		struct srt_runplan_probe *pb = &pr->probes[pr->nprobes];
 
 		pb->port = jint(pj, "port", 0);
 		if (!kind || (strcmp(kind, "tcp") && strcmp(kind, "http")) || pb->port <= 0 ||
@@ -125,7 +126,7 @@ static bool log_name_ok(const char *s)
 	return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
 }
 
-static int proc_parse(struct srt_agent_plan *p, const json_t *o, struct srt_agent_proc *pr,
+static int proc_parse(struct srt_runplan *p, const json_t *o, struct srt_runplan_proc *pr,
 		      struct srt_error *err)
 {
 	const json_t *env = json_object_get(o, "env");
@@ -182,10 +183,10 @@ static int proc_parse(struct srt_agent_plan *p, const json_t *o, struct srt_agen
 }
 
 /* The batch script's gate points (recipe/script.c gate_now()). */
-static bool gate_after(const struct srt_agent_plan *p, size_t i)
+static bool gate_after(const struct srt_runplan *p, size_t i)
 {
-	const struct srt_agent_proc *pr = &p->procs[i],
-				    *next = i + 1 < p->nprocs ? &p->procs[i + 1] : NULL;
+	const struct srt_runplan_proc *pr = &p->procs[i],
+				      *next = i + 1 < p->nprocs ? &p->procs[i + 1] : NULL;
 
 	switch (pr->kind) {
 	case SRT_PROC_SERVICE:
@@ -202,13 +203,13 @@ static bool gate_after(const struct srt_agent_plan *p, size_t i)
 	return true;
 }
 
-static void assign_groups(struct srt_agent_plan *p)
+static void assign_groups(struct srt_runplan *p)
 {
 	int g = 0;
 	size_t pending = 0;
 
 	for (size_t i = 0; i < p->nprocs; i++) {
-		struct srt_agent_proc *pr = &p->procs[i];
+		struct srt_runplan_proc *pr = &p->procs[i];
 
 		if (pr->kind == SRT_PROC_BENCHMARK && pending) {
 			g++;
@@ -233,7 +234,7 @@ static void assign_groups(struct srt_agent_plan *p)
 }
 
 /* The external master as a process of its own: probed (TCP), never launched. */
-static int add_external(struct srt_agent_plan *p, const json_t *m, struct srt_agent_proc *pr,
+static int add_external(struct srt_runplan *p, const json_t *m, struct srt_runplan_proc *pr,
 			struct srt_error *err)
 {
 	const char *addr = jstr(m, "address");
@@ -255,7 +256,7 @@ static int add_external(struct srt_agent_plan *p, const json_t *m, struct srt_ag
 	pr->external = true;
 	pr->external_host = srt_arena_strdup(&p->arena, host);
 	pr->external_port = port;
-	pr->probes[0] = (struct srt_agent_probe){ false, port, NULL, 0 };
+	pr->probes[0] = (struct srt_runplan_probe){ false, port, NULL, 0 };
 	pr->nprobes = 1;
 	pr->timeout_s = SRT_READINESS_TIMEOUT_DEFAULT;
 	pr->interval_s = SRT_READINESS_INTERVAL_DEFAULT;
@@ -267,7 +268,7 @@ static int add_external(struct srt_agent_plan *p, const json_t *m, struct srt_ag
 	return 0;
 }
 
-int srt_agent_plan_load(struct srt_agent_plan *p, json_t *plan, struct srt_error *err)
+int srt_runplan_load(struct srt_runplan *p, json_t *plan, struct srt_error *err)
 {
 	const json_t *nodes, *procs, *m, *rt;
 	size_t np, extra;
@@ -321,7 +322,7 @@ int srt_agent_plan_load(struct srt_agent_plan *p, json_t *plan, struct srt_error
 	if (extra && add_external(p, m, &p->procs[0], err) < 0)
 		return -1;
 	for (size_t i = 0; i < np; i++) {
-		struct srt_agent_proc *pr = &p->procs[extra + i];
+		struct srt_runplan_proc *pr = &p->procs[extra + i];
 
 		if (proc_parse(p, json_array_get(procs, i), pr, err) < 0)
 			return srt_error_prefix(err, "plan process %zu ('%s')", i,
@@ -335,7 +336,7 @@ int srt_agent_plan_load(struct srt_agent_plan *p, json_t *plan, struct srt_error
 	for (size_t i = 0; i < p->nprocs; i++) {
 		const char *f = p->procs[i].follows;
 
-		if (f && !srt_agent_plan_find(p, f))
+		if (f && !srt_runplan_find(p, f))
 			return srt_error_set(err,
 					     "process '%s' follows '%s', which is not in the plan",
 					     p->procs[i].name, f);
@@ -344,7 +345,7 @@ int srt_agent_plan_load(struct srt_agent_plan *p, json_t *plan, struct srt_error
 	return 0;
 }
 
-struct srt_agent_proc *srt_agent_plan_find(struct srt_agent_plan *p, const char *name)
+struct srt_runplan_proc *srt_runplan_find(struct srt_runplan *p, const char *name)
 {
 	for (size_t i = 0; i < p->nprocs; i++)
 		if (!strcmp(p->procs[i].name, name))
@@ -352,7 +353,7 @@ struct srt_agent_proc *srt_agent_plan_find(struct srt_agent_plan *p, const char 
 	return NULL;
 }
 
-void srt_agent_plan_release(struct srt_agent_plan *p)
+void srt_runplan_release(struct srt_runplan *p)
 {
 	if (!p)
 		return;
@@ -380,7 +381,7 @@ static bool starts_with(const char *s, const char *placeholder, size_t *len)
  * prefix of "<prefill_node_1_ip>"), so the order of the checks does not
  * matter.
  */
-static const char *match(const struct srt_agent_plan *p, const char *s, size_t *len)
+static const char *match(const struct srt_runplan *p, const char *s, size_t *len)
 {
 	if (starts_with(s, p->infra_ip_ph, len))
 		return p->infra_ip;
@@ -395,7 +396,7 @@ static const char *match(const struct srt_agent_plan *p, const char *s, size_t *
 	return NULL;
 }
 
-const char *srt_agent_subst(struct srt_agent_plan *p, const char *s)
+const char *srt_runplan_subst(struct srt_runplan *p, const char *s)
 {
 	struct srt_buf b;
 	const char *out;
@@ -426,8 +427,8 @@ static const char *hostport(struct srt_arena *a, const char *ip, int port)
 				 srt_arena_printf(a, "%s:%d", ip, port);
 }
 
-int srt_agent_plan_bind(struct srt_agent_plan *p, const char *const *hosts, const char *const *ips,
-			size_t n, const char *log_dir, struct srt_error *err)
+int srt_runplan_bind(struct srt_runplan *p, const char *const *hosts, const char *const *ips,
+		     size_t n, const char *log_dir, struct srt_error *err)
 {
 	if (n < p->nnodes)
 		return srt_error_set(err,
@@ -443,14 +444,14 @@ int srt_agent_plan_bind(struct srt_agent_plan *p, const char *const *hosts, cons
 	p->infra_ip = p->ips[p->infra];
 	p->log_dir = srt_arena_strdup(&p->arena, log_dir);
 	for (size_t i = 0; i < p->nprocs; i++) {
-		struct srt_agent_proc *pr = &p->procs[i];
+		struct srt_runplan_proc *pr = &p->procs[i];
 
 		if (pr->external) {
 			srt_rundir_env_hash(NULL, NULL, 0, pr->env_hash);
 			continue;
 		}
-		pr->name = srt_agent_subst(p, pr->name);
-		pr->log_file = srt_agent_subst(p, pr->log_file);
+		pr->name = srt_runplan_subst(p, pr->name);
+		pr->log_file = srt_runplan_subst(p, pr->log_file);
 		if (!log_name_ok(pr->log_file))
 			return srt_error_set(err,
 					     "process '%s': log file '%s' is not a plain file name "
@@ -458,7 +459,7 @@ int srt_agent_plan_bind(struct srt_agent_plan *p, const char *const *hosts, cons
 					     pr->name, pr->log_file);
 		for (size_t k = 0; k < pr->nenv; k++)
 			if (pr->env_runtime[k])
-				pr->env_values[k] = srt_agent_subst(p, pr->env_values[k]);
+				pr->env_values[k] = srt_runplan_subst(p, pr->env_values[k]);
 		pr->host = p->hosts[pr->node];
 		pr->ip = p->ips[pr->node];
 		pr->endpoint = pr->nprobes ? hostport(&p->arena, pr->ip, pr->probes[0].port) : NULL;
@@ -466,7 +467,7 @@ int srt_agent_plan_bind(struct srt_agent_plan *p, const char *const *hosts, cons
 	}
 	for (size_t i = 0; i < p->nprocs; i++)
 		if (p->procs[i].follows)
-			p->procs[i].follows = srt_agent_subst(p, p->procs[i].follows);
+			p->procs[i].follows = srt_runplan_subst(p, p->procs[i].follows);
 	free(p->store_config_text);
 	p->store_config_text = NULL;
 	p->store_config_path = NULL;
@@ -477,21 +478,21 @@ int srt_agent_plan_bind(struct srt_agent_plan *p, const char *const *hosts, cons
 
 		if (addr && !p->master_external)
 			json_object_set_new(sc, "master_server_address",
-					    json_string(srt_agent_subst(p, addr)));
+					    json_string(srt_runplan_subst(p, addr)));
 		text = json_dumps(sc, JSON_COMPACT);
 		json_decref(sc);
 		if (!text)
 			return srt_error_set(err, "cannot render the store_config JSON");
 		p->store_config_text = srt_xasprintf("%s\n", text);
 		free(text);
-		p->store_config_path = srt_agent_subst(p, p->store_config_file);
+		p->store_config_path = srt_runplan_subst(p, p->store_config_file);
 	}
 	return 0;
 }
 
 /* ---- what a new generation changes ---- */
 
-static const char *env_value(const struct srt_agent_proc *p, const char *name)
+static const char *env_value(const struct srt_runplan_proc *p, const char *name)
 {
 	for (size_t i = 0; i < p->nenv; i++)
 		if (!strcmp(p->env_names[i], name))
@@ -501,18 +502,18 @@ static const char *env_value(const struct srt_agent_proc *p, const char *name)
 
 #define ENV_LIST_MAX 5 /* env names in a reason, then "and N more" */
 
-bool srt_agent_proc_changed(const struct srt_agent_plan *op, const struct srt_agent_proc *o,
-			    const struct srt_agent_plan *np, const struct srt_agent_proc *n,
-			    struct srt_buf *why)
+bool srt_runplan_proc_changed(const struct srt_runplan *op, const struct srt_runplan_proc *o,
+			      const struct srt_runplan *np, const struct srt_runplan_proc *n,
+			      struct srt_buf *why)
 {
 	size_t start = why->len, nenv = 0;
 	struct srt_buf env;
 	bool argv_same = o->argc == n->argc;
 
-#define WHY(...)                                                         \
-	do {                                                             \
-		srt_buf_puts(why, why->len > start ? "; " : "");        \
-		srt_buf_printf(why, __VA_ARGS__);                       \
+#define WHY(...)                                                 \
+	do {                                                     \
+		srt_buf_puts(why, why->len > start ? "; " : ""); \
+		srt_buf_printf(why, __VA_ARGS__);                \
 	} while (0)
 
 	if (!srt_str_same(o->host, n->host))

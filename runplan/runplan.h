@@ -1,0 +1,63 @@
+/*
+ * runplan/runplan.h: the run plan's vocabulary, shared by the compiler
+ * that writes plans (recipe/) and the agent that carries them out (agent/).
+ *
+ * This layer sits below both: the agent links it and not the compiler, and
+ * the compiler includes it for the words a plan is made of: the kinds of
+ * process, restart policies and their defaults, the ports srtctl owns on
+ * the mooncake master, readiness defaults, and the layout placeholders
+ * (<infra_node_ip>, <log_dir>, ...) that only the agent can bind, on the
+ * allocation.  runplan/rundir.h is the run directory the plan travels in.
+ */
+#ifndef SRT_RUNPLAN_RUNPLAN_H
+#define SRT_RUNPLAN_RUNPLAN_H
+
+/* Ports srtctl owns on the mooncake master (see the seed spec). */
+#define SRT_MC_RPC_PORT 8700
+#define SRT_MC_METADATA_PORT 8701
+#define SRT_MC_ADMIN_PORT 8702
+/* Default readiness budget for services (seconds). */
+#define SRT_READINESS_TIMEOUT_DEFAULT 120
+#define SRT_READINESS_INTERVAL_DEFAULT 2
+
+/* Layout placeholders: bound by the agent once the allocation's nodes are known. */
+#define SRT_PH_INFRA_IP "<infra_node_ip>"
+#define SRT_PH_WORKER_IP "<worker_ip>"
+#define SRT_PH_LOG_DIR "<log_dir>"
+/* Where pyxis containers see the log directory. */
+#define SRT_CONTAINER_LOG_DIR "/logs"
+
+enum srt_proc_kind {
+	SRT_PROC_SERVICE,
+	SRT_PROC_WORKER,
+	SRT_PROC_FRONTEND,
+	SRT_PROC_BENCHMARK
+};
+
+/* "service", "worker", "frontend", "benchmark". */
+const char *srt_proc_kind_name(enum srt_proc_kind k);
+
+enum srt_restart_mode {
+	SRT_RESTART_NEVER,
+	SRT_RESTART_ON_FAILURE,
+	SRT_RESTART_ALWAYS
+};
+
+/* Restart policy defaults (documented in docs/recipe-reference.md). */
+#define SRT_RESTART_MAX_DEFAULT 5
+#define SRT_RESTART_BACKOFF_DEFAULT 1
+#define SRT_RESTART_BACKOFF_MAX_DEFAULT 60
+#define SRT_RESTART_RESET_DEFAULT 300
+
+struct srt_restart_policy {
+	enum srt_restart_mode mode;
+	int max_restarts;	 /* restarts allowed before giving up */
+	int backoff_seconds;	 /* first delay; doubles each time */
+	int max_backoff_seconds; /* cap on the delay */
+	int reset_after_seconds; /* a run this long resets the count */
+};
+
+/* "never", "on-failure", "always". */
+const char *srt_restart_mode_name(enum srt_restart_mode m);
+
+#endif
