@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "util/fdio.h"
 #include "util/shell.h"
 
 /* ---- the step ---- */
@@ -91,22 +92,6 @@ char *srt_agent_env_line(const struct srt_runplan_proc *pr)
 
 /* ---- spawning ---- */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* In the child: back to a clean signal state. */
 static void child_signals(void)
 {
@@ -132,7 +117,7 @@ pid_t srt_agent_spawn(const char *const *argv, const char *log_path, bool trunca
 			      strerror(errno));
 		return -1;
 	}
-	if (header && write_all(fd, header, strlen(header)) < 0) {
+	if (header && srt_write_all(fd, header, strlen(header)) < 0) {
 		srt_error_set(err, "cannot write to log '%s': %s", log_path, strerror(errno));
 		close(fd);
 		return -1;

@@ -75,6 +75,9 @@ int srt_cli_load_cluster(const char *verb, struct srt_cluster *c, bool required)
 int srt_cli_load_cluster_at(const char *verb, const char *path, struct srt_cluster *c,
 			    bool required);
 
+/* `path` made absolute against the working directory, without trailing '/'; NULL after printing why. */
+char *srt_cli_absolute(const char *verb, const char *path);
+
 /*
  * The directory under which run directories go: the cluster's
  * runtime.log_root, made absolute against the working directory when it is

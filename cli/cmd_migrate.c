@@ -14,6 +14,7 @@
 #include "recipe/migrate.h"
 #include "recipe/yemit.h"
 #include "util/buf.h"
+#include "util/fdio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -143,22 +144,6 @@ out:
 	return rc;
 }
 
-static int write_fully(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, data, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		data += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /*
  * Write `data` to `path` atomically: a temporary file next to it, fsync,
  * then rename over it.  `mode` is the new file's permission bits.
@@ -174,7 +159,7 @@ static int write_atomic(const char *path, const char *data, size_t len, mode_t m
 			path, strerror(errno));
 		goto out;
 	}
-	if (fchmod(fd, mode) != 0 || write_fully(fd, data, len) != 0 || fsync(fd) != 0) {
+	if (fchmod(fd, mode) != 0 || srt_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
 		fprintf(stderr, "srtctl migrate: cannot write '%s': %s\n", tmp, strerror(errno));
 		goto out;
 	}
@@ -243,7 +228,7 @@ static int write_backup(const char *path, const char *data, size_t len, mode_t m
 			strerror(errno));
 		return -1;
 	}
-	if (write_fully(fd, data, len) != 0 || fsync(fd) != 0) {
+	if (srt_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
 		fprintf(stderr, "srtctl migrate: cannot write backup '%s': %s\n", path,
 			strerror(errno));
 		close(fd);

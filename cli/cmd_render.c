@@ -111,29 +111,6 @@ out:
 	return rc;
 }
 
-/* DIR made absolute, without a trailing slash; NULL after printing why. */
-static char *absolute(const char *dir)
-{
-	char cwd[4096];
-	char *abs;
-	size_t n;
-
-	if (dir[0] == '/') {
-		abs = srt_xstrdup(dir);
-	} else {
-		if (!getcwd(cwd, sizeof(cwd))) {
-			fprintf(stderr, "srtctl render: cannot read the working directory: %s\n",
-				strerror(errno));
-			return NULL;
-		}
-		abs = srt_xasprintf("%s/%s", cwd, dir);
-	}
-	n = strlen(abs);
-	while (n > 1 && abs[n - 1] == '/')
-		abs[--n] = '\0';
-	return abs;
-}
-
 int srt_cmd_render(int argc, char **argv)
 {
 	enum {
@@ -198,7 +175,7 @@ int srt_cmd_render(int argc, char **argv)
 	}
 	if (!out || !*out)
 		return srt_cli_usage_error("render", "no run directory given; use --out DIR");
-	dir = absolute(out);
+	dir = srt_cli_absolute("render", out);
 	if (!dir)
 		return SRT_EXIT_USAGE;
 	rc = srt_cli_load_cluster_at("render", cluster_path, &cluster, true);

@@ -115,18 +115,31 @@ int srt_cli_load_cluster(const char *verb, struct srt_cluster *c, bool required)
 	return srt_cli_load_cluster_at(verb, NULL, c, required);
 }
 
-char *srt_cli_run_root(const char *verb, const struct srt_cluster *c)
+char *srt_cli_absolute(const char *verb, const char *path)
 {
 	char cwd[4096];
+	char *abs;
+	size_t n;
 
-	if (c->log_root[0] == '/')
-		return srt_xstrdup(c->log_root);
-	if (!getcwd(cwd, sizeof(cwd))) {
-		fprintf(stderr, "srtctl %s: cannot read the working directory: %s\n", verb,
-			strerror(errno));
-		return NULL;
+	if (path[0] == '/') {
+		abs = srt_xstrdup(path);
+	} else {
+		if (!getcwd(cwd, sizeof(cwd))) {
+			fprintf(stderr, "srtctl %s: cannot read the working directory: %s\n", verb,
+				strerror(errno));
+			return NULL;
+		}
+		abs = srt_xasprintf("%s/%s", cwd, path);
 	}
-	return srt_xasprintf("%s/%s", cwd, c->log_root);
+	n = strlen(abs);
+	while (n > 1 && abs[n - 1] == '/')
+		abs[--n] = '\0';
+	return abs;
+}
+
+char *srt_cli_run_root(const char *verb, const struct srt_cluster *c)
+{
+	return srt_cli_absolute(verb, c->log_root);
 }
 
 int srt_cli_job_make(struct srt_cli_job *j, const struct srt_plan *p,

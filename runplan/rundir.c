@@ -21,27 +21,12 @@
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/fdio.h"
 #include "util/sha256.h"
 
 /* ---- files ---- */
 
 static int mkdir_p(const char *dir, unsigned mode, struct srt_error *err);
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 /* fsync the directory holding path, so a rename or a new entry is durable. */
 static void sync_parent(const char *path)
@@ -86,7 +71,7 @@ int srt_rundir_write_file_at(int dirfd, const char *dir, const char *name, const
 			      strerror(errno));
 		goto out;
 	}
-	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	if (srt_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
 		srt_error_set(err, "cannot write '%s/%s': %s; check free space and quota", dir, tmp,
 			      strerror(errno));
 		goto out;
@@ -1309,7 +1294,7 @@ int srt_rundir_events_append(struct srt_rundir_events *w, struct srt_rundir_even
 	 */
 	if (fstat(w->fd, &sb) < 0)
 		sb.st_size = -1;
-	if (write_all(w->fd, b.data, b.len) < 0) {
+	if (srt_write_all(w->fd, b.data, b.len) < 0) {
 		srt_error_set(err, "cannot append to '%s': %s; check free space and quota", w->path,
 			      strerror(errno));
 		if (sb.st_size >= 0)
