@@ -83,10 +83,12 @@ static void put_display(struct srt_buf *b, const char *s)
 	}
 }
 
-static void owner_text(struct srt_buf *b, const struct srt_renv_var *v)
+static void owner_text(struct srt_buf *b, const struct srt_runplan_envsrc *v)
 {
-	srt_buf_puts(b, srt_env_owner_name(v->owner));
-	if (v->owner == SRT_OWNER_RECIPE) {
+	bool recipe = !v->owner || !strcmp(v->owner, srt_env_owner_name(SRT_OWNER_RECIPE));
+
+	srt_buf_puts(b, v->owner ? v->owner : "?");
+	if (recipe) {
 		srt_buf_printf(b, " (%s)", v->layer ? v->layer : "");
 	} else {
 		srt_buf_printf(b, " (%s", v->layer ? v->layer : "");
@@ -100,56 +102,75 @@ static void owner_text(struct srt_buf *b, const struct srt_renv_var *v)
 	}
 }
 
-static void print_env_table(FILE *out, const struct srt_renv *e, const char *indent)
+/* An env table: names[i] = values[i], from src[i]. */
+static void print_env_rows(FILE *out, const char *const *names, const char *const *values,
+			   const struct srt_runplan_envsrc *src, size_t n, const char *indent)
 {
+	static const struct srt_runplan_envsrc unknown = { NULL, NULL, NULL, NULL };
 	size_t wn = strlen("NAME"), wv = strlen("VALUE");
 	struct srt_buf val, own;
 
 	srt_buf_init(&val);
 	srt_buf_init(&own);
-	for (size_t i = 0; i < e->n; i++) {
-		size_t n = strlen(e->v[i].name);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(names[i]);
 
 		srt_buf_reset(&val);
-		put_display(&val, e->v[i].value);
-		wn = n > wn ? n : wn;
+		put_display(&val, values[i]);
+		wn = len > wn ? len : wn;
 		wv = val.len > wv ? val.len : wv;
 	}
 	if (wv > 60)
 		wv = 60;
 	fprintf(out, "%s%-*s  %-*s  %s\n", indent, (int)wn, "NAME", (int)wv, "VALUE", "OWNER");
-	for (size_t i = 0; i < e->n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		srt_buf_reset(&val);
 		srt_buf_reset(&own);
-		put_display(&val, e->v[i].value);
-		owner_text(&own, &e->v[i]);
-		fprintf(out, "%s%-*s  %-*s  %s\n", indent, (int)wn, e->v[i].name, (int)wv, val.data,
+		put_display(&val, values[i]);
+		owner_text(&own, src ? &src[i] : &unknown);
+		fprintf(out, "%s%-*s  %-*s  %s\n", indent, (int)wn, names[i], (int)wv, val.data,
 			own.data);
 	}
-	if (!e->n)
+	if (!n)
 		fprintf(out, "%s(empty)\n", indent);
 	srt_buf_release(&val);
 	srt_buf_release(&own);
 }
 
-static void readiness_text(struct srt_buf *b, const struct srt_readiness *rd)
+/* A role's env table (srt_render_role_env()). */
+static void print_env_table(FILE *out, struct srt_arena *a, const struct srt_renv *e)
 {
-	if (!rd->nprobes) {
+	const char **names = srt_arena_alloc(a, (e->n + 1) * sizeof(char *));
+	const char **values = srt_arena_alloc(a, (e->n + 1) * sizeof(char *));
+	struct srt_runplan_envsrc *src = srt_arena_alloc(a, (e->n + 1) * sizeof(*src));
+
+	for (size_t i = 0; i < e->n; i++) {
+		names[i] = e->v[i].name;
+		values[i] = e->v[i].value;
+		src[i] = (struct srt_runplan_envsrc){ srt_env_owner_name(e->v[i].owner),
+						      e->v[i].layer, e->v[i].overridden,
+						      e->v[i].overridden_layer };
+	}
+	print_env_rows(out, names, values, src, e->n, "");
+}
+
+static void readiness_text(struct srt_buf *b, const struct srt_runplan_proc *pr)
+{
+	if (!pr->nprobes) {
 		srt_buf_puts(b, "none (started once launched)");
 		return;
 	}
-	for (size_t i = 0; i < rd->nprobes; i++) {
-		const struct srt_probe *p = &rd->probes[i];
+	for (size_t i = 0; i < pr->nprobes; i++) {
+		const struct srt_runplan_probe *p = &pr->probes[i];
 
 		if (i)
 			srt_buf_putc(b, ' ');
-		if (p->kind == SRT_PROBE_HTTP)
-			srt_buf_printf(b, "http:%d GET %s -> %d", p->port,
-				       p->path ? p->path : "/health", p->status ? p->status : 200);
+		if (p->http)
+			srt_buf_printf(b, "http:%d GET %s -> %d", p->port, p->path, p->status);
 		else
 			srt_buf_printf(b, "tcp:%d", p->port);
 	}
-	srt_buf_printf(b, " (timeout %ds, every %ds)", rd->timeout_seconds, rd->interval_seconds);
+	srt_buf_printf(b, " (timeout %ds, every %ds)", pr->timeout_s, pr->interval_s);
 }
 
 /* How the agent restarts it, as the plan says. */
@@ -165,49 +186,53 @@ static void restart_text(struct srt_buf *b, const struct srt_runplan_proc *ap)
 		srt_buf_printf(b, "; restarted after %s restarts", ap->follows);
 }
 
-static void print_proc(FILE *out, const struct srt_plan *p, struct srt_runplan *ap, size_t idx)
+static void print_proc(FILE *out, const struct srt_runplan *p, size_t idx)
 {
-	const struct srt_proc *pr = &p->procs[idx];
-	const struct srt_runplan_proc *a = srt_runplan_find(ap, pr->name);
-	const struct srt_lnode *node = &p->layout.nodes[pr->node];
+	const struct srt_runplan_proc *pr = &p->procs[idx];
 	struct srt_buf b;
 
 	srt_buf_init(&b);
 	switch (pr->kind) {
 	case SRT_PROC_SERVICE:
-		fprintf(out, "[%zu] %s: service '%s', type %s, placement %s, start %s%s\n", idx,
-			pr->name, pr->service->name, srt_service_type_name(pr->service->type),
-			srt_placement_name(pr->service->placement), srt_start_name(pr->phase),
+		fprintf(out, "[%zu] %s: service '%s', type %s%s%s, start %s%s%s\n", idx, pr->name,
+			pr->service, pr->type, pr->placement ? ", placement " : "",
+			pr->placement ? pr->placement : "", pr->phase,
+			pr->external ? ", external (probed, never launched)" : "",
 			pr->critical ? ", critical" : "");
 		break;
 	case SRT_PROC_WORKER:
-		fprintf(out, "[%zu] %s: %s worker %d%s\n", idx, pr->name, srt_role_name(pr->role),
-			pr->index, pr->rank ? " (additional node)" : "");
+		fprintf(out, "[%zu] %s: %s worker %d%s\n", idx, pr->name, pr->role, pr->index,
+			pr->rank ? " (additional node)" : "");
 		break;
 	default:
 		fprintf(out, "[%zu] %s\n", idx, pr->name);
 		break;
 	}
-	fprintf(out, "    node:      %s (%s)\n", node->host, node->ip);
-	srt_shell_argv(&b, pr->argv.v, pr->argv.n);
-	fprintf(out, "    command:   %s\n", b.data);
-	fprintf(out, "    container: %s\n", pr->container ? pr->container : "none (bare node)");
-	srt_buf_reset(&b);
-	readiness_text(&b, &pr->readiness);
-	fprintf(out, "    readiness: %s\n", b.data);
-	if (a) {
-		srt_buf_reset(&b);
-		restart_text(&b, a);
-		fprintf(out, "    restart:   %s%s\n", b.data, a->critical ? " (critical)" : "");
-		fprintf(out, "    order:     start group %d, stop tier %d (%s)\n", a->group,
-			a->tier,
-			a->tier == 2 ? "stopped last" :
-			a->tier == 1 ? "stopped second" :
-				       "stopped first");
+	if (pr->external) {
+		fprintf(out, "    address:   %s\n", pr->endpoint);
+	} else {
+		fprintf(out, "    node:      %s (%s)\n", p->node_host_ph[pr->node],
+			p->node_ip_ph[pr->node]);
+		srt_shell_argv(&b, pr->argv, pr->argc);
+		fprintf(out, "    command:   %s\n", b.data);
+		fprintf(out, "    container: %s\n",
+			pr->container ? pr->container : "none (bare node)");
 	}
-	fprintf(out, "    log:       <log_dir>/%s\n", pr->log_file);
-	fprintf(out, "    env:\n");
-	print_env_table(out, &pr->env, "      ");
+	srt_buf_reset(&b);
+	readiness_text(&b, pr);
+	fprintf(out, "    readiness: %s\n", b.data);
+	srt_buf_reset(&b);
+	restart_text(&b, pr);
+	fprintf(out, "    restart:   %s%s\n", b.data, pr->critical ? " (critical)" : "");
+	fprintf(out, "    order:     start group %d, stop tier %d (%s)\n", pr->group, pr->tier,
+		pr->tier == 2 ? "stopped last" :
+		pr->tier == 1 ? "stopped second" :
+				"stopped first");
+	if (!pr->external) {
+		fprintf(out, "    log:       <log_dir>/%s\n", pr->log_file);
+		fprintf(out, "    env:\n");
+		print_env_rows(out, pr->env_names, pr->env_values, pr->env_src, pr->nenv, "      ");
+	}
 	srt_buf_release(&b);
 }
 
@@ -237,8 +262,7 @@ static void print_job(FILE *out, const struct srt_cli_job *j)
 }
 
 static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_plan *p,
-		       struct srt_runplan *ap, const struct srt_cli_job *j,
-		       const struct srt_diags *warnings)
+		       const struct srt_cli_job *j, const struct srt_diags *warnings)
 {
 	const struct srt_layout *l = &p->layout;
 	struct srt_arena a;
@@ -261,11 +285,11 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 	fputs("A process in start group G starts once every process with readiness probes in a\n"
 	      "lower group is ready. Stop tier 0 stops first, then 1 (stores), then 2 (the master).\n\n",
 	      out);
-	for (size_t i = 0; i < p->nprocs; i++) {
-		print_proc(out, p, ap, i);
+	for (size_t i = 0; i < p->run.nprocs; i++) {
+		print_proc(out, &p->run, i);
 		fputc('\n', out);
 	}
-	if (!p->nprocs)
+	if (!p->run.nprocs)
 		fputs("(none)\n\n", out);
 	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
 		struct srt_renv e;
@@ -275,7 +299,7 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 		srt_render_role_env(&e, &a, r, p->cluster, l, (enum srt_role_kind)k,
 				    SRT_PH_WORKER_IP);
 		fprintf(out, "## Env: %s workers\n\n", srt_role_name((enum srt_role_kind)k));
-		print_env_table(out, &e, "");
+		print_env_table(out, &a, &e);
 		fputc('\n', out);
 	}
 	fputs("## store_config\n\n", out);
@@ -323,7 +347,7 @@ static json_t *to_json(const struct srt_recipe *r, const struct srt_plan *p,
 		       const struct srt_cli_job *j, const struct srt_diags *warnings)
 {
 	const char *script = j->script;
-	json_t *o = json_object(), *plan = srt_plan_to_json(p), *services = json_array();
+	json_t *o = json_object(), *plan = srt_runplan_to_json(&p->run), *services = json_array();
 	json_t *env = json_array(), *warn = json_array(), *procs;
 	struct srt_arena a;
 
@@ -385,31 +409,15 @@ static json_t *to_json(const struct srt_recipe *r, const struct srt_plan *p,
 static int dryrun_recipe(const struct dctx *x, const struct srt_recipe *r, struct srt_diags *local)
 {
 	struct srt_plan *p = srt_plan_build(r, x->cluster, local);
-	struct srt_runplan ap;
-	bool ap_loaded = false;
-	struct srt_error err;
 	struct srt_cli_job j = { 0 };
-	json_t *pj = NULL;
 	int rc = SRT_EXIT_OK;
 
-	memset(&ap, 0, sizeof(ap));
-	srt_error_clear(&err);
 	if (!p || srt_cli_job_make(&j, p, x->cluster, x->run_root, NULL, x->job_name, local) != 0 ||
 	    local->nerrors) {
 		srt_diags_print(local, stderr);
 		fprintf(stderr,
 			"srtctl dry-run: recipe '%s' cannot be rendered; fix the errors above\n",
 			r->name ? r->name : "?");
-		rc = SRT_EXIT_INVALID;
-		goto out;
-	}
-	/* The agent's reading of the plan: start groups, stop tiers, restart policies. */
-	pj = srt_plan_to_json(p);
-	json_object_set_new(pj, "generation", json_integer(1));
-	ap_loaded = true;
-	if (srt_runplan_load(&ap, pj, &err) != 0) {
-		fprintf(stderr, "srtctl dry-run: recipe '%s': the agent cannot read its plan: %s\n",
-			r->name ? r->name : "?", err.msg);
 		rc = SRT_EXIT_INVALID;
 		goto out;
 	}
@@ -423,16 +431,13 @@ static int dryrun_recipe(const struct dctx *x, const struct srt_recipe *r, struc
 		if (mem) {
 			if (x->text->len)
 				fputs("\n", mem);
-			print_text(mem, r, p, &ap, &j, local);
+			print_text(mem, r, p, &j, local);
 			fclose(mem);
 			srt_buf_append(x->text, buf, len);
 			free(buf);
 		}
 	}
 out:
-	if (ap_loaded)
-		srt_runplan_release(&ap);
-	json_decref(pj);
 	srt_cli_job_release(&j);
 	srt_plan_free(p);
 	return rc;

@@ -761,7 +761,7 @@ static int render(struct srt_controller *c, const struct srt_recipe_row *recipe,
 		goto out;
 	}
 	x->exclusive = x->r->slurm.exclusive;
-	x->pj = srt_plan_to_json(x->plan);
+	x->pj = srt_runplan_to_json(&x->plan->run);
 	json_object_set_new(x->pj, "job", job_shape(x));
 out:
 	free(file);

@@ -1160,6 +1160,15 @@ static const char *argv_value(const struct srt_argv *av, const char *dashed)
 		(c)->mismatches++;            \
 	} while (0)
 
+/* A plan process's env value, or NULL. */
+static const char *proc_env(const struct srt_runplan_proc *pr, const char *name)
+{
+	for (size_t i = 0; i < pr->nenv; i++)
+		if (!strcmp(pr->env_names[i], name))
+			return pr->env_values[i];
+	return NULL;
+}
+
 /* Compare one v1 recipe mapping with the plan srtctl renders from its migration. */
 static void oracle_compare(struct oracle_counts *c, const char *name, const struct srt_ynode *v1,
 			   const struct srt_plan *p)
@@ -1225,13 +1234,15 @@ static void oracle_compare(struct oracle_counts *c, const char *name, const stru
 		snprintf(key, sizeof(key), "%s_environment", v1_modes[j]);
 		renv = srt_ynode_get(backend, key);
 		cfg = srt_ynode_get(srt_ynode_get(backend, cfgkey), v1_modes[j]);
-		for (size_t i = 0; i < p->nprocs; i++) {
-			const struct srt_proc *pr = &p->procs[i];
+		for (size_t i = 0; i < p->run.nprocs; i++) {
+			const struct srt_runplan_proc *pr = &p->run.procs[i];
+			const struct srt_argv argv = { pr->argv, pr->argc };
 			const char *want_conn = NULL, *got_conn;
 			const char *flag = NULL;
 			bool from_role = false;
 
-			if (pr->kind != SRT_PROC_WORKER || pr->role != (enum srt_role_kind)j)
+			if (pr->kind != SRT_PROC_WORKER ||
+			    strcmp(pr->role, srt_role_name((enum srt_role_kind)j)))
 				continue;
 			if (pr->rank == 0)
 				got_workers++;
@@ -1239,8 +1250,18 @@ static void oracle_compare(struct oracle_counts *c, const char *name, const stru
 				continue; /* one worker per role is enough for env and args */
 
 			/* Env: every recipe variable srt-slurm set, and nothing else. */
-			for (size_t k = 0; k < pr->env.n; k++) {
-				const struct srt_renv_var *ev = &pr->env.v[k];
+			for (size_t k = 0; k < pr->nenv; k++) {
+				const struct srt_renv_var ev_ = {
+					pr->env_names[k],
+					pr->env_values[k],
+					strcmp(pr->env_src[k].owner, "srtctl") ? SRT_OWNER_RECIPE :
+										 SRT_OWNER_SRTCTL,
+					NULL,
+					false,
+					NULL,
+					NULL
+				};
+				const struct srt_renv_var *ev = &ev_;
 				const struct srt_ynode *want = NULL;
 				bool renv_lookup = true;
 
@@ -1278,10 +1299,10 @@ static void oracle_compare(struct oracle_counts *c, const char *name, const stru
 						name, v1_res[j], ev->name, ev->value,
 						want ? srt_ynode_str(want) : "(unset)");
 			}
-			if (store && !srt_renv_find(&pr->env, "MOONCAKE_MASTER"))
+			if (store && !proc_env(pr, "MOONCAKE_MASTER"))
 				MISMATCH(c, "%s: %s worker: no MOONCAKE_MASTER", name, v1_res[j]);
 			for (size_t k = 0; renv && renv->kind == SRT_Y_MAP && k < renv->n; k++)
-				if (!srt_renv_find(&pr->env, renv->pairs[k].key->str) &&
+				if (!proc_env(pr, renv->pairs[k].key->str) &&
 				    strcmp(renv->pairs[k].key->str, "MOONCAKE_LOCAL_HOSTNAME"))
 					MISMATCH(c, "%s: %s worker: %s is lost", name, v1_res[j],
 						 renv->pairs[k].key->str);
@@ -1302,7 +1323,7 @@ static void oracle_compare(struct oracle_counts *c, const char *name, const stru
 			if (!flag)
 				continue;
 			c->connectors++;
-			got_conn = argv_value(&pr->argv, flag);
+			got_conn = argv_value(&argv, flag);
 			if ((want_conn == NULL) != (got_conn == NULL) ||
 			    (want_conn && strcmp(want_conn, got_conn)))
 				MISMATCH(c, "%s: %s worker: srt-slurm passed --%s %s, srtctl %s",
