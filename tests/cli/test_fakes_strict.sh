@@ -273,6 +273,24 @@ refused 1 "DistNetworkError: failed to connect to 127.0.0.1:$DP2" "rank 1 withou
 	--dist-init-addr "127.0.0.1:$DP2"
 rm -f rec/*
 
+# vLLM over 2 nodes as srt-slurm renders it: rank 1 headless, both naming the master
+read -r VH VM < <(h freeports 2)
+vtwo=(serve /model --host 127.0.0.1 --port "$VH" --nnodes 2 --master-addr 127.0.0.1 --master-port "$VM")
+start v1.log "$VLLM" "${vtwo[@]}" --node-rank 1 --headless
+V1=$SPID
+start v0.log "$VLLM" "${vtwo[@]}" --node-rank 0
+V0=$SPID
+h waitup "$VH" 20 || fail "vLLM rank 0 never served"
+grep -q "dist init: rank 1 joined 127.0.0.1:$VM" v1.log || fail "vLLM rank 1 did not join"
+h py "
+recs = {r['node_rank']: r for r in map(json.loads, open('$work/rec/engine.jsonl'))}
+assert recs[0]['serves_http'] and not recs[1]['serves_http'] and recs[1]['options']['headless']
+assert recs[0]['prog'] == 'vllm serve' and recs[0]['options']['model'] == '/model'
+" || fail "vLLM 2-node records"
+stop "$V0" "vLLM rank 0"
+expect_rc 1 "$V1" 15 "vLLM rank 1 after rank 0 stopped"
+rm -f rec/*
+
 ###########################################################################
 # SGLang router: one request through one prefill and one decode
 
