@@ -58,6 +58,7 @@ struct printer {
 	bool verbose;
 	bool ready;    /* READY=1 was sent */
 	bool watchdog; /* systemd's watchdog is on: ping it */
+	int lock_fd;   /* the controller lock: each pass's end is noted in it */
 	const char *db, *url, *root;
 };
 
@@ -92,6 +93,7 @@ static void print_pass(void *arg, int rc, const struct srt_pass_stats *st,
 	struct printer *p = arg;
 	char line[512], status[640];
 
+	srt_store_lock_note_pass(p->lock_fd, srt_clock_now(srt_clock_system()));
 	pass_summary(st, line, sizeof(line));
 	if (rc != 0)
 		fprintf(stderr, "srtctl controller: pass failed: %s\n", err->msg);
@@ -135,7 +137,7 @@ int srt_cmd_controller(int argc, char **argv)
 	struct srt_cluster cluster;
 	struct srt_cli_slurm sc;
 	struct srt_controller *ctl = NULL;
-	struct printer pr = { false, false, false, NULL, NULL, NULL };
+	struct printer pr = { false, false, false, -1, NULL, NULL, NULL };
 	int64_t watchdog_ms = srt_sdnotify_watchdog_ms();
 	struct srt_store *store = NULL;
 	struct srt_slurm_client *slurm = NULL;
@@ -230,6 +232,7 @@ int srt_cmd_controller(int argc, char **argv)
 	}
 	pr.verbose = verbose;
 	pr.watchdog = watchdog_ms > 0;
+	pr.lock_fd = lock_fd;
 	pr.db = db;
 	pr.url = srt_slurm_client_url(slurm);
 	pr.root = root;
