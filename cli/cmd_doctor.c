@@ -331,7 +331,8 @@ static bool mode_allows(const struct stat *st, const struct passwd *pw)
  * The log root (runtime.log_root): a directory the job user (slurmrestd.user,
  * else the token's user, else this user) can write: the controller creates
  * the run directories there and the jobs write into them.  For this user it
- * is tried (access(2)); for another one judged by the mode bits.
+ * is tried (access(2)); for another one judged by the mode bits, except as
+ * root: a root controller hands each run directory to the job user.
  */
 static void check_log_root(struct checks *cs, const char *root, const struct srt_cli_slurm *sc,
 			   const struct srt_slurm_info *info)
@@ -360,6 +361,15 @@ static void check_log_root(struct checks *cs, const char *root, const struct srt
 			 "create it on the filesystem the compute nodes share, writable by %s "
 			 "(or set runtime.log_root)",
 			 user ? user : "the job user");
+		return;
+	}
+	if (geteuid() == 0 && user && me && strcmp(user, me->pw_name) != 0) {
+		/* A root controller gives each run directory it creates to slurmrestd.user. */
+		c = add(cs, "log root", LVL_OK);
+		snprintf(c->detail, sizeof(c->detail),
+			 "%.500s: writable by root, which gives each run directory to job user "
+			 "%.64s",
+			 root, user);
 		return;
 	}
 	if (!user || (me && !strcmp(user, me->pw_name))) {
