@@ -295,6 +295,21 @@ void srt_event_rows_free(struct srt_event_row *rows, size_t n);
 int srt_store_event_insert_raw(struct srt_store *s, const struct srt_event_row *ev,
 			       struct srt_error *err);
 
+/* ---- a look from outside (`srtctl doctor`) ---- */
+
+struct srt_store_health {
+	int schema;	 /* PRAGMA user_version (srt_store_schema_version() is current) */
+	int64_t bytes;	 /* the file and its -wal file */
+	char check[256]; /* PRAGMA quick_check's first line: "ok" when sound */
+};
+
+/*
+ * Describe the database at `path` without changing or migrating it (opened
+ * read-only, whatever its schema).  Returns 0, or -1 with err saying why it
+ * cannot be read (not a file, not a database, no permission).
+ */
+int srt_store_inspect(const char *path, struct srt_store_health *out, struct srt_error *err);
+
 /* ---- the controller lock (a flock on "<db path>.lock") ---- */
 
 /*
@@ -312,6 +327,27 @@ void srt_store_lock_release(int fd);
  * retries for about a second before it reports the lock as taken.
  */
 bool srt_store_lock_is_held(const char *db_path);
+
+/*
+ * Record in the held lock `fd` that a pass ended at `unix_ms` (the lock file
+ * then reads "PID HOST\nlast-pass UNIX_MS\n").  Best effort: a failed
+ * write is ignored (it only informs `srtctl doctor`).
+ */
+void srt_store_lock_note_pass(int fd, int64_t unix_ms);
+
+struct srt_lock_info {
+	bool held;	   /* a controller holds the lock now */
+	bool readable;	   /* the lock file could be read (mode 0600: its owner, root) */
+	char holder[320];  /* "PID HOST", "" when unknown */
+	int64_t last_pass; /* Unix ms of its last pass, 0 when none was recorded */
+};
+
+/*
+ * Who holds the controller lock of `db_path` and when its last pass ended
+ * (never blocks, never creates the file).  Reads at most a few hundred
+ * bytes of the file and trusts nothing in it beyond that.
+ */
+void srt_store_lock_info(const char *db_path, struct srt_lock_info *out);
 
 /*
  * A number that changes whenever any connection commits to the database
