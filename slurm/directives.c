@@ -70,8 +70,6 @@ static const struct dentry table[] = {
 	{ "gpus", 'G', NULL, K_GPUS, E_STR, "gpus", E_GPU_TRES, "tres_per_job", 40 },
 	{ "gpus-per-node", 0, "gpus-per-node/gres", K_GPUS, E_STR, "gpus_per_node", E_GPU_TRES,
 	  "tres_per_node", 40 },
-	{ "gpus-per-task", 0, NULL, K_GPUS, E_STR, "gpus_per_task", E_GPU_TRES, "tres_per_task",
-	  40 },
 	{ "gres", 0, "gpus-per-node/gres", K_GRES, E_STR, "gres", E_GRES_TRES, "tres_per_node",
 	  40 },
 	{ "mail-type", 0, NULL, K_MAIL, E_MAIL_STR, "mail_type", E_MAIL_LIST, "mail_type", 40 },
@@ -82,8 +80,8 @@ static const struct dentry table[] = {
 	  "memory_per_cpu", 40 },
 	{ "mem-per-gpu", 0, "mem/mem-per-cpu/mem-per-gpu", K_MEM, E_MB, "memory_per_gpu", E_GPU_MB,
 	  "memory_per_tres", 40 },
-	{ "no-requeue", 0, "requeue/no-requeue", K_FLAG, E_FALSE, "requeue", E_FALSE, "requeue",
-	  40 },
+	/* Slurm 22.05 ignores v0.0.38's "requeue": false (the job keeps JobRequeue's 1). */
+	{ "no-requeue", 0, "requeue/no-requeue", K_FLAG, E_NONE, NULL, E_FALSE, "requeue", 40 },
 	{ "nodelist", 'w', NULL, K_STR, E_NONE, NULL, E_CSV, "required_nodes", 40 },
 	{ "qos", 'q', NULL, K_STR, E_STR, "qos", E_STR, "qos", 40 },
 	{ "requeue", 0, "requeue/no-requeue", K_FLAG, E_TRUE, "requeue", E_TRUE, "requeue", 40 },
@@ -430,8 +428,8 @@ int srt_slurm_directives_encode(const struct srt_slurm_api *api,
 			return srt_slurm_fail(
 				err, SRT_SLURM_EINVAL,
 				"directive --%s cannot be sent through slurmrestd API %s: its job "
-				"description has no field for it (%s has one); remove the directive, "
-				"or use a Slurm whose slurmrestd speaks that",
+				"description has no field for it, or Slurm ignores it (%s has it); "
+				"remove the directive, or use a Slurm whose slurmrestd speaks that",
 				d->name, api->version,
 				d->min40 > 40 ? "v0.0.41 (Slurm 24.05) and later" :
 						"v0.0.40 (Slurm 23.11) and later");

@@ -409,7 +409,7 @@ static const struct vcase cases[] = {
 	  "r.yaml:4:21: sbatch_directives.begin: srtctl cannot pass the sbatch option --begin to "
 	  "SLURM: slurmrestd does not read #SBATCH lines, and srtctl sends only the options it "
 	  "maps to job description fields (constraint, cpus-per-gpu, cpus-per-task, dependency, "
-	  "exclude, gpus, gpus-per-node, gpus-per-task, gres, mail-type, mail-user, mem, "
+	  "exclude, gpus, gpus-per-node, gres, mail-type, mail-user, mem, "
 	  "mem-per-cpu, mem-per-gpu, no-requeue, nodelist, qos, requeue, reservation, segment); "
 	  "remove it, or ask for it to be added to that table (slurm/directives.c)" },
 	{ "a memory size that is not one", AGG_Y "sbatch_directives: {mem: 16GB}\n", 1,
