@@ -202,12 +202,78 @@ static void test_refused(void **state)
 	assert_non_null(strstr(f->d.items[f->d.n - 1].msg, "needs a job name and a run directory"));
 }
 
+/*
+ * The job's directives: the cluster switches, default_sbatch_directives, then
+ * the recipe's, a later one replacing an earlier one of its group.
+ */
+static void test_job_props(void **state)
+{
+	struct fx *f = *state;
+	struct srt_env_var defaults[] = {
+		{ .name = "mem", .value = "1G" },
+		{ .name = "constraint", .value = "ib" },
+	};
+	struct srt_job_props jp;
+	struct srt_job_spec spec = { 0 };
+	static const char *const want[][3] = {
+		{ "segment", "2", "use_segment_sbatch_directive" },
+		{ "constraint", "ib", "default_sbatch_directives" },
+		{ "mem-per-cpu", "100", "recipe" },
+		{ "gres", "gpu:2", "recipe" },
+	};
+
+	f->cl.default_sbatch_directives = (struct srt_env){ defaults, 2 };
+	f->cl.use_exclusive_sbatch_directive = 0;
+	plan_of(f, "name: p\n"
+		   "engine: sglang\n"
+		   "resources: {gpus_per_node: 2}\n"
+		   "slurm:\n"
+		   "  time_limit: '1-00:00:30'\n"
+		   "  directives: {mem-per-cpu: '100', gres: 'gpu:2'}\n"
+		   "roles:\n"
+		   "  agg: {nodes: 2}\n");
+	srt_script_job_props(f->plan, &jp);
+	assert_int_equal(jp.ndirectives, 4);
+	for (size_t i = 0; i < 4; i++) {
+		assert_string_equal(jp.directives[i].name, want[i][0]);
+		assert_string_equal(jp.directives[i].value, want[i][1]);
+		assert_string_equal(jp.sources[i], want[i][2]);
+		assert_true(jp.directives[i].optional == (i == 0));
+	}
+	/* The cluster switch decides exclusivity when the recipe does not. */
+	assert_false(jp.exclusive);
+	assert_int_equal(srt_script_job_spec(&jp, &spec), 0);
+	assert_int_equal(spec.time_limit, 1441);
+	assert_int_equal(spec.nodes, 2);
+	assert_int_equal(spec.ndirectives, 4);
+	srt_script_job_props_release(&jp);
+
+	/* The recipe's slurm.exclusive wins; switches off leave only the recipe's. */
+	f->cl.use_gpus_per_node_directive = false;
+	f->cl.use_segment_sbatch_directive = false;
+	f->cl.default_sbatch_directives.n = 0;
+	srt_plan_free(f->plan);
+	f->plan = NULL;
+	srt_compiled_release(&f->comp);
+	plan_of(f, "name: p\n"
+		   "engine: sglang\n"
+		   "slurm: {exclusive: true, directives: {c: '4'}}\n"
+		   "roles:\n"
+		   "  agg: {}\n");
+	srt_script_job_props(f->plan, &jp);
+	assert_true(jp.exclusive);
+	assert_int_equal(jp.ndirectives, 1);
+	assert_string_equal(jp.directives[0].name, "cpus-per-task");
+	srt_script_job_props_release(&jp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_header, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_runs_the_agent, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_refused, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_job_props, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
