@@ -236,9 +236,54 @@ static void print_proc(FILE *out, const struct srt_runplan *p, size_t idx)
 	srt_buf_release(&b);
 }
 
-static void print_job(FILE *out, const struct srt_cli_job *j)
+/*
+ * The job object srtctl POSTs to slurmrestd's job/submit for run j, per API
+ * version: the cluster config's pinned version, else every version srtctl
+ * speaks.  Each maps to the "job" object (its "script" left out: job.sh is
+ * shown whole) or to {"error": why it cannot be sent}.
+ */
+static json_t *sent_jobs(const struct srt_cli_job *j, const struct srt_cluster *cl)
+{
+	const char *const *all = srt_slurm_supported_versions();
+	const char *pinned[2] = { cl ? cl->slurmrestd.api_version : NULL, NULL };
+	const char *const *vs = pinned[0] && *pinned[0] ? pinned : all;
+	json_t *out = json_object();
+	struct srt_job_spec spec = { 0 };
+
+	(void)srt_script_job_spec(&j->props, &spec);
+	spec.name = j->run_name;
+	spec.comment = "srtctl:<run-uid>:1";
+	spec.script = j->script;
+	spec.cwd = j->run_dir;
+	spec.stdout_path = j->output;
+	spec.stderr_path = j->output;
+	for (size_t i = 0; vs[i]; i++) {
+		struct srt_error err;
+		char *text = NULL;
+		json_t *body, *job;
+
+		if (srt_slurm_submit_body(vs[i], &spec, &text, &err) != 0) {
+			json_object_set_new(out, vs[i], json_pack("{s:s}", "error", err.msg));
+			continue;
+		}
+		body = json_loads(text, 0, NULL);
+		job = json_incref(json_object_get(body, "job"));
+		json_object_del(job, "script");
+		json_object_set_new(out, vs[i], job ? job : json_object());
+		json_decref(body);
+		free(text);
+	}
+	return out;
+}
+
+static void print_job(FILE *out, const struct srt_cli_job *j, const struct srt_cluster *cl)
 {
 	const struct srt_job_props *jp = &j->props;
+	json_t *sent = sent_jobs(j, cl);
+	const char *vs[16];
+	size_t n = 0;
+	const char *v;
+	json_t *job;
 
 	fputs("## Job (what the controller submits through slurmrestd)\n\n", out);
 	fprintf(out, "  name        %s\n", j->run_name);
@@ -252,11 +297,38 @@ static void print_job(FILE *out, const struct srt_cli_job *j)
 	fputs("  comment     srtctl:<run-uid>:1 (how the controller finds its job again)\n", out);
 	fprintf(out, "  directory   %s\n", j->run_dir);
 	fprintf(out, "  output      %s\n", j->output);
-	for (size_t i = 0; i < jp->directives->n; i++)
-		fprintf(out,
-			"  directive   --%s%s%s (in job.sh only: slurmrestd does not read #SBATCH lines)\n",
-			jp->directives->v[i].name, *jp->directives->v[i].value ? "=" : "",
-			jp->directives->v[i].value);
+	for (size_t i = 0; i < jp->ndirectives; i++)
+		fprintf(out, "  directive   --%s%s%s (from %s%s)\n", jp->directives[i].name,
+			*jp->directives[i].value ? "=" : "", jp->directives[i].value,
+			jp->sources[i],
+			jp->directives[i].optional ?
+				"; left out where the API version has no field" :
+				"");
+	fputs("\n  As sent to slurmrestd (POST job/submit; \"script\" is job.sh below):\n", out);
+	json_object_foreach(sent, v, job)
+	{
+		if (n < sizeof(vs) / sizeof(vs[0]))
+			vs[n++] = v;
+	}
+	/* Versions that get the same job object share a line. */
+	for (size_t a = 0; a < n; a++) {
+		char *text;
+
+		if (!vs[a])
+			continue;
+		job = json_object_get(sent, vs[a]);
+		fprintf(out, "  %s", vs[a]);
+		for (size_t b = a + 1; b < n; b++) {
+			if (vs[b] && json_equal(job, json_object_get(sent, vs[b]))) {
+				fprintf(out, ", %s", vs[b]);
+				vs[b] = NULL;
+			}
+		}
+		text = json_dumps(job, JSON_COMPACT | JSON_SORT_KEYS);
+		fprintf(out, ":\n    %s\n", text ? text : "?");
+		free(text);
+	}
+	json_decref(sent);
 	fprintf(out, "\n## job.sh (%s/job.sh)\n\n", j->run_dir);
 	fputs(j->script, out);
 }
@@ -273,7 +345,7 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 	if (r->model.path || r->model.container)
 		fprintf(out, "Model: %s, container %s\n\n", r->model.path ? r->model.path : "-",
 			r->model.container ? srt_render_job_container(r, p->cluster) : "-");
-	print_job(out, j);
+	print_job(out, j, p->cluster);
 	fputs("\n## Nodes\n\n", out);
 	for (size_t i = 0; i < l->nnodes; i++)
 		fprintf(out, "  %zu  %-20s %-24s%s%s\n", i, l->nodes[i].host, l->nodes[i].ip,
@@ -327,20 +399,26 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 	srt_arena_release(&a);
 }
 
-static json_t *job_json(const struct srt_cli_job *j)
+static json_t *job_json(const struct srt_cli_job *j, const struct srt_cluster *cl)
 {
 	const struct srt_job_props *jp = &j->props;
-	json_t *dirs = json_object();
+	json_t *dirs = json_object(), *list = json_array();
 
-	for (size_t i = 0; i < jp->directives->n; i++)
-		json_object_set_new(dirs, jp->directives->v[i].name,
-				    json_string(jp->directives->v[i].value));
-	return json_pack("{s:s, s:I, s:s?, s:s?, s:s?, s:b, s:s, s:s, s:s, s:o}", "name",
+	for (size_t i = 0; i < jp->ndirectives; i++) {
+		json_object_set_new(dirs, jp->directives[i].name,
+				    json_string(jp->directives[i].value));
+		json_array_append_new(
+			list, json_pack("{s:s, s:s, s:s, s:b}", "name", jp->directives[i].name,
+					"value", jp->directives[i].value, "from", jp->sources[i],
+					"optional", jp->directives[i].optional));
+	}
+	return json_pack("{s:s, s:I, s:s?, s:s?, s:s?, s:b, s:s, s:s, s:s, s:o, s:o, s:o}", "name",
 			 j->run_name, "nodes", (json_int_t)jp->nodes, "partition", jp->partition,
 			 "account", jp->account, "time_limit", jp->time_limit, "exclusive",
 			 jp->exclusive, "comment", "srtctl:<run-uid>:1",
 			 "current_working_directory", j->run_dir, "standard_output", j->output,
-			 "directives", dirs);
+			 "directives", dirs, "directive_list", list, "slurmrestd",
+			 sent_jobs(j, cl));
 }
 
 static json_t *to_json(const struct srt_recipe *r, const struct srt_plan *p,
@@ -358,7 +436,7 @@ static json_t *to_json(const struct srt_recipe *r, const struct srt_plan *p,
 	json_object_set_new(o, "model",
 			    json_pack("{s:s?, s:s?}", "path", r->model.path, "container",
 				      srt_render_job_container(r, p->cluster)));
-	json_object_set_new(o, "job", job_json(j));
+	json_object_set_new(o, "job", job_json(j, p->cluster));
 	json_object_set_new(o, "batch_script", json_string(script));
 	procs = json_object_get(plan, "processes");
 	for (size_t i = 0; i < json_array_size(procs); i++) {
