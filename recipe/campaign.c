@@ -1152,9 +1152,15 @@ size_t srt_campaign_expand(struct srt_campaign *c, struct srt_ydoc *tdoc,
 		for (size_t j = 0; j < local.n; j++) {
 			const struct srt_diag *g = &local.items[j];
 
+			const char *gfile = g->file;
+
 			if (g->level != SRT_DIAG_ERROR)
 				continue;
-			srt_diags_add(diags, SRT_DIAG_ERROR, g->file, g->line, g->col, g->path,
+			/* An axis value (or the key it added) sits in the campaign file. */
+			for (size_t k = 0; tdoc != c->doc && k < nax; k++)
+				if (vals[k]->line == g->line && vals[k]->col == g->col)
+					gfile = c->file;
+			srt_diags_add(diags, SRT_DIAG_ERROR, gfile, g->line, g->col, g->path,
 				      "[deployment %s %s] %s", d->name, d->axes, g->msg);
 		}
 		srt_diags_release(&local);
@@ -1244,4 +1250,276 @@ void srt_campaign_plan_release(struct srt_campaign_plan *p)
 	free(p->spec);
 	free(p->bench_params);
 	memset(p, 0, sizeof(*p));
+}
+
+/* ---- srt-slurm's sweep: ---- */
+
+struct sweep_use {
+	const char *key;		/* the sweep parameter */
+	const struct srt_ynode *values; /* its list */
+	const char *paths[16];		/* where "{key}" stands alone */
+	size_t npaths;
+	bool concurrency; /* used in benchmark.concurrencies */
+};
+
+struct sweep_ctx {
+	struct srt_ydoc *out;
+	struct srt_diags *d;
+	const char *file;
+	struct sweep_use *uses;
+	size_t nuses;
+};
+
+static void sweep_scan(struct sweep_ctx *sc, const struct srt_ynode *n, const char *path)
+{
+	if (n->kind == SRT_Y_MAP) {
+		for (size_t i = 0; i < n->n; i++) {
+			const char *k = n->pairs[i].key->str;
+
+			if (!*path && (!strcmp(k, "sweep") || !strcmp(k, "name")))
+				continue;
+			sweep_scan(sc, n->pairs[i].value,
+				   *path ? srt_arena_printf(&sc->out->arena, "%s.%s", path, k) : k);
+		}
+		return;
+	}
+	if (n->kind == SRT_Y_SEQ) {
+		for (size_t i = 0; i < n->n; i++)
+			sweep_scan(sc, n->items[i],
+				   srt_arena_printf(&sc->out->arena, "%s.%zu", path, i));
+		return;
+	}
+	for (size_t u = 0; n->str && u < sc->nuses; u++) {
+		struct sweep_use *use = &sc->uses[u];
+		const char *ph = srt_arena_printf(&sc->out->arena, "{%s}", use->key);
+
+		if (!strstr(n->str, ph))
+			continue;
+		if (strcmp(n->str, ph)) {
+			srt_diags_add(sc->d, SRT_DIAG_ERROR, sc->file, n->line, n->col, path,
+				      "'%s' holds %s inside a longer value; a campaign axis sets a "
+				      "whole value: write the value out for each case as a list "
+				      "under sweep (or by hand in the campaign's deployments.grid)",
+				      n->str, ph);
+			continue;
+		}
+		if (!strcmp(path, "benchmark.concurrencies") ||
+		    !strcmp(path, "benchmark.concurrencies.0")) {
+			use->concurrency = true;
+			continue;
+		}
+		if (srt_str_has_prefix(path, "benchmark.")) {
+			srt_diags_add(sc->d, SRT_DIAG_ERROR, sc->file, n->line, n->col, path,
+				      "%s sweeps the benchmark setting '%s'; a campaign's load "
+				      "says what the benchmark runs (shapes, concurrency): write "
+				      "the campaign's load by hand",
+				      ph, path);
+			continue;
+		}
+		if (use->npaths == sizeof(use->paths) / sizeof(use->paths[0])) {
+			srt_diags_add(
+				sc->d, SRT_DIAG_ERROR, sc->file, n->line, n->col, path,
+				"%s is used at more than 16 places; write the campaign by hand",
+				ph);
+			continue;
+		}
+		use->paths[use->npaths++] = path;
+	}
+}
+
+static struct srt_ynode *str_node(struct srt_ydoc *out, const char *s)
+{
+	return srt_ynode_new_str(out, s, true);
+}
+
+static void sweep_load(struct sweep_ctx *sc, struct srt_ynode *camp, const struct srt_ynode *bench,
+		       const struct srt_ynode *conc_values)
+{
+	static const char *const moved[] = {
+		"type", "isl", "osl", "concurrencies", "num_prompts_mult", "num_warmup_mult", NULL
+	};
+	struct srt_ynode *load = srt_ynode_new_map(sc->out), *b = srt_ynode_new_map(sc->out);
+	struct srt_ynode *shapes = srt_ynode_new_seq(sc->out), *shape = srt_ynode_new_map(sc->out);
+	struct srt_ynode *params = srt_ynode_new_map(sc->out);
+	const struct srt_ynode *isl = srt_ynode_get(bench, "isl"),
+			       *osl = srt_ynode_get(bench, "osl");
+	const char *type = srt_ynode_str(srt_ynode_get(bench, "type"));
+	const struct srt_ynode *at = bench ? bench : NULL;
+
+	if (!type || strcmp(type, "sa-bench")) {
+		srt_diags_add(sc->d, SRT_DIAG_ERROR, sc->file, at ? at->line : 1, at ? at->col : 1,
+			      "benchmark.type",
+			      "the sweep runs benchmark type '%s'; campaigns run sa-bench, "
+			      "vllm-bench or a custom command: write the campaign's benchmark by "
+			      "hand",
+			      type ? type : "(none)");
+		return;
+	}
+	if (!isl || !osl) {
+		srt_diags_add(sc->d, SRT_DIAG_ERROR, sc->file, at->line, at->col, "benchmark",
+			      "the sweep's benchmark has no isl/osl; a campaign needs load.shapes: "
+			      "add benchmark.isl and benchmark.osl and migrate again");
+		return;
+	}
+	srt_ynode_map_set(sc->out, shape, "isl", (struct srt_ynode *)isl);
+	srt_ynode_map_set(sc->out, shape, "osl", (struct srt_ynode *)osl);
+	srt_ynode_seq_push(sc->out, shapes, shape);
+	srt_ynode_map_set(sc->out, load, "shapes", shapes);
+	if (conc_values)
+		srt_ynode_map_set(sc->out, load, "concurrency", (struct srt_ynode *)conc_values);
+	else if (srt_ynode_get(bench, "concurrencies"))
+		srt_ynode_map_set(sc->out, load, "concurrency",
+				  srt_ynode_get(bench, "concurrencies"));
+	else
+		srt_diags_add(sc->d, SRT_DIAG_ERROR, sc->file, at->line, at->col,
+			      "benchmark.concurrencies",
+			      "the sweep's benchmark has no concurrencies; a campaign needs "
+			      "load.concurrency: add benchmark.concurrencies and migrate again");
+	if (srt_ynode_get(bench, "num_prompts_mult"))
+		srt_ynode_map_set(sc->out, load, "promptsPerConcurrency",
+				  srt_ynode_get(bench, "num_prompts_mult"));
+	if (srt_ynode_get(bench, "num_warmup_mult"))
+		srt_ynode_map_set(sc->out, load, "warmupPerConcurrency",
+				  srt_ynode_get(bench, "num_warmup_mult"));
+	srt_ynode_map_set(sc->out, camp, "load", load);
+	srt_ynode_map_set(sc->out, b, "tool", str_node(sc->out, "sa-bench"));
+	for (size_t i = 0; i < bench->n; i++) {
+		bool skip = false;
+
+		for (size_t k = 0; moved[k]; k++)
+			skip = skip || !strcmp(moved[k], bench->pairs[i].key->str);
+		if (!skip)
+			srt_ynode_map_set(sc->out, params, bench->pairs[i].key->str,
+					  bench->pairs[i].value);
+	}
+	if (params->n)
+		srt_ynode_map_set(sc->out, b, "params", params);
+	srt_ynode_map_set(sc->out, camp, "benchmark", b);
+}
+
+struct srt_ynode *srt_campaign_from_sweep(struct srt_ydoc *out, const struct srt_ynode *recipe,
+					  const char *file, struct srt_diags *diags)
+{
+	struct sweep_ctx sc = { out, diags, file, NULL, 0 };
+	const struct srt_ynode *sweep = srt_ynode_get(recipe, "sweep"), *params = sweep;
+	const struct srt_ynode *bench = srt_ynode_get(recipe, "benchmark"), *conc = NULL;
+	const char *mode = "grid", *name = srt_ynode_str(srt_ynode_get(recipe, "name"));
+	struct srt_ynode *camp, *tmpl, *deps, *grid, *zips;
+	size_t before = diags->nerrors;
+
+	if (!sweep || sweep->kind != SRT_Y_MAP || !sweep->n) {
+		srt_diags_add(diags, SRT_DIAG_ERROR, file, sweep ? sweep->line : 1,
+			      sweep ? sweep->col : 1, "sweep",
+			      "'sweep' must be a mapping {parameter: [values]}");
+		return NULL;
+	}
+	if (srt_ynode_get(sweep, "parameters")) {
+		/* srt-slurm's SweepConfig: {mode: zip|grid, parameters: {...}} */
+		params = srt_ynode_get(sweep, "parameters");
+		mode = srt_ynode_str(srt_ynode_get(sweep, "mode"));
+		mode = mode ? mode : "zip";
+		if (!params || params->kind != SRT_Y_MAP ||
+		    (strcmp(mode, "zip") && strcmp(mode, "grid"))) {
+			srt_diags_add(
+				diags, SRT_DIAG_ERROR, file, sweep->line, sweep->col, "sweep",
+				"sweep.parameters must be a mapping and sweep.mode zip or grid");
+			return NULL;
+		}
+	}
+	sc.uses = srt_arena_alloc(&out->arena, params->n * sizeof(*sc.uses));
+	for (size_t i = 0; i < params->n; i++) {
+		const struct srt_ynode *v = params->pairs[i].value;
+
+		if (v->kind != SRT_Y_SEQ || !v->n) {
+			srt_diags_add(diags, SRT_DIAG_ERROR, file, v->line, v->col, "sweep",
+				      "sweep parameter '%s' must be a non-empty list of values",
+				      params->pairs[i].key->str);
+			continue;
+		}
+		sc.uses[sc.nuses].key = params->pairs[i].key->str;
+		sc.uses[sc.nuses++].values = v;
+	}
+	sweep_scan(&sc, recipe, "");
+	for (size_t u = 0; u < sc.nuses; u++) {
+		const struct sweep_use *use = &sc.uses[u];
+
+		if (use->concurrency && use->npaths)
+			srt_diags_add(
+				diags, SRT_DIAG_ERROR, file, use->values->line, use->values->col,
+				"sweep",
+				"'{%s}' is both a concurrency and a deployment setting (%s); a "
+				"campaign keeps them apart: write it by hand",
+				use->key, use->paths[0]);
+		else if (use->concurrency && !strcmp(mode, "zip") && sc.nuses > 1)
+			srt_diags_add(
+				diags, SRT_DIAG_ERROR, file, use->values->line, use->values->col,
+				"sweep",
+				"'{%s}' (a concurrency) is zipped with deployment settings; a "
+				"campaign runs every concurrency in every deployment: write it "
+				"by hand",
+				use->key);
+		else if (use->concurrency)
+			conc = use->values;
+		else if (!use->npaths)
+			srt_diags_add(diags, SRT_DIAG_WARNING, file, use->values->line,
+				      use->values->col, "sweep",
+				      "sweep parameter '%s' is used nowhere ('{%s}' appears in no "
+				      "value); it is left out of the campaign",
+				      use->key, use->key);
+	}
+	if (diags->nerrors != before)
+		return NULL;
+	camp = srt_ynode_new_map(out);
+	srt_ynode_map_set(out, camp, "kind", str_node(out, "Campaign"));
+	srt_ynode_map_set(out, camp, "name", str_node(out, name ? name : "campaign"));
+	tmpl = srt_ynode_new_map(out);
+	for (size_t i = 0; i < recipe->n; i++)
+		if (strcmp(recipe->pairs[i].key->str, "sweep") &&
+		    strcmp(recipe->pairs[i].key->str, "benchmark"))
+			srt_ynode_map_set(out, tmpl, recipe->pairs[i].key->str,
+					  recipe->pairs[i].value);
+	srt_ynode_map_set(out, camp, "template", tmpl);
+	deps = srt_ynode_new_map(out);
+	grid = srt_ynode_new_map(out);
+	zips = srt_ynode_new_seq(out);
+	if (!strcmp(mode, "zip")) {
+		struct srt_ynode *g = srt_ynode_new_map(out);
+
+		for (size_t u = 0; u < sc.nuses; u++)
+			for (size_t p = 0; p < sc.uses[u].npaths; p++)
+				srt_ynode_map_set(out, g, sc.uses[u].paths[p],
+						  (struct srt_ynode *)sc.uses[u].values);
+		if (g->n)
+			srt_ynode_seq_push(out, zips, g);
+	}
+	for (size_t u = 0; strcmp(mode, "zip") && u < sc.nuses; u++) {
+		const struct sweep_use *use = &sc.uses[u];
+		struct srt_ynode *g;
+
+		if (use->npaths == 1) {
+			srt_ynode_map_set(out, grid, use->paths[0],
+					  (struct srt_ynode *)use->values);
+			continue;
+		}
+		if (!use->npaths)
+			continue;
+		g = srt_ynode_new_map(out);
+		for (size_t p = 0; p < use->npaths; p++)
+			srt_ynode_map_set(out, g, use->paths[p], (struct srt_ynode *)use->values);
+		srt_ynode_seq_push(out, zips, g);
+	}
+	if (grid->n)
+		srt_ynode_map_set(out, deps, "grid", grid);
+	if (zips->n)
+		srt_ynode_map_set(out, deps, "zip", zips);
+	if (deps->n)
+		srt_ynode_map_set(out, camp, "deployments", deps);
+	if (!bench || bench->kind != SRT_Y_MAP) {
+		srt_diags_add(diags, SRT_DIAG_ERROR, file, recipe->line, recipe->col, "benchmark",
+			      "the sweep recipe has no benchmark section; a campaign needs one "
+			      "(benchmark.type sa-bench with isl, osl and concurrencies)");
+		return NULL;
+	}
+	sweep_load(&sc, camp, bench, conc);
+	return diags->nerrors == before ? camp : NULL;
 }

@@ -234,4 +234,22 @@ int srt_campaign_parse_concurrency(struct srt_ydoc *doc, const struct srt_ynode 
 				   const char *path, int64_t **out, size_t *n,
 				   struct srt_diags *diags);
 
+/*
+ * srt-slurm's `sweep:` as a campaign.  `recipe` is a v2 recipe mapping with
+ * a top-level `sweep` (srt-slurm 2.0: {name: [values]}, a Cartesian product;
+ * or {mode: grid|zip, parameters: {name: [values]}}).  Every string that is
+ * exactly "{name}" becomes an axis at its path (a name used at several paths
+ * zips them); a name used in benchmark.concurrencies becomes
+ * load.concurrency.  benchmark.isl/osl become load.shapes,
+ * num_prompts_mult/num_warmup_mult the per-concurrency multipliers, the
+ * benchmark type the tool (sa-bench only) and its other keys its params;
+ * the template is the recipe without `sweep` and `benchmark`.  Returns the
+ * campaign's root (built in `out`; it may share nodes with `recipe`, so emit
+ * it while both documents live), or NULL after adding errors to diags at
+ * `file` (a placeholder inside a longer string, a benchmark srtctl has no
+ * adapter for, missing isl/osl): what a campaign cannot express is refused.
+ */
+struct srt_ynode *srt_campaign_from_sweep(struct srt_ydoc *out, const struct srt_ynode *recipe,
+					  const char *file, struct srt_diags *diags);
+
 #endif
