@@ -2,7 +2,7 @@
 # tests/cli/test_campaign.sh: campaigns (kind: Campaign) through the CLI on a
 # temporary SQLite database: apply (all or nothing, generations, --dry-run
 # with the point table and the node-hours estimate), point identity across
-# re-applies, get campaigns / get points (-o json, csv), describe, delete,
+# re-applies, diff, get campaigns / get points (-o json, csv), describe, delete,
 # strict errors with file:line:col, and the sweep refusal naming migrate.
 set -euo pipefail
 : "${SRTCTL:?set SRTCTL to the srtctl binary}"
@@ -64,6 +64,13 @@ jq -r '.items[].point_id' out | sort >ids2
 [[ $(jq '[.items[] | select(.concurrency == 16)] | length' out) == 2 ]] || fail "conc 16"
 run 0 "$SRTCTL" apply -f c.yaml --db "$DB"
 grep -q 'campaign/sweep1 unchanged' out || fail "unchanged: $(cat out)"
+
+# diff: a campaign against what was applied (its template file inlined).
+run 0 "$SRTCTL" diff -f c.yaml --db "$DB"
+write_campaign 4x8x32
+run 1 "$SRTCTL" diff -f c.yaml --db "$DB"
+grep -qx -- '-    "concurrency": "4x8x16",' out || fail "diff: $(cat out)"
+grep -qx -- '+    "concurrency": "4x8x32",' out || fail "diff: $(cat out)"
 
 # Back to two concurrencies: the 16s are removed (kept in the database, not listed).
 write_campaign 4x8
