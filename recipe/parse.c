@@ -1278,6 +1278,21 @@ static const char *const owned_keys[] = { "name",	 "schema",   "engine",
 					  "environment", "frontend", "benchmark",
 					  NULL };
 
+/* "dir/x.yaml" -> "dir/x.campaign.yaml": where migrate may write a sweep's campaign. */
+static const char *sweep_output(struct pctx *c, const char *file)
+{
+	size_t n;
+
+	if (!file || !strcmp(file, "-"))
+		return "CAMPAIGN.yaml";
+	n = strlen(file);
+	if (n > 5 && !strcmp(file + n - 5, ".yaml"))
+		n -= 5;
+	else if (n > 4 && !strcmp(file + n - 4, ".yml"))
+		n -= 4;
+	return srt_arena_printf(c->a, "%.*s.campaign.yaml", (int)n, file);
+}
+
 struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode *root,
 				    const char *default_name, struct srt_diags *diags)
 {
@@ -1368,11 +1383,11 @@ struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode
 		if (!strcmp(key, "sweep")) {
 			/* Ignoring it would run one job with {placeholders} left in. */
 			err(&c, p->key, key,
-			    "srtctl cannot yet run sweeps: srt-slurm submits one job per combination "
-			    "of the 'sweep' values, srtctl runs one job per recipe, so this recipe "
-			    "would run once with its {placeholders} left in. To run one point, "
-			    "replace each {placeholder} with one of its values and delete 'sweep:'; "
-			    "or wait for campaigns, which will run sweeps");
+			    "srtctl runs a sweep as a campaign: srt-slurm submits one job per "
+			    "combination of the 'sweep' values, and this recipe alone would run "
+			    "once with its {placeholders} left in. Write the campaign with: srtctl "
+			    "migrate -f %s -o %s, then apply that file",
+			    r->file ? r->file : "RECIPE.yaml", sweep_output(&c, r->file));
 			continue;
 		}
 		if (srt_schema_has_key(SRT_SCHEMA_TOP, key)) {

@@ -4,7 +4,8 @@
 # Each file of $SRT_V2_EXAMPLES_DIR either validates and dry-runs, or is
 # refused because it needs a stack srtctl does not run (Dynamo's etcd/NATS,
 # LMCache's server, a Ray cluster, TRT-LLM's Mooncake pool, the TileRT
-# engine) or a sweep (campaigns do not exist yet).  A refused file must say
+# engine) or a sweep (apply refuses it and names the migrate command that writes
+# its campaign; tests/cli/test_migrate.sh converts this example).  A refused file must say
 # so in at least one error, and none of its errors may be an unknown key:
 # every key srt-slurm accepts is known to srtctl.  Prints the counts.
 # Without the examples the test is skipped (exit 77).
@@ -26,7 +27,7 @@ unset SRTCTL_DB
 export SRTSLURM_CONFIG=
 
 stack='which srtctl does not run|is not run by srtctl|is not started by srtctl'
-stack+="|engine '[a-z]+' is not supported by srtctl|cannot yet run sweeps"
+stack+="|engine '[a-z]+' is not supported by srtctl|srtctl runs a sweep as a campaign"
 files=0 ran=0 refused=0
 failures=()
 for f in "$DIR"/*.yaml; do

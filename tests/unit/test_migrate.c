@@ -503,35 +503,37 @@ static void test_sweep(void **state)
 	struct srt_ydoc *got;
 
 	(void)state;
-	expect_error(
-		"name: s\n"
-		"backend:\n"
-		"  type: sglang\n"
-		"  sglang_config:\n"
-		"    decode: {cuda-graph-max-bs: '{bs}', tp: 8}\n"
-		"resources: {decode_nodes: 1, decode_workers: 1, prefill_nodes: 1,\n"
-		"            prefill_workers: 1}\n"
-		"benchmark: {type: sa-bench, concurrencies: '{conc}', isl: 1024}\n"
-		"sweep:\n"
-		"  bs: [8, 16]\n"
-		"  conc: [64, 128]\n",
-		"r.yaml:10:3: sweep: srtctl cannot yet express sweeps: srt-slurm submitted one "
-		"job per combination of the sweep values, srtctl runs one job per recipe, so "
-		"the migrated recipe would run once with the placeholders left in. Sweep keys: "
-		"bs, conc. Placeholders found: {bs} in "
-		"backend.sglang_config.decode.cuda-graph-max-bs, {conc} in "
-		"benchmark.concurrencies. Nothing was written. To run one point, replace each "
-		"{placeholder} with one of its values, delete 'sweep:' and migrate again; or "
-		"wait for campaigns, which will run sweeps");
+	/* A whole recipe's sweep is carried over for srtctl migrate to turn into a campaign. */
+	got = migrate_ok("name: s\n"
+			 "backend:\n"
+			 "  type: sglang\n"
+			 "  sglang_config:\n"
+			 "    decode: {cuda-graph-max-bs: '{bs}', tp: 8}\n"
+			 "resources: {decode_nodes: 1, decode_workers: 1, prefill_nodes: 1,\n"
+			 "            prefill_workers: 1}\n"
+			 "benchmark: {type: sa-bench, concurrencies: '{conc}', isl: 1024}\n"
+			 "sweep:\n"
+			 "  bs: [8, 16]\n"
+			 "  conc: [64, 128]\n",
+			 &d);
+	assert_non_null(srt_ynode_get(got->root, "sweep"));
+	assert_string_equal(
+		srt_ynode_str(srt_ynode_get(
+			srt_ynode_get(srt_ynode_get(srt_ynode_get(got->root, "roles"), "decode"),
+				      "args"),
+			"cuda-graph-max-bs")),
+		"{bs}");
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
 	/* In a variant file's base too. */
 	expect_error("base:\n  name: b\n  backend: {type: sglang}\n  sweep: {x: [1]}\n"
 		     "zip_override_a: {name: [c]}\n",
-		     "r.yaml:4:10: base.sweep: srtctl cannot yet express sweeps: srt-slurm "
-		     "submitted one job per combination of the sweep values, srtctl runs one job "
-		     "per recipe, so the migrated recipe would run once with the placeholders left "
-		     "in. Sweep keys: x. Placeholders found: none. Nothing was written. To run one "
-		     "point, replace each {placeholder} with one of its values, delete 'sweep:' "
-		     "and migrate again; or wait for campaigns, which will run sweeps");
+		     "r.yaml:4:10: base.sweep: srtctl cannot express a sweep inside a variant "
+		     "file: srt-slurm submitted one job per combination of the sweep values, and a "
+		     "campaign sweeps one recipe. Sweep keys: x. Placeholders found: none. Nothing "
+		     "was written. Split the variants into files of their own (each with its "
+		     "sweep) and migrate each: srtctl then writes the campaign (kind: Campaign) "
+		     "that runs the sweep");
 
 	/* A concurrency ladder is one sa-bench job in srt-slurm: kept as written. */
 	got = migrate_ok("backend: {type: sglang}\n"
