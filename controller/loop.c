@@ -75,16 +75,22 @@ int srt_controller_run(struct srt_controller *c, const struct srt_controller_loo
 		struct srt_pass_stats st;
 		int prc = srt_controller_pass(c, &st, err);
 
+		int64_t next = loop->once ?
+				       0 :
+				       srt_controller_backoff_ms(loop->interval_ms,
+								 srt_controller_slurm_failures(c));
+
 		if (loop->on_pass)
 			loop->on_pass(loop->arg, prc, &st, err);
+		if (loop->after_pass)
+			loop->after_pass(loop->arg, prc, &st, next);
 		if (loop->once) {
 			rc = prc;
 			break;
 		}
 		if (stop_requested)
 			break;
-		wait(loop->arg, srt_controller_backoff_ms(loop->interval_ms,
-							  srt_controller_slurm_failures(c)));
+		wait(loop->arg, next);
 		if (stop_requested)
 			break;
 	}

@@ -24,6 +24,11 @@
  *     trtllm: [trtllm-serve]
  *     mocker: [python3, -m, dynamo.mocker]
  *     srtctl: [srtctl]
+ *   notify:                         # the controller's notifications (docs/operations.md)
+ *     command: [/usr/local/bin/page-oncall]   # one JSON event on stdin
+ *     timeout: 30s                  # killed after this (by PID)
+ *     backoff: 5s                   # first retry; doubled per attempt, up to 10m
+ *     max_attempts: 10              # then the notification is Abandoned
  *
  * Every other key srt-slurm 0.3 or 2.0 documents for srtslurm.yaml
  * (use_gpus_per_node_directive, srtctl_root, reporting, default_mounts, ...)
@@ -74,6 +79,11 @@ struct srt_cluster {
 		int timeout_seconds;
 	} slurmrestd;
 	struct srt_argv commands[SRT_CMD_COUNT];
+	struct {
+		struct srt_argv command; /* n == 0: no notify command configured */
+		int64_t timeout_ms, backoff_ms;
+		int max_attempts;
+	} notify;
 };
 
 /* Fill *c with the built-in defaults (no allocation). */
