@@ -79,22 +79,28 @@ static void print_start(void *arg)
 		p->url, p->root, p->http ? ", http on " : "", p->http ? p->listen : "");
 }
 
-/* After each pass: notifications (one non-blocking step), then the numbers for /metrics. */
+/* One non-blocking step of the notifier: settle the running command, start the next. */
+static void notify_step(void *arg)
+{
+	struct printer *p = arg;
+	struct srt_notify_step ns;
+	struct srt_error err;
+
+	if (!p->notifier)
+		return;
+	if (srt_notifier_step(p->notifier, p->store, srt_store_now(p->store), &ns, &err) != 0)
+		fprintf(stderr, "srtctl controller: notify: %s\n", err.msg);
+	p->loop.notifications_delivered += ns.delivered;
+	p->loop.notifications_failed += ns.failed;
+}
+
+/* After each pass: notifications, then the numbers for /metrics. */
 static void after_pass(void *arg, int rc, const struct srt_pass_stats *st, int64_t next_wait_ms)
 {
 	struct printer *p = arg;
 	struct srt_slurm_stats ss;
 
-	if (p->notifier) {
-		struct srt_notify_step ns;
-		struct srt_error err;
-
-		if (srt_notifier_step(p->notifier, p->store, srt_store_now(p->store), &ns, &err) !=
-		    0)
-			fprintf(stderr, "srtctl controller: notify: %s\n", err.msg);
-		p->loop.notifications_delivered += ns.delivered;
-		p->loop.notifications_failed += ns.failed;
-	}
+	notify_step(p);
 	if (!p->http)
 		return;
 	srt_metrics_loop_observe(&p->loop, rc == 0, st->usec);
@@ -305,6 +311,7 @@ int srt_cmd_controller(int argc, char **argv)
 							      .on_start = print_start,
 							      .on_pass = print_pass,
 							      .after_pass = after_pass,
+							      .idle = notify_step,
 							      .arg = &pr },
 			       &err) != 0) {
 		rc = SRT_EXIT_USAGE; /* a --once pass failed (a database error) */

@@ -108,6 +108,13 @@ struct srt_controller_loop {
 	 * a stop request.  Tests pass their own (no wall time).
 	 */
 	void (*sleep_ms)(void *arg, int64_t ms);
+	/*
+	 * With the default sleep: called about every 200 ms while the loop
+	 * waits between passes (however long the back-off), for hooked work
+	 * that must not wait for the next pass (a notifier's timeout); it must
+	 * not block.  May be NULL.
+	 */
+	void (*idle)(void *arg);
 	void *arg;
 };
 

@@ -36,12 +36,11 @@ int64_t srt_controller_backoff_ms(int64_t interval_ms, int slurm_failures)
 	return wait;
 }
 
-/* Sleep `ms`, waking every 200 ms to notice a stop request. */
-static void sleep_ms(void *arg, int64_t ms)
+/* Sleep `ms`, waking every 200 ms to notice a stop request and to call the idle hook. */
+static void sleep_ms(const struct srt_controller_loop *loop, int64_t ms)
 {
 	int64_t until = srt_monotonic_ms() + ms;
 
-	(void)arg;
 	while (!stop_requested) {
 		int64_t left = until - srt_monotonic_ms();
 		struct timespec ts;
@@ -53,13 +52,14 @@ static void sleep_ms(void *arg, int64_t ms)
 		ts.tv_sec = left / 1000;
 		ts.tv_nsec = (left % 1000) * 1000000;
 		nanosleep(&ts, NULL);
+		if (loop->idle && !stop_requested)
+			loop->idle(loop->arg);
 	}
 }
 
 int srt_controller_run(struct srt_controller *c, const struct srt_controller_loop *loop,
 		       struct srt_error *err)
 {
-	void (*wait)(void *, int64_t) = loop->sleep_ms ? loop->sleep_ms : sleep_ms;
 	struct sigaction sa, old_term, old_int;
 	int rc = 0;
 
@@ -90,7 +90,10 @@ int srt_controller_run(struct srt_controller *c, const struct srt_controller_loo
 		}
 		if (stop_requested)
 			break;
-		wait(loop->arg, next);
+		if (loop->sleep_ms)
+			loop->sleep_ms(loop->arg, next);
+		else
+			sleep_ms(loop, next);
 		if (stop_requested)
 			break;
 	}
