@@ -114,7 +114,7 @@ static void after_pass(void *arg, int rc, const struct srt_pass_stats *st, int64
 	p->loop.slurm_requests = ss.requests;
 	p->loop.slurm_failures = ss.failures;
 	p->loop.last_pass_at = srt_store_now(p->store);
-	srt_http_server_publish(p->http, &p->loop, next_wait_ms, st->usec);
+	srt_http_server_publish(p->http, &p->loop, next_wait_ms);
 }
 
 /* After each pass: a failure always, the stats line when asked or when it acted. */

@@ -134,9 +134,8 @@ int srt_http_health(bool passed, int64_t age_ms, int64_t interval_ms, int64_t ne
 }
 
 void srt_http_server_publish(struct srt_http_server *srv, const struct srt_metrics_loop *loop,
-			     int64_t next_wait_ms, int64_t pass_usec)
+			     int64_t next_wait_ms)
 {
-	(void)pass_usec;
 	pthread_mutex_lock(&srv->mu);
 	srv->loop = *loop;
 	srv->passed = true;

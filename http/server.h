@@ -74,11 +74,11 @@ int srt_http_server_start(struct srt_http_server **out, const struct srt_http_co
 /* The port bound (the kernel's choice for port 0). */
 uint16_t srt_http_server_port(const struct srt_http_server *srv);
 /*
- * After each pass: the loop's numbers so far, the wait before the next pass
- * and how long this pass took.  Copies; never blocks for long.
+ * After each pass: the loop's numbers so far and the wait before the next
+ * pass.  Copies; never blocks for long.
  */
 void srt_http_server_publish(struct srt_http_server *srv, const struct srt_metrics_loop *loop,
-			     int64_t next_wait_ms, int64_t pass_usec);
+			     int64_t next_wait_ms);
 /* Stop serving (waits for the server thread), close its connection, free (NULL: no-op). */
 void srt_http_server_stop(struct srt_http_server *srv);
 
