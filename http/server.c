@@ -276,10 +276,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 				  "method %s not allowed: this server is read-only (GET, HEAD)",
 				  method);
 	if (*req_cls == NULL) { /* headers only so far */
+		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+							     MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+		/* Refused before it is read: this server takes no request bodies. */
+		if ((cl && strcmp(cl, "0") != 0) ||
+		    MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						MHD_HTTP_HEADER_TRANSFER_ENCODING))
+			return reply_text(conn, MHD_HTTP_CONTENT_TOO_LARGE,
+					  "a %s request has no body here", method);
 		*req_cls = &started;
 		return MHD_YES;
 	}
-	if (*upload_data_size) { /* a body on a GET: ignored */
+	if (*upload_data_size) { /* cannot happen (refused above); never read it */
 		*upload_data_size = 0;
 		return MHD_YES;
 	}

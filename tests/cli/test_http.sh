@@ -3,7 +3,8 @@
 # SLURM (slurmrestd unreachable on the discard port), as a user would see it:
 #   - the start line names the port the kernel chose for --listen 127.0.0.1:0;
 #   - /healthz and /readyz answer 200 once a pass ended; POST is 405 with
-#     Allow, an unknown path 404, HEAD has no body;
+#     Allow, an unknown path 404, HEAD has no body; oversized headers are 431,
+#     a long URL 414, a GET with a body 413;
 #   - /metrics is scraped by a real Prometheus (Debian's package, 1 s
 #     interval) and the expected series come back through its HTTP API;
 #   - the status page, fetched and rendered by headless Chromium, shows a
@@ -106,6 +107,19 @@ for line in body.splitlines():
             if name.endswith(suffix) and name[: -len(suffix)] in declared:
                 base_name = name[: -len(suffix)]
         assert base_name in declared, line
+# Bounded requests: headers over the memory limit, a long URL, a body on a GET.
+import http.client
+host, port = base[len("http://"):].split(":")
+def raw(path, headers={}, body=None):
+    c = http.client.HTTPConnection(host, int(port), timeout=10)
+    c.request("GET", path, body=body, headers=headers)
+    r = c.getresponse()
+    r.read()
+    c.close()
+    return r.status
+assert raw("/", {"X-Big": "a" * 40000}) == 431
+assert raw("/" + "a" * 40000) == 414
+assert raw("/metrics", body=b"x" * 100000) == 413
 code, h, body = req("/")
 assert code == 200 and "&lt;script&gt;alert(1)&lt;/script&gt;" in body, body
 assert "<script" not in body and "<img" not in body, body
