@@ -53,7 +53,8 @@ static const char usage_text[] =
 	"are sent to notify.command as one JSON event on stdin (see docs/operations.md).\n"
 	"\n"
 	"Exit codes: 0 stopped by a signal (or --once done), 1 cannot run (invalid cluster\n"
-	"config, lock held, no slurmrestd configured), 2 usage or an I/O or database error\n"
+	"config, lock held, no slurmrestd configured, the --listen address cannot be\n"
+	"bound), 2 usage or an I/O or database error\n"
 	"(the cluster config cannot be read, the database cannot be opened, a --once pass\n"
 	"failed).\n";
 

@@ -300,7 +300,7 @@ int srt_http_server_start(struct srt_http_server **out, const struct srt_http_co
 {
 	struct srt_http_server *srv = srt_xcalloc(1, sizeof(*srv));
 	const union MHD_DaemonInfo *info;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL; /* errors: ours */
 
 	*out = NULL;
 	pthread_mutex_init(&srv->mu, NULL);

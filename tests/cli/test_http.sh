@@ -9,7 +9,8 @@
 #     interval) and the expected series come back through its HTTP API;
 #   - the status page, fetched and rendered by headless Chromium, shows a
 #     hostile recipe name and event message as text, never as markup;
-#   - a non-loopback --listen is refused without --listen-public.
+#   - a non-loopback --listen is refused without --listen-public, a port in
+#     use with exit 1.
 # Prometheus and Chromium are installed by scripts/install-deps: when either
 # is missing the test fails (it does not skip).
 set -euo pipefail
@@ -61,6 +62,9 @@ for _ in $(seq 1 600); do
 done
 [[ -n $port && $port != 0 ]] || fail "no 'http on 127.0.0.1:PORT' in the start line: $(cat ctl.log)"
 base="http://127.0.0.1:$port"
+# Another controller (another database) cannot take the same port: exit 1, saying why.
+run 1 "$SRTCTL" controller --db "$work/other.db" --url "$URL" --once --listen "127.0.0.1:$port"
+grep -q -- "--listen 127.0.0.1:$port: cannot listen there" err || fail "no bind error: $(cat err)"
 
 # The HTTP surface, through Python's client (no proxy).
 python3 - "$base" <<'PY' || fail "the HTTP endpoints do not answer as expected"
