@@ -241,6 +241,11 @@ int srt_metrics_render(struct srt_buf *b, struct srt_store *s, const struct srt_
 			 "type", NULL, err) != 0 ||
 	    count_family(b, s, SRT_COUNT_CAMPAIGN_STATE, "srtctl_campaigns", "Campaigns by state.",
 			 "state", NULL, err) != 0 ||
+	    count_family(b, s, SRT_COUNT_POINT_STATE, "srtctl_campaign_points",
+			 "Benchmark points of live campaigns by state.", "state",
+			 (const char *const[]){ "pending", "running", "done", "failed", "invalid",
+						NULL },
+			 err) != 0 ||
 	    count_family(b, s, SRT_COUNT_NOTIFICATION_STATE, "srtctl_notifications",
 			 "Notifications by delivery state.", "state", NOTIFY_STATES, err) != 0)
 		return -1;

@@ -27,6 +27,10 @@ static const char *const SQL_COUNTS[SRT_COUNT_KINDS] = {
 			      "NULL, count(*) FROM recipes GROUP BY 1 ORDER BY 1",
 	[SRT_COUNT_NOTIFICATION_STATE] =
 		"SELECT state, NULL, count(*) FROM notifications GROUP BY state ORDER BY 1",
+	[SRT_COUNT_POINT_STATE] = "SELECT p.state, NULL, count(*) FROM campaign_points p "
+				  "JOIN campaigns c ON c.id = p.campaign_id "
+				  "WHERE p.removed_at IS NULL AND c.deleted_at IS NULL "
+				  "GROUP BY p.state ORDER BY 1",
 };
 
 int srt_store_count(struct srt_store *s, enum srt_store_count what, struct srt_count_row **rows,

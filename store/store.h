@@ -435,6 +435,7 @@ enum srt_store_count {
 	SRT_COUNT_CAMPAIGN_STATE,     /* key: state (deleted campaigns left out) */
 	SRT_COUNT_RECIPES,	      /* key: "live" | "deleted" */
 	SRT_COUNT_NOTIFICATION_STATE, /* key: state */
+	SRT_COUNT_POINT_STATE,	      /* key: state (points of live campaigns, not removed) */
 	SRT_COUNT_KINDS,
 };
 struct srt_count_row {

@@ -157,6 +157,25 @@ static void test_metrics_document(void **state)
 	struct srt_buf b;
 
 	seed(f->s, "r\"1");
+	/* A campaign with one point done and one pending (as `apply` writes them). */
+	{
+		char *cmd = srt_xasprintf(
+			"sqlite3 '%s' \"INSERT INTO campaigns (uid, name, spec, created_at, "
+			"updated_at) VALUES ('c1', 'c', '{}', 1, 1); "
+			"INSERT INTO campaign_deployments (campaign_id, name, axes, spec, spec_hash, "
+			"nodes, position, generation, created_at, updated_at) "
+			"VALUES (1, 'c-1', '{}', '{}', 'h', 1, 1, 1, 1, 1); "
+			"INSERT INTO campaign_points (point_id, campaign_id, deployment_id, "
+			"deployment_spec_hash, seq, tool, params, isl, osl, concurrency, prompts, "
+			"warmup, repeat_idx, state, generation, created_at, updated_at) VALUES "
+			"('p1', 1, 1, 'h', 1, 'custom', '{}', 8, 8, 1, 10, 2, 0, 'done', 1, 1, 1), "
+			"('p2', 1, 1, 'h', 2, 'custom', '{}', 8, 8, 2, 20, 4, 0, 'pending', 1, 1, "
+			"1);\"",
+			f->db);
+
+		assert_int_equal(system(cmd), 0);
+		free(cmd);
+	}
 	l.listing_failures[3] = 2; /* UNREACHABLE */
 	srt_metrics_loop_observe(&l, true, 1000);
 	srt_buf_init(&b);
@@ -171,6 +190,9 @@ static void test_metrics_document(void **state)
 	assert_non_null(strstr(b.data, "srtctl_controller_passes_total{result=\"ok\"} 1\n"));
 	assert_non_null(
 		strstr(b.data, "srtctl_events{type=\"Normal\",reason=\"RecipeCreated\"} 1\n"));
+	assert_non_null(strstr(b.data, "srtctl_campaign_points{state=\"done\"} 1\n"));
+	assert_non_null(strstr(b.data, "srtctl_campaign_points{state=\"pending\"} 1\n"));
+	assert_non_null(strstr(b.data, "srtctl_campaign_points{state=\"failed\"} 0\n"));
 	/* The triggers queued two notifications. */
 	assert_non_null(strstr(b.data, "srtctl_notifications{state=\"Pending\"} 2\n"));
 	assert_non_null(
