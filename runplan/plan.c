@@ -152,6 +152,25 @@ static int proc_parse(struct srt_runplan *p, const json_t *o, struct srt_runplan
 	    strings(&p->arena, json_object_get(o, "argv"), &pr->argv, &pr->argc) < 0 || !pr->argc ||
 	    !*pr->argv[0])
 		return srt_error_set(err, "argv must be a non-empty list of strings");
+	pr->argv_runtime = srt_arena_alloc(&p->arena, (pr->argc + 1) * sizeof(bool));
+	memset(pr->argv_runtime, 0, (pr->argc + 1) * sizeof(bool));
+	{
+		const json_t *rt = json_object_get(o, "argv_runtime");
+		size_t i;
+		const json_t *ix;
+
+		if (rt && !json_is_array(rt))
+			return srt_error_set(err, "argv_runtime must be a list of argv indexes");
+		json_array_foreach(rt, i, ix)
+		{
+			if (!json_is_integer(ix) || json_integer_value(ix) < 0 ||
+			    (size_t)json_integer_value(ix) >= pr->argc)
+				return srt_error_set(
+					err, "argv_runtime[%zu] is not an index of argv", i);
+			pr->argv_runtime[json_integer_value(ix)] = true;
+		}
+	}
+	pr->model_mount = jstr(o, "model_mount");
 	pr->nenv = json_array_size(env);
 	pr->env_names = srt_arena_alloc(&p->arena, (pr->nenv + 1) * sizeof(char *));
 	pr->env_values = srt_arena_alloc(&p->arena, (pr->nenv + 1) * sizeof(char *));
@@ -457,6 +476,9 @@ int srt_runplan_bind(struct srt_runplan *p, const char *const *hosts, const char
 					     "process '%s': log file '%s' is not a plain file name "
 					     "once node names are filled in",
 					     pr->name, pr->log_file);
+		for (size_t k = 0; k < pr->argc; k++)
+			if (pr->argv_runtime[k])
+				pr->argv[k] = srt_runplan_subst(p, pr->argv[k]);
 		for (size_t k = 0; k < pr->nenv; k++)
 			if (pr->env_runtime[k])
 				pr->env_values[k] = srt_runplan_subst(p, pr->env_values[k]);

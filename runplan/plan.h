@@ -38,8 +38,15 @@ struct srt_runplan_proc {
 	int index, rank;	    /* workers; -1 otherwise */
 	const char *phase;	    /* before_workers | with_workers | after_frontend */
 	size_t node;
-	const char **argv; /* never substituted: recipe values are literal */
+	/*
+	 * Recipe values are literal and never substituted; only the words
+	 * srtctl built with layout placeholders (plan.json "argv_runtime": their
+	 * indexes, e.g. --dist-init-addr <decode_node_0_ip>:8300) are.
+	 */
+	const char **argv;
 	size_t argc;
+	bool *argv_runtime;
+	const char *model_mount; /* host model dir to mount at /model (pyxis), or NULL */
 	const char **env_names, **env_values; /* values substituted when flagged runtime */
 	bool *env_runtime;
 	size_t nenv;
@@ -110,7 +117,7 @@ int srt_runplan_load(struct srt_runplan *p, json_t *plan, struct srt_error *err)
  * Bind the layout: hosts[i] and ips[i] are node i's hostname and IP (n at
  * least p->nnodes), log_dir the absolute log directory.  Substitutes the
  * placeholders in process names, log files and runtime env values, sets
- * each process's host, ip, endpoint and env hash, and renders the
+ * each process's host, ip, endpoint and env hash, and the argv words flagged runtime, and renders the
  * store_config file (master_server_address with the infra IP).  Fails on
  * too few nodes, or a substituted log file name that leaves the log dir.
  */
