@@ -205,7 +205,6 @@ static const struct owned vllm_owned[] = {
 	{ "port", NULL, WHY_PORT },
 	{ "data-parallel-address", "dpa",
 	  "srtctl sets it to the worker's first node when data parallelism spans nodes" },
-	{ "data-parallel-rpc-port", "dpp", "srtctl assigns it (8400 + the worker's slot)" },
 	{ "data-parallel-start-rank", "dpr", "srtctl sets it on each node of a multi-node worker" },
 	{ "data-parallel-size-local", "dpl",
 	  "srtctl sets it from data-parallel-size and the nodes the worker spans" },
@@ -377,7 +376,10 @@ static void vllm_worker(struct srt_launch *o, struct srt_arena *a, const struct 
 
 		flag_int(o, a, "--data-parallel-size-local", local, why);
 		flag(o, a, "--data-parallel-address", leader_ip, why, true);
-		flag_int(o, a, "--data-parallel-rpc-port", SRT_LAUNCH_DP_RPC_PORT + w->slot, why);
+		/* A recipe's own RPC port wins (srt-slurm passes it after its own). */
+		if (!role_arg(ro, "data-parallel-rpc-port"))
+			flag_int(o, a, "--data-parallel-rpc-port", SRT_LAUNCH_DP_RPC_PORT + w->slot,
+				 why);
 		if (rank) {
 			word(o, a, "--headless", "a non-leader node runs engines, no API server",
 			     false);

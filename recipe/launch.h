@@ -19,7 +19,7 @@
  *   PD bootstrap      7200 + j    (SGLang prefill; unless the recipe sets its own)
  *   NCCL              17500 + j   (SGLang)
  *   dist-init         8300        (multi-node workers own their nodes)
- *   vLLM DP RPC       8400 + j
+ *   vLLM DP RPC       8400 + j    (unless the recipe sets its own)
  *   NIXL side channel 5400 + j    (vLLM prefill/decode)
  *   frontend          frontend.port (8000)
  */
