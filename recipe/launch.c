@@ -180,9 +180,9 @@ struct owned {
 	const char *why;
 };
 
-#define WHY_HOST                                                                                \
-	"srtctl binds every engine to 0.0.0.0 so the router and the readiness probe can reach " \
-	"it from other nodes"
+#define WHY_HOST                                                                             \
+	"srtctl binds every engine to its node's IP, the address the router, its peers and " \
+	"the readiness probe connect to"
 #define WHY_PORT                                                                           \
 	"srtctl gives each worker its own HTTP port (6100 + 32 per worker on a node) and " \
 	"points the router and the readiness probe at it"
@@ -267,6 +267,15 @@ const char *srt_launch_owned_flag(const struct srt_recipe *r, enum srt_role_kind
 
 /* ---- workers ---- */
 
+/*
+ * Not 0.0.0.0 (srt-slurm's choice): two workers of different nodes that
+ * share a host (the local test cluster's nodes are one machine's addresses)
+ * would collide, and the node IP is the one srtctl advertises anyway.
+ */
+#define WHY_HOST_WORD                                                                      \
+	"the node's IP (network_interface): what the router, peers and the probe connect " \
+	"to (SGLang binds 127.0.0.1 by default)"
+
 static const char *gpu_list(struct srt_arena *a, int first, int n)
 {
 	char *s = srt_arena_printf(a, "%d", first);
@@ -301,7 +310,8 @@ static void common_env(struct srt_launch *o, struct srt_arena *a, const struct s
 
 static void sglang_worker(struct srt_launch *o, struct srt_arena *a, const struct srt_recipe *r,
 			  const struct srt_lworker *w, int rank, const char *leader_ip,
-			  const char *model, const char *mwhy, const char *served)
+			  const char *self_ip, const char *model, const char *mwhy,
+			  const char *served)
 {
 	const struct srt_role *ro = &r->roles[w->role];
 	bool pd = w->role != SRT_ROLE_AGG;
@@ -313,10 +323,7 @@ static void sglang_worker(struct srt_launch *o, struct srt_arena *a, const struc
 		     "the name clients ask for: the first served-model-name of the roles' args, "
 		     "else the model directory's name",
 		     false);
-	flag(o, a, "--host", "0.0.0.0",
-	     "SGLang binds 127.0.0.1 by default; the router and the probe connect from other "
-	     "nodes",
-	     false);
+	flag(o, a, "--host", self_ip, WHY_HOST_WORD, true);
 	flag_int(o, a, "--port", rank ? 0 : o->port,
 		 rank ? "a non-leader rank serves no HTTP" :
 			"the worker's HTTP port: 6100 + 32 per worker leader on its node");
@@ -352,7 +359,8 @@ static void sglang_worker(struct srt_launch *o, struct srt_arena *a, const struc
 
 static void vllm_worker(struct srt_launch *o, struct srt_arena *a, const struct srt_recipe *r,
 			const struct srt_lworker *w, int rank, const char *leader_ip,
-			const char *model, const char *mwhy, const char *served)
+			const char *self_ip, const char *model, const char *mwhy,
+			const char *served)
 {
 	const struct srt_role *ro = &r->roles[w->role];
 	int dp = role_arg_int(ro, "data-parallel-size", 1);
@@ -366,7 +374,7 @@ static void vllm_worker(struct srt_launch *o, struct srt_arena *a, const struct 
 		     "else the model directory's name",
 		     false);
 	if (!rank) {
-		flag(o, a, "--host", "0.0.0.0", "reachable by the router and the probe", false);
+		flag(o, a, "--host", self_ip, WHY_HOST_WORD, true);
 		flag_int(o, a, "--port", o->port,
 			 "the worker's HTTP port: 6100 + 32 per worker leader on its node");
 	}
@@ -418,6 +426,8 @@ void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct
 		       const struct srt_lworker *w, int rank)
 {
 	const char *leader_ip = l->nodes[w->node].ip;
+	size_t self = w->node + (size_t)rank < l->nnodes ? w->node + (size_t)rank : w->node;
+	const char *self_ip = l->nodes[self].ip;
 	const char *model = srt_launch_model_arg(r, c, w->role);
 	const char *served = srt_launch_served_name(a, r);
 
@@ -428,10 +438,11 @@ void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct
 	if (model && !strcmp(model, SRT_CONTAINER_MODEL_DIR))
 		out->mount = r->model.path;
 	if (r->engine == SRT_ENGINE_SGLANG)
-		sglang_worker(out, a, r, w, rank, leader_ip, model, model_why(r, c, w->role),
-			      served);
+		sglang_worker(out, a, r, w, rank, leader_ip, self_ip, model,
+			      model_why(r, c, w->role), served);
 	else
-		vllm_worker(out, a, r, w, rank, leader_ip, model, model_why(r, c, w->role), served);
+		vllm_worker(out, a, r, w, rank, leader_ip, self_ip, model, model_why(r, c, w->role),
+			    served);
 	common_env(out, a, r, c, w);
 	if (rank) {
 		out->port = 0;
@@ -467,9 +478,8 @@ enum srt_frontend_kind srt_launch_frontend_kind(const struct srt_recipe *r, cons
 	} else if (!strcmp(t, "trtllm_serve") || !strcmp(t, "trtllm-serve") ||
 		   !strcmp(t, "atomesh") || !strcmp(t, "tilert-router")) {
 		k = SRT_FE_REFUSED;
-		w = "srtctl does not run this frontend (it belongs to an engine srtctl does not "
-		    "run); use srt-slurm, or write 'type: sglang-router', 'vllm-router', "
-		    "'sglang', 'vllm' or 'none'";
+		w = "this frontend belongs to an engine which srtctl does not run; use srt-slurm, "
+		    "or write 'type: sglang-router', 'vllm-router', 'sglang', 'vllm' or 'none'";
 	} else {
 		k = r->frontend.command.n ? SRT_FE_CUSTOM : SRT_FE_NONE;
 	}

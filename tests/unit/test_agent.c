@@ -306,7 +306,7 @@ static void test_step_argv_and_env_line(void **state)
 		"-m",
 		"sglang.launch_server",
 		"--host",
-		"0.0.0.0",
+		"10.0.0.1",
 		"--port",
 		"6100",
 		"--nccl-port",

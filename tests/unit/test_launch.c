@@ -135,13 +135,13 @@ static void test_seed_minimal_pd(void **state)
 	r = compile(f, seed_minimal);
 	av = argv_of(f, r, SRT_ROLE_PREFILL, 0, 0, NULL);
 	WANT(&av, "python3", "-m", "sglang.launch_server", "--model-path", "/model",
-	     "--served-model-name", "qwen3-32b", "--host", "0.0.0.0", "--port", "6100",
+	     "--served-model-name", "qwen3-32b", "--host", "<prefill_node_0_ip>", "--port", "6100",
 	     "--nccl-port", "17500", "--disaggregation-mode", "prefill",
 	     "--disaggregation-bootstrap-port", "7200", "--disaggregation-transfer-backend",
 	     "mooncake", "--tensor-parallel-size", "4");
 	av = argv_of(f, r, SRT_ROLE_DECODE, 0, 0, NULL);
 	WANT(&av, "python3", "-m", "sglang.launch_server", "--model-path", "/model",
-	     "--served-model-name", "qwen3-32b", "--host", "0.0.0.0", "--port", "6100",
+	     "--served-model-name", "qwen3-32b", "--host", "<decode_node_0_ip>", "--port", "6100",
 	     "--nccl-port", "17500", "--disaggregation-mode", "decode",
 	     "--disaggregation-transfer-backend", "mooncake", "--tensor-parallel-size", "4");
 
@@ -156,9 +156,10 @@ static void test_seed_minimal_pd(void **state)
 	assert_int_equal(ln.readiness.probes[0].kind, SRT_PROBE_HTTP);
 	assert_int_equal(ln.readiness.probes[0].port, 6100);
 	assert_string_equal(ln.readiness.probes[0].path, "/health");
+	/* Every word has a reason; only the node's IP is bound at run time. */
 	for (size_t i = 0; i < ln.nwords; i++) {
 		assert_non_null(ln.words[i].why);
-		assert_false(ln.words[i].runtime);
+		assert_int_equal(ln.words[i].runtime, i == 5);
 	}
 
 	/* Without containers the engine reads the host path; nothing is mounted. */
@@ -187,14 +188,14 @@ static void test_model_names(void **state)
 		"  decode: {}\n");
 	av = argv_of(f, r, SRT_ROLE_DECODE, 0, 0, NULL);
 	WANT(&av, "python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B",
-	     "--served-model-name", "qwen", "--host", "0.0.0.0", "--port", "6100", "--nccl-port",
-	     "17500", "--disaggregation-mode", "decode");
+	     "--served-model-name", "qwen", "--host", "<decode_node_0_ip>", "--port", "6100",
+	     "--nccl-port", "17500", "--disaggregation-mode", "decode");
 	/* The keys srtctl replaces are left out of the recipe's args (as srt-slurm does). */
 	av = argv_of(f, r, SRT_ROLE_PREFILL, 0, 0, NULL);
 	WANT(&av, "python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B",
-	     "--served-model-name", "qwen", "--host", "0.0.0.0", "--port", "6100", "--nccl-port",
-	     "17500", "--disaggregation-mode", "prefill", "--disaggregation-bootstrap-port",
-	     "7200");
+	     "--served-model-name", "qwen", "--host", "<prefill_node_0_ip>", "--port", "6100",
+	     "--nccl-port", "17500", "--disaggregation-mode", "prefill",
+	     "--disaggregation-bootstrap-port", "7200");
 	/* The model-path and nccl-port keys are warned about, served-model-name is not. */
 	assert_int_equal(f->d.nwarnings, 2);
 	assert_string_equal(srt_launch_served_name(&f->a, r), "qwen");
@@ -217,8 +218,8 @@ static void test_recipe_mode_and_bootstrap(void **state)
 	struct srt_argv av = argv_of(f, r, SRT_ROLE_PREFILL, 0, 0, NULL);
 	struct srt_launch fe;
 
-	WANT(&av, "python3", "-m", "sglang.launch_server", "--host", "0.0.0.0", "--port", "6100",
-	     "--nccl-port", "17500", "--disaggregation-mode", "prefill",
+	WANT(&av, "python3", "-m", "sglang.launch_server", "--host", "<prefill_node_0_ip>",
+	     "--port", "6100", "--nccl-port", "17500", "--disaggregation-mode", "prefill",
 	     "--disaggregation-bootstrap-port", "30001");
 	srt_launch_frontend(&fe, &f->a, r, &f->cl, &f->l);
 	assert_string_equal(fe.words[3].arg, "30001");
@@ -246,17 +247,17 @@ static void test_multinode_decode(void **state)
 	assert_int_equal(w->nnodes, 2);
 	assert_int_equal(w->gpus, 4);
 	WANT(&a0, "python3", "-m", "sglang.launch_server", "--model-path", "/m/M",
-	     "--served-model-name", "M", "--host", "0.0.0.0", "--port", "6100", "--nccl-port",
-	     "17500", "--disaggregation-mode", "decode", "--dist-init-addr",
+	     "--served-model-name", "M", "--host", "<decode_node_0_ip>", "--port", "6100",
+	     "--nccl-port", "17500", "--disaggregation-mode", "decode", "--dist-init-addr",
 	     "<decode_node_0_ip>:8300", "--nnodes", "2", "--node-rank", "0", "--tp", "8");
 	WANT(&a1, "python3", "-m", "sglang.launch_server", "--model-path", "/m/M",
-	     "--served-model-name", "M", "--host", "0.0.0.0", "--port", "0", "--nccl-port", "17500",
-	     "--disaggregation-mode", "decode", "--dist-init-addr", "<decode_node_0_ip>:8300",
-	     "--nnodes", "2", "--node-rank", "1", "--tp", "8");
-	/* Only the dist-init address holds a placeholder. */
+	     "--served-model-name", "M", "--host", "<decode_node_1_ip>", "--port", "0",
+	     "--nccl-port", "17500", "--disaggregation-mode", "decode", "--dist-init-addr",
+	     "<decode_node_0_ip>:8300", "--nnodes", "2", "--node-rank", "1", "--tp", "8");
+	/* Only the node's own IP and the dist-init address hold placeholders. */
 	for (size_t i = 0; i < a0.n; i++) {
-		assert_int_equal(rt0[i], i == 16);
-		assert_int_equal(rt1[i], i == 16);
+		assert_int_equal(rt0[i], i == 8 || i == 16);
+		assert_int_equal(rt1[i], i == 8 || i == 16);
 	}
 	/* The leader serves HTTP and is probed; the other rank is not. */
 	srt_launch_worker(&l0, &f->a, r, &f->cl, &f->l, w, 0);
@@ -290,6 +291,7 @@ static void test_multinode_bound(void **state)
 		fail_msg("bind: %s", err.msg);
 	d1 = srt_runplan_find(&f->rp, "decode_0_n3");
 	assert_non_null(d1);
+	assert_string_equal(d1->argv[8], "10.0.0.3");
 	assert_string_equal(d1->argv[16], "10.0.0.2:8300");
 	assert_string_equal(d1->argv[20], "1");
 	fe = srt_runplan_find(&f->rp, "frontend");
@@ -313,11 +315,11 @@ static void test_two_workers_one_node(void **state)
 
 	assert_int_equal(f->l.nnodes, 1);
 	WANT(&a0, "python3", "-m", "sglang.launch_server", "--model-path", "/m/M",
-	     "--served-model-name", "M", "--host", "0.0.0.0", "--port", "6100", "--nccl-port",
-	     "17500");
+	     "--served-model-name", "M", "--host", "<agg_node_0_ip>", "--port", "6100",
+	     "--nccl-port", "17500");
 	WANT(&a1, "python3", "-m", "sglang.launch_server", "--model-path", "/m/M",
-	     "--served-model-name", "M", "--host", "0.0.0.0", "--port", "6132", "--nccl-port",
-	     "17501");
+	     "--served-model-name", "M", "--host", "<agg_node_0_ip>", "--port", "6132",
+	     "--nccl-port", "17501");
 	srt_launch_worker(&l0, &f->a, r, &f->cl, &f->l, srt_layout_worker(&f->l, SRT_ROLE_AGG, 0),
 			  0);
 	srt_launch_worker(&l1, &f->a, r, &f->cl, &f->l, srt_layout_worker(&f->l, SRT_ROLE_AGG, 1),
@@ -366,9 +368,10 @@ static void test_vllm_dp_across_nodes(void **state)
 	struct srt_argv a0 = argv_of(f, r, SRT_ROLE_AGG, 0, 0, &rt);
 	struct srt_argv a1 = argv_of(f, r, SRT_ROLE_AGG, 0, 1, NULL);
 
-	WANT(&a0, "vllm", "serve", "/m/M", "--served-model-name", "M", "--host", "0.0.0.0",
+	WANT(&a0, "vllm", "serve", "/m/M", "--served-model-name", "M", "--host", "<agg_node_0_ip>",
 	     "--port", "6100", "--data-parallel-size-local", "4", "--data-parallel-address",
 	     "<agg_node_0_ip>", "--data-parallel-rpc-port", "8400", "--data-parallel-size", "8");
+	assert_true(rt[6]);
 	assert_true(rt[12]);
 	WANT(&a1, "vllm", "serve", "/m/M", "--served-model-name", "M", "--data-parallel-size-local",
 	     "4", "--data-parallel-address", "<agg_node_0_ip>", "--data-parallel-rpc-port", "8400",
@@ -481,7 +484,7 @@ static void test_conflicts(void **state)
 		  "sets --port, which srtctl owns: srtctl gives each worker its own HTTP port" },
 		{ "engine: sglang\nroles: {agg: {args: {host: 127.0.0.1}}}\n",
 		  "roles.agg.args.host",
-		  "sets --host, which srtctl owns: srtctl binds every engine to 0.0.0.0" },
+		  "sets --host, which srtctl owns: srtctl binds every engine to its node's IP" },
 		{ "engine: sglang\nroles: {agg: {args: {dist-init-addr: 'a:1'}}}\n",
 		  "roles.agg.args.dist-init-addr", "sets --dist-init-addr, which srtctl owns" },
 		{ "engine: sglang\nroles: {agg: {args: {nccl-init-addr: 'a:1'}}}\n",
@@ -509,7 +512,8 @@ static void test_conflicts(void **state)
 		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo}\n", "frontend.type",
 		  "'dynamo': Dynamo's frontend needs Dynamo's workers, etcd and NATS" },
 		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: trtllm_serve}\n",
-		  "frontend.type", "'trtllm_serve': srtctl does not run this frontend" },
+		  "frontend.type",
+		  "'trtllm_serve': this frontend belongs to an engine which srtctl does not run" },
 		{ "engine: sglang\nroles: {prefill: {}, decode: {}}\nfrontend: {type: sglang}\n",
 		  "frontend.type",
 		  "this recipe has prefill/decode workers. Write 'type: sglang-router'" },

@@ -987,7 +987,7 @@ static bool only_frontend_refused(const struct srt_diags *d)
 			continue;
 		if (!dg->path || strcmp(dg->path, "frontend.type") ||
 		    (!strstr(dg->msg, "Dynamo's frontend needs") &&
-		     !strstr(dg->msg, "srtctl does not run this frontend")))
+		     !strstr(dg->msg, "belongs to an engine which srtctl does not run")))
 			return false;
 		n++;
 	}

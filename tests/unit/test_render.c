@@ -360,7 +360,7 @@ static void test_worker_args(void **state)
 		"sglang.launch_server",
 		/* srtctl's words (recipe/launch.h; tests/unit/test_launch.c), then the recipe's */
 		"--host",
-		"0.0.0.0",
+		"<agg_node_0_ip>",
 		"--port",
 		"6100",
 		"--nccl-port",
@@ -719,7 +719,7 @@ static void test_plan_order_and_logs(void **state)
 			"-m",
 			"sglang.launch_server",
 			"--host",
-			"0.0.0.0",
+			"<decode_node_1_ip>",
 			"--port",
 			"6100",
 			"--nccl-port",
