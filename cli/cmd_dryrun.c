@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "recipe/launch.h"
 #include "recipe/render.h"
 #include "recipe/script.h"
 #include "store/store.h"
@@ -165,6 +166,42 @@ static void restart_text(struct srt_buf *b, const struct srt_runplan_proc *ap)
 		srt_buf_printf(b, "; restarted after %s restarts", ap->follows);
 }
 
+/*
+ * What srtctl added to a worker's or router's command line and why
+ * (recipe/launch.h): one line per flag, its values beside it.
+ */
+static void print_launch(FILE *out, const struct srt_plan *p, const struct srt_proc *pr)
+{
+	struct srt_arena a;
+	struct srt_launch ln;
+	const struct srt_lworker *w;
+
+	srt_arena_init(&a);
+	if (pr->kind == SRT_PROC_WORKER && (w = srt_layout_worker(&p->layout, pr->role, pr->index)))
+		srt_launch_worker(&ln, &a, p->recipe, p->cluster, &p->layout, w, pr->rank);
+	else if (pr->kind == SRT_PROC_FRONTEND)
+		srt_launch_frontend(&ln, &a, p->recipe, p->cluster, &p->layout);
+	else
+		ln.nwords = 0;
+	if (ln.nwords)
+		fprintf(out, "    srtctl adds:\n");
+	for (size_t i = 0; i < ln.nwords;) {
+		struct srt_buf b;
+		size_t j = i + 1;
+
+		while (j < ln.nwords && ln.words[j].why == ln.words[i].why &&
+		       ln.words[j].arg[0] != '-')
+			j++;
+		srt_buf_init(&b);
+		for (size_t k = i; k < j; k++)
+			srt_buf_printf(&b, "%s%s", k > i ? " " : "", ln.words[k].arg);
+		fprintf(out, "      %-40s %s\n", b.data, ln.words[i].why);
+		srt_buf_release(&b);
+		i = j;
+	}
+	srt_arena_release(&a);
+}
+
 static void print_proc(FILE *out, const struct srt_plan *p, struct srt_runplan *ap, size_t idx)
 {
 	const struct srt_proc *pr = &p->procs[idx];
@@ -191,6 +228,7 @@ static void print_proc(FILE *out, const struct srt_plan *p, struct srt_runplan *
 	fprintf(out, "    node:      %s (%s)\n", node->host, node->ip);
 	srt_shell_argv(&b, pr->argv.v, pr->argv.n);
 	fprintf(out, "    command:   %s\n", b.data);
+	print_launch(out, p, pr);
 	fprintf(out, "    container: %s\n", pr->container ? pr->container : "none (bare node)");
 	srt_buf_reset(&b);
 	readiness_text(&b, &pr->readiness);
@@ -257,6 +295,8 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 	if (p->master)
 		fprintf(out, "\n  mooncake master: %s (metadata %s)%s\n", p->master_addr,
 			srt_render_metadata_url(&a, r, l), p->master_external ? ", external" : "");
+	fprintf(out, "\n  frontend URL (SRT_FRONTEND_URL): %s\n",
+		p->frontend_url ? p->frontend_url : "none (frontend.type none)");
 	fputs("\n## Processes (the plan the agent carries out, in start order)\n\n", out);
 	fputs("A process in start group G starts once every process with readiness probes in a\n"
 	      "lower group is ready. Stop tier 0 stops first, then 1 (stores), then 2 (the master).\n\n",

@@ -215,7 +215,10 @@ static const struct owned vllm_owned[] = {
 	{ NULL, NULL, NULL },
 };
 
-/* "--Foo_bar=1" -> "foo-bar" canonical into buf; false when it is no flag name. */
+/*
+ * "--tp_size=1" -> "tp-size" into buf (dashes stripped, '_' as '-', up to
+ * '='); false when nothing is left or the name does not fit.
+ */
 static bool canon(const char *key, char *buf, size_t size)
 {
 	size_t n = 0;
@@ -225,7 +228,7 @@ static bool canon(const char *key, char *buf, size_t size)
 	for (; *key && *key != '=' && n + 1 < size; key++)
 		buf[n++] = *key == '_' ? '-' : *key;
 	buf[n] = '\0';
-	return n > 0 && !*key ? true : n > 0 && *key == '=';
+	return n > 0 && (!*key || *key == '=');
 }
 
 bool srt_launch_arg_replaced(const struct srt_recipe *r, const char *key)
@@ -241,13 +244,11 @@ bool srt_launch_arg_replaced(const struct srt_recipe *r, const char *key)
 	return false;
 }
 
-const char *srt_launch_owned_flag(const struct srt_recipe *r, enum srt_role_kind role,
-				  const char *key, const char **why)
+const char *srt_launch_owned_flag(const struct srt_recipe *r, const char *key, const char **why)
 {
 	const struct owned *t;
 	char k[64];
 
-	(void)role;
 	if (r->engine == SRT_ENGINE_SGLANG)
 		t = sglang_owned;
 	else if (r->engine == SRT_ENGINE_VLLM)

@@ -124,15 +124,14 @@ const struct srt_argv *srt_launch_frontend_command(const struct srt_recipe *r,
 bool srt_launch_arg_replaced(const struct srt_recipe *r, const char *key);
 
 /*
- * Does args key (or raw argument) `key` set a flag srtctl owns for this
- * engine and role?  Returns the canonical flag ("--port") and sets *why to
+ * Does args key (or raw argument) `key` set a flag srtctl owns on this
+ * recipe's engine?  Returns the canonical flag ("--port") and sets *why to
  * the reason, or NULL.  Dash and underscore spellings and `--flag=value`
  * match; SGLang's aliases (--nccl-init-addr) and vLLM's short forms (-dpa)
  * too.  A `disaggregation-mode` that agrees with the role, and the keys of
  * srt_launch_arg_replaced(), are not conflicts.
  */
-const char *srt_launch_owned_flag(const struct srt_recipe *r, enum srt_role_kind role,
-				  const char *key, const char **why);
+const char *srt_launch_owned_flag(const struct srt_recipe *r, const char *key, const char **why);
 
 /* The model argument: "/model" in a pyxis container, the HF id of "hf:ID", else model.path. */
 const char *srt_launch_model_arg(const struct srt_recipe *r, const struct srt_cluster *c,

@@ -434,7 +434,7 @@ static void check_owned_args(struct vctx *v, const struct srt_role *role)
 	for (size_t i = 0; role->args && i < role->args->n; i++) {
 		const struct srt_ynode *key = role->args->pairs[i].key;
 		const char *path = srt_arena_printf(v->a, "roles.%s.args.%s", role->name, key->str);
-		const char *why, *f = srt_launch_owned_flag(v->r, role->kind, key->str, &why);
+		const char *why, *f = srt_launch_owned_flag(v->r, key->str, &why);
 
 		if (f)
 			verr(v, key, path,
@@ -452,7 +452,7 @@ static void check_owned_args(struct vctx *v, const struct srt_role *role)
 
 		if (arg[0] != '-')
 			continue;
-		f = srt_launch_owned_flag(v->r, role->kind, arg, &why);
+		f = srt_launch_owned_flag(v->r, arg, &why);
 		if (!f && srt_launch_arg_replaced(v->r, arg)) {
 			f = arg;
 			while (*f == '-')
