@@ -301,6 +301,28 @@ static void test_multinode_bound(void **state)
 	assert_string_equal(fe->endpoint, "10.0.0.1:8000");
 }
 
+/* plan.json's argv_runtime must name argv words. */
+static void test_argv_runtime_checked(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(f, multinode);
+	struct srt_plan *p = srt_plan_build(r, &f->cl, &f->d);
+	struct srt_error err;
+	json_t *j, *proc;
+
+	assert_non_null(p);
+	j = srt_plan_to_json(p);
+	srt_plan_free(p);
+	proc = json_array_get(json_object_get(j, "processes"), 1);
+	assert_string_equal(json_string_value(json_object_get(proc, "name")),
+			    "decode_0_<decode_node_0>");
+	assert_int_equal(json_array_size(json_object_get(proc, "argv_runtime")), 2);
+	json_object_set_new(proc, "argv_runtime", json_pack("[i]", 99));
+	assert_int_equal(srt_runplan_load(&f->rp, j, &err), -1);
+	assert_non_null(strstr(err.msg, "argv_runtime[0] is not an index of argv"));
+	json_decref(j);
+}
+
 static void test_two_workers_one_node(void **state)
 {
 	struct fx *f = *state;
@@ -562,6 +584,7 @@ int main(void)
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_multinode_decode, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_multinode_bound, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_argv_runtime_checked, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_two_workers_one_node, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_colocated_gpus, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_vllm_dp_across_nodes, fx_setup, fx_teardown),
