@@ -91,7 +91,7 @@ static int measure(enum shape s, size_t n, int rounds, const struct srt_cluster 
 			p = srt_plan_build(c.recipes[0], cl, &d);
 		t1 = now_ms();
 		if (p) {
-			json_t *pj = srt_plan_to_json(p);
+			json_t *pj = srt_runplan_to_json(&p->run);
 			char *text = json_dumps(pj, JSON_INDENT(1));
 
 			script = text ? srt_script_render_agent(p,

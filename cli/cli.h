@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "recipe/campaign.h"
 #include "recipe/compile.h"
 #include "recipe/script.h"
 #include "slurm/slurm.h"
@@ -24,7 +25,8 @@ enum srt_output {
 	SRT_OUT_TEXT,
 	SRT_OUT_JSON,
 	SRT_OUT_YAML,
-	SRT_OUT_WIDE
+	SRT_OUT_WIDE,
+	SRT_OUT_CSV /* `get points` only */
 };
 
 int srt_cmd_validate(int argc, char **argv);
@@ -153,9 +155,25 @@ struct srt_cli_spec {
 	char *yaml;   /* the file's text (shared by the variants of one file) */
 };
 
+/*
+ * A campaign as it goes into the state database: its document, its template
+ * (the campaign's own document for an inline template) and its expansion.
+ */
+struct srt_cli_campaign {
+	char *name;
+	char *file;		     /* the path as given ("-" for stdin) */
+	char *source;		     /* absolute path, or "-" for stdin */
+	char *yaml;		     /* the file's text (owned by texts) */
+	struct srt_ydoc *doc, *tdoc; /* tdoc: the template file's document, or NULL */
+	struct srt_campaign *c;	     /* in doc's arena */
+	struct srt_campaign_plan plan;
+};
+
 struct srt_cli_specs {
 	struct srt_cli_spec *v;
 	size_t n;
+	struct srt_cli_campaign *campaigns;
+	size_t ncampaigns;
 	char **texts; /* owns every ->yaml */
 	size_t ntexts;
 };
@@ -163,8 +181,9 @@ struct srt_cli_specs {
 /*
  * Read and compile every FILE|DIR in paths[0..npaths) (stdin at most once),
  * printing diagnostics to stderr, and collect the canonical spec of every
- * recipe (a variant file gives several).  Two recipes with one name are an
- * error.  Returns SRT_EXIT_OK; SRT_EXIT_INVALID when a recipe is invalid;
+ * recipe (a variant file gives several).  A document with `kind: Campaign`
+ * is parsed and expanded into out->campaigns instead (its template file read
+ * relative to it).  Two recipes (or campaigns) with one name are an error.  Returns SRT_EXIT_OK; SRT_EXIT_INVALID when a recipe is invalid;
  * SRT_EXIT_USAGE when a path cannot be read.  Release *out in every case.
  */
 int srt_cli_specs_load(const char *verb, char *const *paths, size_t npaths,

@@ -4,10 +4,14 @@
  * Parses the options, takes the database's controller lock (one controller
  * per database), opens the store and the slurmrestd client, and prints.  The
  * loop itself (interval, signals, back-off while slurmrestd does not answer,
- * --once) is srt_controller_run() in controller/.
+ * --once) is srt_controller_run() in controller/.  Under systemd
+ * (Type=notify) it reports through service/sdnotify.h: READY=1 after the
+ * first pass, STATUS= with each pass's summary, WATCHDOG=1 after each pass
+ * and while it waits, STOPPING=1 once a signal stopped the loop.
  */
 #include "cli/cli.h"
 #include "controller/controller.h"
+#include "service/sdnotify.h"
 #include "util/buf.h"
 #include "util/clock.h"
 
@@ -40,6 +44,11 @@ static const char usage_text[] =
 	"must be on a filesystem the compute nodes share. SIGTERM or SIGINT stop the\n"
 	"controller between passes; it resumes where it was when started again.\n"
 	"\n"
+	"Under systemd (a Type=notify unit; $NOTIFY_SOCKET set) it reports READY=1 after\n"
+	"its first pass, the last pass's summary as STATUS=, WATCHDOG=1 at half the\n"
+	"unit's WatchdogSec (also while it waits between passes) and STOPPING=1 on\n"
+	"SIGTERM. Without systemd none of this is sent.\n"
+	"\n"
 	"Exit codes: 0 stopped by a signal (or --once done), 1 cannot run (invalid cluster\n"
 	"config, lock held, no slurmrestd configured), 2 usage or an I/O or database error\n"
 	"(the cluster config cannot be read, the database cannot be opened, a --once pass\n"
@@ -47,6 +56,9 @@ static const char usage_text[] =
 
 struct printer {
 	bool verbose;
+	bool ready;    /* READY=1 was sent */
+	bool watchdog; /* systemd's watchdog is on: ping it */
+	int lock_fd;   /* the controller lock: each pass's end is noted in it */
 	const char *db, *url, *root;
 };
 
@@ -59,23 +71,52 @@ static void print_start(void *arg)
 		p->db, p->url, p->root);
 }
 
-/* After each pass: a failure always, the stats line when asked or when it acted. */
+/* One line on a pass: its counts and costs, for stderr and systemd's STATUS=. */
+static void pass_summary(const struct srt_pass_stats *st, char *buf, size_t n)
+{
+	snprintf(buf, n,
+		 "pass: %zu run(s), %zu action(s), %zu event(s) ingested, %llu slurmrestd "
+		 "call(s), %.1f ms (cpu %.1f ms, max rss %.1f MiB)%s",
+		 st->runs, st->actions, st->events_ingested, (unsigned long long)st->slurm_calls,
+		 (double)st->usec / 1000.0, (double)st->cpu_usec / 1000.0,
+		 (double)st->max_rss_kb / 1024.0, st->slurm_known ? "" : " (SLURM unknown)");
+}
+
+/*
+ * After each pass: a failure always, the stats line when asked or when it
+ * acted; to systemd the same line as STATUS= (READY=1 with the first) and a
+ * watchdog ping.
+ */
 static void print_pass(void *arg, int rc, const struct srt_pass_stats *st,
 		       const struct srt_error *err)
 {
-	const struct printer *p = arg;
+	struct printer *p = arg;
+	char line[512], status[640];
 
+	srt_store_lock_note_pass(p->lock_fd, srt_clock_now(srt_clock_system()));
+	pass_summary(st, line, sizeof(line));
 	if (rc != 0)
 		fprintf(stderr, "srtctl controller: pass failed: %s\n", err->msg);
 	else if (p->verbose || st->actions)
-		fprintf(stderr,
-			"srtctl controller: pass: %zu run(s), %zu action(s), %zu event(s) "
-			"ingested, %llu slurmrestd call(s), %.1f ms (cpu %.1f ms, max rss "
-			"%.1f MiB)%s\n",
-			st->runs, st->actions, st->events_ingested,
-			(unsigned long long)st->slurm_calls, (double)st->usec / 1000.0,
-			(double)st->cpu_usec / 1000.0, (double)st->max_rss_kb / 1024.0,
-			st->slurm_known ? "" : " (SLURM unknown)");
+		fprintf(stderr, "srtctl controller: %s\n", line);
+	if (rc != 0)
+		snprintf(status, sizeof(status), "last pass failed: %.600s", err->msg);
+	else
+		snprintf(status, sizeof(status), "last %s", line);
+	if (!p->ready)
+		srt_sdnotify_ready(status);
+	else
+		srt_sdnotify_status(status);
+	p->ready = true;
+	if (p->watchdog)
+		srt_sdnotify_watchdog();
+}
+
+/* While the loop waits between passes (every half watchdog period). */
+static void ping_watchdog(void *arg)
+{
+	(void)arg;
+	srt_sdnotify_watchdog();
 }
 
 int srt_cmd_controller(int argc, char **argv)
@@ -96,7 +137,8 @@ int srt_cmd_controller(int argc, char **argv)
 	struct srt_cluster cluster;
 	struct srt_cli_slurm sc;
 	struct srt_controller *ctl = NULL;
-	struct printer pr = { false, NULL, NULL, NULL };
+	struct printer pr = { false, false, false, -1, NULL, NULL, NULL };
+	int64_t watchdog_ms = srt_sdnotify_watchdog_ms();
 	struct srt_store *store = NULL;
 	struct srt_slurm_client *slurm = NULL;
 	struct srt_error err;
@@ -189,6 +231,8 @@ int srt_cmd_controller(int argc, char **argv)
 		goto out;
 	}
 	pr.verbose = verbose;
+	pr.watchdog = watchdog_ms > 0;
+	pr.lock_fd = lock_fd;
 	pr.db = db;
 	pr.url = srt_slurm_client_url(slurm);
 	pr.root = root;
@@ -197,11 +241,15 @@ int srt_cmd_controller(int argc, char **argv)
 							      .once = once,
 							      .on_start = print_start,
 							      .on_pass = print_pass,
+							      .tick_ms = watchdog_ms,
+							      .on_tick = ping_watchdog,
 							      .arg = &pr },
 			       &err) != 0) {
 		rc = SRT_EXIT_USAGE; /* a --once pass failed (a database error) */
 		goto out;
 	}
+	srt_sdnotify_stopping(once ? "stopping: --once done" :
+				     "stopping: a signal stopped the loop");
 	fprintf(stderr, "srtctl controller: stopped\n");
 	rc = SRT_EXIT_OK;
 out:

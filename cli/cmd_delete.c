@@ -1,4 +1,4 @@
-/* cli/cmd_delete.c: `srtctl delete recipe NAME... [--db PATH]`. */
+/* cli/cmd_delete.c: `srtctl delete recipe|campaign NAME... [--db PATH]`. */
 #include "cli/cli.h"
 #include "store/store.h"
 #include "util/buf.h"
@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char usage_text[] =
-	"usage: srtctl delete recipe NAME [NAME...] [--db PATH]\n"
+	"usage: srtctl delete recipe|campaign NAME [NAME...] [--db PATH]\n"
 	"\n"
 	"Mark recipes deleted. The controller cancels their SLURM jobs and stops their\n"
 	"runs; the recipe, its runs and its events stay in the database for `get`,\n"
@@ -17,16 +17,23 @@ static const char usage_text[] =
 	"unknown, nothing is deleted. A name given twice is deleted (and reported) once.\n"
 	"RECIPE/NAME is accepted too (recipe/my-recipe).\n"
 	"\n"
+	"A campaign is marked deleted the same way: it stops submitting, and its\n"
+	"deployments, points and results stay (`get points --campaign NAME`).\n"
+	"Applying it again brings it back as a new generation, its finished points\n"
+	"still finished.\n"
+	"\n"
 	"Options:\n"
 	"      --db PATH   state database (default: $SRTCTL_DB, else\n"
 	"                  $XDG_STATE_HOME/srtctl/srtctl.db)\n"
 	"  -h, --help      show this help\n"
 	"\n"
-	"Exit codes: 0 deleted, 1 no such recipe (nothing deleted), 2 usage or I/O.\n"
+	"Exit codes: 0 deleted, 1 no such recipe or campaign (nothing deleted), 2 usage\n"
+	"or I/O.\n"
 	"\n"
 	"Examples:\n"
 	"  srtctl delete recipe qwen3-mooncake\n"
-	"  srtctl delete recipe/qwen3-mooncake\n";
+	"  srtctl delete recipe/qwen3-mooncake\n"
+	"  srtctl delete campaign qwen3-sweep\n";
 
 static bool is_kind(const char *s, const char *singular)
 {
@@ -54,12 +61,39 @@ static void dedupe(char **names, size_t *n)
 	*n = k;
 }
 
-/* Delete names[0..n) (no repeats) in one transaction.  Returns an exit code. */
-static int delete_recipes(const char *db, char **names, size_t n)
+/* Is `name` of `kind` there (1, with *deleted_at), absent (0), or an error (-1)? */
+static int lookup(struct srt_store *store, bool campaign, const char *name, int64_t *deleted_at,
+		  struct srt_error *err)
+{
+	int found;
+
+	if (campaign) {
+		struct srt_campaign_row row;
+
+		found = srt_store_campaign_get(store, name, &row, err);
+		*deleted_at = row.deleted_at;
+		srt_campaign_row_release(&row);
+	} else {
+		struct srt_recipe_row row;
+
+		memset(&row, 0, sizeof(row));
+		found = srt_store_recipe_get(store, name, &row, err);
+		*deleted_at = row.deleted_at;
+		srt_recipe_row_release(&row);
+	}
+	return found;
+}
+
+/*
+ * Delete names[0..n) (no repeats) of `kind` ("recipe" or "campaign") in one
+ * transaction.  Returns an exit code.
+ */
+static int delete_objects(const char *db, const char *kind, char **names, size_t n)
 {
 	struct srt_store *store = NULL;
 	struct srt_error err;
 	size_t missing = 0;
+	bool campaign = !strcmp(kind, "campaign");
 	int rc = SRT_EXIT_OK, o;
 
 	o = srt_cli_db_open("delete", db, 0, &store);
@@ -67,45 +101,41 @@ static int delete_recipes(const char *db, char **names, size_t n)
 		return SRT_EXIT_USAGE;
 	if (o > 0) {
 		for (size_t i = 0; i < n; i++)
-			fprintf(stderr, "srtctl delete: recipe '%s' not found\n", names[i]);
+			fprintf(stderr, "srtctl delete: %s '%s' not found\n", kind, names[i]);
 		srt_cli_db_missing("delete", db);
 		return SRT_EXIT_INVALID;
 	}
 	if (srt_store_begin(store, &err) != 0)
 		goto fail;
 	for (size_t i = 0; i < n; i++) {
-		struct srt_recipe_row row;
-		int found;
+		int64_t deleted_at = 0;
+		int found = lookup(store, campaign, names[i], &deleted_at, &err);
 
-		memset(&row, 0, sizeof(row));
-		found = srt_store_recipe_get(store, names[i], &row, &err);
 		if (found < 0) {
 			srt_store_rollback(store);
 			goto fail;
 		}
-		if (found && row.deleted_at) {
+		if (found && deleted_at) {
 			fprintf(stderr,
-				"srtctl delete: recipe '%s' not found (it is already deleted; "
+				"srtctl delete: %s '%s' not found (it is already deleted; "
 				"`srtctl apply` brings it back)\n",
-				names[i]);
+				kind, names[i]);
 			missing++;
-		} else {
-			if (found)
-				found = srt_store_recipe_delete(store, names[i], &err);
-			if (found < 0) {
-				srt_recipe_row_release(&row);
-				srt_store_rollback(store);
-				goto fail;
-			}
-			if (!found) {
-				fprintf(stderr,
-					"srtctl delete: recipe '%s' not found; `srtctl get "
-					"recipes` lists them\n",
-					names[i]);
-				missing++;
-			}
+			continue;
 		}
-		srt_recipe_row_release(&row);
+		if (found)
+			found = campaign ? srt_store_campaign_delete(store, names[i], &err) :
+					   srt_store_recipe_delete(store, names[i], &err);
+		if (found < 0) {
+			srt_store_rollback(store);
+			goto fail;
+		}
+		if (!found) {
+			fprintf(stderr,
+				"srtctl delete: %s '%s' not found; `srtctl get %ss` lists them\n",
+				kind, names[i], kind);
+			missing++;
+		}
 	}
 	if (missing) {
 		srt_store_rollback(store);
@@ -119,7 +149,7 @@ static int delete_recipes(const char *db, char **names, size_t n)
 		goto fail;
 	}
 	for (size_t i = 0; i < n; i++)
-		printf("recipe/%s deleted\n", names[i]);
+		printf("%s/%s deleted\n", kind, names[i]);
 	fflush(stdout);
 	srt_cli_controller_note(db);
 	goto out;
@@ -160,7 +190,8 @@ int srt_cmd_delete(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return srt_cli_usage_error("delete", "say what to delete: recipe NAME");
+		return srt_cli_usage_error("delete",
+					   "say what to delete: recipe NAME or campaign NAME");
 	names = srt_xcalloc((size_t)argc, sizeof(*names));
 	kind = argv[optind];
 	if (strchr(kind, '/')) {
@@ -184,26 +215,21 @@ int srt_cmd_delete(int argc, char **argv)
 		for (int i = optind + 1; i < argc; i++)
 			names[nnames++] = argv[i];
 	}
-	if (is_kind(kind, "campaign")) {
-		fprintf(stderr, "srtctl delete: campaigns are not supported yet (they arrive with "
-				"the campaign controller); nothing was deleted\n");
-		rc = SRT_EXIT_USAGE;
-		goto out;
-	}
-	if (!is_kind(kind, "recipe")) {
+	if (!is_kind(kind, "recipe") && !is_kind(kind, "campaign")) {
 		rc = srt_cli_usage_error("delete",
-					 "cannot delete '%s'; only recipes can be deleted "
-					 "(runs stop when their recipe is deleted)",
+					 "cannot delete '%s'; only recipes and campaigns can be "
+					 "deleted (runs stop when their recipe is deleted)",
 					 kind);
 		goto out;
 	}
+	kind = is_kind(kind, "recipe") ? "recipe" : "campaign";
 	if (!nnames) {
-		rc = srt_cli_usage_error("delete", "no recipe name given");
+		rc = srt_cli_usage_error("delete", "no %s name given", kind);
 		goto out;
 	}
 	dedupe(names, &nnames);
 	db = srt_cli_db_path(db_arg);
-	rc = delete_recipes(db, names, nnames);
+	rc = delete_objects(db, kind, names, nnames);
 out:
 	free(kind_buf);
 	free(names);

@@ -366,27 +366,62 @@ out:
 
 static int describe_campaign(struct desc *d, const char *name, struct srt_error *err)
 {
-	struct srt_campaign_row *rows = NULL;
-	size_t n = 0;
-	int rc = 0;
+	struct srt_campaign_row c;
+	struct srt_deployment_row *deps = NULL;
+	size_t ndeps = 0;
+	struct srt_table t;
+	char counts[256];
+	int found;
 
-	if (srt_store_campaign_list(d->store, &rows, &n, err) != 0)
+	found = srt_store_campaign_get(d->store, name, &c, err);
+	if (found <= 0)
+		return found;
+	if (srt_store_deployment_list(d->store, name, &deps, &ndeps, err) != 0) {
+		srt_campaign_row_release(&c);
 		return -1;
-	for (size_t i = 0; i < n && !rc; i++) {
-		const struct srt_campaign_row *c = &rows[i];
-
-		if (!c->name || strcmp(c->name, name))
-			continue;
-		field(0, "Name", c->name);
-		field(0, "UID", c->uid);
-		field(0, "State", c->state);
-		field_time(d, 0, "Created", c->created_at);
-		field_time(d, 0, "Updated", c->updated_at);
-		field_time(d, 0, "Deleted", c->deleted_at);
-		rc = print_events(d, "campaign", c->name) == 0 ? 1 : -2;
 	}
-	srt_campaign_rows_free(rows, n);
-	return rc;
+	field(0, "Name", c.name);
+	field(0, "UID", c.uid);
+	field_int(0, "Generation", c.generation, 1);
+	field(0, "State", c.state);
+	field(0, "Source", c.source_file);
+	field(0, "Spec Hash", c.spec_hash);
+	field_time(d, 0, "Created", c.created_at);
+	field_time(d, 0, "Applied", c.applied_at);
+	field_time(d, 0, "Deleted", c.deleted_at);
+	snprintf(counts, sizeof(counts),
+		 "%lld total: %lld done, %lld running, %lld pending, %lld failed, %lld invalid",
+		 (long long)(c.pending + c.running + c.done + c.failed + c.invalid),
+		 (long long)c.done, (long long)c.running, (long long)c.pending, (long long)c.failed,
+		 (long long)c.invalid);
+	field(0, "Points", counts);
+	printf("Deployments:\n");
+	srt_table_init(&t, 5);
+	srt_table_add(&t, "NAME");
+	srt_table_add(&t, "NODES");
+	srt_table_add(&t, "AXES");
+	srt_table_add(&t, "SPEC");
+	srt_table_add(&t, "REMOVED");
+	for (size_t i = 0; i < ndeps; i++) {
+		srt_table_add(&t, deps[i].name);
+		srt_table_add_int(&t, deps[i].nodes, 0);
+		srt_table_add(&t, deps[i].axes);
+		srt_table_addf(&t, "%.12s", deps[i].spec_hash ? deps[i].spec_hash : "");
+		if (deps[i].removed_at)
+			srt_table_add_age(&t, d->now, deps[i].removed_at);
+		else
+			srt_table_add(&t, NULL);
+	}
+	if (ndeps)
+		srt_table_print(&t, stdout, "  ", true);
+	else
+		printf("  <none>\n");
+	srt_table_release(&t);
+	printf("  (`srtctl get points --campaign %s` lists the points)\n", c.name);
+	found = print_events(d, "campaign", c.name) == 0 ? 1 : -2;
+	srt_deployment_rows_free(deps, ndeps);
+	srt_campaign_row_release(&c);
+	return found;
 }
 
 struct kind {

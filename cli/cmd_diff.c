@@ -17,7 +17,8 @@ static const char usage_text[] =
 	"Show how the recipes in FILE differ from what was last applied: a unified diff\n"
 	"(3 lines of context) of the canonical specs, pretty-printed as JSON with sorted\n"
 	"keys, so key order, comments and layout never show up as changes. A recipe that\n"
-	"was never applied, or was deleted, is diffed against nothing.\n"
+	"was never applied, or was deleted, is diffed against nothing. A campaign\n"
+	"(kind: Campaign) is diffed the same way, its template file inlined.\n"
 	"\n"
 	"Options:\n"
 	"  -f, --filename PATH   recipe file, directory, or - for stdin (repeatable)\n"
@@ -31,41 +32,78 @@ static const char usage_text[] =
 	"  srtctl diff -f recipes/qwen3-mooncake.yaml\n"
 	"  srtctl diff -f recipes/ && echo up to date\n";
 
-/* Diff one recipe; returns 0 equal, 1 different, -1 error (printed). */
-static int diff_one(struct srt_store *store, const struct srt_cli_spec *sp)
+/* What was applied for `name` of `kind`: 1 (spec, generation, deleted_at set), 0 none, -1 error. */
+static int applied(struct srt_store *store, const char *kind, const char *name, char **spec,
+		   int64_t *generation, int64_t *deleted_at, struct srt_error *err)
 {
-	struct srt_recipe_row row;
+	int found;
+
+	*spec = NULL;
+	if (!store)
+		return 0;
+	if (!strcmp(kind, "campaign")) {
+		struct srt_campaign_row row;
+
+		found = srt_store_campaign_get(store, name, &row, err);
+		if (found > 0) {
+			*spec = row.spec;
+			row.spec = NULL;
+			*generation = row.generation;
+			*deleted_at = row.deleted_at;
+		}
+		srt_campaign_row_release(&row);
+	} else {
+		struct srt_recipe_row row;
+
+		memset(&row, 0, sizeof(row));
+		found = srt_store_recipe_get(store, name, &row, err);
+		if (found > 0) {
+			*spec = row.spec;
+			row.spec = NULL;
+			*generation = row.generation;
+			*deleted_at = row.deleted_at;
+		}
+		srt_recipe_row_release(&row);
+	}
+	return found;
+}
+
+/*
+ * Diff one recipe or campaign (its canonical spec `spec`, from `file`);
+ * returns 0 equal, 1 different, -1 error (printed).
+ */
+static int diff_one(struct srt_store *store, const char *kind, const char *name, const char *file,
+		    const char *spec)
+{
 	struct srt_error err;
 	struct srt_buf out, label_a, label_b;
-	char *mine = NULL, *theirs = NULL;
-	int found = 0, rc = -1;
+	char *mine = NULL, *theirs = NULL, *stored = NULL;
+	int64_t generation = 0, deleted_at = 0;
+	int found, rc = -1;
 
-	memset(&row, 0, sizeof(row));
 	srt_buf_init(&out);
 	srt_buf_init(&label_a);
 	srt_buf_init(&label_b);
-	if (store) {
-		found = srt_store_recipe_get(store, sp->name, &row, &err);
-		if (found < 0)
-			goto fail;
-	}
-	mine = srt_canon_pretty_json(sp->spec, &err);
+	found = applied(store, kind, name, &stored, &generation, &deleted_at, &err);
+	if (found < 0)
+		goto fail;
+	mine = srt_canon_pretty_json(spec, &err);
 	if (!mine)
 		goto fail;
-	if (found && !row.deleted_at) {
-		theirs = srt_canon_pretty_json(row.spec, &err);
+	if (found && !deleted_at) {
+		theirs = srt_canon_pretty_json(stored, &err);
 		if (!theirs) {
-			srt_error_prefix(&err, "recipe '%s'", sp->name);
+			srt_error_prefix(&err, "%s '%s'", kind, name);
 			goto fail;
 		}
-		srt_buf_printf(&label_a, "recipe/%s (applied, generation %lld)", sp->name,
-			       (long long)row.generation);
+		srt_buf_printf(&label_a, "%s/%s (applied, generation %lld)", kind, name,
+			       (long long)generation);
 	} else {
 		theirs = srt_xstrdup("");
-		srt_buf_printf(&label_a, "recipe/%s (%s)", sp->name,
+		srt_buf_printf(&label_a, "%s/%s (%s)", kind, name,
 			       found ? "deleted" : "not applied");
 	}
-	srt_buf_printf(&label_b, "recipe/%s (%s)", sp->name, sp->file);
+	srt_buf_printf(&label_b, "%s/%s (%s)", kind, name, file);
 	rc = srt_diff_unified(theirs, mine, label_a.data, label_b.data, DIFF_CONTEXT, &out) ? 1 : 0;
 	fputs(out.data, stdout);
 	goto out;
@@ -74,10 +112,10 @@ fail:
 out:
 	free(mine);
 	free(theirs);
+	free(stored);
 	srt_buf_release(&out);
 	srt_buf_release(&label_a);
 	srt_buf_release(&label_b);
-	srt_recipe_row_release(&row);
 	return rc;
 }
 
@@ -135,8 +173,12 @@ int srt_cmd_diff(int argc, char **argv)
 		rc = SRT_EXIT_USAGE;
 		goto out;
 	}
-	for (size_t i = 0; i < specs.n; i++) {
-		int r = diff_one(store, &specs.v[i]);
+	for (size_t i = 0; i < specs.n + specs.ncampaigns; i++) {
+		int r = i < specs.n ? diff_one(store, "recipe", specs.v[i].name, specs.v[i].file,
+					       specs.v[i].spec) :
+				      diff_one(store, "campaign", specs.campaigns[i - specs.n].name,
+					       specs.campaigns[i - specs.n].file,
+					       specs.campaigns[i - specs.n].plan.spec);
 
 		if (r < 0) {
 			rc = SRT_EXIT_USAGE;

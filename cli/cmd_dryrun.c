@@ -84,10 +84,12 @@ static void put_display(struct srt_buf *b, const char *s)
 	}
 }
 
-static void owner_text(struct srt_buf *b, const struct srt_renv_var *v)
+static void owner_text(struct srt_buf *b, const struct srt_runplan_envsrc *v)
 {
-	srt_buf_puts(b, srt_env_owner_name(v->owner));
-	if (v->owner == SRT_OWNER_RECIPE) {
+	bool recipe = !v->owner || !strcmp(v->owner, srt_env_owner_name(SRT_OWNER_RECIPE));
+
+	srt_buf_puts(b, v->owner ? v->owner : "?");
+	if (recipe) {
 		srt_buf_printf(b, " (%s)", v->layer ? v->layer : "");
 	} else {
 		srt_buf_printf(b, " (%s", v->layer ? v->layer : "");
@@ -101,56 +103,75 @@ static void owner_text(struct srt_buf *b, const struct srt_renv_var *v)
 	}
 }
 
-static void print_env_table(FILE *out, const struct srt_renv *e, const char *indent)
+/* An env table: names[i] = values[i], from src[i]. */
+static void print_env_rows(FILE *out, const char *const *names, const char *const *values,
+			   const struct srt_runplan_envsrc *src, size_t n, const char *indent)
 {
+	static const struct srt_runplan_envsrc unknown = { NULL, NULL, NULL, NULL };
 	size_t wn = strlen("NAME"), wv = strlen("VALUE");
 	struct srt_buf val, own;
 
 	srt_buf_init(&val);
 	srt_buf_init(&own);
-	for (size_t i = 0; i < e->n; i++) {
-		size_t n = strlen(e->v[i].name);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(names[i]);
 
 		srt_buf_reset(&val);
-		put_display(&val, e->v[i].value);
-		wn = n > wn ? n : wn;
+		put_display(&val, values[i]);
+		wn = len > wn ? len : wn;
 		wv = val.len > wv ? val.len : wv;
 	}
 	if (wv > 60)
 		wv = 60;
 	fprintf(out, "%s%-*s  %-*s  %s\n", indent, (int)wn, "NAME", (int)wv, "VALUE", "OWNER");
-	for (size_t i = 0; i < e->n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		srt_buf_reset(&val);
 		srt_buf_reset(&own);
-		put_display(&val, e->v[i].value);
-		owner_text(&own, &e->v[i]);
-		fprintf(out, "%s%-*s  %-*s  %s\n", indent, (int)wn, e->v[i].name, (int)wv, val.data,
+		put_display(&val, values[i]);
+		owner_text(&own, src ? &src[i] : &unknown);
+		fprintf(out, "%s%-*s  %-*s  %s\n", indent, (int)wn, names[i], (int)wv, val.data,
 			own.data);
 	}
-	if (!e->n)
+	if (!n)
 		fprintf(out, "%s(empty)\n", indent);
 	srt_buf_release(&val);
 	srt_buf_release(&own);
 }
 
-static void readiness_text(struct srt_buf *b, const struct srt_readiness *rd)
+/* A role's env table (srt_render_role_env()). */
+static void print_env_table(FILE *out, struct srt_arena *a, const struct srt_renv *e)
 {
-	if (!rd->nprobes) {
+	const char **names = srt_arena_alloc(a, (e->n + 1) * sizeof(char *));
+	const char **values = srt_arena_alloc(a, (e->n + 1) * sizeof(char *));
+	struct srt_runplan_envsrc *src = srt_arena_alloc(a, (e->n + 1) * sizeof(*src));
+
+	for (size_t i = 0; i < e->n; i++) {
+		names[i] = e->v[i].name;
+		values[i] = e->v[i].value;
+		src[i] = (struct srt_runplan_envsrc){ srt_env_owner_name(e->v[i].owner),
+						      e->v[i].layer, e->v[i].overridden,
+						      e->v[i].overridden_layer };
+	}
+	print_env_rows(out, names, values, src, e->n, "");
+}
+
+static void readiness_text(struct srt_buf *b, const struct srt_runplan_proc *pr)
+{
+	if (!pr->nprobes) {
 		srt_buf_puts(b, "none (started once launched)");
 		return;
 	}
-	for (size_t i = 0; i < rd->nprobes; i++) {
-		const struct srt_probe *p = &rd->probes[i];
+	for (size_t i = 0; i < pr->nprobes; i++) {
+		const struct srt_runplan_probe *p = &pr->probes[i];
 
 		if (i)
 			srt_buf_putc(b, ' ');
-		if (p->kind == SRT_PROBE_HTTP)
-			srt_buf_printf(b, "http:%d GET %s -> %d", p->port,
-				       p->path ? p->path : "/health", p->status ? p->status : 200);
+		if (p->http)
+			srt_buf_printf(b, "http:%d GET %s -> %d", p->port, p->path, p->status);
 		else
 			srt_buf_printf(b, "tcp:%d", p->port);
 	}
-	srt_buf_printf(b, " (timeout %ds, every %ds)", rd->timeout_seconds, rd->interval_seconds);
+	srt_buf_printf(b, " (timeout %ds, every %ds)", pr->timeout_s, pr->interval_s);
 }
 
 /* How the agent restarts it, as the plan says. */
@@ -170,19 +191,20 @@ static void restart_text(struct srt_buf *b, const struct srt_runplan_proc *ap)
  * What srtctl added to a worker's or router's command line and why
  * (recipe/launch.h): one line per flag, its values beside it.
  */
-static void print_launch(FILE *out, const struct srt_plan *p, const struct srt_proc *pr)
+static void print_launch(FILE *out, const struct srt_plan *p, const struct srt_runplan_proc *pr)
 {
 	struct srt_arena a;
-	struct srt_launch ln;
-	const struct srt_lworker *w;
+	struct srt_launch ln = { 0 };
+	const struct srt_lworker *w = NULL;
 
 	srt_arena_init(&a);
-	if (pr->kind == SRT_PROC_WORKER && (w = srt_layout_worker(&p->layout, pr->role, pr->index)))
+	for (int k = 0; pr->kind == SRT_PROC_WORKER && k < SRT_ROLE_COUNT; k++)
+		if (pr->role && !strcmp(pr->role, srt_role_name((enum srt_role_kind)k)))
+			w = srt_layout_worker(&p->layout, (enum srt_role_kind)k, pr->index);
+	if (w)
 		srt_launch_worker(&ln, &a, p->recipe, p->cluster, &p->layout, w, pr->rank);
 	else if (pr->kind == SRT_PROC_FRONTEND)
 		srt_launch_frontend(&ln, &a, p->recipe, p->cluster, &p->layout);
-	else
-		ln.nwords = 0;
 	if (ln.nwords)
 		fprintf(out, "    srtctl adds:\n");
 	for (size_t i = 0; i < ln.nwords;) {
@@ -202,56 +224,106 @@ static void print_launch(FILE *out, const struct srt_plan *p, const struct srt_p
 	srt_arena_release(&a);
 }
 
-static void print_proc(FILE *out, const struct srt_plan *p, struct srt_runplan *ap, size_t idx)
+static void print_proc(FILE *out, const struct srt_plan *plan, size_t idx)
 {
-	const struct srt_proc *pr = &p->procs[idx];
-	const struct srt_runplan_proc *a = srt_runplan_find(ap, pr->name);
-	const struct srt_lnode *node = &p->layout.nodes[pr->node];
+	const struct srt_runplan *p = &plan->run;
+	const struct srt_runplan_proc *pr = &p->procs[idx];
 	struct srt_buf b;
 
 	srt_buf_init(&b);
 	switch (pr->kind) {
 	case SRT_PROC_SERVICE:
-		fprintf(out, "[%zu] %s: service '%s', type %s, placement %s, start %s%s\n", idx,
-			pr->name, pr->service->name, srt_service_type_name(pr->service->type),
-			srt_placement_name(pr->service->placement), srt_start_name(pr->phase),
+		fprintf(out, "[%zu] %s: service '%s', type %s%s%s, start %s%s%s\n", idx, pr->name,
+			pr->service, pr->type, pr->placement ? ", placement " : "",
+			pr->placement ? pr->placement : "", pr->phase,
+			pr->external ? ", external (probed, never launched)" : "",
 			pr->critical ? ", critical" : "");
 		break;
 	case SRT_PROC_WORKER:
-		fprintf(out, "[%zu] %s: %s worker %d%s\n", idx, pr->name, srt_role_name(pr->role),
-			pr->index, pr->rank ? " (additional node)" : "");
+		fprintf(out, "[%zu] %s: %s worker %d%s\n", idx, pr->name, pr->role, pr->index,
+			pr->rank ? " (additional node)" : "");
 		break;
 	default:
 		fprintf(out, "[%zu] %s\n", idx, pr->name);
 		break;
 	}
-	fprintf(out, "    node:      %s (%s)\n", node->host, node->ip);
-	srt_shell_argv(&b, pr->argv.v, pr->argv.n);
-	fprintf(out, "    command:   %s\n", b.data);
-	print_launch(out, p, pr);
-	fprintf(out, "    container: %s\n", pr->container ? pr->container : "none (bare node)");
-	srt_buf_reset(&b);
-	readiness_text(&b, &pr->readiness);
-	fprintf(out, "    readiness: %s\n", b.data);
-	if (a) {
-		srt_buf_reset(&b);
-		restart_text(&b, a);
-		fprintf(out, "    restart:   %s%s\n", b.data, a->critical ? " (critical)" : "");
-		fprintf(out, "    order:     start group %d, stop tier %d (%s)\n", a->group,
-			a->tier,
-			a->tier == 2 ? "stopped last" :
-			a->tier == 1 ? "stopped second" :
-				       "stopped first");
+	if (pr->external) {
+		fprintf(out, "    address:   %s\n", pr->endpoint);
+	} else {
+		fprintf(out, "    node:      %s (%s)\n", p->node_host_ph[pr->node],
+			p->node_ip_ph[pr->node]);
+		srt_shell_argv(&b, pr->argv, pr->argc);
+		fprintf(out, "    command:   %s\n", b.data);
+		print_launch(out, plan, pr);
+		fprintf(out, "    container: %s\n",
+			pr->container ? pr->container : "none (bare node)");
 	}
-	fprintf(out, "    log:       <log_dir>/%s\n", pr->log_file);
-	fprintf(out, "    env:\n");
-	print_env_table(out, &pr->env, "      ");
+	srt_buf_reset(&b);
+	readiness_text(&b, pr);
+	fprintf(out, "    readiness: %s\n", b.data);
+	srt_buf_reset(&b);
+	restart_text(&b, pr);
+	fprintf(out, "    restart:   %s%s\n", b.data, pr->critical ? " (critical)" : "");
+	fprintf(out, "    order:     start group %d, stop tier %d (%s)\n", pr->group, pr->tier,
+		pr->tier == 2 ? "stopped last" :
+		pr->tier == 1 ? "stopped second" :
+				"stopped first");
+	if (!pr->external) {
+		fprintf(out, "    log:       <log_dir>/%s\n", pr->log_file);
+		fprintf(out, "    env:\n");
+		print_env_rows(out, pr->env_names, pr->env_values, pr->env_src, pr->nenv, "      ");
+	}
 	srt_buf_release(&b);
 }
 
-static void print_job(FILE *out, const struct srt_cli_job *j)
+/*
+ * The job object srtctl POSTs to slurmrestd's job/submit for run j, per API
+ * version: the cluster config's pinned version, else every version srtctl
+ * speaks.  Each maps to the "job" object (its "script" left out: job.sh is
+ * shown whole) or to {"error": why it cannot be sent}.
+ */
+static json_t *sent_jobs(const struct srt_cli_job *j, const struct srt_cluster *cl)
+{
+	const char *const *all = srt_slurm_supported_versions();
+	const char *pinned[2] = { cl ? cl->slurmrestd.api_version : NULL, NULL };
+	const char *const *vs = pinned[0] && *pinned[0] ? pinned : all;
+	json_t *out = json_object();
+	struct srt_job_spec spec = { 0 };
+
+	(void)srt_script_job_spec(&j->props, &spec);
+	spec.name = j->run_name;
+	spec.comment = "srtctl:<run-uid>:1";
+	spec.script = j->script;
+	spec.cwd = j->run_dir;
+	spec.stdout_path = j->output;
+	spec.stderr_path = j->output;
+	for (size_t i = 0; vs[i]; i++) {
+		struct srt_error err;
+		char *text = NULL;
+		json_t *body, *job;
+
+		if (srt_slurm_submit_body(vs[i], &spec, &text, &err) != 0) {
+			json_object_set_new(out, vs[i], json_pack("{s:s}", "error", err.msg));
+			continue;
+		}
+		body = json_loads(text, 0, NULL);
+		job = json_incref(json_object_get(body, "job"));
+		json_object_del(job, "script");
+		json_object_set_new(out, vs[i], job ? job : json_object());
+		json_decref(body);
+		free(text);
+	}
+	return out;
+}
+
+static void print_job(FILE *out, const struct srt_cli_job *j, const struct srt_cluster *cl)
 {
 	const struct srt_job_props *jp = &j->props;
+	json_t *sent = sent_jobs(j, cl);
+	const char *vs[16];
+	size_t n = 0;
+	const char *v;
+	json_t *job;
 
 	fputs("## Job (what the controller submits through slurmrestd)\n\n", out);
 	fprintf(out, "  name        %s\n", j->run_name);
@@ -265,18 +337,44 @@ static void print_job(FILE *out, const struct srt_cli_job *j)
 	fputs("  comment     srtctl:<run-uid>:1 (how the controller finds its job again)\n", out);
 	fprintf(out, "  directory   %s\n", j->run_dir);
 	fprintf(out, "  output      %s\n", j->output);
-	for (size_t i = 0; i < jp->directives->n; i++)
-		fprintf(out,
-			"  directive   --%s%s%s (in job.sh only: slurmrestd does not read #SBATCH lines)\n",
-			jp->directives->v[i].name, *jp->directives->v[i].value ? "=" : "",
-			jp->directives->v[i].value);
+	for (size_t i = 0; i < jp->ndirectives; i++)
+		fprintf(out, "  directive   --%s%s%s (from %s%s)\n", jp->directives[i].name,
+			*jp->directives[i].value ? "=" : "", jp->directives[i].value,
+			jp->sources[i],
+			jp->directives[i].optional ?
+				"; left out where the API version has no field" :
+				"");
+	fputs("\n  As sent to slurmrestd (POST job/submit; \"script\" is job.sh below):\n", out);
+	json_object_foreach(sent, v, job)
+	{
+		if (n < sizeof(vs) / sizeof(vs[0]))
+			vs[n++] = v;
+	}
+	/* Versions that get the same job object share a line. */
+	for (size_t a = 0; a < n; a++) {
+		char *text;
+
+		if (!vs[a])
+			continue;
+		job = json_object_get(sent, vs[a]);
+		fprintf(out, "  %s", vs[a]);
+		for (size_t b = a + 1; b < n; b++) {
+			if (vs[b] && json_equal(job, json_object_get(sent, vs[b]))) {
+				fprintf(out, ", %s", vs[b]);
+				vs[b] = NULL;
+			}
+		}
+		text = json_dumps(job, JSON_COMPACT | JSON_SORT_KEYS);
+		fprintf(out, ":\n    %s\n", text ? text : "?");
+		free(text);
+	}
+	json_decref(sent);
 	fprintf(out, "\n## job.sh (%s/job.sh)\n\n", j->run_dir);
 	fputs(j->script, out);
 }
 
 static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_plan *p,
-		       struct srt_runplan *ap, const struct srt_cli_job *j,
-		       const struct srt_diags *warnings)
+		       const struct srt_cli_job *j, const struct srt_diags *warnings)
 {
 	const struct srt_layout *l = &p->layout;
 	struct srt_arena a;
@@ -287,7 +385,7 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 	if (r->model.path || r->model.container)
 		fprintf(out, "Model: %s, container %s\n\n", r->model.path ? r->model.path : "-",
 			r->model.container ? srt_render_job_container(r, p->cluster) : "-");
-	print_job(out, j);
+	print_job(out, j, p->cluster);
 	fputs("\n## Nodes\n\n", out);
 	for (size_t i = 0; i < l->nnodes; i++)
 		fprintf(out, "  %zu  %-20s %-24s%s%s\n", i, l->nodes[i].host, l->nodes[i].ip,
@@ -301,11 +399,11 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 	fputs("A process in start group G starts once every process with readiness probes in a\n"
 	      "lower group is ready. Stop tier 0 stops first, then 1 (stores), then 2 (the master).\n\n",
 	      out);
-	for (size_t i = 0; i < p->nprocs; i++) {
-		print_proc(out, p, ap, i);
+	for (size_t i = 0; i < p->run.nprocs; i++) {
+		print_proc(out, p, i);
 		fputc('\n', out);
 	}
-	if (!p->nprocs)
+	if (!p->run.nprocs)
 		fputs("(none)\n\n", out);
 	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
 		struct srt_renv e;
@@ -315,7 +413,7 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 		srt_render_role_env(&e, &a, r, p->cluster, l, (enum srt_role_kind)k,
 				    SRT_PH_WORKER_IP);
 		fprintf(out, "## Env: %s workers\n\n", srt_role_name((enum srt_role_kind)k));
-		print_env_table(out, &e, "");
+		print_env_table(out, &a, &e);
 		fputc('\n', out);
 	}
 	fputs("## store_config\n\n", out);
@@ -343,27 +441,33 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 	srt_arena_release(&a);
 }
 
-static json_t *job_json(const struct srt_cli_job *j)
+static json_t *job_json(const struct srt_cli_job *j, const struct srt_cluster *cl)
 {
 	const struct srt_job_props *jp = &j->props;
-	json_t *dirs = json_object();
+	json_t *dirs = json_object(), *list = json_array();
 
-	for (size_t i = 0; i < jp->directives->n; i++)
-		json_object_set_new(dirs, jp->directives->v[i].name,
-				    json_string(jp->directives->v[i].value));
-	return json_pack("{s:s, s:I, s:s?, s:s?, s:s?, s:b, s:s, s:s, s:s, s:o}", "name",
+	for (size_t i = 0; i < jp->ndirectives; i++) {
+		json_object_set_new(dirs, jp->directives[i].name,
+				    json_string(jp->directives[i].value));
+		json_array_append_new(
+			list, json_pack("{s:s, s:s, s:s, s:b}", "name", jp->directives[i].name,
+					"value", jp->directives[i].value, "from", jp->sources[i],
+					"optional", jp->directives[i].optional));
+	}
+	return json_pack("{s:s, s:I, s:s?, s:s?, s:s?, s:b, s:s, s:s, s:s, s:o, s:o, s:o}", "name",
 			 j->run_name, "nodes", (json_int_t)jp->nodes, "partition", jp->partition,
 			 "account", jp->account, "time_limit", jp->time_limit, "exclusive",
 			 jp->exclusive, "comment", "srtctl:<run-uid>:1",
 			 "current_working_directory", j->run_dir, "standard_output", j->output,
-			 "directives", dirs);
+			 "directives", dirs, "directive_list", list, "slurmrestd",
+			 sent_jobs(j, cl));
 }
 
 static json_t *to_json(const struct srt_recipe *r, const struct srt_plan *p,
 		       const struct srt_cli_job *j, const struct srt_diags *warnings)
 {
 	const char *script = j->script;
-	json_t *o = json_object(), *plan = srt_plan_to_json(p), *services = json_array();
+	json_t *o = json_object(), *plan = srt_runplan_to_json(&p->run), *services = json_array();
 	json_t *env = json_array(), *warn = json_array(), *procs;
 	struct srt_arena a;
 
@@ -374,7 +478,7 @@ static json_t *to_json(const struct srt_recipe *r, const struct srt_plan *p,
 	json_object_set_new(o, "model",
 			    json_pack("{s:s?, s:s?}", "path", r->model.path, "container",
 				      srt_render_job_container(r, p->cluster)));
-	json_object_set_new(o, "job", job_json(j));
+	json_object_set_new(o, "job", job_json(j, p->cluster));
 	json_object_set_new(o, "batch_script", json_string(script));
 	procs = json_object_get(plan, "processes");
 	for (size_t i = 0; i < json_array_size(procs); i++) {
@@ -425,31 +529,15 @@ static json_t *to_json(const struct srt_recipe *r, const struct srt_plan *p,
 static int dryrun_recipe(const struct dctx *x, const struct srt_recipe *r, struct srt_diags *local)
 {
 	struct srt_plan *p = srt_plan_build(r, x->cluster, local);
-	struct srt_runplan ap;
-	bool ap_loaded = false;
-	struct srt_error err;
 	struct srt_cli_job j = { 0 };
-	json_t *pj = NULL;
 	int rc = SRT_EXIT_OK;
 
-	memset(&ap, 0, sizeof(ap));
-	srt_error_clear(&err);
 	if (!p || srt_cli_job_make(&j, p, x->cluster, x->run_root, NULL, x->job_name, local) != 0 ||
 	    local->nerrors) {
 		srt_diags_print(local, stderr);
 		fprintf(stderr,
 			"srtctl dry-run: recipe '%s' cannot be rendered; fix the errors above\n",
 			r->name ? r->name : "?");
-		rc = SRT_EXIT_INVALID;
-		goto out;
-	}
-	/* The agent's reading of the plan: start groups, stop tiers, restart policies. */
-	pj = srt_plan_to_json(p);
-	json_object_set_new(pj, "generation", json_integer(1));
-	ap_loaded = true;
-	if (srt_runplan_load(&ap, pj, &err) != 0) {
-		fprintf(stderr, "srtctl dry-run: recipe '%s': the agent cannot read its plan: %s\n",
-			r->name ? r->name : "?", err.msg);
 		rc = SRT_EXIT_INVALID;
 		goto out;
 	}
@@ -463,16 +551,13 @@ static int dryrun_recipe(const struct dctx *x, const struct srt_recipe *r, struc
 		if (mem) {
 			if (x->text->len)
 				fputs("\n", mem);
-			print_text(mem, r, p, &ap, &j, local);
+			print_text(mem, r, p, &j, local);
 			fclose(mem);
 			srt_buf_append(x->text, buf, len);
 			free(buf);
 		}
 	}
 out:
-	if (ap_loaded)
-		srt_runplan_release(&ap);
-	json_decref(pj);
 	srt_cli_job_release(&j);
 	srt_plan_free(p);
 	return rc;

@@ -13,12 +13,13 @@
 #include "util/buf.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char usage_text[] =
-	"usage: srtctl get recipes|runs|jobs|services|workers|campaigns [NAME]\n"
-	"                  [-o wide|json|yaml] [--watch] [--db PATH]\n"
+	"usage: srtctl get recipes|runs|jobs|services|workers|campaigns|points [NAME]\n"
+	"                  [-o wide|json|yaml|csv] [--watch] [--db PATH]\n"
 	"\n"
 	"List objects from the state database: what was applied (recipes, campaigns) and\n"
 	"what the controller observed (runs, their SLURM jobs, services, workers).\n"
@@ -27,14 +28,21 @@ static const char usage_text[] =
 	"\n"
 	"NAME selects one object: a recipe, run or campaign name; for jobs the run name or\n"
 	"the SLURM job id; for services the instance name; for workers ROLE-INDEX\n"
-	"(prefill-0).\n"
+	"(prefill-0); for points a prefix of the point id.\n"
+	"\n"
+	"campaigns: points done, running, pending, failed and invalid per campaign.\n"
+	"points: one row per point of a campaign (deployment x shape x concurrency x\n"
+	"repeat) with its state, attempts, key metrics and whether it met the SLO.\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output FORMAT    text (default), wide (more columns), json or yaml;\n"
-	"                         json/yaml print {\"kind\": \"List\", \"items\": [...]}\n"
+	"                         json/yaml print {\"kind\": \"List\", \"items\": [...]};\n"
+	"                         csv (points only): a header and one row per point,\n"
+	"                         every JSON field (results.* flattened)\n"
 	"  -w, --watch            print again whenever the data changes (Ctrl-C stops)\n"
 	"      --recipe NAME      runs and jobs: only this recipe's\n"
 	"      --run NAME         services and workers: only this run's\n"
+	"      --campaign NAME    points: only this campaign's\n"
 	"      --include-deleted  recipes: list deleted ones too\n"
 	"      --db PATH          state database (default: $SRTCTL_DB, else\n"
 	"                         $XDG_STATE_HOME/srtctl/srtctl.db)\n"
@@ -46,14 +54,15 @@ static const char usage_text[] =
 	"  srtctl get recipes\n"
 	"  srtctl get runs -o wide\n"
 	"  srtctl get services --run qwen3-mooncake-2-1 --watch\n"
-	"  srtctl get recipe qwen3-mooncake -o json\n";
+	"  srtctl get recipe qwen3-mooncake -o json\n"
+	"  srtctl get points --campaign qwen3-sweep -o csv > points.csv\n";
 
 struct get_ctx {
 	struct srt_store *store;
 	enum srt_output fmt;
 	bool wide;
 	const char *name;	  /* NULL: every object */
-	const char *recipe, *run; /* filters */
+	const char *recipe, *run, *campaign; /* filters */
 	bool include_deleted;
 	bool want_json; /* -o json|yaml, or --watch (which compares items) */
 	int64_t now;
@@ -383,8 +392,9 @@ static int get_workers(struct get_ctx *c, struct srt_table *t, json_t *items, st
 static int get_campaigns(struct get_ctx *c, struct srt_table *t, json_t *items,
 			 struct srt_error *err)
 {
-	static const char *const base[] = { "NAME", "STATE", "AGE" };
-	static const char *const more[] = { "DELETED" };
+	static const char *const base[] = { "NAME",    "GEN",	  "DEPLOYMENTS", "POINTS",  "DONE",
+					    "RUNNING", "PENDING", "FAILED",	 "INVALID", "AGE" };
+	static const char *const more[] = { "STATE", "DELETED", "SOURCE" };
 	struct srt_campaign_row *rows = NULL;
 	size_t n = 0;
 
@@ -393,28 +403,230 @@ static int get_campaigns(struct get_ctx *c, struct srt_table *t, json_t *items,
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		const struct srt_campaign_row *r = &rows[i];
+		int64_t total = r->pending + r->running + r->done + r->failed + r->invalid;
 
 		if (c->name && (!r->name || strcmp(c->name, r->name)))
 			continue;
 		srt_table_add(t, r->name);
-		srt_table_add(t, r->state);
+		srt_table_add_int(t, r->generation, 1);
+		srt_table_add_int(t, r->deployments, 0);
+		srt_table_add_int(t, total, 0);
+		srt_table_add_int(t, r->done, 0);
+		srt_table_add_int(t, r->running, 0);
+		srt_table_add_int(t, r->pending, 0);
+		srt_table_add_int(t, r->failed, 0);
+		srt_table_add_int(t, r->invalid, 0);
 		srt_table_add_age(t, c->now, r->created_at);
 		if (c->wide) {
+			srt_table_add(t, r->state);
 			if (r->deleted_at)
 				srt_table_add_age(t, c->now, r->deleted_at);
 			else
 				srt_table_add(t, NULL);
+			srt_table_add(t, r->source_file);
 		}
 		ADD_ITEM(items,
-				      json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "name",
-						srt_json_str(r->name), "uid", srt_json_str(r->uid),
-						"state", srt_json_str(r->state), "created_at",
-						srt_json_time(r->created_at), "updated_at",
-						srt_json_time(r->updated_at), "deleted_at",
-						srt_json_time(r->deleted_at)));
+			 json_pack(
+				 "{s:o, s:o, s:I, s:o, s:o, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
+				 "s:o, s:o, s:o, s:o, s:o}",
+				 "name", srt_json_str(r->name), "uid", srt_json_str(r->uid),
+				 "generation", (json_int_t)r->generation, "spec_hash",
+				 srt_json_str(r->spec_hash), "state", srt_json_str(r->state),
+				 "deployments", (json_int_t)r->deployments, "points", "total",
+				 (json_int_t)total, "done", (json_int_t)r->done, "running",
+				 (json_int_t)r->running, "pending", (json_int_t)r->pending,
+				 "failed", (json_int_t)r->failed, "invalid", (json_int_t)r->invalid,
+				 "source_file", srt_json_str(r->source_file), "created_at",
+				 srt_json_time(r->created_at), "applied_at",
+				 srt_json_time(r->applied_at), "updated_at",
+				 srt_json_time(r->updated_at), "deleted_at",
+				 srt_json_time(r->deleted_at)));
 	}
 	srt_campaign_rows_free(rows, n);
 	return 0;
+}
+
+/* ---- points ---- */
+
+static json_t *metric_json(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+static void add_metric(struct srt_table *t, double v)
+{
+	if (isnan(v))
+		srt_table_add(t, NULL);
+	else
+		srt_table_addf(t, "%.4g", v);
+}
+
+/* The index of a result column by name (srt_point_metric_names). */
+static size_t metric(const char *name)
+{
+	for (size_t i = 0; i < SRT_POINT_NMETRICS; i++)
+		if (!strcmp(srt_point_metric_names[i], name))
+			return i;
+	return 0;
+}
+
+static int get_points(struct get_ctx *c, struct srt_table *t, json_t *items, struct srt_error *err)
+{
+	static const char *const base[] = { "CAMPAIGN",	 "DEPLOYMENT", "ISL",	   "OSL",
+					    "CONC",	 "REPEAT",     "STATE",	   "ATTEMPTS",
+					    "OUT-TOK/S", "TTFT-P99",   "TPOT-MED", "SLO" };
+	static const char *const more[] = { "POINT", "AXES", "PROMPTS", "WARMUP",
+					    "TOOL",  "RUN",  "JOB",	"MESSAGE" };
+	size_t out_tps = metric("output_throughput"), ttft = metric("p99_ttft_ms"),
+	       tpot = metric("median_tpot_ms");
+	struct srt_point_row *rows = NULL;
+	size_t n = 0;
+
+	HEADERS(t, c->wide, base, more);
+	if (srt_store_point_list(c->store, c->campaign, false, &rows, &n, err) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct srt_point_row *r = &rows[i];
+		json_t *m, *params, *axes;
+
+		if (c->name && strncmp(r->point_id, c->name, strlen(c->name)))
+			continue;
+		srt_table_add(t, r->campaign);
+		srt_table_add(t, r->deployment);
+		srt_table_add_int(t, r->isl, 0);
+		srt_table_add_int(t, r->osl, 0);
+		srt_table_add_int(t, r->concurrency, 0);
+		srt_table_add_int(t, r->repeat, 0);
+		srt_table_add(t, r->state);
+		srt_table_add_int(t, r->attempts, 0);
+		add_metric(t, r->metrics[out_tps]);
+		add_metric(t, r->metrics[ttft]);
+		add_metric(t, r->metrics[tpot]);
+		srt_table_add(t, r->slo_met < 0 ? NULL : r->slo_met ? "yes" : "no");
+		if (c->wide) {
+			srt_table_addf(t, "%.12s", r->point_id);
+			srt_table_add(t, r->axes);
+			srt_table_add_int(t, r->prompts, 0);
+			srt_table_add_int(t, r->warmup, 0);
+			srt_table_add(t, r->tool);
+			srt_table_add(t, r->run_name);
+			srt_table_add_int(t, r->slurm_job_id, 1);
+			srt_table_add(t, r->message);
+		}
+		if (!items)
+			continue;
+		m = json_object();
+		for (size_t k = 0; k < SRT_POINT_NMETRICS; k++)
+			json_object_set_new(m, srt_point_metric_names[k],
+					    metric_json(r->metrics[k]));
+		params = r->params ? json_loads(r->params, 0, NULL) : NULL;
+		axes = r->axes ? json_loads(r->axes, 0, NULL) : NULL;
+		ADD_ITEM(items,
+			 json_pack("{s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:I, "
+				   "s:I, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+				   "point_id", srt_json_str(r->point_id), "campaign",
+				   srt_json_str(r->campaign), "deployment",
+				   srt_json_str(r->deployment), "axes", axes ? axes : json_null(),
+				   "seq", (json_int_t)r->seq, "tool", srt_json_str(r->tool),
+				   "params", params ? params : json_null(), "isl",
+				   (json_int_t)r->isl, "osl", (json_int_t)r->osl, "concurrency",
+				   (json_int_t)r->concurrency, "prompts", (json_int_t)r->prompts,
+				   "warmup", (json_int_t)r->warmup, "repeat", (json_int_t)r->repeat,
+				   "state", srt_json_str(r->state), "attempts",
+				   (json_int_t)r->attempts, "run", srt_json_str(r->run_name),
+				   "slurm_job_id",
+				   r->slurm_job_id ? json_integer(r->slurm_job_id) : json_null(),
+				   "message", srt_json_str(r->message), "slo_met",
+				   r->slo_met < 0 ? json_null() : json_boolean(r->slo_met),
+				   "results", m, "raw_path", srt_json_str(r->raw_path),
+				   "raw_sha256", srt_json_str(r->raw_sha256), "started_at",
+				   srt_json_time(r->started_at), "finished_at",
+				   srt_json_time(r->finished_at)));
+	}
+	srt_point_rows_free(rows, n);
+	return 0;
+}
+
+/* ---- csv (RFC 4180: fields with a comma, quote or line break are quoted) ---- */
+
+static void csv_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void csv_value(FILE *out, const json_t *v)
+{
+	char *s;
+
+	switch (json_typeof(v)) {
+	case JSON_NULL:
+		return;
+	case JSON_STRING:
+		csv_field(out, json_string_value(v));
+		return;
+	default:
+		s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+		csv_field(out, s ? s : "");
+		free(s);
+	}
+}
+
+/* One line per item: its fields in order, an object field "results" flattened as results.KEY. */
+static void print_csv(FILE *out, const json_t *items)
+{
+	const json_t *first = json_array_get(items, 0), *v, *sub;
+	const char *key, *k2;
+	size_t i;
+	bool comma = false;
+
+	if (!first)
+		return;
+	json_object_foreach((json_t *)first, key, v)
+	{
+		if (!strcmp(key, "results") && json_is_object(v)) {
+			json_object_foreach((json_t *)v, k2, sub)
+			{
+				fprintf(out, "%sresults.%s", comma ? "," : "", k2);
+				comma = true;
+			}
+			continue;
+		}
+		fprintf(out, "%s%s", comma ? "," : "", key);
+		comma = true;
+	}
+	fputc('\n', out);
+	json_array_foreach(items, i, first)
+	{
+		comma = false;
+		json_object_foreach((json_t *)first, key, v)
+		{
+			if (!strcmp(key, "results") && json_is_object(v)) {
+				json_object_foreach((json_t *)v, k2, sub)
+				{
+					if (comma)
+						fputc(',', out);
+					csv_value(out, sub);
+					comma = true;
+				}
+				continue;
+			}
+			if (comma)
+				fputc(',', out);
+			csv_value(out, v);
+			comma = true;
+		}
+		fputc('\n', out);
+	}
 }
 
 struct kind {
@@ -429,6 +641,7 @@ static const struct kind kinds[] = {
 	{ "services", "service", "svc", get_services },
 	{ "workers", "worker", NULL, get_workers },
 	{ "campaigns", "campaign", NULL, get_campaigns },
+	{ "points", "point", NULL, get_points },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -471,6 +684,8 @@ static int render(struct get_ctx *c, const struct kind *k, struct srt_buf *text,
 	if (mem) {
 		if (c->fmt == SRT_OUT_JSON || c->fmt == SRT_OUT_YAML)
 			srt_print_list(mem, json_incref(*items), c->fmt);
+		else if (c->fmt == SRT_OUT_CSV)
+			print_csv(mem, *items);
 		else if (srt_table_rows(&t))
 			srt_table_print(&t, mem, "", false);
 		fclose(mem);
@@ -485,7 +700,7 @@ static void print_nothing(const struct get_ctx *c)
 {
 	if (c->fmt == SRT_OUT_JSON || c->fmt == SRT_OUT_YAML)
 		srt_print_list(stdout, json_array(), c->fmt);
-	else
+	else if (c->fmt != SRT_OUT_CSV)
 		fputs("No resources found.\n", stderr);
 }
 
@@ -500,7 +715,8 @@ static int run_get(struct get_ctx *c, const struct kind *k, const char *db, bool
 	int rc = SRT_EXIT_OK;
 
 	srt_buf_init(&text);
-	c->want_json = watch || c->fmt == SRT_OUT_JSON || c->fmt == SRT_OUT_YAML;
+	c->want_json = watch || c->fmt == SRT_OUT_JSON || c->fmt == SRT_OUT_YAML ||
+		       c->fmt == SRT_OUT_CSV;
 	if (render(c, k, &text, &items, &count) != 0) {
 		rc = SRT_EXIT_USAGE;
 		goto out;
@@ -559,6 +775,7 @@ int srt_cmd_get(int argc, char **argv)
 		OPT_DB = 256,
 		OPT_RECIPE,
 		OPT_RUN,
+		OPT_CAMPAIGN,
 		OPT_DELETED,
 		OPT_WATCH_TIMEOUT
 	};
@@ -568,6 +785,7 @@ int srt_cmd_get(int argc, char **argv)
 		{ "watch-timeout", required_argument, NULL, OPT_WATCH_TIMEOUT }, /* for tests */
 		{ "recipe", required_argument, NULL, OPT_RECIPE },
 		{ "run", required_argument, NULL, OPT_RUN },
+		{ "campaign", required_argument, NULL, OPT_CAMPAIGN },
 		{ "include-deleted", no_argument, NULL, OPT_DELETED },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "help", no_argument, NULL, 'h' },
@@ -585,7 +803,9 @@ int srt_cmd_get(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:wh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			if (srt_cli_parse_output("get", optarg, &ctx.fmt, true) != 0)
+			if (!strcmp(optarg, "csv"))
+				ctx.fmt = SRT_OUT_CSV;
+			else if (srt_cli_parse_output("get", optarg, &ctx.fmt, true) != 0)
 				return SRT_EXIT_USAGE;
 			break;
 		case 'w':
@@ -596,6 +816,9 @@ int srt_cmd_get(int argc, char **argv)
 			break;
 		case OPT_RECIPE:
 			ctx.recipe = optarg;
+			break;
+		case OPT_CAMPAIGN:
+			ctx.campaign = optarg;
 			break;
 		case OPT_RUN:
 			ctx.run = optarg;
@@ -616,12 +839,12 @@ int srt_cmd_get(int argc, char **argv)
 	if (optind >= argc)
 		return srt_cli_usage_error("get",
 					   "say what to list: recipes, runs, jobs, services, "
-					   "workers or campaigns");
+					   "workers, campaigns or points");
 	k = find_kind(argv[optind]);
 	if (!k)
 		return srt_cli_usage_error("get",
 					   "unknown kind '%s' (expected recipes, runs, jobs, "
-					   "services, workers or campaigns)",
+					   "services, workers, campaigns or points)",
 					   argv[optind]);
 	if (optind + 1 < argc)
 		ctx.name = argv[optind + 1];
@@ -632,6 +855,12 @@ int srt_cmd_get(int argc, char **argv)
 		return srt_cli_usage_error("get", "--recipe applies to runs and jobs only");
 	if (ctx.run && k->fn != get_services && k->fn != get_workers)
 		return srt_cli_usage_error("get", "--run applies to services and workers only");
+	if (ctx.campaign && k->fn != get_points)
+		return srt_cli_usage_error("get", "--campaign applies to points only");
+	if (ctx.fmt == SRT_OUT_CSV && k->fn != get_points)
+		return srt_cli_usage_error("get", "-o csv applies to points only");
+	if (ctx.fmt == SRT_OUT_CSV && watch)
+		return srt_cli_usage_error("get", "-o csv cannot be combined with --watch");
 	if (ctx.include_deleted && k->fn != get_recipes)
 		return srt_cli_usage_error("get", "--include-deleted applies to recipes only");
 	ctx.wide = ctx.fmt == SRT_OUT_WIDE;

@@ -11,7 +11,9 @@
  */
 #include "cli/cli.h"
 #include "util/strutil.h"
+#include "recipe/campaign.h"
 #include "recipe/migrate.h"
+#include "recipe/variants.h"
 #include "recipe/yemit.h"
 #include "util/buf.h"
 #include "util/fdio.h"
@@ -35,8 +37,13 @@ static const char usage_text[] =
 	"'srtctl validate' would. A result that does not validate is reported (exit 1):\n"
 	"--in-place then leaves the file unchanged; to stdout or -o it is still written\n"
 	"so you can finish it by hand. Comments of the v1 file are not carried over.\n"
-	"Where v1 meant something v2 cannot say (a sweep: section, a vLLM connector\n"
-	"srt-slurm passed verbatim), migrate refuses: exit 1, nothing written. Where\n"
+	"A recipe with srt-slurm's sweep: section (v1 or v2) becomes a campaign\n"
+	"(kind: Campaign): the recipe is its template, each sweep parameter an axis at\n"
+	"the paths where \"{name}\" stands, benchmark isl/osl/concurrencies its load;\n"
+	"`srtctl apply` runs it as one job per combination. A sweep a campaign cannot\n"
+	"say (a placeholder inside a longer string, in a variant file) is refused.\n"
+	"Where v1 meant something v2 cannot say (a vLLM connector srt-slurm passed\n"
+	"verbatim), migrate refuses: exit 1, nothing written. Where\n"
 	"the v2 spelling differs (env precedence, connector flags, master flags and\n"
 	"placement), it writes the v1 behaviour and warns.\n"
 	"\n"
@@ -56,7 +63,8 @@ static const char usage_text[] =
 	"  srtctl migrate -f old/recipe.yaml                   # print the v2 recipe\n"
 	"  srtctl migrate -f old/recipe.yaml -o recipe.yaml    # write it to a new file\n"
 	"  srtctl migrate -f recipes/ --in-place               # rewrite a directory, with backups\n"
-	"  srtctl migrate -f recipes/ -o recipes-v2/           # write a migrated copy of each file\n";
+	"  srtctl migrate -f recipes/ -o recipes-v2/           # write a migrated copy of each file\n"
+	"  srtctl migrate -f sweep.yaml -o sweep.campaign.yaml # a sweep recipe as a campaign\n";
 
 struct migrate_opts {
 	const char *input;
@@ -250,6 +258,47 @@ static int write_backup(const char *path, const char *data, size_t len, mode_t m
  * Returns 0 when `out` holds a migrated recipe (*valid says whether it
  * passed the check), or -1 when the input could not be migrated.
  */
+/*
+ * A recipe with srt-slurm's `sweep:` becomes a campaign (kind: Campaign)
+ * whose template is the recipe: write it to `out` and check it as `apply`
+ * would (parse and expand every deployment).  Returns 0 (with *valid), or
+ * -1 when the sweep cannot be expressed (errors in d; nothing written).
+ */
+static int sweep_campaign(struct migrate_opts *o, const char *path, struct srt_ydoc *doc,
+			  const struct srt_ynode *root, struct srt_buf *out, bool *valid,
+			  struct srt_diags *d)
+{
+	const char *display = !strcmp(path, "-") ? "<stdin>" : path;
+	struct srt_campaign_plan plan = { 0 };
+	struct srt_ydoc *check = NULL;
+	struct srt_campaign *c;
+	struct srt_ynode *camp;
+	char *checked_name;
+
+	camp = srt_campaign_from_sweep(doc, root, display, d);
+	if (!camp)
+		return -1;
+	srt_buf_printf(out,
+		       "# A campaign written by srtctl migrate from %s, whose 'sweep:' made\n"
+		       "# srt-slurm submit one job per combination: each combination is a\n"
+		       "# deployment here, and the benchmark's load runs inside each one.\n",
+		       !strcmp(path, "-") ? "stdin" : base_name(path));
+	if (srt_yemit(camp, out) != 0) {
+		srt_diags_add(d, SRT_DIAG_ERROR, display, 0, 0, NULL,
+			      "cannot write the campaign as YAML; simplify the recipe");
+		return -1;
+	}
+	checked_name = srt_xasprintf("%s (campaign)", display);
+	check = srt_ydoc_parse(out->data, out->len, checked_name, d);
+	c = check ? srt_campaign_parse(check, d) : NULL;
+	*valid = c && !d->nerrors &&
+		 srt_campaign_expand(c, check, c->template_node, &o->cluster, &plan, d) == 0;
+	srt_campaign_plan_release(&plan);
+	srt_ydoc_free(check);
+	free(checked_name);
+	return 0;
+}
+
 static int migrate_bytes(struct migrate_opts *o, const char *path, const struct srt_buf *in,
 			 struct srt_buf *out, bool *valid)
 {
@@ -265,9 +314,19 @@ static int migrate_bytes(struct migrate_opts *o, const char *path, const struct 
 	v1 = srt_ydoc_parse(in->data, in->len, display, &d);
 	if (!v1)
 		goto out;
+	if (v1->root && v1->root->kind == SRT_Y_MAP && srt_ynode_get(v1->root, "sweep") &&
+	    !srt_recipe_doc_is_v1(v1->root) && !srt_variants_is_variant_doc(v1->root)) {
+		/* A v2 recipe with a sweep: only the campaign is written. */
+		rc = sweep_campaign(o, path, v1, v1->root, out, valid, &d);
+		goto out;
+	}
 	v2 = srt_migrate_v1(v1, &d);
 	if (!v2)
 		goto out;
+	if (v2->root && srt_ynode_get(v2->root, "sweep")) {
+		rc = sweep_campaign(o, path, v2, v2->root, out, valid, &d);
+		goto out;
+	}
 	srt_buf_printf(out, "# Migrated to the v2 layout by srtctl migrate from %s.\n",
 		       !strcmp(path, "-") ? "stdin" : base_name(path));
 	if (srt_yemit(v2->root, out) != 0) {

@@ -91,7 +91,7 @@ static int render_one(const struct srt_recipe *r, const struct srt_cluster *clus
 			dir, SRT_RUNDIR_PLAN);
 		goto out;
 	}
-	pj = srt_plan_to_json(p);
+	pj = srt_runplan_to_json(&p->run);
 	if (srt_rundir_write_plan_at(dfd, dir, pj, 1, -1, -1, &err) != 0 ||
 	    srt_rundir_write_file_at(dfd, dir, SRT_RUNDIR_JOB, j.script, strlen(j.script),
 				     SRT_RUNDIR_SCRIPT_MODE, -1, -1, &err) != 0) {

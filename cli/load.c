@@ -170,6 +170,7 @@ void srt_cli_job_release(struct srt_cli_job *j)
 	free(j->run_dir);
 	free(j->output);
 	free(j->script);
+	srt_script_job_props_release(&j->props);
 	memset(j, 0, sizeof(*j));
 }
 

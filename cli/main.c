@@ -26,7 +26,8 @@ static const struct verb verbs[] = {
 	{ "delete", srt_cmd_delete, "mark a recipe deleted (its runs are stopped)" },
 	{ "wait", srt_cmd_wait, "follow a recipe's run until it is Ready (or done)" },
 	{ "controller", srt_cmd_controller, "run the reconcile loop (submits and follows runs)" },
-	{ "doctor", srt_cmd_doctor, "check that SLURM (slurmrestd) is usable from here" },
+	{ "doctor", srt_cmd_doctor,
+	  "check the config, database, controller, slurmrestd, token, log root" },
 	{ "version", srt_cmd_version, "print the version" },
 	/* Hidden from the help (NULL summary): the batch script starts it. */
 	{ "agent", srt_cmd_agent, NULL },

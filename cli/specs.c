@@ -58,6 +58,85 @@ static void add_spec(struct srt_cli_specs *out, size_t *cap, const struct srt_cl
 	out->v[out->n++] = *sp;
 }
 
+/*
+ * Is the text a campaign (1, *doc gets its parsed document), a recipe (0),
+ * or neither (-1: a YAML error or an unknown kind, in d)?  Only a document
+ * that names a `kind` is parsed here; recipes are compiled from the text as
+ * before.
+ */
+static int campaign_or_recipe(const char *file, const char *yaml, size_t len, struct srt_diags *d,
+			      struct srt_ydoc **doc)
+{
+	struct srt_diags local;
+	int kind;
+
+	*doc = NULL;
+	if (!strstr(yaml, "kind"))
+		return 0;
+	srt_diags_init(&local);
+	*doc = srt_ydoc_parse(yaml, len, file, &local);
+	if (!*doc) {
+		/* Let the recipe compiler report it, as for any recipe. */
+		srt_diags_release(&local);
+		return 0;
+	}
+	kind = srt_campaign_doc_kind(*doc, &local);
+	srt_diags_take(d, &local);
+	srt_diags_release(&local);
+	if (kind <= 0) {
+		srt_ydoc_free(*doc);
+		*doc = NULL;
+	}
+	return kind;
+}
+
+/* Parse and expand a campaign document (doc, taken).  Returns the number of errors. */
+static size_t load_campaign(const char *file, char *yaml, struct srt_ydoc *doc,
+			    const struct srt_cluster *cluster, struct srt_cli_specs *out,
+			    struct srt_diags *d)
+{
+	size_t before = d->nerrors;
+	struct srt_cli_campaign cc = { 0 };
+	const struct srt_ynode *troot;
+	const char *tpath;
+
+	cc.doc = doc;
+	cc.c = srt_campaign_parse(doc, d);
+	if (!cc.c || d->nerrors != before)
+		goto fail;
+	tpath = srt_campaign_template_path(cc.c);
+	if (tpath) {
+		cc.tdoc = srt_ydoc_load_file(tpath, d);
+		if (!cc.tdoc) {
+			const struct srt_ynode *t = srt_ynode_get(doc->root, "template");
+
+			srt_diags_add(d, SRT_DIAG_ERROR, file, t->line, t->col, "template",
+				      "cannot read the template '%s' (a path relative to this "
+				      "file); fix the path or write the recipe inline",
+				      tpath);
+			goto fail;
+		}
+		troot = cc.tdoc->root;
+	} else {
+		troot = cc.c->template_node;
+	}
+	if (srt_campaign_expand(cc.c, cc.tdoc ? cc.tdoc : doc, troot, cluster, &cc.plan, d))
+		goto fail;
+	cc.name = srt_xstrdup(cc.c->name);
+	cc.file = srt_xstrdup(file);
+	cc.source = absolute(file);
+	cc.yaml = yaml;
+	out->campaigns =
+		srt_xrealloc(out->campaigns, (out->ncampaigns + 1) * sizeof(*out->campaigns));
+	out->campaigns[out->ncampaigns++] = cc;
+	return 0;
+fail:
+	srt_campaign_plan_release(&cc.plan);
+	srt_ydoc_free(cc.tdoc);
+	srt_ydoc_free(doc);
+	return d->nerrors - before ? d->nerrors - before : 1;
+}
+
 /* Compile one file and add its recipes.  Returns the number of errors. */
 static size_t load_file(const char *verb, const char *file, const struct srt_cluster *cluster,
 			struct srt_cli_specs *out, size_t *cap, bool *io_error)
@@ -65,8 +144,10 @@ static size_t load_file(const char *verb, const char *file, const struct srt_clu
 	struct srt_buf text;
 	struct srt_compiled comp;
 	struct srt_diags d;
-	size_t nerr;
+	struct srt_ydoc *doc = NULL;
+	size_t nerr, len;
 	char *yaml;
+	int kind;
 
 	srt_buf_init(&text);
 	if (read_text(verb, file, &text) != 0) {
@@ -75,10 +156,18 @@ static size_t load_file(const char *verb, const char *file, const struct srt_clu
 		return 1;
 	}
 	srt_diags_init(&d);
-	nerr = srt_compile_bytes(text.data, text.len, file, cluster, &comp, &d);
+	len = text.len;
 	yaml = srt_buf_detach(&text);
 	out->texts = srt_xrealloc(out->texts, (out->ntexts + 1) * sizeof(*out->texts));
 	out->texts[out->ntexts++] = yaml;
+	kind = campaign_or_recipe(file, yaml, len, &d, &doc);
+	if (kind != 0) {
+		nerr = kind > 0 ? load_campaign(file, yaml, doc, cluster, out, &d) : d.nerrors;
+		srt_diags_print(&d, stderr);
+		srt_diags_release(&d);
+		return nerr;
+	}
+	nerr = srt_compile_bytes(yaml, len, file, cluster, &comp, &d);
 	for (size_t i = 0; !nerr && i < comp.n; i++) {
 		const struct srt_recipe *r = comp.recipes[i];
 		struct srt_cli_spec sp = { 0 };
@@ -153,6 +242,17 @@ int srt_cli_specs_load(const char *verb, char *const *paths, size_t npaths,
 				nerr++;
 				break;
 			}
+	for (size_t i = 0; i < out->ncampaigns; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(out->campaigns[i].name, out->campaigns[j].name)) {
+				fprintf(stderr,
+					"srtctl %s: campaign '%s' is defined twice, in %s and in %s; "
+					"give one of them another 'name:'\n",
+					verb, out->campaigns[i].name, out->campaigns[j].file,
+					out->campaigns[i].file);
+				nerr++;
+				break;
+			}
 	if (io_error)
 		return SRT_EXIT_USAGE;
 	return nerr ? SRT_EXIT_INVALID : SRT_EXIT_OK;
@@ -167,6 +267,17 @@ void srt_cli_specs_release(struct srt_cli_specs *s)
 		free(s->v[i].spec);
 	}
 	free(s->v);
+	for (size_t i = 0; i < s->ncampaigns; i++) {
+		struct srt_cli_campaign *c = &s->campaigns[i];
+
+		free(c->name);
+		free(c->file);
+		free(c->source);
+		srt_campaign_plan_release(&c->plan);
+		srt_ydoc_free(c->tdoc);
+		srt_ydoc_free(c->doc);
+	}
+	free(s->campaigns);
 	for (size_t i = 0; i < s->ntexts; i++)
 		free(s->texts[i]);
 	free(s->texts);

@@ -485,48 +485,6 @@ out:
 /* ---- effects ---- */
 
 /*
- * SLURM time limit text -> minutes (0 when unset or unlimited), or -1 when a
- * part or the total is beyond 100 years (36500 days): every part is parsed
- * with a bound before it is multiplied, so nothing overflows.
- */
-static int time_limit_minutes(const char *s)
-{
-	const long long max = 36500LL * 1440;
-	long long d = 0, parts[3] = { 0, 0, 0 }, total;
-	int n = 0;
-	const char *p = s;
-	char *end;
-
-	if (!s || !*s || !strcasecmp(s, "unlimited") || !strcasecmp(s, "infinite"))
-		return 0;
-	errno = 0;
-	if (strchr(s, '-')) {
-		d = strtoll(s, &end, 10);
-		p = end + 1;
-	}
-	while (*p && n < 3) {
-		parts[n++] = strtoll(p, &end, 10);
-		p = *end == ':' ? end + 1 : end;
-		if (!*end)
-			break;
-	}
-	if (errno == ERANGE || d < 0 || d > 36500)
-		return -1;
-	for (int i = 0; i < 3; i++)
-		if (parts[i] < 0 || parts[i] > max * 60)
-			return -1;
-	if (strchr(s, '-')) /* D-HH[:MM[:SS]] */
-		total = d * 1440 + parts[0] * 60 + parts[1] + (parts[2] > 0);
-	else if (n == 1) /* MM */
-		total = parts[0];
-	else if (n == 2) /* MM:SS */
-		total = parts[0] + (parts[1] > 0);
-	else /* HH:MM:SS */
-		total = parts[0] * 60 + parts[1] + (parts[2] > 0);
-	return total > max ? -1 : (int)total;
-}
-
-/*
  * A run's state change and the events that explain it, committed in one
  * transaction (or none of it).
  */
@@ -690,14 +648,14 @@ struct rendered {
 	struct srt_plan *plan;
 	json_t *pj; /* plan.json's object, with "job" (job_shape()) */
 	const struct srt_recipe *r;
-	const char *partition, *account;
-	int time_limit; /* minutes, 0: the partition's */
-	bool exclusive; /* the nodes are the job's alone */
+	struct srt_job_props props; /* what the job asks SLURM for (recipe/script.h) */
+	struct srt_job_spec spec;   /* the submission, less name, comment, script and paths */
 };
 
 static void rendered_release(struct rendered *x)
 {
 	json_decref(x->pj);
+	srt_script_job_props_release(&x->props);
 	srt_plan_free(x->plan);
 	srt_compiled_release(&x->comp);
 	memset(x, 0, sizeof(*x));
@@ -709,9 +667,15 @@ static void rendered_release(struct rendered *x)
  */
 static json_t *job_shape(const struct rendered *x)
 {
-	return json_pack("{s:I, s:s?, s:s?, s:i, s:b}", "nodes",
-			 (json_int_t)x->plan->layout.nnodes, "partition", x->partition, "account",
-			 x->account, "time_limit_minutes", x->time_limit, "exclusive", x->exclusive);
+	json_t *dirs = json_object();
+
+	for (size_t i = 0; i < x->props.ndirectives; i++)
+		json_object_set_new(dirs, x->props.directives[i].name,
+				    json_string(x->props.directives[i].value));
+	return json_pack("{s:I, s:s?, s:s?, s:i, s:b, s:o}", "nodes",
+			 (json_int_t)x->plan->layout.nnodes, "partition", x->spec.partition,
+			 "account", x->spec.account, "time_limit_minutes", x->spec.time_limit,
+			 "exclusive", x->spec.exclusive, "directives", dirs);
 }
 
 /*
@@ -723,7 +687,6 @@ static int render(struct srt_controller *c, const struct srt_recipe_row *recipe,
 {
 	struct srt_diags d;
 	char *file = srt_xasprintf("%s.yaml", recipe->name);
-	const char *tl;
 	int rc = 0;
 
 	memset(x, 0, sizeof(*x));
@@ -748,20 +711,17 @@ static int render(struct srt_controller *c, const struct srt_recipe_row *recipe,
 		goto out;
 	}
 	x->r = x->comp.recipes[0];
-	x->partition = x->r->slurm.partition ? x->r->slurm.partition : c->cluster->default_partition;
-	x->account = x->r->slurm.account ? x->r->slurm.account : c->cluster->default_account;
-	tl = x->r->slurm.time_limit ? x->r->slurm.time_limit : c->cluster->default_time_limit;
-	x->time_limit = time_limit_minutes(tl);
-	if (x->time_limit < 0) {
-		*why = srt_xasprintf("slurm.time_limit '%s' is longer than 100 years (36500-00:00:00); "
-				     "give a shorter limit or UNLIMITED",
-				     tl);
+	srt_script_job_props(x->plan, &x->props);
+	if (srt_script_job_spec(&x->props, &x->spec) != 0) {
+		*why = srt_xasprintf(
+			"slurm.time_limit '%s' is longer than 100 years (36500-00:00:00); "
+			"give a shorter limit or UNLIMITED",
+			x->props.time_limit);
 		rendered_release(x);
 		rc = 1;
 		goto out;
 	}
-	x->exclusive = x->r->slurm.exclusive;
-	x->pj = srt_plan_to_json(x->plan);
+	x->pj = srt_runplan_to_json(&x->plan->run);
 	json_object_set_new(x->pj, "job", job_shape(x));
 out:
 	free(file);
@@ -796,9 +756,8 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 	struct srt_recipe_row recipe = { 0 };
 	struct rendered x = { 0 };
 	struct srt_diags d;
-	char *dir = NULL, *script = NULL, *out_path = NULL, *msg = NULL, *note = NULL;
+	char *dir = NULL, *script = NULL, *out_path = NULL, *msg = NULL;
 	struct srt_rc_outcome o;
-	struct srt_buf names;
 	struct srt_error serr;
 	int64_t job_id = 0;
 	long uid, gid;
@@ -841,26 +800,14 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 	if (srt_store_run_set_details(c->store, run.name, dir, false, 0, err) != 0)
 		goto out;
 	{
-		static const char *const env[] = {
-			"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-			"LANG=C.UTF-8",
-		};
-		struct srt_job_spec spec = {
-			.name = run.job_name,
-			.comment = run.job_comment,
-			.script = script,
-			.partition = x.partition,
-			.account = x.account,
-			.nodes = (int)x.plan->layout.nnodes,
-			.time_limit = x.time_limit,
-			.exclusive = x.exclusive,
-			.cwd = dir,
-			.stdout_path = out_path,
-			.stderr_path = out_path,
-			.env = env,
-			.nenv = sizeof(env) / sizeof(env[0]),
-		};
+		struct srt_job_spec spec = x.spec;
 
+		spec.name = run.job_name;
+		spec.comment = run.job_comment;
+		spec.script = script;
+		spec.cwd = dir;
+		spec.stdout_path = out_path;
+		spec.stderr_path = out_path;
 		srt_error_clear(&serr);
 		src = srt_slurm_client_submit(c->slurm, &spec, &job_id, &serr);
 	}
@@ -873,30 +820,15 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 				     .type = o.warning ? "Warning" : "Normal",
 				     .reason = o.reason };
 
-		if (x.r->slurm.directives.n) {
-			/* slurmrestd takes the job description, not #SBATCH lines: say so. */
-			const struct srt_env *dv = &x.r->slurm.directives;
-
-			srt_buf_init(&names);
-			for (size_t i = 0; i < dv->n; i++)
-				srt_buf_printf(&names, "%s%s", i ? ", " : "", dv->v[i].name);
-			note = srt_xasprintf(
-				"slurm.directives (%s) are in job.sh as #SBATCH lines, "
-				"but slurmrestd does not read #SBATCH lines, so they do "
-				"not apply to job %lld; srtctl sets nodes, partition, "
-				"account and time limit itself",
-				names.data, (long long)job_id);
-			srt_buf_release(&names);
-			ch.note_reason = "DirectivesNotApplied";
-			ch.note = note;
-		}
 		msg = srt_xasprintf("submitted job %lld (name %s, comment %s, %zu node%s) from %s",
 				    (long long)job_id, run.job_name, run.job_comment,
 				    x.plan->layout.nnodes, x.plan->layout.nnodes == 1 ? "" : "s", dir);
 		ch.message = msg;
 		rc = commit_change(c, &ch, err);
 	} else if (o.set_phase) {
-		msg = srt_xasprintf("SLURM refused the job: %s", serr.msg);
+		msg = srt_xasprintf(src == SRT_SLURM_EINVAL ? "the job was not submitted: %s" :
+							      "SLURM refused the job: %s",
+				    serr.msg);
 		rc = record(c, run.name, srt_rc_phase_name(o.phase), -1, NULL, msg,
 			    o.warning ? "Warning" : "Normal", o.reason, err);
 	} else {
@@ -909,7 +841,6 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 out:
 	if (dfd >= 0)
 		close(dfd);
-	free(note);
 	free(msg);
 	free(script);
 	free(out_path);

@@ -100,6 +100,14 @@ struct srt_controller_loop {
 	 * a stop request.  Tests pass their own (no wall time).
 	 */
 	void (*sleep_ms)(void *arg, int64_t ms);
+	/*
+	 * Called at least every tick_ms while the loop waits between passes
+	 * (the wait is slept in slices of at most tick_ms; 0: one sleep, no
+	 * tick), e.g. to ping systemd's watchdog when the interval is longer
+	 * than its period; may be NULL.  Not called during a pass.
+	 */
+	int64_t tick_ms;
+	void (*on_tick)(void *arg);
 	void *arg;
 };
 

@@ -2,7 +2,9 @@
  * controller/loop.c: the reconcile loop around srt_controller_pass().
  *
  * Owns the only global of the controller, the stop flag SIGTERM and SIGINT
- * set; passes run every interval, longer while SLURM does not answer.
+ * set; passes run every interval, longer while SLURM does not answer.  The
+ * wait between passes is cut into slices of at most tick_ms, with on_tick
+ * after each (a watchdog is pinged while a long interval runs).
  */
 #include "controller/controller.h"
 #include "util/clock.h"
@@ -56,6 +58,20 @@ static void sleep_ms(void *arg, int64_t ms)
 	}
 }
 
+/* Wait `ms` in slices of at most loop->tick_ms, calling on_tick after each. */
+static void wait_between(const struct srt_controller_loop *loop, void (*wait)(void *, int64_t),
+			 int64_t ms)
+{
+	while (ms > 0 && !stop_requested) {
+		int64_t slice = loop->tick_ms > 0 && loop->tick_ms < ms ? loop->tick_ms : ms;
+
+		wait(loop->arg, slice);
+		ms -= slice;
+		if (loop->on_tick && !stop_requested)
+			loop->on_tick(loop->arg);
+	}
+}
+
 int srt_controller_run(struct srt_controller *c, const struct srt_controller_loop *loop,
 		       struct srt_error *err)
 {
@@ -83,8 +99,9 @@ int srt_controller_run(struct srt_controller *c, const struct srt_controller_loo
 		}
 		if (stop_requested)
 			break;
-		wait(loop->arg, srt_controller_backoff_ms(loop->interval_ms,
-							  srt_controller_slurm_failures(c)));
+		wait_between(loop, wait,
+			     srt_controller_backoff_ms(loop->interval_ms,
+						       srt_controller_slurm_failures(c)));
 		if (stop_requested)
 			break;
 	}

@@ -11,6 +11,7 @@
  * warning; a key in no table is an error with a did-you-mean.
  */
 #include "recipe/cluster.h"
+#include "recipe/script.h"
 #include "util/strutil.h"
 
 #include <errno.h>
@@ -56,6 +57,9 @@ void srt_cluster_defaults(struct srt_cluster *c)
 	c->container_runtime = SRT_CRT_NONE;
 	c->log_root = "outputs";
 	c->slurmrestd.timeout_seconds = 30;
+	c->use_gpus_per_node_directive = true;
+	c->use_segment_sbatch_directive = true;
+	c->use_exclusive_sbatch_directive = -1;
 	for (int k = 0; k < SRT_CMD_COUNT; k++) {
 		size_t n = 0;
 
@@ -131,7 +135,7 @@ static const struct top_key top_keys[] = {
 	{ "default_host_setup", KEY_IGNORED },
 	{ "default_mounts", KEY_IGNORED },
 	{ "default_partition", KEY_READ },
-	{ "default_sbatch_directives", KEY_IGNORED },
+	{ "default_sbatch_directives", KEY_READ },
 	{ "default_time_limit", KEY_READ },
 	{ "docker_args", KEY_IGNORED },
 	{ "git_http_version", KEY_IGNORED },
@@ -147,10 +151,10 @@ static const struct top_key top_keys[] = {
 	{ "slurmrestd", KEY_READ },
 	{ "srtctl_root", KEY_IGNORED },
 	{ "telemetry", KEY_IGNORED },
-	{ "use_exclusive_sbatch_directive", KEY_IGNORED },
-	{ "use_gpus_per_node_directive", KEY_IGNORED },
+	{ "use_exclusive_sbatch_directive", KEY_READ },
+	{ "use_gpus_per_node_directive", KEY_READ },
 	{ "use_het_jobs", KEY_IGNORED },
-	{ "use_segment_sbatch_directive", KEY_IGNORED },
+	{ "use_segment_sbatch_directive", KEY_READ },
 	{ "visible_devices_env", KEY_READ },
 };
 #define NTOP_KEYS (sizeof(top_keys) / sizeof(top_keys[0]))
@@ -333,6 +337,54 @@ static void cluster_section(struct cctx *cc, struct srt_cluster *c, const struct
 		      "ignored");
 }
 
+/* A top-level bool; unchanged when absent or null. */
+static void bool_at(struct cctx *c, const struct srt_ynode *root, const char *key, bool *out)
+{
+	const struct srt_ynode *v = srt_ynode_get(root, key);
+
+	if (v && !srt_ynode_is_null(v) && !srt_ynode_bool(v, out))
+		cerr(c, v, key, "must be true or false");
+}
+
+/*
+ * default_sbatch_directives: option -> value ("" or null for a bare flag),
+ * checked as a recipe's directives are (recipe/script.c), stored by long name.
+ */
+static void default_directives(struct cctx *cc, struct srt_cluster *c, const struct srt_ynode *v)
+{
+	const char *path = "default_sbatch_directives";
+
+	if (!v || srt_ynode_is_null(v))
+		return;
+	if (v->kind != SRT_Y_MAP) {
+		cerr(cc, v, path, "must be a mapping of sbatch option: value");
+		return;
+	}
+	c->default_sbatch_directives.v =
+		srt_arena_alloc(&cc->doc->arena, (v->n ? v->n : 1) * sizeof(struct srt_env_var));
+	for (size_t i = 0; i < v->n; i++) {
+		const struct srt_ynode *k = v->pairs[i].key, *val = v->pairs[i].value;
+		struct srt_env_var *e;
+		struct srt_error derr;
+		const char *canon, *value;
+
+		if (val->kind != SRT_Y_SCALAR || strchr(val->str, '\n') ||
+		    strlen(val->str) != val->len) {
+			cerr(cc, val, path, "%s: must be one line of text", k->str);
+			continue;
+		}
+		value = srt_ynode_is_null(val) ? "" : val->str;
+		if (srt_script_directive_check(k->str, value, &canon, NULL, &derr) != 0) {
+			cerr(cc, k, path, "%s: %s", k->str, derr.msg);
+			continue;
+		}
+		e = &c->default_sbatch_directives.v[c->default_sbatch_directives.n++];
+		e->name = canon;
+		e->value = value;
+		e->node = val;
+	}
+}
+
 int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_diags *diags)
 {
 	static const char *const rt[] = { "network_interface", "container_runtime", "log_root",
@@ -388,6 +440,16 @@ int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_di
 	c->default_time_limit = str_at(&cc, root, "default_time_limit", "default_time_limit", NULL);
 	c->default_container = str_at(&cc, root, "default_container", "default_container", NULL);
 	cluster_section(&cc, c, srt_ynode_get(root, "cluster"));
+	bool_at(&cc, root, "use_gpus_per_node_directive", &c->use_gpus_per_node_directive);
+	bool_at(&cc, root, "use_segment_sbatch_directive", &c->use_segment_sbatch_directive);
+	if (srt_ynode_get(root, "use_exclusive_sbatch_directive") &&
+	    !srt_ynode_is_null(srt_ynode_get(root, "use_exclusive_sbatch_directive"))) {
+		bool ex = false;
+
+		bool_at(&cc, root, "use_exclusive_sbatch_directive", &ex);
+		c->use_exclusive_sbatch_directive = ex;
+	}
+	default_directives(&cc, c, srt_ynode_get(root, "default_sbatch_directives"));
 	if (c->network_interface && !*c->network_interface)
 		c->network_interface = NULL;
 	if (c->default_container && !*c->default_container)

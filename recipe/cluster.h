@@ -28,8 +28,11 @@
  *     vllm_router:   [vllm-router]
  *   visible_devices_env: CUDA_VISIBLE_DEVICES  # the GPU-set variable (ROCm: ROCR_VISIBLE_DEVICES)
  *
+ *   use_gpus_per_node_directive / use_segment_sbatch_directive /
+ *   use_exclusive_sbatch_directive: bool, default_sbatch_directives: {k: v}
+ *
  * Every other key srt-slurm 0.3 or 2.0 documents for srtslurm.yaml
- * (use_gpus_per_node_directive, srtctl_root, reporting, default_mounts, ...)
+ * (srtctl_root, reporting, default_mounts, ...)
  * is accepted with one warning that srtctl ignores it, so one file serves
  * both tools.  A key neither tool knows is an error with a suggestion.
  */
@@ -80,6 +83,16 @@ struct srt_cluster {
 		int timeout_seconds;
 	} slurmrestd;
 	struct srt_argv commands[SRT_CMD_COUNT];
+	/*
+	 * The job directives srt-slurm's switches ask for (recipe/script.c
+	 * applies them): --gpus-per-node=<resources.gpus_per_node> (default
+	 * on), --segment=<the job's node count> where the API version has it
+	 * (default on), --exclusive (unset: srtctl's default, on).
+	 */
+	bool use_gpus_per_node_directive, use_segment_sbatch_directive;
+	int use_exclusive_sbatch_directive; /* -1 unset, 0, 1 */
+	/* default_sbatch_directives, long names; a recipe's directive of the same group wins */
+	struct srt_env default_sbatch_directives;
 };
 
 /* Fill *c with the built-in defaults (no allocation). */

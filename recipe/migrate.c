@@ -22,7 +22,9 @@
  *      as a mapping {type: ..., key: ...};
  *   5. writing the top-level keys in the v2 order (see write_section()).
  *
- * A `sweep:` section is refused before anything is built (check_sweep()).
+ * A recipe's `sweep:` section is carried over unchanged (srtctl migrate
+ * then writes the campaign that runs it); one in a variant file is refused
+ * before anything is built (check_sweep()).
  *
  * A variant file is migrated section by section: base as a whole recipe,
  * each zip_override_<name> as a partial recipe with the same key moves, so
@@ -1281,12 +1283,11 @@ static void check_sweep(struct mctx *m, const struct srt_ynode *root)
 	if (sc.nfound > 8)
 		srt_buf_printf(&sc.found, " and %zu more", sc.nfound - 8);
 	fail(m, sweep, where,
-	     "srtctl cannot yet express sweeps: srt-slurm submitted one job per combination of "
-	     "the sweep values, srtctl runs one job per recipe, so the migrated recipe would run "
-	     "once with the placeholders left in. Sweep keys: %s. Placeholders found: %s. "
-	     "Nothing was written. To run one point, replace each {placeholder} with one of its "
-	     "values, delete 'sweep:' and migrate again; or wait for campaigns, which will run "
-	     "sweeps",
+	     "srtctl cannot express a sweep inside a variant file: srt-slurm submitted one job "
+	     "per combination of the sweep values, and a campaign sweeps one recipe. Sweep "
+	     "keys: %s. Placeholders found: %s. Nothing was written. Split the variants into "
+	     "files of their own (each with its sweep) and migrate each: srtctl then writes the "
+	     "campaign (kind: Campaign) that runs the sweep",
 	     keys.len ? keys.data : "(none: 'sweep' is not a mapping)",
 	     sc.found.len ? sc.found.data : "none");
 	srt_buf_release(&keys);
@@ -1368,7 +1369,10 @@ struct srt_ydoc *srt_migrate_v1(const struct srt_ydoc *v1, struct srt_diags *dia
 		     marker->str);
 		goto out;
 	}
-	check_sweep(&m, root);
+	/* A whole recipe's sweep is carried over: the caller turns it into a
+	 * campaign (srt_campaign_from_sweep()); a variant file's is refused. */
+	if (srt_variants_is_variant_doc(root))
+		check_sweep(&m, root);
 	if (failed(&m))
 		goto out;
 	if (srt_variants_is_variant_doc(root))

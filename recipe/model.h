@@ -205,6 +205,7 @@ struct srt_recipe {
 		 * collide with them.
 		 */
 		bool exclusive;
+		bool exclusive_set; /* written (else the cluster config's switch decides) */
 	} slurm;
 	struct srt_env environment; /* every process of the run */
 	struct srt_frontend frontend;

@@ -15,6 +15,7 @@
  */
 #include "recipe/model.h"
 #include "recipe/schema_keys.h"
+#include "recipe/script.h"
 #include "util/strutil.h"
 
 #include <limits.h>
@@ -1095,54 +1096,10 @@ static void parse_slurm(struct pctx *c, struct srt_recipe *r, const struct srt_y
 	check_keys(c, n, "slurm", keys, NULL, SRT_SCHEMA_SLURM);
 	opt_int(c, n, "slurm", "max_attempts", &r->slurm.max_attempts, 1, 100);
 	opt_bool(c, n, "slurm", "exclusive", &r->slurm.exclusive);
+	r->slurm.exclusive_set = srt_ynode_get(n, "exclusive") != NULL;
 	opt_str(c, n, "slurm", "account", &r->slurm.account);
 	opt_str(c, n, "slurm", "partition", &r->slurm.partition);
 	opt_str(c, n, "slurm", "time_limit", &r->slurm.time_limit);
-}
-
-/*
- * sbatch options srtctl sets itself: in the batch script's #SBATCH lines
- * (recipe/script.c) and in the job it submits through slurmrestd
- * (slurm/job.c).  A directive for one would give the job a second value.
- */
-struct directive_owner {
-	const char *name; /* long option */
-	char letter;	  /* short option, or 0 */
-	const char *what, *field;
-};
-
-static const struct directive_owner directive_owners[] = {
-	{ "job-name", 'J', "the job name",
-	  "the recipe's 'name' (the controller adds "
-	  "-<generation>-<attempt>)" },
-	{ "nodes", 'N', "the node count",
-	  "roles.<role>.nodes (plus a node for a mooncake-master with placement.node: dedicated)" },
-	{ "ntasks", 'n', "the job's tasks",
-	  "the plan: every process is its own one-task srun step" },
-	{ "ntasks-per-node", 0, "the job's tasks",
-	  "the plan: every process is its own one-task srun step" },
-	{ "output", 'o', "the job's output file",
-	  "the run directory (<run dir>/agent-%j.out; process logs go to the log directory)" },
-	{ "error", 'e', "the job's error file",
-	  "the run directory (<run dir>/agent-%j.out; process logs go to the log directory)" },
-	{ "chdir", 'D', "the job's working directory", "the run directory" },
-	{ "comment", 0, "the job comment",
-	  "the run's identity (srtctl:<run uid>:<attempt>, which the controller finds its jobs by)" },
-	{ "account", 'A', "the account", "slurm.account" },
-	{ "partition", 'p', "the partition", "slurm.partition" },
-	{ "time", 't', "the time limit", "slurm.time_limit" },
-	{ "exclusive", 0, "node exclusivity", "slurm.exclusive (true by default)" },
-};
-
-static const struct directive_owner *directive_owner(const char *name)
-{
-	for (size_t i = 0; i < sizeof(directive_owners) / sizeof(directive_owners[0]); i++) {
-		const struct directive_owner *o = &directive_owners[i];
-
-		if (!strcmp(name, o->name) || (o->letter && name[0] == o->letter && !name[1]))
-			return o;
-	}
-	return NULL;
 }
 
 /* sbatch directives: a mapping of option -> value ("" or null for a bare flag). */
@@ -1170,21 +1127,16 @@ static void parse_directives(struct pctx *c, struct srt_recipe *r, const struct 
 		const struct srt_ynode *k = n->pairs[i].key, *v = n->pairs[i].value;
 		const char *kp = join(c, path, k->str);
 		struct srt_env_var *e;
-		const char *name = k->str;
-		const struct directive_owner *owner;
+		const char *name = k->str, *canon, *group, *value;
+		struct srt_error derr;
+		size_t j;
 
 		while (*name == '-')
 			name++;
 		if (!*name || strpbrk(name, " \t\n=#")) {
-			err(c, k, kp, "'%s' is not an sbatch option name (e.g. 'exclusive', 'mem')",
-			    k->str);
-			continue;
-		}
-		if ((owner = directive_owner(name))) {
 			err(c, k, kp,
-			    "srtctl sets %s itself, from %s; remove this directive (it would give the "
-			    "job a second, conflicting value)",
-			    owner->what, owner->field);
+			    "'%s' is not an sbatch option name (e.g. 'cpus-per-gpu', 'mem')",
+			    k->str);
 			continue;
 		}
 		if (v->kind != SRT_Y_SCALAR) {
@@ -1195,9 +1147,30 @@ static void parse_directives(struct pctx *c, struct srt_recipe *r, const struct 
 			err(c, v, kp, "an sbatch directive value cannot contain a newline or NUL");
 			continue;
 		}
+		value = srt_ynode_is_null(v) ? "" : v->str;
+		if (srt_script_directive_check(name, value, &canon, &group, &derr) != 0) {
+			err(c, k, kp, "%s", derr.msg);
+			continue;
+		}
+		/* One directive of a group (mem, mem-per-cpu, mem-per-gpu) per recipe. */
+		for (j = 0; j < r->slurm.directives.n; j++) {
+			const char *g2 = NULL;
+
+			/* Sets the group before it checks the (absent) value. */
+			(void)srt_slurm_directive_check(r->slurm.directives.v[j].name, NULL, NULL,
+							&g2, NULL);
+			if (g2 && !strcmp(g2, group))
+				break;
+		}
+		if (j < r->slurm.directives.n) {
+			err(c, k, kp,
+			    "--%s and --%s both set the job's %s: keep one (SLURM takes one of %s)",
+			    r->slurm.directives.v[j].name, canon, group, group);
+			continue;
+		}
 		e = &r->slurm.directives.v[r->slurm.directives.n++];
-		e->name = name;
-		e->value = srt_ynode_is_null(v) ? "" : v->str;
+		e->name = canon;
+		e->value = value;
 		e->node = v;
 	}
 }
@@ -1305,6 +1278,21 @@ static const char *const owned_keys[] = { "name",	 "schema",   "engine",
 					  "environment", "frontend", "benchmark",
 					  NULL };
 
+/* "dir/x.yaml" -> "dir/x.campaign.yaml": where migrate may write a sweep's campaign. */
+static const char *sweep_output(struct pctx *c, const char *file)
+{
+	size_t n;
+
+	if (!file || !strcmp(file, "-"))
+		return "CAMPAIGN.yaml";
+	n = strlen(file);
+	if (n > 5 && !strcmp(file + n - 5, ".yaml"))
+		n -= 5;
+	else if (n > 4 && !strcmp(file + n - 4, ".yml"))
+		n -= 4;
+	return srt_arena_printf(c->a, "%.*s.campaign.yaml", (int)n, file);
+}
+
 struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode *root,
 				    const char *default_name, struct srt_diags *diags)
 {
@@ -1395,11 +1383,11 @@ struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode
 		if (!strcmp(key, "sweep")) {
 			/* Ignoring it would run one job with {placeholders} left in. */
 			err(&c, p->key, key,
-			    "srtctl cannot yet run sweeps: srt-slurm submits one job per combination "
-			    "of the 'sweep' values, srtctl runs one job per recipe, so this recipe "
-			    "would run once with its {placeholders} left in. To run one point, "
-			    "replace each {placeholder} with one of its values and delete 'sweep:'; "
-			    "or wait for campaigns, which will run sweeps");
+			    "srtctl runs a sweep as a campaign: srt-slurm submits one job per "
+			    "combination of the 'sweep' values, and this recipe alone would run "
+			    "once with its {placeholders} left in. Write the campaign with: srtctl "
+			    "migrate -f %s -o %s, then apply that file",
+			    r->file ? r->file : "RECIPE.yaml", sweep_output(&c, r->file));
 			continue;
 		}
 		if (srt_schema_has_key(SRT_SCHEMA_TOP, key)) {

@@ -735,7 +735,7 @@ static enum srt_cmd_kind engine_cmd(enum srt_engine_type e)
 	return SRT_CMD_SGLANG;
 }
 
-int srt_render_worker_argv(struct srt_argv *out, const bool **runtime, struct srt_arena *a,
+int srt_render_worker_argv(struct srt_argv *out, bool **runtime, struct srt_arena *a,
 			   const struct srt_recipe *r, const struct srt_cluster *c,
 			   const struct srt_layout *l, const struct srt_lworker *w, int rank,
 			   struct srt_diags *d)
@@ -807,41 +807,59 @@ struct pb {
 	struct srt_plan *p;
 	struct srt_arena *a;
 	struct srt_diags *d;
-	size_t cap;
 	int rc;
 };
 
-static struct srt_proc *new_proc(struct pb *b)
+static struct srt_runplan_proc *new_proc(struct pb *b)
 {
-	struct srt_plan *p = b->p;
-
-	if (p->nprocs == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 16;
-		struct srt_proc *v = srt_arena_alloc(b->a, cap * sizeof(*v));
-
-		if (p->nprocs)
-			memcpy(v, p->procs, p->nprocs * sizeof(*v));
-		p->procs = v;
-		b->cap = cap;
-	}
-	memset(&p->procs[p->nprocs], 0, sizeof(p->procs[0]));
-	return &p->procs[p->nprocs++];
+	return srt_runplan_add(&b->p->run);
 }
 
-static void readiness_defaults(struct srt_readiness *rd)
+static void put_argv(struct srt_runplan_proc *pr, const struct srt_argv *av)
 {
-	if (rd->timeout_seconds <= 0)
-		rd->timeout_seconds = SRT_READINESS_TIMEOUT_DEFAULT;
-	if (rd->interval_seconds <= 0)
-		rd->interval_seconds = SRT_READINESS_INTERVAL_DEFAULT;
-	for (size_t i = 0; i < rd->nprobes; i++) {
-		if (rd->probes[i].kind == SRT_PROBE_HTTP) {
-			if (!rd->probes[i].path)
-				rd->probes[i].path = "/health";
-			if (!rd->probes[i].status)
-				rd->probes[i].status = 200;
-		}
+	pr->argv = av->v;
+	pr->argc = av->n;
+}
+
+/* The rendered env into the plan's arrays, with where each value comes from. */
+static void put_env(struct pb *b, struct srt_runplan_proc *pr, const struct srt_renv *e)
+{
+	pr->nenv = e->n;
+	pr->env_names = srt_arena_alloc(b->a, (e->n + 1) * sizeof(char *));
+	pr->env_values = srt_arena_alloc(b->a, (e->n + 1) * sizeof(char *));
+	pr->env_runtime = srt_arena_alloc(b->a, (e->n + 1) * sizeof(bool));
+	pr->env_src = srt_arena_alloc(b->a, (e->n + 1) * sizeof(*pr->env_src));
+	for (size_t i = 0; i < e->n; i++) {
+		const struct srt_renv_var *v = &e->v[i];
+
+		pr->env_names[i] = v->name;
+		pr->env_values[i] = v->value;
+		pr->env_runtime[i] = v->runtime;
+		pr->env_src[i] = (struct srt_runplan_envsrc){ srt_env_owner_name(v->owner),
+							      v->layer, v->overridden,
+							      v->overridden_layer };
 	}
+}
+
+/* A recipe's readiness (defaults filled in) into the plan's probes. */
+static void put_readiness(struct srt_runplan_proc *pr, const struct srt_readiness *rd)
+{
+	pr->nprobes = 0;
+	for (size_t i = 0; i < rd->nprobes; i++) {
+		const struct srt_probe *in = &rd->probes[i];
+		bool http = in->kind == SRT_PROBE_HTTP;
+
+		if (in->kind != SRT_PROBE_HTTP && in->kind != SRT_PROBE_TCP)
+			continue;
+		pr->probes[pr->nprobes++] =
+			(struct srt_runplan_probe){ http, in->port,
+						    http ? (in->path ? in->path : "/health") : NULL,
+						    http ? (in->status ? in->status : 200) : 0 };
+	}
+	pr->timeout_s = rd->timeout_seconds > 0 ? rd->timeout_seconds :
+						  SRT_READINESS_TIMEOUT_DEFAULT;
+	pr->interval_s = rd->interval_seconds > 0 ? rd->interval_seconds :
+						    SRT_READINESS_INTERVAL_DEFAULT;
 }
 
 /* The nodes a service runs on; returns how many were written to nodes[]. */
@@ -932,32 +950,39 @@ static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct srt_proc *pr = new_proc(b);
+		struct srt_runplan_proc *pr = new_proc(b);
 		const char *host = l->nodes[nodes[i]].host;
+		struct srt_readiness rd = s->readiness;
+		struct srt_argv argv;
+		struct srt_renv env = { 0 };
 
 		pr->kind = SRT_PROC_SERVICE;
-		pr->service = s;
-		pr->phase = s->start;
+		pr->service = s->name;
+		pr->type = srt_service_type_name(s->type);
+		pr->placement = srt_placement_name(s->placement);
+		pr->phase = srt_start_name(s->start);
 		pr->node = nodes[i];
 		pr->name = n == 1 ? s->name : srt_arena_printf(b->a, "%s_%s", s->name, host);
 		pr->log_file = n == 1 ? srt_arena_printf(b->a, "service_%s.out", s->name) :
 					srt_arena_printf(b->a, "service_%s_%s.out", s->name, host);
-		srt_render_service_argv(&pr->argv, b->a, p->cluster, s);
-		srt_render_service_env(&pr->env, b->a, p->recipe, l, s, nodes[i]);
+		srt_render_service_argv(&argv, b->a, p->cluster, s);
+		put_argv(pr, &argv);
+		srt_render_service_env(&env, b->a, p->recipe, l, s, nodes[i]);
+		put_env(b, pr, &env);
 		pr->container = srt_render_service_container(p->recipe, p->cluster, s);
-		pr->readiness = s->readiness;
-		if (s->type == SRT_SVC_MOONCAKE_MASTER && !pr->readiness.nprobes) {
-			pr->readiness.probes[0] =
+		if (s->type == SRT_SVC_MOONCAKE_MASTER && !rd.nprobes) {
+			rd.probes[0] =
 				(struct srt_probe){ SRT_PROBE_TCP, SRT_MC_RPC_PORT, NULL, 0 };
-			pr->readiness.probes[1] =
+			rd.probes[1] =
 				(struct srt_probe){ SRT_PROBE_TCP, SRT_MC_METADATA_PORT, NULL, 0 };
-			pr->readiness.probes[2] =
+			rd.probes[2] =
 				(struct srt_probe){ SRT_PROBE_TCP, SRT_MC_ADMIN_PORT, NULL, 0 };
-			pr->readiness.nprobes = 3;
+			rd.nprobes = 3;
 		}
-		readiness_defaults(&pr->readiness);
+		put_readiness(pr, &rd);
 		pr->critical = s->critical;
-		if (!pr->argv.n) {
+		pr->restart = s->restart;
+		if (!pr->argc) {
 			srt_diags_add(
 				b->d, SRT_DIAG_ERROR, p->recipe->file, s->node ? s->node->line : 0,
 				s->node ? s->node->col : 0,
@@ -1004,15 +1029,16 @@ static void add_workers(struct pb *b)
 		const char *role = srt_role_name(w->role);
 
 		for (size_t k = 0; k < w->nnodes; k++) {
-			struct srt_proc *pr = new_proc(b);
+			struct srt_runplan_proc *pr = new_proc(b);
 			size_t node = w->node + k;
 			const char *host = l->nodes[node].host;
+			struct srt_renv env = { 0 };
 
 			pr->kind = SRT_PROC_WORKER;
-			pr->role = w->role;
+			pr->role = role;
 			pr->index = w->index;
 			pr->rank = (int)k;
-			pr->phase = SRT_START_WITH_WORKERS;
+			pr->phase = srt_start_name(SRT_START_WITH_WORKERS);
 			pr->node = node;
 			if (w->nnodes == 1) {
 				pr->name = srt_arena_printf(b->a, "%s_%d", role, w->index);
@@ -1023,20 +1049,29 @@ static void add_workers(struct pb *b)
 				pr->log_file = srt_arena_printf(b->a, "worker_%s_%d_%s.out", role,
 								w->index, host);
 			}
-			if (!failed[w->role] &&
-			    srt_render_worker_argv(&pr->argv, &pr->argv_runtime, b->a, p->recipe,
-						   p->cluster, l, w, (int)k, b->d) < 0) {
-				failed[w->role] = true;
-				b->rc = -1;
+			{
+				struct srt_argv argv = { NULL, 0 };
+				bool *rt = NULL;
+
+				if (!failed[w->role] &&
+				    srt_render_worker_argv(&argv, &rt, b->a, p->recipe, p->cluster,
+							   l, w, (int)k, b->d) < 0) {
+					failed[w->role] = true;
+					b->rc = -1;
+				}
+				put_argv(pr, &argv);
+				pr->argv_runtime = rt;
 			}
 			srt_launch_worker(&ln, b->a, p->recipe, p->cluster, l, w, (int)k);
-			srt_render_role_env(&pr->env, b->a, p->recipe, p->cluster, l, w->role,
+			srt_render_role_env(&env, b->a, p->recipe, p->cluster, l, w->role,
 					    l->nodes[node].ip);
-			launch_env(&pr->env, b->a, &ln);
-			pr->readiness = ln.readiness;
+			launch_env(&env, b->a, &ln);
+			put_env(b, pr, &env);
+			put_readiness(pr, &ln.readiness);
 			pr->model_mount = ln.mount;
 			pr->container = srt_render_role_container(p->recipe, p->cluster, w->role);
 			pr->critical = true;
+			pr->restart = p->recipe->roles[w->role].restart;
 		}
 	}
 }
@@ -1048,7 +1083,9 @@ static void add_frontend(struct pb *b)
 	const struct srt_frontend *f = &r->frontend;
 	const struct srt_argv *cmd = srt_launch_frontend_command(r, p->cluster);
 	struct argvb av = { NULL, 0, 0 };
-	struct srt_proc *pr;
+	struct srt_runplan_proc *pr;
+	struct srt_argv argv;
+	struct srt_renv env = { 0 };
 	struct srt_launch ln;
 	bool *rt;
 
@@ -1071,14 +1108,15 @@ static void add_frontend(struct pb *b)
 	pr->name = "frontend";
 	pr->log_file = "frontend.out";
 	pr->node = p->layout.head;
-	pr->phase = SRT_START_AFTER_FRONTEND;
-	argvb_finish(&av, &pr->argv);
-	env_layer(&pr->env, b->a, &r->environment, "environment");
-	env_layer(&pr->env, b->a, &f->env, "frontend.env");
+	pr->phase = srt_start_name(SRT_START_AFTER_FRONTEND);
+	argvb_finish(&av, &argv);
+	put_argv(pr, &argv);
+	env_layer(&env, b->a, &r->environment, "environment");
+	env_layer(&env, b->a, &f->env, "frontend.env");
+	put_env(b, pr, &env);
 	pr->container = srt_render_job_container(r, p->cluster);
 	pr->argv_runtime = rt;
-	pr->readiness = ln.readiness;
-	readiness_defaults(&pr->readiness);
+	put_readiness(pr, &ln.readiness);
 	pr->critical = true;
 }
 
@@ -1145,7 +1183,10 @@ static void add_benchmark(struct pb *b)
 	const struct srt_ynode *cmdn = srt_ynode_get(bm->node, "command");
 	const char *image = srt_ynode_str(srt_ynode_get(bm->node, "container_image"));
 	struct argvb av = { NULL, 0, 0 };
-	struct srt_proc *pr;
+	struct srt_runplan_proc *pr;
+	struct srt_argv argv;
+	struct srt_renv env = { 0 };
+	struct srt_readiness none = { 0 };
 
 	/* No command, no step (validation warns about a type without one). */
 	if (!bm->command)
@@ -1163,48 +1204,51 @@ static void add_benchmark(struct pb *b)
 	pr->name = "benchmark";
 	pr->log_file = "benchmark.out";
 	pr->node = p->layout.head;
-	pr->phase = SRT_START_AFTER_FRONTEND;
-	argvb_finish(&av, &pr->argv);
-	env_layer(&pr->env, b->a, &r->environment, "environment");
-	bench_params(b, &pr->env, bm->node);
-	env_layer(&pr->env, b->a, &bm->env, "benchmark.env");
+	pr->phase = srt_start_name(SRT_START_AFTER_FRONTEND);
+	argvb_finish(&av, &argv);
+	put_argv(pr, &argv);
+	env_layer(&env, b->a, &r->environment, "environment");
+	bench_params(b, &env, bm->node);
+	env_layer(&env, b->a, &bm->env, "benchmark.env");
 	if (p->frontend_url)
-		env_stamp(&pr->env, b->a, "SRT_FRONTEND_URL", p->frontend_url,
+		env_stamp(&env, b->a, "SRT_FRONTEND_URL", p->frontend_url,
 			  "the frontend's URL (frontend.type)", true);
+	put_env(b, pr, &env);
+	put_readiness(pr, &none);
 	pr->container = image_set(image) ? resolve(p->cluster, image) :
 					   srt_render_job_container(r, p->cluster);
 	pr->critical = false;
 }
 
-static bool argv_has(const struct srt_argv *av, const char *needle)
+static bool argv_has(const struct srt_runplan_proc *pr, const char *needle)
 {
-	for (size_t i = 0; i < av->n; i++)
-		if (strstr(av->v[i], needle))
+	for (size_t i = 0; i < pr->argc; i++)
+		if (strstr(pr->argv[i], needle))
 			return true;
 	return false;
 }
 
-static bool argv_has_pair(const struct srt_argv *av, const char *flag, const char *value)
+static bool argv_has_pair(const struct srt_runplan_proc *pr, const char *flag, const char *value)
 {
-	for (size_t i = 0; i + 1 < av->n; i++)
-		if (!strcmp(av->v[i], flag) && !strcmp(av->v[i + 1], value))
+	for (size_t i = 0; i + 1 < pr->argc; i++)
+		if (!strcmp(pr->argv[i], flag) && !strcmp(pr->argv[i + 1], value))
 			return true;
 	return false;
 }
 
 /* Does worker pr keep state on the master that it cannot re-create by itself? */
-static bool worker_follows_master(const struct srt_plan *p, const struct srt_proc *pr)
+static bool worker_follows_master(const struct srt_plan *p, const struct srt_runplan_proc *pr)
 {
 	const char *md;
 
 	switch (p->recipe->engine) {
 	case SRT_ENGINE_VLLM:
-		if (!p->store_config || !argv_has(&pr->argv, "MooncakeStoreConnector"))
+		if (!p->store_config || !argv_has(pr, "MooncakeStoreConnector"))
 			return false;
 		md = json_string_value(json_object_get(p->store_config, "metadata_server"));
 		return !md || strcmp(md, "P2PHANDSHAKE");
 	case SRT_ENGINE_SGLANG:
-		return argv_has_pair(&pr->argv, "--hicache-storage-backend", "mooncake");
+		return argv_has_pair(pr, "--hicache-storage-backend", "mooncake");
 	default:
 		return false;
 	}
@@ -1214,20 +1258,62 @@ static void set_followers(struct srt_plan *p)
 {
 	if (!p->master || p->master_external)
 		return;
-	for (size_t i = 0; i < p->nprocs; i++) {
-		struct srt_proc *pr = &p->procs[i];
+	for (size_t i = 0; i < p->run.nprocs; i++) {
+		struct srt_runplan_proc *pr = &p->run.procs[i];
 
-		if ((pr->kind == SRT_PROC_SERVICE && pr->service->type == SRT_SVC_MOONCAKE_STORE) ||
+		if ((pr->kind == SRT_PROC_SERVICE && pr->type &&
+		     !strcmp(pr->type, srt_service_type_name(SRT_SVC_MOONCAKE_STORE))) ||
 		    (pr->kind == SRT_PROC_WORKER && worker_follows_master(p, pr)))
 			pr->follows = p->master->name;
 	}
+}
+
+/* The layout and the plan-wide facts into the run plan. */
+static void plan_header(struct srt_plan *p)
+{
+	const struct srt_layout *l = &p->layout;
+	struct srt_runplan *run = &p->run;
+	const struct srt_cluster *c = p->cluster;
+
+	srt_runplan_init(run, l->nnodes);
+	run->recipe = p->recipe->name ? p->recipe->name : "";
+	run->engine = srt_engine_name(p->recipe->engine);
+	for (size_t i = 0; i < l->nnodes; i++) {
+		run->node_label[i] = l->nodes[i].label;
+		run->node_host_ph[i] = l->nodes[i].host;
+		run->node_ip_ph[i] = l->nodes[i].ip;
+		run->node_dedicated[i] = l->nodes[i].dedicated;
+	}
+	run->head = l->head;
+	run->infra = l->infra;
+	run->dedicated_infra = l->dedicated;
+	run->infra_ip_ph = l->infra_ip;
+	run->log_dir_ph = l->log_dir;
+	run->nworkers = l->nworkers;
+	run->workers = srt_arena_alloc(&run->arena, (l->nworkers + 1) * sizeof(*run->workers));
+	for (size_t i = 0; i < l->nworkers; i++)
+		run->workers[i] = (struct srt_runplan_worker){ srt_role_name(l->workers[i].role),
+							       l->workers[i].index,
+							       l->workers[i].node,
+							       l->workers[i].nnodes };
+	run->pyxis = c && c->container_runtime == SRT_CRT_PYXIS;
+	run->network_interface = c ? c->network_interface : NULL;
+	if (p->master) {
+		run->master_name = p->master->name;
+		run->master_external = p->master_external;
+		run->master_address = p->master_addr;
+		run->master_metadata = srt_render_metadata_url(&p->arena, p->recipe, l);
+	}
+	run->store_config = p->store_config;
+	run->store_config_file = p->store_config_file;
 }
 
 struct srt_plan *srt_plan_build(const struct srt_recipe *r, const struct srt_cluster *c,
 				struct srt_diags *d)
 {
 	struct srt_plan *p = srt_xcalloc(1, sizeof(*p));
-	struct pb b = { p, &p->arena, d, 0, 0 };
+	struct pb b = { p, &p->arena, d, 0 };
+	struct srt_error err = { 0 };
 
 	srt_arena_init(&p->arena);
 	p->recipe = r;
@@ -1240,6 +1326,7 @@ struct srt_plan *srt_plan_build(const struct srt_recipe *r, const struct srt_clu
 	if (p->store_config)
 		p->store_config_file = srt_arena_printf(&p->arena, "%s/%s", p->layout.log_dir,
 							SRT_STORE_CONFIG_FILE);
+	plan_header(p);
 
 	if (p->master && !p->master_external)
 		add_service(&b, p->master, (size_t)(p->master - r->services));
@@ -1252,18 +1339,24 @@ struct srt_plan *srt_plan_build(const struct srt_recipe *r, const struct srt_clu
 	set_followers(p);
 
 	if (c && c->container_runtime == SRT_CRT_NONE) {
-		for (size_t i = 0; i < p->nprocs; i++) {
-			if (p->procs[i].container) {
+		for (size_t i = 0; i < p->run.nprocs; i++) {
+			if (p->run.procs[i].container) {
 				srt_diags_add(
 					d, SRT_DIAG_WARNING, c->source, 0, 0,
 					"runtime.container_runtime",
 					"container_runtime is 'none', so container images "
 					"(e.g. '%s' for '%s') are ignored and every process runs "
 					"on the bare node; set container_runtime: pyxis to use them",
-					p->procs[i].container, p->procs[i].name);
+					p->run.procs[i].container, p->run.procs[i].name);
 				break;
 			}
 		}
+	}
+	if (b.rc == 0 && srt_runplan_finish(&p->run, &err) < 0) {
+		/* The compiler made a plan the agent would refuse: a bug, said plainly. */
+		srt_diags_add(d, SRT_DIAG_ERROR, r->file, 0, 0, "plan",
+			      "internal error: the rendered plan is invalid: %s", err.msg);
+		b.rc = -1;
 	}
 	if (b.rc < 0) {
 		srt_plan_free(p);
@@ -1276,186 +1369,8 @@ void srt_plan_free(struct srt_plan *p)
 {
 	if (!p)
 		return;
+	srt_runplan_release(&p->run);
 	json_decref(p->store_config);
 	srt_arena_release(&p->arena);
 	free(p);
-}
-
-/* ---- plan.json ---- */
-
-static json_t *argv_json(const struct srt_argv *av)
-{
-	json_t *arr = json_array();
-
-	for (size_t i = 0; i < av->n; i++)
-		json_array_append_new(arr, json_string(av->v[i]));
-	return arr;
-}
-
-static const char *probe_kind_name(enum srt_probe_kind k)
-{
-	return k == SRT_PROBE_HTTP ? "http" : k == SRT_PROBE_TCP ? "tcp" : "none";
-}
-
-static json_t *readiness_json(const struct srt_readiness *rd)
-{
-	json_t *o, *probes;
-
-	if (!rd->nprobes)
-		return json_null();
-	o = json_object();
-	probes = json_array();
-	for (size_t i = 0; i < rd->nprobes; i++) {
-		const struct srt_probe *pr = &rd->probes[i];
-		json_t *j = json_object();
-
-		json_object_set_new(j, "kind", json_string(probe_kind_name(pr->kind)));
-		json_object_set_new(j, "port", json_integer(pr->port));
-		if (pr->kind == SRT_PROBE_HTTP) {
-			json_object_set_new(j, "path",
-					    json_string(pr->path ? pr->path : "/health"));
-			json_object_set_new(j, "status",
-					    json_integer(pr->status ? pr->status : 200));
-		}
-		json_array_append_new(probes, j);
-	}
-	json_object_set_new(o, "probes", probes);
-	json_object_set_new(o, "timeout_seconds", json_integer(rd->timeout_seconds));
-	json_object_set_new(o, "interval_seconds", json_integer(rd->interval_seconds));
-	return o;
-}
-
-static json_t *restart_json(const struct srt_restart_policy *rp)
-{
-	json_t *o = json_object();
-
-	json_object_set_new(o, "mode", json_string(srt_restart_mode_name(rp->mode)));
-	json_object_set_new(o, "max_restarts", json_integer(rp->max_restarts));
-	json_object_set_new(o, "backoff_seconds", json_integer(rp->backoff_seconds));
-	json_object_set_new(o, "max_backoff_seconds", json_integer(rp->max_backoff_seconds));
-	json_object_set_new(o, "reset_after_seconds", json_integer(rp->reset_after_seconds));
-	return o;
-}
-
-static json_t *proc_json(const struct srt_plan *p, const struct srt_proc *pr)
-{
-	static const struct srt_restart_policy never = { SRT_RESTART_NEVER, 0, 0, 0, 0 };
-	json_t *o = json_object();
-	const struct srt_restart_policy *rp = &never;
-
-	json_object_set_new(o, "name", json_string(pr->name));
-	json_object_set_new(o, "kind", json_string(srt_proc_kind_name(pr->kind)));
-	if (pr->kind == SRT_PROC_SERVICE) {
-		json_object_set_new(o, "service", json_string(pr->service->name));
-		json_object_set_new(o, "type",
-				    json_string(srt_service_type_name(pr->service->type)));
-		json_object_set_new(o, "placement",
-				    json_string(srt_placement_name(pr->service->placement)));
-		rp = &pr->service->restart;
-	} else if (pr->kind == SRT_PROC_WORKER) {
-		json_object_set_new(o, "role", json_string(srt_role_name(pr->role)));
-		json_object_set_new(o, "index", json_integer(pr->index));
-		json_object_set_new(o, "rank", json_integer(pr->rank));
-		rp = &p->recipe->roles[pr->role].restart;
-	}
-	json_object_set_new(o, "phase", json_string(srt_start_name(pr->phase)));
-	json_object_set_new(o, "node", json_integer((json_int_t)pr->node));
-	json_object_set_new(o, "host", json_string(p->layout.nodes[pr->node].host));
-	json_object_set_new(o, "argv", argv_json(&pr->argv));
-	if (pr->argv_runtime) {
-		json_t *rt = json_array();
-
-		for (size_t i = 0; i < pr->argv.n; i++)
-			if (pr->argv_runtime[i])
-				json_array_append_new(rt, json_integer((json_int_t)i));
-		if (json_array_size(rt))
-			json_object_set_new(o, "argv_runtime", rt);
-		else
-			json_decref(rt);
-	}
-	if (pr->model_mount)
-		json_object_set_new(o, "model_mount", json_string(pr->model_mount));
-	json_object_set_new(o, "env", srt_renv_to_json(&pr->env));
-	json_object_set_new(o, "container",
-			    pr->container ? json_string(pr->container) : json_null());
-	json_object_set_new(o, "readiness", readiness_json(&pr->readiness));
-	json_object_set_new(o, "log_file", json_string(pr->log_file));
-	json_object_set_new(o, "critical", json_boolean(pr->critical));
-	json_object_set_new(o, "restart", restart_json(rp));
-	json_object_set_new(o, "follows", pr->follows ? json_string(pr->follows) : json_null());
-	return o;
-}
-
-/* What the agent needs of the cluster config. */
-static json_t *runtime_json(const struct srt_cluster *c)
-{
-	json_t *o = json_object();
-	bool pyxis = c && c->container_runtime == SRT_CRT_PYXIS;
-
-	json_object_set_new(o, "container_runtime", json_string(pyxis ? "pyxis" : "none"));
-	json_object_set_new(o, "network_interface",
-			    c && c->network_interface ? json_string(c->network_interface) :
-							json_null());
-	return o;
-}
-
-json_t *srt_plan_to_json(const struct srt_plan *p)
-{
-	const struct srt_layout *l = &p->layout;
-	json_t *o = json_object(), *nodes = json_array(), *workers = json_array();
-	json_t *procs = json_array();
-
-	json_object_set_new(o, "version", json_integer(1));
-	json_object_set_new(o, "recipe", json_string(p->recipe->name ? p->recipe->name : ""));
-	json_object_set_new(o, "engine", json_string(srt_engine_name(p->recipe->engine)));
-	json_object_set_new(o, "log_dir", json_string(l->log_dir));
-	json_object_set_new(o, "head_node", json_integer((json_int_t)l->head));
-	json_object_set_new(o, "infra_node", json_integer((json_int_t)l->infra));
-	json_object_set_new(o, "infra_ip", json_string(l->infra_ip));
-	json_object_set_new(o, "dedicated_infra_node", json_boolean(l->dedicated));
-	json_object_set_new(o, "runtime", runtime_json(p->cluster));
-	for (size_t i = 0; i < l->nnodes; i++) {
-		json_t *n = json_object();
-
-		json_object_set_new(n, "index", json_integer((json_int_t)i));
-		json_object_set_new(n, "label", json_string(l->nodes[i].label));
-		json_object_set_new(n, "host", json_string(l->nodes[i].host));
-		json_object_set_new(n, "ip", json_string(l->nodes[i].ip));
-		json_object_set_new(n, "dedicated", json_boolean(l->nodes[i].dedicated));
-		json_array_append_new(nodes, n);
-	}
-	json_object_set_new(o, "nodes", nodes);
-	for (size_t i = 0; i < l->nworkers; i++) {
-		json_t *w = json_object();
-
-		json_object_set_new(w, "role", json_string(srt_role_name(l->workers[i].role)));
-		json_object_set_new(w, "index", json_integer(l->workers[i].index));
-		json_object_set_new(w, "node", json_integer((json_int_t)l->workers[i].node));
-		json_object_set_new(w, "nnodes", json_integer((json_int_t)l->workers[i].nnodes));
-		json_array_append_new(workers, w);
-	}
-	json_object_set_new(o, "workers", workers);
-	if (p->master) {
-		json_t *m = json_object();
-		struct srt_arena a;
-
-		srt_arena_init(&a);
-		json_object_set_new(m, "name", json_string(p->master->name));
-		json_object_set_new(m, "external", json_boolean(p->master_external));
-		json_object_set_new(m, "address", json_string(p->master_addr));
-		json_object_set_new(m, "metadata_server",
-				    json_string(srt_render_metadata_url(&a, p->recipe, l)));
-		srt_arena_release(&a);
-		json_object_set_new(o, "mooncake_master", m);
-	} else {
-		json_object_set_new(o, "mooncake_master", json_null());
-	}
-	json_object_set_new(o, "store_config",
-			    p->store_config ? json_deep_copy(p->store_config) : json_null());
-	json_object_set_new(o, "store_config_file",
-			    p->store_config_file ? json_string(p->store_config_file) : json_null());
-	for (size_t i = 0; i < p->nprocs; i++)
-		json_array_append_new(procs, proc_json(p, &p->procs[i]));
-	json_object_set_new(o, "processes", procs);
-	return o;
 }

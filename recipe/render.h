@@ -2,9 +2,10 @@
  * recipe/render.h: a validated recipe rendered into the processes of a run.
  *
  * Everything here is a pure function of (recipe, cluster config, layout):
- * no I/O, no clock, no environment.  dry-run prints what these return, the
- * batch script (recipe/script.h) is written from them, and plan.json (the
- * controller -> agent hand-off) is their JSON form.
+ * no I/O, no clock, no environment.  srt_plan_build() fills the run plan
+ * (runplan/plan.h), the one model of what runs: dry-run prints it, the
+ * batch script (recipe/script.h) is written beside it, and plan.json (the
+ * controller -> agent hand-off) is its JSON form, written by runplan/.
  *
  * Layout and placeholders.  Node hostnames and IPs are only known inside the
  * allocation, so the layout names them with placeholders that are also the
@@ -54,6 +55,7 @@
 
 #include "recipe/cluster.h"
 #include "recipe/model.h"
+#include "runplan/plan.h"
 #include "util/arena.h"
 #include "util/diag.h"
 #include "util/strmap.h"
@@ -249,7 +251,7 @@ int srt_render_args(struct srt_argv *out, struct srt_arena *a, const struct srt_
  * `runtime` is not NULL it gets a per-word array (in a): true where the
  * word holds layout placeholders to substitute.  -1 on error.
  */
-int srt_render_worker_argv(struct srt_argv *out, const bool **runtime, struct srt_arena *a,
+int srt_render_worker_argv(struct srt_argv *out, bool **runtime, struct srt_arena *a,
 			   const struct srt_recipe *r, const struct srt_cluster *c,
 			   const struct srt_layout *l, const struct srt_lworker *w, int rank,
 			   struct srt_diags *d);
@@ -266,37 +268,16 @@ void srt_render_service_argv(struct srt_argv *out, struct srt_arena *a, const st
 
 /* ---- plan ---- */
 
-struct srt_proc {
-	const char *name; /* unique step name: "mooncake-master", "store_<prefill_node_0>",
-			   * "prefill_0", "frontend", "benchmark" */
-	enum srt_proc_kind kind;
-	const struct srt_service *service; /* SRT_PROC_SERVICE only */
-	enum srt_role_kind role;	   /* SRT_PROC_WORKER only */
-	int index, rank;		   /* worker index; node rank within a multi-node worker */
-	enum srt_start phase;		   /* services; workers are SRT_START_WITH_WORKERS */
-	size_t node;			   /* layout node it runs on */
-	struct srt_argv argv;
-	const bool *argv_runtime; /* per argv word: holds placeholders (NULL: none) */
-	const char *model_mount;  /* host model dir to mount at /model, or NULL */
-	struct srt_renv env;
-	const char *container;		/* image, or NULL for the bare node */
-	struct srt_readiness readiness; /* nprobes == 0: started once launched */
-	const char *log_file;		/* relative to the log dir; may hold a host placeholder */
-	bool critical;
-	/*
-	 * The process (the mooncake master's name) this one must be restarted
-	 * after when that one restarts, or NULL (see srt_plan_build()).
-	 */
-	const char *follows;
-};
-
+/*
+ * The compiler's output: the run plan (runplan/plan.h, the one model of
+ * what runs, which plan.json is written from) and what it was made from.
+ */
 struct srt_plan {
-	struct srt_arena arena;		   /* owns everything below except store_config */
+	struct srt_arena arena;		   /* owns the rendered strings and everything below */
 	const struct srt_recipe *recipe;   /* borrowed */
 	const struct srt_cluster *cluster; /* borrowed */
 	struct srt_layout layout;
-	struct srt_proc *procs; /* in start order */
-	size_t nprocs;
+	struct srt_runplan run;		  /* the processes in start order, groups, tiers */
 	const struct srt_service *master; /* enabled mooncake-master entry, or NULL */
 	bool master_external;
 	const char *master_addr;       /* NULL without a master */
@@ -318,7 +299,7 @@ struct srt_plan {
  * several nodes), worker_<role>_<i>.out (worker_<role>_<i>_<host>.out per
  * node of a multi-node worker), frontend.out, benchmark.out.
  *
- * Followers (srt_proc.follows): a restarted master comes back empty (its
+ * Followers (srt_runplan_proc.follows): a restarted master comes back empty (its
  * object index and its embedded HTTP metadata are in RAM only; see
  * ../shared/notes/mooncake-facts.md section 7), so the clients that cannot
  * recover by themselves are restarted after it: every mooncake-store
@@ -327,21 +308,14 @@ struct srt_plan {
  * whose args set hicache-storage-backend mooncake.  Nothing follows an
  * external master.
  *
- * Returns a plan (free with srt_plan_free()), or NULL after adding errors
- * to d (a NUL byte in rendered args, a cluster config without the engine's
- * command).  A warning goes to d when container_runtime is none but
+ * The run plan is finished (srt_runplan_finish(): groups, tiers, the
+ * external master's process) before it is returned.  Returns a plan (free
+ * with srt_plan_free()), or NULL after adding errors to d (a NUL byte in
+ * rendered args, a cluster config without the engine's command).  A warning goes to d when container_runtime is none but
  * processes name images.
  */
 struct srt_plan *srt_plan_build(const struct srt_recipe *r, const struct srt_cluster *c,
 				struct srt_diags *d);
 void srt_plan_free(struct srt_plan *p);
-
-/*
- * The plan as JSON (plan.json): layout, processes, store_config, and
- * "runtime": {container_runtime: pyxis|none, network_interface: name|null}
- * from the cluster config (what the agent needs of srtslurm.yaml).  Each
- * process has "follows" (a process name, or null).  New reference.
- */
-json_t *srt_plan_to_json(const struct srt_plan *p);
 
 #endif

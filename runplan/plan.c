@@ -1,11 +1,13 @@
 /*
- * runplan/plan.c: plan.json read into the run plan's model (plan.h).
+ * runplan/plan.c: the run plan's model (plan.h), and plan.json.
  *
- * This file owns the one reading of the plan: every process checked and
- * typed, launch groups and stop tiers, and the binding of layout
- * placeholders (<prefill_node_0>, <prefill_node_0_ip>, <infra_node_ip>,
- * <log_dir>) to the allocation's real hostnames, IPs and log directory.
- * It is pure: no I/O, no clock.
+ * This file owns plan.json's format, both ways: the one writer
+ * (srt_runplan_to_json()) and the one reader (srt_runplan_load()), the
+ * checks and decisions every plan goes through however it was made
+ * (srt_runplan_finish(): launch groups, stop tiers, the external master's
+ * process), and the binding of layout placeholders (<prefill_node_0>,
+ * <prefill_node_0_ip>, <infra_node_ip>, <log_dir>) to the allocation's real
+ * hostnames, IPs and log directory.  It is pure: no I/O, no clock.
  */
 #include "runplan/plan.h"
 
@@ -126,20 +128,66 @@ static bool log_name_ok(const char *s)
 	return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
 }
 
+/* plan.json's "argv_runtime": the indexes of the words to substitute. */
+static int argv_runtime_parse(struct srt_arena *a, const json_t *idx, struct srt_runplan_proc *pr)
+{
+	if (!idx || json_is_null(idx))
+		return 0;
+	if (!json_is_array(idx))
+		return -1;
+	pr->argv_runtime = srt_arena_alloc(a, (pr->argc + 1) * sizeof(bool));
+	memset(pr->argv_runtime, 0, (pr->argc + 1) * sizeof(bool));
+	for (size_t i = 0; i < json_array_size(idx); i++) {
+		const json_t *v = json_array_get(idx, i);
+
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    (size_t)json_integer_value(v) >= pr->argc)
+			return -1;
+		pr->argv_runtime[json_integer_value(v)] = true;
+	}
+	return 0;
+}
+
+static int env_parse(struct srt_arena *a, const json_t *env, struct srt_runplan_proc *pr,
+		     struct srt_error *err)
+{
+	if (env && !json_is_array(env))
+		return srt_error_set(err, "env must be a list");
+	pr->nenv = json_array_size(env);
+	pr->env_names = srt_arena_alloc(a, (pr->nenv + 1) * sizeof(char *));
+	pr->env_values = srt_arena_alloc(a, (pr->nenv + 1) * sizeof(char *));
+	pr->env_runtime = srt_arena_alloc(a, (pr->nenv + 1) * sizeof(bool));
+	pr->env_src = srt_arena_alloc(a, (pr->nenv + 1) * sizeof(*pr->env_src));
+	for (size_t i = 0; i < pr->nenv; i++) {
+		const json_t *v = json_array_get(env, i);
+
+		pr->env_names[i] = jstr(v, "name");
+		pr->env_values[i] = jstr(v, "value");
+		pr->env_runtime[i] = json_is_true(json_object_get(v, "runtime"));
+		pr->env_src[i] = (struct srt_runplan_envsrc){ jstr(v, "owner"), jstr(v, "layer"),
+							      jstr(v, "overridden"),
+							      jstr(v, "overridden_layer") };
+		if (!pr->env_names[i] || !srt_is_env_name(pr->env_names[i]) || !pr->env_values[i])
+			return srt_error_set(err,
+					     "env[%zu] needs a name ([A-Za-z_][A-Za-z0-9_]*) and a "
+					     "string value",
+					     i);
+	}
+	return 0;
+}
+
 static int proc_parse(struct srt_runplan *p, const json_t *o, struct srt_runplan_proc *pr,
 		      struct srt_error *err)
 {
-	const json_t *env = json_object_get(o, "env");
 	int node = jint(o, "node", -1);
 
 	pr->name = jstr(o, "name");
-	if (!pr->name || !*pr->name)
-		return srt_error_set(err, "a process has no name");
 	if (kind_parse(jstr(o, "kind"), &pr->kind) < 0)
 		return srt_error_set(err, "kind '%s' is not service|worker|frontend|benchmark",
 				     jstr(o, "kind") ? jstr(o, "kind") : "");
 	pr->service = jstr(o, "service");
 	pr->type = jstr(o, "type");
+	pr->placement = jstr(o, "placement");
 	pr->role = jstr(o, "role");
 	pr->index = pr->kind == SRT_PROC_WORKER ? jint(o, "index", 0) : -1;
 	pr->rank = pr->kind == SRT_PROC_WORKER ? jint(o, "rank", 0) : -1;
@@ -149,50 +197,17 @@ static int proc_parse(struct srt_runplan *p, const json_t *o, struct srt_runplan
 				     p->nnodes);
 	pr->node = (size_t)node;
 	if (!json_is_array(json_object_get(o, "argv")) ||
-	    strings(&p->arena, json_object_get(o, "argv"), &pr->argv, &pr->argc) < 0 || !pr->argc ||
-	    !*pr->argv[0])
+	    strings(&p->arena, json_object_get(o, "argv"), &pr->argv, &pr->argc) < 0)
 		return srt_error_set(err, "argv must be a non-empty list of strings");
-	pr->argv_runtime = srt_arena_alloc(&p->arena, (pr->argc + 1) * sizeof(bool));
-	memset(pr->argv_runtime, 0, (pr->argc + 1) * sizeof(bool));
-	{
-		const json_t *rt = json_object_get(o, "argv_runtime");
-		size_t i;
-		const json_t *ix;
-
-		if (rt && !json_is_array(rt))
-			return srt_error_set(err, "argv_runtime must be a list of argv indexes");
-		json_array_foreach(rt, i, ix)
-		{
-			if (!json_is_integer(ix) || json_integer_value(ix) < 0 ||
-			    (size_t)json_integer_value(ix) >= pr->argc)
-				return srt_error_set(
-					err, "argv_runtime[%zu] is not an index of argv", i);
-			pr->argv_runtime[json_integer_value(ix)] = true;
-		}
-	}
+	if (argv_runtime_parse(&p->arena, json_object_get(o, "argv_runtime"), pr) < 0)
+		return srt_error_set(err, "argv_runtime must list indexes of argv words");
 	pr->model_mount = jstr(o, "model_mount");
-	pr->nenv = json_array_size(env);
-	pr->env_names = srt_arena_alloc(&p->arena, (pr->nenv + 1) * sizeof(char *));
-	pr->env_values = srt_arena_alloc(&p->arena, (pr->nenv + 1) * sizeof(char *));
-	pr->env_runtime = srt_arena_alloc(&p->arena, (pr->nenv + 1) * sizeof(bool));
-	for (size_t i = 0; i < pr->nenv; i++) {
-		const json_t *v = json_array_get(env, i);
-
-		pr->env_names[i] = jstr(v, "name");
-		pr->env_values[i] = jstr(v, "value");
-		pr->env_runtime[i] = json_is_true(json_object_get(v, "runtime"));
-		if (!pr->env_names[i] || !srt_is_env_name(pr->env_names[i]) || !pr->env_values[i])
-			return srt_error_set(err,
-					     "env[%zu] needs a name ([A-Za-z_][A-Za-z0-9_]*) and a "
-					     "string value",
-					     i);
-	}
+	if (env_parse(&p->arena, json_object_get(o, "env"), pr, err) < 0)
+		return -1;
 	pr->container = jstr(o, "container");
 	if (readiness_parse(json_object_get(o, "readiness"), pr, err) < 0)
 		return -1;
 	pr->log_file = jstr(o, "log_file");
-	if (!pr->log_file || !*pr->log_file || strchr(pr->log_file, '/'))
-		return srt_error_set(err, "log_file must be a file name inside the log directory");
 	pr->critical = json_is_true(json_object_get(o, "critical"));
 	if (restart_parse(json_object_get(o, "restart"), &pr->restart) < 0)
 		return srt_error_set(err, "restart must have mode never|on-failure|always and "
@@ -201,7 +216,7 @@ static int proc_parse(struct srt_runplan *p, const json_t *o, struct srt_runplan
 	return 0;
 }
 
-/* The batch script's gate points (recipe/script.c gate_now()). */
+/* The batch script's gate points: where a launch group ends. */
 static bool gate_after(const struct srt_runplan *p, size_t i)
 {
 	const struct srt_runplan_proc *pr = &p->procs[i],
@@ -253,10 +268,9 @@ static void assign_groups(struct srt_runplan *p)
 }
 
 /* The external master as a process of its own: probed (TCP), never launched. */
-static int add_external(struct srt_runplan *p, const json_t *m, struct srt_runplan_proc *pr,
-			struct srt_error *err)
+static int external_proc(struct srt_runplan *p, struct srt_runplan_proc *pr, struct srt_error *err)
 {
-	const char *addr = jstr(m, "address");
+	const char *addr = p->master_address;
 	char host[256];
 	int port;
 
@@ -266,7 +280,7 @@ static int add_external(struct srt_runplan *p, const json_t *m, struct srt_runpl
 				     "services[].external in the recipe",
 				     addr ? addr : "");
 	memset(pr, 0, sizeof(*pr));
-	pr->name = jstr(m, "name") ? jstr(m, "name") : "mooncake-master";
+	pr->name = p->master_name ? p->master_name : "mooncake-master";
 	pr->kind = SRT_PROC_SERVICE;
 	pr->service = pr->name;
 	pr->type = "mooncake-master";
@@ -279,79 +293,95 @@ static int add_external(struct srt_runplan *p, const json_t *m, struct srt_runpl
 	pr->nprobes = 1;
 	pr->timeout_s = SRT_READINESS_TIMEOUT_DEFAULT;
 	pr->interval_s = SRT_READINESS_INTERVAL_DEFAULT;
-	pr->log_file = NULL;
-	pr->critical = false;
 	pr->restart.mode = SRT_RESTART_NEVER;
 	pr->endpoint = srt_arena_strdup(&p->arena, addr);
 	pr->host = pr->ip = pr->external_host;
 	return 0;
 }
 
-int srt_runplan_load(struct srt_runplan *p, json_t *plan, struct srt_error *err)
-{
-	const json_t *nodes, *procs, *m, *rt;
-	size_t np, extra;
+/* ---- building ---- */
 
+void srt_runplan_init(struct srt_runplan *p, size_t nnodes)
+{
 	memset(p, 0, sizeof(*p));
 	srt_arena_init(&p->arena);
-	if (!json_is_object(plan))
-		return srt_error_set(err, "the plan is not a JSON object");
-	p->json = json_incref(plan);
-	p->generation = json_integer_value(json_object_get(plan, "generation"));
-	p->recipe = jstr(plan, "recipe") ? jstr(plan, "recipe") : "";
-	nodes = json_object_get(plan, "nodes");
-	procs = json_object_get(plan, "processes");
-	if (!json_is_array(nodes) || !json_array_size(nodes) || !json_is_array(procs))
-		return srt_error_set(err, "the plan has no nodes or no processes list");
-	p->nnodes = json_array_size(nodes);
-	p->node_host_ph = srt_arena_alloc(&p->arena, p->nnodes * sizeof(char *));
-	p->node_ip_ph = srt_arena_alloc(&p->arena, p->nnodes * sizeof(char *));
-	for (size_t i = 0; i < p->nnodes; i++) {
-		p->node_host_ph[i] = jstr(json_array_get(nodes, i), "host");
-		p->node_ip_ph[i] = jstr(json_array_get(nodes, i), "ip");
+	p->recipe = "";
+	p->nnodes = nnodes;
+	p->node_host_ph = srt_arena_alloc(&p->arena, (nnodes + 1) * sizeof(char *));
+	p->node_ip_ph = srt_arena_alloc(&p->arena, (nnodes + 1) * sizeof(char *));
+	p->node_label = srt_arena_alloc(&p->arena, (nnodes + 1) * sizeof(char *));
+	p->node_dedicated = srt_arena_alloc(&p->arena, (nnodes + 1) * sizeof(bool));
+	memset(p->node_dedicated, 0, (nnodes + 1) * sizeof(bool));
+	p->infra_ip_ph = SRT_PH_INFRA_IP;
+	p->log_dir_ph = SRT_PH_LOG_DIR;
+}
+
+struct srt_runplan_proc *srt_runplan_add(struct srt_runplan *p)
+{
+	if (p->nprocs == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		struct srt_runplan_proc *v = srt_arena_alloc(&p->arena, cap * sizeof(*v));
+
+		if (p->nprocs)
+			memcpy(v, p->procs, p->nprocs * sizeof(*v));
+		p->procs = v;
+		p->cap = cap;
+	}
+	memset(&p->procs[p->nprocs], 0, sizeof(p->procs[0]));
+	p->procs[p->nprocs].index = p->procs[p->nprocs].rank = -1;
+	return &p->procs[p->nprocs++];
+}
+
+static int proc_check(const struct srt_runplan *p, const struct srt_runplan_proc *pr,
+		      struct srt_error *err)
+{
+	if (!pr->name || !*pr->name)
+		return srt_error_set(err, "a process has no name");
+	if (pr->node >= p->nnodes)
+		return srt_error_set(err, "node %zu is not one of the plan's %zu nodes", pr->node,
+				     p->nnodes);
+	if (!pr->argc || !pr->argv[0] || !*pr->argv[0])
+		return srt_error_set(err, "argv must be a non-empty list of strings");
+	if (!pr->log_file || !*pr->log_file || strchr(pr->log_file, '/') ||
+	    !strcmp(pr->log_file, ".") || !strcmp(pr->log_file, ".."))
+		return srt_error_set(err, "log_file must be a file name inside the log directory");
+	if (!pr->phase)
+		return srt_error_set(err, "it has no start phase");
+	return 0;
+}
+
+int srt_runplan_finish(struct srt_runplan *p, struct srt_error *err)
+{
+	size_t first = 0;
+
+	if (!p->nnodes)
+		return srt_error_set(err, "the plan has no nodes");
+	for (size_t i = 0; i < p->nnodes; i++)
 		if (!p->node_host_ph[i] || !p->node_ip_ph[i])
 			return srt_error_set(err, "plan node %zu has no host or ip", i);
-	}
-	p->infra = (size_t)jint(plan, "infra_node", 0);
-	if (p->infra >= p->nnodes)
+	if (p->infra >= p->nnodes || p->head >= p->nnodes)
 		return srt_error_set(err, "infra_node %zu is not one of the plan's %zu nodes",
 				     p->infra, p->nnodes);
-	p->infra_ip_ph = jstr(plan, "infra_ip") ? jstr(plan, "infra_ip") : SRT_PH_INFRA_IP;
-	p->log_dir_ph = jstr(plan, "log_dir") ? jstr(plan, "log_dir") : SRT_PH_LOG_DIR;
-	rt = json_object_get(plan, "runtime");
-	p->pyxis = jstr(rt, "container_runtime") && !strcmp(jstr(rt, "container_runtime"), "pyxis");
-	p->network_interface = jstr(rt, "network_interface");
-	if (p->network_interface && !*p->network_interface)
-		p->network_interface = NULL;
-	m = json_object_get(plan, "mooncake_master");
-	if (json_is_object(m)) {
-		p->master_name = jstr(m, "name");
-		p->master_external = json_is_true(json_object_get(m, "external"));
-	}
-	p->store_config = json_object_get(plan, "store_config");
-	if (!json_is_object(p->store_config))
-		p->store_config = NULL;
-	p->store_config_file = jstr(plan, "store_config_file");
 	if (p->store_config && !p->store_config_file)
 		return srt_error_set(err, "the plan has a store_config but no store_config_file");
+	if (p->master_external && !(p->nprocs && p->procs[0].external)) {
+		srt_runplan_add(p); /* room for it: the array may move */
+		memmove(&p->procs[1], &p->procs[0], (p->nprocs - 1) * sizeof(p->procs[0]));
+		if (external_proc(p, &p->procs[0], err) < 0)
+			return -1;
+	}
+	first = p->master_external ? 1 : 0;
+	for (size_t i = first; i < p->nprocs; i++) {
+		const struct srt_runplan_proc *pr = &p->procs[i];
 
-	np = json_array_size(procs);
-	extra = p->master_external ? 1 : 0;
-	p->procs = srt_arena_alloc(&p->arena, (np + extra + 1) * sizeof(*p->procs));
-	if (extra && add_external(p, m, &p->procs[0], err) < 0)
-		return -1;
-	for (size_t i = 0; i < np; i++) {
-		struct srt_runplan_proc *pr = &p->procs[extra + i];
-
-		if (proc_parse(p, json_array_get(procs, i), pr, err) < 0)
-			return srt_error_prefix(err, "plan process %zu ('%s')", i,
+		if (proc_check(p, pr, err) < 0)
+			return srt_error_prefix(err, "plan process %zu ('%s')", i - first,
 						pr->name ? pr->name : "?");
-		for (size_t k = 0; k < extra + i; k++)
+		for (size_t k = 0; k < i; k++)
 			if (!strcmp(p->procs[k].name, pr->name))
 				return srt_error_set(err, "two plan processes are named '%s'",
 						     pr->name);
 	}
-	p->nprocs = np + extra;
 	for (size_t i = 0; i < p->nprocs; i++) {
 		const char *f = p->procs[i].follows;
 
@@ -362,6 +392,279 @@ int srt_runplan_load(struct srt_runplan *p, json_t *plan, struct srt_error *err)
 	}
 	assign_groups(p);
 	return 0;
+}
+
+/* ---- reading ---- */
+
+static int nodes_parse(struct srt_runplan *p, const json_t *nodes, struct srt_error *err)
+{
+	for (size_t i = 0; i < p->nnodes; i++) {
+		const json_t *n = json_array_get(nodes, i);
+
+		p->node_host_ph[i] = jstr(n, "host");
+		p->node_ip_ph[i] = jstr(n, "ip");
+		p->node_label[i] = jstr(n, "label");
+		p->node_dedicated[i] = json_is_true(json_object_get(n, "dedicated"));
+		if (!p->node_host_ph[i] || !p->node_ip_ph[i])
+			return srt_error_set(err, "plan node %zu has no host or ip", i);
+	}
+	return 0;
+}
+
+static int workers_parse(struct srt_runplan *p, const json_t *ws, struct srt_error *err)
+{
+	p->nworkers = json_array_size(ws);
+	p->workers = srt_arena_alloc(&p->arena, (p->nworkers + 1) * sizeof(*p->workers));
+	for (size_t i = 0; i < p->nworkers; i++) {
+		const json_t *w = json_array_get(ws, i);
+		int node = jint(w, "node", -1), nn = jint(w, "nnodes", 0);
+
+		p->workers[i].role = jstr(w, "role");
+		p->workers[i].index = jint(w, "index", -1);
+		if (!p->workers[i].role || node < 0 || nn < 1 || (size_t)node >= p->nnodes ||
+		    (size_t)nn > p->nnodes - (size_t)node)
+			return srt_error_set(err,
+					     "plan worker %zu needs a role and nodes inside "
+					     "the plan's",
+					     i);
+		p->workers[i].node = (size_t)node;
+		p->workers[i].nnodes = (size_t)nn;
+	}
+	return 0;
+}
+
+int srt_runplan_load(struct srt_runplan *p, json_t *plan, struct srt_error *err)
+{
+	const json_t *nodes, *procs, *m, *rt;
+	size_t np;
+
+	memset(p, 0, sizeof(*p));
+	srt_arena_init(&p->arena);
+	if (!json_is_object(plan))
+		return srt_error_set(err, "the plan is not a JSON object");
+	nodes = json_object_get(plan, "nodes");
+	procs = json_object_get(plan, "processes");
+	if (!json_is_array(nodes) || !json_array_size(nodes) || !json_is_array(procs))
+		return srt_error_set(err, "the plan has no nodes or no processes list");
+	srt_arena_release(&p->arena);
+	srt_runplan_init(p, json_array_size(nodes));
+	p->json = json_incref(plan);
+	p->generation = json_integer_value(json_object_get(plan, "generation"));
+	p->recipe = jstr(plan, "recipe") ? jstr(plan, "recipe") : "";
+	p->engine = jstr(plan, "engine");
+	if (nodes_parse(p, nodes, err) < 0 ||
+	    workers_parse(p, json_object_get(plan, "workers"), err) < 0)
+		return -1;
+	p->head = (size_t)jint(plan, "head_node", 0);
+	p->infra = (size_t)jint(plan, "infra_node", 0);
+	p->dedicated_infra = json_is_true(json_object_get(plan, "dedicated_infra_node"));
+	if (jstr(plan, "infra_ip"))
+		p->infra_ip_ph = jstr(plan, "infra_ip");
+	if (jstr(plan, "log_dir"))
+		p->log_dir_ph = jstr(plan, "log_dir");
+	rt = json_object_get(plan, "runtime");
+	p->pyxis = jstr(rt, "container_runtime") && !strcmp(jstr(rt, "container_runtime"), "pyxis");
+	p->network_interface = jstr(rt, "network_interface");
+	if (p->network_interface && !*p->network_interface)
+		p->network_interface = NULL;
+	m = json_object_get(plan, "mooncake_master");
+	if (json_is_object(m)) {
+		p->master_name = jstr(m, "name");
+		p->master_external = json_is_true(json_object_get(m, "external"));
+		p->master_address = jstr(m, "address");
+		p->master_metadata = jstr(m, "metadata_server");
+	}
+	p->store_config = json_object_get(plan, "store_config");
+	if (!json_is_object(p->store_config))
+		p->store_config = NULL;
+	p->store_config_file = jstr(plan, "store_config_file");
+
+	np = json_array_size(procs);
+	for (size_t i = 0; i < np; i++) {
+		struct srt_runplan_proc *pr = srt_runplan_add(p);
+
+		if (proc_parse(p, json_array_get(procs, i), pr, err) < 0)
+			return srt_error_prefix(err, "plan process %zu ('%s')", i,
+						pr->name ? pr->name : "?");
+	}
+	return srt_runplan_finish(p, err);
+}
+
+/* ---- writing ---- */
+
+static json_t *jstr_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *readiness_json(const struct srt_runplan_proc *pr)
+{
+	json_t *o, *probes;
+
+	if (!pr->nprobes)
+		return json_null();
+	o = json_object();
+	probes = json_array();
+	for (size_t i = 0; i < pr->nprobes; i++) {
+		const struct srt_runplan_probe *pb = &pr->probes[i];
+		json_t *j = json_object();
+
+		json_object_set_new(j, "kind", json_string(pb->http ? "http" : "tcp"));
+		json_object_set_new(j, "port", json_integer(pb->port));
+		if (pb->http) {
+			json_object_set_new(j, "path",
+					    json_string(pb->path ? pb->path : "/health"));
+			json_object_set_new(j, "status",
+					    json_integer(pb->status ? pb->status : 200));
+		}
+		json_array_append_new(probes, j);
+	}
+	json_object_set_new(o, "probes", probes);
+	json_object_set_new(o, "timeout_seconds", json_integer(pr->timeout_s));
+	json_object_set_new(o, "interval_seconds", json_integer(pr->interval_s));
+	return o;
+}
+
+static json_t *restart_json(const struct srt_restart_policy *rp)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "mode", json_string(srt_restart_mode_name(rp->mode)));
+	json_object_set_new(o, "max_restarts", json_integer(rp->max_restarts));
+	json_object_set_new(o, "backoff_seconds", json_integer(rp->backoff_seconds));
+	json_object_set_new(o, "max_backoff_seconds", json_integer(rp->max_backoff_seconds));
+	json_object_set_new(o, "reset_after_seconds", json_integer(rp->reset_after_seconds));
+	return o;
+}
+
+static json_t *env_json(const struct srt_runplan_proc *pr)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < pr->nenv; i++) {
+		const struct srt_runplan_envsrc *src = pr->env_src ? &pr->env_src[i] : NULL;
+		json_t *o = json_object();
+
+		json_object_set_new(o, "name", json_string(pr->env_names[i]));
+		json_object_set_new(o, "value", json_string(pr->env_values[i]));
+		if (src && src->owner) {
+			json_object_set_new(o, "owner", json_string(src->owner));
+			json_object_set_new(o, "layer", json_string(src->layer ? src->layer : ""));
+		}
+		if (pr->env_runtime[i])
+			json_object_set_new(o, "runtime", json_true());
+		if (src && src->overridden) {
+			json_object_set_new(o, "overridden", json_string(src->overridden));
+			json_object_set_new(
+				o, "overridden_layer",
+				json_string(src->overridden_layer ? src->overridden_layer : ""));
+		}
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *proc_json(const struct srt_runplan *p, const struct srt_runplan_proc *pr)
+{
+	json_t *o = json_object(), *argv = json_array();
+
+	json_object_set_new(o, "name", json_string(pr->name));
+	json_object_set_new(o, "kind", json_string(srt_proc_kind_name(pr->kind)));
+	if (pr->kind == SRT_PROC_SERVICE) {
+		json_object_set_new(o, "service", jstr_or_null(pr->service));
+		json_object_set_new(o, "type", jstr_or_null(pr->type));
+		json_object_set_new(o, "placement", jstr_or_null(pr->placement));
+	} else if (pr->kind == SRT_PROC_WORKER) {
+		json_object_set_new(o, "role", jstr_or_null(pr->role));
+		json_object_set_new(o, "index", json_integer(pr->index));
+		json_object_set_new(o, "rank", json_integer(pr->rank));
+	}
+	json_object_set_new(o, "phase", json_string(pr->phase));
+	json_object_set_new(o, "node", json_integer((json_int_t)pr->node));
+	json_object_set_new(o, "host", json_string(p->node_host_ph[pr->node]));
+	for (size_t i = 0; i < pr->argc; i++)
+		json_array_append_new(argv, json_string(pr->argv[i]));
+	json_object_set_new(o, "argv", argv);
+	if (pr->argv_runtime) {
+		json_t *idx = json_array();
+
+		for (size_t i = 0; i < pr->argc; i++)
+			if (pr->argv_runtime[i])
+				json_array_append_new(idx, json_integer((json_int_t)i));
+		if (json_array_size(idx))
+			json_object_set_new(o, "argv_runtime", idx);
+		else
+			json_decref(idx);
+	}
+	if (pr->model_mount)
+		json_object_set_new(o, "model_mount", json_string(pr->model_mount));
+	json_object_set_new(o, "env", env_json(pr));
+	json_object_set_new(o, "container", jstr_or_null(pr->container));
+	json_object_set_new(o, "readiness", readiness_json(pr));
+	json_object_set_new(o, "log_file", json_string(pr->log_file));
+	json_object_set_new(o, "critical", json_boolean(pr->critical));
+	json_object_set_new(o, "restart", restart_json(&pr->restart));
+	json_object_set_new(o, "follows", jstr_or_null(pr->follows));
+	return o;
+}
+
+json_t *srt_runplan_to_json(const struct srt_runplan *p)
+{
+	json_t *o = json_object(), *nodes = json_array(), *workers = json_array();
+	json_t *procs = json_array(), *rt = json_object();
+
+	json_object_set_new(o, "version", json_integer(1));
+	json_object_set_new(o, "recipe", json_string(p->recipe ? p->recipe : ""));
+	json_object_set_new(o, "engine", jstr_or_null(p->engine));
+	json_object_set_new(o, "log_dir", json_string(p->log_dir_ph));
+	json_object_set_new(o, "head_node", json_integer((json_int_t)p->head));
+	json_object_set_new(o, "infra_node", json_integer((json_int_t)p->infra));
+	json_object_set_new(o, "infra_ip", json_string(p->infra_ip_ph));
+	json_object_set_new(o, "dedicated_infra_node", json_boolean(p->dedicated_infra));
+	json_object_set_new(rt, "container_runtime", json_string(p->pyxis ? "pyxis" : "none"));
+	json_object_set_new(rt, "network_interface", jstr_or_null(p->network_interface));
+	json_object_set_new(o, "runtime", rt);
+	for (size_t i = 0; i < p->nnodes; i++) {
+		json_t *n = json_object();
+
+		json_object_set_new(n, "index", json_integer((json_int_t)i));
+		json_object_set_new(n, "label", jstr_or_null(p->node_label[i]));
+		json_object_set_new(n, "host", json_string(p->node_host_ph[i]));
+		json_object_set_new(n, "ip", json_string(p->node_ip_ph[i]));
+		json_object_set_new(n, "dedicated", json_boolean(p->node_dedicated[i]));
+		json_array_append_new(nodes, n);
+	}
+	json_object_set_new(o, "nodes", nodes);
+	for (size_t i = 0; i < p->nworkers; i++) {
+		const struct srt_runplan_worker *w = &p->workers[i];
+		json_t *j = json_object();
+
+		json_object_set_new(j, "role", json_string(w->role));
+		json_object_set_new(j, "index", json_integer(w->index));
+		json_object_set_new(j, "node", json_integer((json_int_t)w->node));
+		json_object_set_new(j, "nnodes", json_integer((json_int_t)w->nnodes));
+		json_array_append_new(workers, j);
+	}
+	json_object_set_new(o, "workers", workers);
+	if (p->master_name) {
+		json_t *m = json_object();
+
+		json_object_set_new(m, "name", json_string(p->master_name));
+		json_object_set_new(m, "external", json_boolean(p->master_external));
+		json_object_set_new(m, "address", jstr_or_null(p->master_address));
+		json_object_set_new(m, "metadata_server", jstr_or_null(p->master_metadata));
+		json_object_set_new(o, "mooncake_master", m);
+	} else {
+		json_object_set_new(o, "mooncake_master", json_null());
+	}
+	json_object_set_new(o, "store_config",
+			    p->store_config ? json_deep_copy(p->store_config) : json_null());
+	json_object_set_new(o, "store_config_file", jstr_or_null(p->store_config_file));
+	for (size_t i = 0; i < p->nprocs; i++)
+		if (!p->procs[i].external)
+			json_array_append_new(procs, proc_json(p, &p->procs[i]));
+	json_object_set_new(o, "processes", procs);
+	return o;
 }
 
 struct srt_runplan_proc *srt_runplan_find(struct srt_runplan *p, const char *name)
@@ -476,12 +779,12 @@ int srt_runplan_bind(struct srt_runplan *p, const char *const *hosts, const char
 					     "process '%s': log file '%s' is not a plain file name "
 					     "once node names are filled in",
 					     pr->name, pr->log_file);
-		for (size_t k = 0; k < pr->argc; k++)
-			if (pr->argv_runtime[k])
-				pr->argv[k] = srt_runplan_subst(p, pr->argv[k]);
 		for (size_t k = 0; k < pr->nenv; k++)
 			if (pr->env_runtime[k])
 				pr->env_values[k] = srt_runplan_subst(p, pr->env_values[k]);
+		for (size_t k = 0; pr->argv_runtime && k < pr->argc; k++)
+			if (pr->argv_runtime[k])
+				pr->argv[k] = srt_runplan_subst(p, pr->argv[k]);
 		pr->host = p->hosts[pr->node];
 		pr->ip = p->ips[pr->node];
 		pr->endpoint = pr->nprobes ? hostport(&p->arena, pr->ip, pr->probes[0].port) : NULL;
@@ -543,6 +846,9 @@ bool srt_runplan_proc_changed(const struct srt_runplan *op, const struct srt_run
 	if (!srt_str_same(o->container, n->container))
 		WHY("container %s -> %s", o->container ? o->container : "(none)",
 		    n->container ? n->container : "(none)");
+	if (!srt_str_same(o->model_mount, n->model_mount))
+		WHY("model mount %s -> %s", o->model_mount ? o->model_mount : "(none)",
+		    n->model_mount ? n->model_mount : "(none)");
 	for (size_t i = 0; argv_same && i < n->argc; i++)
 		argv_same = !strcmp(o->argv[i], n->argv[i]);
 	if (!argv_same)

@@ -1,14 +1,16 @@
 /*
- * runplan/plan.h: the run plan as one typed model, read from plan.json.
+ * runplan/plan.h: the run plan, one typed model.
  *
- * plan.json is written by the compiler (srt_plan_to_json(), recipe/render.h)
- * into the run directory (runplan/rundir.h).  This is its one reader: every
- * process checked and typed, launch groups and stop tiers decided (once,
- * here: the agent starts and stops by them and `srtctl dry-run` shows
- * them), and the binding of the layout placeholders (<prefill_node_0>,
+ * The compiler (recipe/render.h, srt_plan_build()) fills this model in
+ * memory and srt_runplan_finish() completes it; srt_runplan_to_json() is
+ * the one writer of plan.json and srt_runplan_load() its one reader, which
+ * ends in the same srt_runplan_finish().  So launch groups, stop tiers and
+ * the external master's process are decided once, here, whichever way a
+ * plan arrives: the agent starts and stops by them and `srtctl dry-run`
+ * shows them.  The binding of the layout placeholders (<prefill_node_0>,
  * <prefill_node_0_ip>, <infra_node_ip>, <log_dir>) to the allocation's
- * real hostnames, IPs and log directory, a pure function.  The agent links
- * this layer and not the compiler.
+ * real hostnames, IPs and log directory is one pure function,
+ * srt_runplan_bind().  The agent links this layer and not the compiler.
  */
 #ifndef SRT_RUNPLAN_PLAN_H
 #define SRT_RUNPLAN_PLAN_H
@@ -30,25 +32,29 @@ struct srt_runplan_probe {
 	int status;	  /* HTTP: the status wanted */
 };
 
+/* Where an env value comes from (plan.json and dry-run show it; the agent ignores it). */
+struct srt_runplan_envsrc {
+	const char *owner;	/* "recipe" | "srtctl" */
+	const char *layer;	/* "roles.prefill.env", "mooncake-master", ... */
+	const char *overridden; /* a recipe value srtctl replaced, or NULL */
+	const char *overridden_layer;
+};
+
 struct srt_runplan_proc {
 	const char *name; /* substituted by srt_runplan_bind() */
 	enum srt_proc_kind kind;
-	const char *service, *type; /* services */
+	const char *service, *type, *placement; /* services */
 	const char *role;	    /* workers */
 	int index, rank;	    /* workers; -1 otherwise */
 	const char *phase;	    /* before_workers | with_workers | after_frontend */
 	size_t node;
-	/*
-	 * Recipe values are literal and never substituted; only the words
-	 * srtctl built with layout placeholders (plan.json "argv_runtime": their
-	 * indexes, e.g. --dist-init-addr <decode_node_0_ip>:8300) are.
-	 */
-	const char **argv;
+	const char **argv;  /* words flagged in argv_runtime are substituted */
+	bool *argv_runtime; /* NULL: none (recipe values are literal) */
 	size_t argc;
-	bool *argv_runtime;
 	const char *model_mount; /* host model dir to mount at /model (pyxis), or NULL */
 	const char **env_names, **env_values; /* values substituted when flagged runtime */
 	bool *env_runtime;
+	struct srt_runplan_envsrc *env_src; /* per variable; NULL: not known */
 	size_t nenv;
 	const char *container; /* image, or NULL */
 	struct srt_runplan_probe probes[4];
@@ -72,23 +78,37 @@ struct srt_runplan_proc {
 
 #define SRT_RUNPLAN_TIERS 3
 
+/* A worker of the layout: a multi-node worker has one process per node. */
+struct srt_runplan_worker {
+	const char *role;
+	int index;
+	size_t node, nnodes; /* nodes[node .. node+nnodes) */
+};
+
 struct srt_runplan {
 	struct srt_arena arena; /* owns the arrays and substituted strings */
-	json_t *json;		/* the plan; owns the unsubstituted strings */
+	json_t *json;		/* read plans: the plan, owning the unsubstituted strings */
 	int64_t generation;
-	const char *recipe;
+	const char *recipe, *engine;
 	size_t nnodes;
 	const char **node_host_ph, **node_ip_ph; /* "<prefill_node_0>", "<prefill_node_0_ip>" */
-	size_t infra;
+	const char **node_label;		 /* "prefill_node_0", "infra_node" */
+	bool *node_dedicated;			 /* the reserved infra node */
+	size_t head, infra;
+	bool dedicated_infra;
 	const char *infra_ip_ph, *log_dir_ph; /* "<infra_node_ip>", "<log_dir>" */
+	struct srt_runplan_worker *workers;
+	size_t nworkers;
 	bool pyxis;
 	const char *network_interface; /* NULL: first address of hostname -I */
 	const char *master_name;       /* NULL without a master */
 	bool master_external;
-	const json_t *store_config;	/* NULL unless vLLM with a master */
+	const char *master_address;	/* "<infra_node_ip>:8700" or the external host:port */
+	const char *master_metadata;	/* MOONCAKE_TE_META_DATA_SERVER */
+	const json_t *store_config;	/* NULL unless vLLM with a master (borrowed) */
 	const char *store_config_file;	/* with <log_dir> */
 	struct srt_runplan_proc *procs; /* plan order; an external master first */
-	size_t nprocs;
+	size_t nprocs, cap;
 	int ngroups;
 	/* After srt_runplan_bind(): */
 	const char **hosts, **ips;
@@ -97,19 +117,44 @@ struct srt_runplan {
 	char *store_config_text;       /* the file's content (malloc), or NULL */
 };
 
+/* ---- building (the compiler) ---- */
+
+/* An empty plan of nnodes nodes (their arrays allocated, to be filled). */
+void srt_runplan_init(struct srt_runplan *p, size_t nnodes);
+/* A new zeroed process at the end of p->procs (pointers to earlier ones move). */
+struct srt_runplan_proc *srt_runplan_add(struct srt_runplan *p);
+
 /*
- * Parse plan.json's object (a reference is taken; the caller keeps its
- * own) into *p.  Every process is checked: argv, env names, node indexes,
- * probes, restart policy, log file names (relative, no "..").  An external
- * master becomes a process of its own (kind service, external) at the
- * front.  Launch groups reproduce the batch script's gates: a process in
- * group g starts once every process with readiness probes in a group below
- * g is ready; a group ends after each service (all its instances; not
+ * Complete a plan, built or read: check it (unique names, node indexes,
+ * log file names relative and without "..", followed processes present),
+ * put an external master at the front as a process of its own (kind
+ * service, external: probed at its address, never launched), and decide
+ * launch groups and stop tiers.  Launch groups: a process in group g
+ * starts once every process with readiness probes in a group below g is
+ * ready; a group ends after each service (all its instances; not
  * with_workers services), after the last worker, and after the frontend,
  * and the benchmark waits for everything before it.  Stop tiers: 2 the
  * mooncake master, 1 the other before_workers services (stores), 0 the
  * rest (workers, with_workers and after_frontend services, frontend,
- * benchmark).  Release with srt_runplan_release() even on failure.
+ * benchmark).
+ */
+int srt_runplan_finish(struct srt_runplan *p, struct srt_error *err);
+
+/*
+ * plan.json's object, the one writer (the run directory adds
+ * "generation").  An external master's process is not written: it is
+ * "mooncake_master".  srt_runplan_load() of the result gives the same
+ * plan.  New reference.
+ */
+json_t *srt_runplan_to_json(const struct srt_runplan *p);
+
+/* ---- reading (the agent, dry-run) ---- */
+
+/*
+ * Parse plan.json's object (a reference is taken; the caller keeps its
+ * own) into *p: every process checked and typed (argv, env names, probes,
+ * restart policy), then srt_runplan_finish().  Release with
+ * srt_runplan_release() even on failure.
  */
 int srt_runplan_load(struct srt_runplan *p, json_t *plan, struct srt_error *err);
 
@@ -117,9 +162,10 @@ int srt_runplan_load(struct srt_runplan *p, json_t *plan, struct srt_error *err)
  * Bind the layout: hosts[i] and ips[i] are node i's hostname and IP (n at
  * least p->nnodes), log_dir the absolute log directory.  Substitutes the
  * placeholders in process names, log files and runtime env values, sets
- * each process's host, ip, endpoint and env hash, and the argv words flagged runtime, and renders the
+ * each process's host, ip, endpoint and env hash, and renders the
  * store_config file (master_server_address with the infra IP).  Fails on
  * too few nodes, or a substituted log file name that leaves the log dir.
+ * Argv words flagged runtime are substituted like env values.
  */
 int srt_runplan_bind(struct srt_runplan *p, const char *const *hosts, const char *const *ips,
 		     size_t n, const char *log_dir, struct srt_error *err);
@@ -136,7 +182,7 @@ void srt_runplan_release(struct srt_runplan *p);
 /*
  * Must process o of bound plan op be restarted to become process n of bound
  * plan np (a new generation on the same nodes)?  True when what its step
- * runs differs: node, container, argv, any env value (names added, removed
+ * runs differs: node, container, model mount, argv, any env value (names added, removed
  * or changed), the store_config file it reads (through MOONCAKE_CONFIG_PATH)
  * or its log file.  Readiness, restart policy and criticality are not:
  * they apply to the running process as they are.  Appends "; "-separated

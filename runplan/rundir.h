@@ -9,7 +9,7 @@
  * code for every file is here, so the format has one owner.
  *
  *   DIR/plan.json      controller -> agent.  The run's plan
- *                      (srt_plan_to_json(), recipe/render.h) with a
+ *                      (srt_runplan_to_json(), runplan/plan.h) with a
  *                      top-level "generation" (integer >= 1) added.
  *                      Written atomically (srt_rundir_write_plan()).  The
  *                      agent reads it at start and rolls out a newer
@@ -214,7 +214,7 @@ int srt_rundir_create_at(const char *root, const char *name, long job_uid, long 
 /* ---- plan.json (controller -> agent) ---- */
 
 /*
- * Write plan (srt_plan_to_json()) to DIR/plan.json with "generation" set to
+ * Write plan (srt_runplan_to_json()) to DIR/plan.json with "generation" set to
  * `generation` (>= 1), atomically.  `plan` is not modified.
  */
 int srt_rundir_write_plan(const char *dir, const json_t *plan, int64_t generation,

@@ -7,6 +7,7 @@
  *                JSON field readers, and the per-operation decoders
  *   restd_v38.c  what only v0.0.38 (Slurm 22.05) does: request bodies, job shape
  *   restd_v40.c  the same for v0.0.40 to v0.0.44 (data_parser generation)
+ *   directives.c sbatch directives -> job description fields, per version
  *   job.c        the job model: state names and flags, host lists, release
  *   auth.c       the JWT: sources, exp/sun claims, refresh
  *   client.c     the client interface (client.h) and its slurmrestd ops
@@ -159,6 +160,15 @@ int srt_slurm_v40_job(const struct srt_slurm_api *api, json_t *j, struct srt_job
 		      struct srt_error *err);
 int srt_slurm_v40_submit_body(const struct srt_slurm_api *api, const struct srt_job_spec *spec,
 			      json_t *extra, json_t **out, struct srt_error *err);
+
+/*
+ * Add the directives to a job description object `job` for this API
+ * version (directives.c).  EINVAL naming the first one that is invalid or
+ * that the version has no field for (and is not optional).
+ */
+int srt_slurm_directives_encode(const struct srt_slurm_api *api,
+				const struct srt_slurm_directive *dv, size_t n, json_t *job,
+				struct srt_error *err);
 
 /* ---- JSON field readers (proto.c) ----
  * Absent or null fields give the default; a field of the wrong type is

@@ -1239,8 +1239,13 @@ int srt_slurm_encode_submit(const struct srt_slurm_api *api, const struct srt_jo
 	else
 		rc = srt_slurm_v40_submit_body(api, spec, extra, &body, err);
 	json_decref(extra);
-	if (rc != 0)
+	if (rc == 0 && spec->ndirectives)
+		rc = srt_slurm_directives_encode(api, spec->directives, spec->ndirectives,
+						 json_object_get(body, "job"), err);
+	if (rc != 0) {
+		json_decref(body);
 		return rc;
+	}
 	text = json_dumps(body, JSON_COMPACT);
 	json_decref(body);
 	if (!text)
@@ -1250,4 +1255,23 @@ int srt_slurm_encode_submit(const struct srt_slurm_api *api, const struct srt_jo
 	srt_buf_puts(out, text);
 	free(text);
 	return 0;
+}
+
+int srt_slurm_submit_body(const char *version, const struct srt_job_spec *spec, char **json,
+			  struct srt_error *err)
+{
+	const struct srt_slurm_api *api = srt_slurm_api_find(version);
+	struct srt_buf b;
+	int rc;
+
+	*json = NULL;
+	if (!api)
+		return srt_slurm_fail(err, SRT_SLURM_EINVAL, "API version '%s' is not supported",
+				      version ? version : "");
+	srt_buf_init(&b);
+	rc = srt_slurm_encode_submit(api, spec, &b, err);
+	if (rc == 0)
+		*json = srt_buf_detach(&b);
+	srt_buf_release(&b);
+	return rc;
 }

@@ -252,6 +252,38 @@ struct srt_job_list {
 
 void srt_job_list_release(struct srt_job_list *l);
 
+/*
+ * A job option as sbatch takes it (--name=value), sent as the job
+ * description fields of the API version in use: slurmrestd does not read
+ * #SBATCH lines.  The options srtctl can send, and their fields per version,
+ * are one table in slurm/directives.c (docs/recipe-reference.md, "Job
+ * directives").
+ */
+struct srt_slurm_directive {
+	const char *name;  /* long or short option, without dashes: "cpus-per-gpu", "c" */
+	const char *value; /* "" (or NULL) for an option without a value (requeue) */
+	/*
+	 * Leave it out, without an error, when the API version in use has no
+	 * field for it (the cluster config's segment switch); otherwise such a
+	 * directive fails the submission with EINVAL.
+	 */
+	bool optional;
+};
+
+/*
+ * Whether srtctl can send the directive `name` (long or short, leading
+ * dashes ignored) with `value` through some API version it speaks, and
+ * whether the value has the form sbatch takes (a count, a memory size with
+ * K/M/G/T, a GPU count "[type:]N", ...).  0 with *canon set to the long
+ * name and *group to the directives it excludes (one of "mem",
+ * "mem-per-cpu" or "mem-per-gpu" per job: group "mem/mem-per-cpu/mem-per-gpu";
+ * otherwise its own name); either may be NULL.  EINVAL with a message naming
+ * the directive otherwise.  Whether the API version in use has a field for
+ * it is known only at submission (srt_slurm_submit).
+ */
+int srt_slurm_directive_check(const char *name, const char *value, const char **canon,
+			      const char **group, struct srt_error *err);
+
 /* What to submit.  Only `script` is required. */
 struct srt_job_spec {
 	const char *name;    /* the caller's deterministic job name */
@@ -283,6 +315,14 @@ struct srt_job_spec {
 	 * Their names and types follow the server's API version.
 	 */
 	const char *extra_json;
+	/*
+	 * More job options, as sbatch directives (see struct
+	 * srt_slurm_directive); applied after extra_json.  A directive the API
+	 * version in use has no field for fails the submission with EINVAL
+	 * naming it and the version, unless it is optional.
+	 */
+	const struct srt_slurm_directive *directives;
+	size_t ndirectives;
 };
 
 /*
@@ -295,6 +335,14 @@ struct srt_job_spec {
  */
 int srt_slurm_submit(struct srt_slurm *s, const struct srt_job_spec *spec, int64_t *job_id,
 		     struct srt_error *err);
+
+/*
+ * The JSON body srt_slurm_submit() would POST to job/submit for `spec` in
+ * API version `version` ("v0.0.42"), for showing a job as it will be sent
+ * (srtctl dry-run).  0 with *json (caller frees) set, or EINVAL as submit.
+ */
+int srt_slurm_submit_body(const char *version, const struct srt_job_spec *spec, char **json,
+			  struct srt_error *err);
 
 /* Read one job.  EGONE when slurmctld does not know it (purged after MinJobAge). */
 int srt_slurm_get_job(struct srt_slurm *s, int64_t job_id, struct srt_job *out,

@@ -80,6 +80,9 @@ char *srt_store_col_text(sqlite3_stmt *st, int col);
 /* Bind a string or NULL. */
 int srt_store_bind_text(sqlite3_stmt *st, int idx, const char *v);
 
+/* Grow an array of rows by one (store/runs.c); returns the array, whose new last slot is zeroed. */
+void *srt_store_grow(void *rows, size_t *n, size_t *cap, size_t size);
+
 /* The id of run `name`: 1 found, 0 not found, -1 error. */
 int srt_store_run_id(struct srt_store *s, const char *name, int64_t *id, struct srt_error *err);
 

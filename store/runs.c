@@ -103,12 +103,7 @@ static const char SQL_WORKER_UPSERT[] =
 static const char SQL_WORKER_LIST[] = "SELECT " WORKER_COLUMNS "ORDER BY r.name, w.role, w.idx";
 static const char SQL_WORKER_LIST_RUN[] = "SELECT " WORKER_COLUMNS
 					  "WHERE r.name = ?1 ORDER BY w.role, w.idx";
-static const char SQL_CAMPAIGN_LIST[] =
-	"SELECT id, uid, name, spec, state, created_at, updated_at, deleted_at FROM campaigns "
-	"ORDER BY name";
-
-/* Grow an array of rows by one; returns the new (zeroed) slot. */
-static void *grow(void *rows, size_t *n, size_t *cap, size_t size)
+void *srt_store_grow(void *rows, size_t *n, size_t *cap, size_t size)
 {
 	char *p = rows;
 
@@ -295,7 +290,7 @@ int srt_store_run_list(struct srt_store *s, const char *recipe, struct srt_run_r
 		return -1;
 	srt_store_bind_text(st, 1, recipe);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*rows = grow(*rows, n, &cap, sizeof(**rows));
+		*rows = srt_store_grow(*rows, n, &cap, sizeof(**rows));
 		read_run(st, &(*rows)[*n - 1]);
 	}
 	sqlite3_reset(st);
@@ -549,7 +544,7 @@ int srt_store_condition_list(struct srt_store *s, const char *run, struct srt_co
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct srt_condition_row *c;
 
-		*rows = grow(*rows, n, &cap, sizeof(**rows));
+		*rows = srt_store_grow(*rows, n, &cap, sizeof(**rows));
 		c = &(*rows)[*n - 1];
 		c->type = srt_store_col_text(st, 0);
 		c->status = srt_store_col_text(st, 1);
@@ -637,7 +632,7 @@ int srt_store_service_list(struct srt_store *s, const char *run, const char *nam
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct srt_service_row *r;
 
-		*rows = grow(*rows, n, &cap, sizeof(**rows));
+		*rows = srt_store_grow(*rows, n, &cap, sizeof(**rows));
 		r = &(*rows)[*n - 1];
 		r->id = sqlite3_column_int64(st, 0);
 		r->run = srt_store_col_text(st, 1);
@@ -734,7 +729,7 @@ int srt_store_worker_list(struct srt_store *s, const char *run, struct srt_worke
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct srt_worker_row *w;
 
-		*rows = grow(*rows, n, &cap, sizeof(**rows));
+		*rows = srt_store_grow(*rows, n, &cap, sizeof(**rows));
 		w = &(*rows)[*n - 1];
 		w->id = sqlite3_column_int64(st, 0);
 		w->run = srt_store_col_text(st, 1);
@@ -755,43 +750,6 @@ int srt_store_worker_list(struct srt_store *s, const char *run, struct srt_worke
 		*rows = NULL;
 		*n = 0;
 		return srt_store_sql_error(s, err, rc, "cannot list workers");
-	}
-	return 0;
-}
-
-/* ---- campaigns ---- */
-
-int srt_store_campaign_list(struct srt_store *s, struct srt_campaign_row **rows, size_t *n,
-			    struct srt_error *err)
-{
-	sqlite3_stmt *st = srt_store_stmt(s, SQL_CAMPAIGN_LIST, err);
-	size_t cap = 0;
-	int rc;
-
-	*rows = NULL;
-	*n = 0;
-	if (!st)
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct srt_campaign_row *c;
-
-		*rows = grow(*rows, n, &cap, sizeof(**rows));
-		c = &(*rows)[*n - 1];
-		c->id = sqlite3_column_int64(st, 0);
-		c->uid = srt_store_col_text(st, 1);
-		c->name = srt_store_col_text(st, 2);
-		c->spec = srt_store_col_text(st, 3);
-		c->state = srt_store_col_text(st, 4);
-		c->created_at = sqlite3_column_int64(st, 5);
-		c->updated_at = sqlite3_column_int64(st, 6);
-		c->deleted_at = sqlite3_column_int64(st, 7);
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		srt_campaign_rows_free(*rows, *n);
-		*rows = NULL;
-		*n = 0;
-		return srt_store_sql_error(s, err, rc, "cannot list campaigns");
 	}
 	return 0;
 }
@@ -858,17 +816,6 @@ void srt_worker_rows_free(struct srt_worker_row *rows, size_t n)
 		free(rows[i].env_hash);
 		free(rows[i].state);
 		free(rows[i].message);
-	}
-	free(rows);
-}
-
-void srt_campaign_rows_free(struct srt_campaign_row *rows, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(rows[i].uid);
-		free(rows[i].name);
-		free(rows[i].spec);
-		free(rows[i].state);
 	}
 	free(rows);
 }

@@ -208,17 +208,103 @@ void srt_condition_rows_free(struct srt_condition_row *rows, size_t n);
 void srt_service_rows_free(struct srt_service_row *rows, size_t n);
 void srt_worker_rows_free(struct srt_worker_row *rows, size_t n);
 
-/* ---- campaigns (room for them; driven by a later issue) ---- */
+/* ---- campaigns (store/campaigns.c; migrations/0002_campaigns.sql) ---- */
+
+/*
+ * A campaign as applied: its deployments (child recipes, named
+ * <campaign>-<hash>) and points (one benchmark run each, identified by the
+ * sha256 in point_id; see recipe/campaign.h).  The store does not compute
+ * identities: it records what the caller expanded.
+ */
+struct srt_store_campaign_deployment {
+	const char *name, *axes, *spec, *spec_hash;
+	int64_t nodes;
+};
+struct srt_store_campaign_point {
+	const char *point_id;
+	size_t deployment; /* index into deployments */
+	int64_t seq, isl, osl, concurrency, prompts, warmup, repeat;
+};
+struct srt_store_campaign_in {
+	const char *name, *spec, *spec_hash, *source_file, *source_yaml;
+	const char *tool, *params; /* benchmark tool name, canonical JSON of its params */
+	const struct srt_store_campaign_deployment *deployments;
+	size_t ndeployments;
+	const struct srt_store_campaign_point *points;
+	size_t npoints;
+};
+/* What an apply changed (counts over the campaign's current points). */
+struct srt_campaign_apply_stats {
+	int64_t points_new, points_kept, points_removed;
+	int64_t deployments_new, deployments_changed, deployments_removed;
+};
+
+/*
+ * Record campaign `in->name` like srt_store_recipe_apply() records a recipe
+ * (created / configured with generation + 1 / unchanged; a deleted campaign
+ * applied again is configured and undeleted).  When the spec changed, every
+ * listed deployment and point is inserted or kept (a kept point keeps its
+ * state, attempts and results); those no longer listed get removed_at (their
+ * results stay).  A deployment name owned by another campaign is an error.
+ * Writes CampaignCreated / CampaignConfigured in the same transaction; call
+ * inside srt_store_begin/commit to apply several files all or nothing.
+ * `result`, `generation` and `stats` may be NULL.
+ */
+int srt_store_campaign_apply(struct srt_store *s, const struct srt_store_campaign_in *in,
+			     enum srt_apply_result *result, int64_t *generation,
+			     struct srt_campaign_apply_stats *stats, struct srt_error *err);
 
 struct srt_campaign_row {
 	int64_t id;
-	char *uid, *name, *spec, *state;
-	int64_t created_at, updated_at, deleted_at;
+	char *uid, *name, *spec, *spec_hash, *state, *source_file;
+	int64_t generation, created_at, updated_at, applied_at, deleted_at;
+	/* current (not removed) deployments and points by state */
+	int64_t deployments, pending, running, done, failed, invalid;
 };
 /* All campaigns by name, deleted ones included (deleted_at != 0). */
 int srt_store_campaign_list(struct srt_store *s, struct srt_campaign_row **rows, size_t *n,
 			    struct srt_error *err);
+/* 1 found, 0 not found, -1 error. */
+int srt_store_campaign_get(struct srt_store *s, const char *name, struct srt_campaign_row *out,
+			   struct srt_error *err);
+/*
+ * Mark deleted (event CampaignDeleted); its deployments, points and results
+ * stay.  1 done, 0 no such campaign (or already deleted), -1 error.
+ */
+int srt_store_campaign_delete(struct srt_store *s, const char *name, struct srt_error *err);
+void srt_campaign_row_release(struct srt_campaign_row *r);
 void srt_campaign_rows_free(struct srt_campaign_row *rows, size_t n);
+
+struct srt_deployment_row {
+	int64_t id, nodes, position, generation, removed_at;
+	char *campaign, *name, *axes, *spec_hash;
+};
+/* A campaign's deployments in order (removed ones last). */
+int srt_store_deployment_list(struct srt_store *s, const char *campaign,
+			      struct srt_deployment_row **rows, size_t *n, struct srt_error *err);
+void srt_deployment_rows_free(struct srt_deployment_row *rows, size_t n);
+
+/* The result columns of a point, in this order (NAN when not known). */
+#define SRT_POINT_NMETRICS 20
+extern const char *const srt_point_metric_names[SRT_POINT_NMETRICS];
+
+struct srt_point_row {
+	int64_t id;
+	char *point_id, *campaign, *deployment, *axes, *tool, *params, *state, *run_name, *message,
+		*raw_path, *raw_sha256;
+	int64_t seq, isl, osl, concurrency, prompts, warmup, repeat, attempts, slurm_job_id,
+		generation;
+	int64_t created_at, updated_at, started_at, finished_at, removed_at; /* 0 when unset */
+	int slo_met;							     /* -1 unknown, 0, 1 */
+	double metrics[SRT_POINT_NMETRICS];
+};
+/*
+ * Points of `campaign` (NULL: of every campaign) by campaign, deployment
+ * position and seq; removed points only with include_removed.
+ */
+int srt_store_point_list(struct srt_store *s, const char *campaign, bool include_removed,
+			 struct srt_point_row **rows, size_t *n, struct srt_error *err);
+void srt_point_rows_free(struct srt_point_row *rows, size_t n);
 
 /* ---- events ---- */
 
@@ -295,6 +381,21 @@ void srt_event_rows_free(struct srt_event_row *rows, size_t n);
 int srt_store_event_insert_raw(struct srt_store *s, const struct srt_event_row *ev,
 			       struct srt_error *err);
 
+/* ---- a look from outside (`srtctl doctor`) ---- */
+
+struct srt_store_health {
+	int schema;	 /* PRAGMA user_version (srt_store_schema_version() is current) */
+	int64_t bytes;	 /* the file and its -wal file */
+	char check[256]; /* PRAGMA quick_check's first line: "ok" when sound */
+};
+
+/*
+ * Describe the database at `path` without changing or migrating it (opened
+ * read-only, whatever its schema).  Returns 0, or -1 with err saying why it
+ * cannot be read (not a file, not a database, no permission).
+ */
+int srt_store_inspect(const char *path, struct srt_store_health *out, struct srt_error *err);
+
 /* ---- the controller lock (a flock on "<db path>.lock") ---- */
 
 /*
@@ -312,6 +413,27 @@ void srt_store_lock_release(int fd);
  * retries for about a second before it reports the lock as taken.
  */
 bool srt_store_lock_is_held(const char *db_path);
+
+/*
+ * Record in the held lock `fd` that a pass ended at `unix_ms` (the lock file
+ * then reads "PID HOST\nlast-pass UNIX_MS\n").  Best effort: a failed
+ * write is ignored (it only informs `srtctl doctor`).
+ */
+void srt_store_lock_note_pass(int fd, int64_t unix_ms);
+
+struct srt_lock_info {
+	bool held;	   /* a controller holds the lock now */
+	bool readable;	   /* the lock file could be read (mode 0600: its owner, root) */
+	char holder[320];  /* "PID HOST", "" when unknown */
+	int64_t last_pass; /* Unix ms of its last pass, 0 when none was recorded */
+};
+
+/*
+ * Who holds the controller lock of `db_path` and when its last pass ended
+ * (never blocks, never creates the file).  Reads at most a few hundred
+ * bytes of the file and trusts nothing in it beyond that.
+ */
+void srt_store_lock_info(const char *db_path, struct srt_lock_info *out);
 
 /*
  * A number that changes whenever any connection commits to the database

@@ -249,8 +249,8 @@ expect_out "recipe/alpha deleted"
 run 1 "$SRTCTL" delete recipe nosuch nosuch --db "$DB"
 [[ $(grep -c "recipe 'nosuch' not found" err) == 1 ]] ||
 	fail "an unknown name given twice is not reported once: $(cat err)"
-run 2 "$SRTCTL" delete campaign c1 --db "$DB"
-grep -q 'campaigns are not supported yet' err || fail "delete campaign: $(cat err)"
+run 1 "$SRTCTL" delete campaign c1 --db "$DB"
+grep -q "campaign 'c1' not found" err || fail "delete campaign: $(cat err)"
 run 2 "$SRTCTL" delete run x --db "$DB"
 run 1 "$SRTCTL" delete recipe alpha --db "$work/none.db"
 

@@ -6,11 +6,10 @@
 # default_container, use_gpus_per_node_directive, ...).  Each file: a v1
 # recipe is migrated (a v2 one is taken as it is), then validated, then
 # dry-run.  Prints the counts.  A recipe with `sweep:` (top level, or in a
-# variant file's section) must be refused, by migrate (v1) or validate (v2),
-# with the message that srtctl cannot yet run sweeps: until campaigns exist,
-# running it as one job would be a wrong benchmark.  A recipe whose
-# frontend.type is dynamo or trtllm_serve must be refused for it (counted).
-# Any other failure fails
+# variant file's section) must never run as one job: validate refuses it and
+# names the migrate command that writes its campaign (a v1 one must first
+# migrate).  A recipe whose frontend.type is dynamo or trtllm_serve must be
+# refused for it (counted).  Any other failure fails
 # the test.  Without the corpus the test is skipped (exit 77).
 set -uo pipefail
 
@@ -87,7 +86,7 @@ while IFS= read -r -d '' f; do
 	# A sweep cannot run as one job until campaigns exist: srtctl must refuse
 	# it (migrate for v1, validate for v2) and say why, never run it once.
 	if ((is_sweep)); then
-		if [[ -n $step ]] && grep -q 'cannot yet .* sweeps' "$work/err"; then
+		if [[ -n $step ]] && grep -q 'srtctl runs a sweep as a campaign' "$work/err"; then
 			sweep_refused=$((sweep_refused + 1))
 			continue
 		fi

@@ -21,30 +21,12 @@ STORE=$F/fake_mooncake_store
 ENGINE=$F/fake_engine
 BENCH=$F/fake_benchmark
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-cd "$work"
+. "$src/tests/cli/fakes_lib.sh"
 export FAKE_BIND_HOST=127.0.0.1
 unset FAKE_RECORD_DIR FAKE_RECORD_FILE FAKE_RESULT_FILE SRT_LOG_DIR MOONCAKE_CONFIG_PATH \
 	MOONCAKE_MASTER MOONCAKE_CLIENT MOONCAKE_TE_META_DATA_SERVER MOONCAKE_LOCAL_HOSTNAME \
 	FAKE_MASTER_HANG FAKE_MASTER_HEALTH FAKE_MASTER_CRASH_AFTER FAKE_MASTER_SLOW_START \
 	FAKE_MASTER_EXIT_AT_ONCE FAKE_MASTER_VERSION
-
-fail() {
-	echo "FAIL: $*" >&2
-	for f in "$work"/*.log; do
-		[[ -f $f ]] || continue
-		echo "--- $f" >&2
-		tail -n 20 "$f" >&2
-	done
-	exit 1
-}
 
 cat >h.py <<'PY'
 import json, os, socket, sys, time, urllib.request, urllib.error
@@ -124,28 +106,8 @@ elif cmd == "py":                      # py CODE: run a check with json loaded
 PY
 h() { python3 "$work/h.py" "$@"; }
 
-alive() { # PID still running (not a zombie)?
-	[[ -r /proc/$1/stat ]] || return 1
-	local st
-	st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
-	[[ -n $st && $st != Z ]]
-}
 wait_up() { # PORT SECONDS [PID]: port accepts, fail early if PID died
 	h waitup "$@"
-}
-reap() { # PID SECONDS: RC=exit status of the child PID, or "timeout"
-	local end=$((SECONDS + $2))
-	RC=timeout
-	while alive "$1"; do
-		((SECONDS < end)) || return 0
-		sleep 0.05
-	done
-	RC=0
-	wait "$1" || RC=$?
-}
-expect_rc() { # WANT PID SECONDS WHAT
-	reap "$2" "$3"
-	[[ $RC == "$1" ]] || fail "$4: exit status $RC, expected $1"
 }
 body() { tail -n +3 <<<"$1"; }
 status() { head -n 1 <<<"$1"; }

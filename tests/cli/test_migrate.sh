@@ -4,7 +4,7 @@
 # Checks stdout output, -o FILE, -o DIR for a directory, --in-place with its
 # .v1.bak backup (and the refusal to run twice), that v2 input is refused
 # with exit 1, that a result which does not validate never replaces a file,
-# that a sweep is refused with nothing written, and the usage errors (exit 2).
+# that a sweep becomes a campaign, and the usage errors (exit 2).
 set -euo pipefail
 
 : "${SRTCTL:?set SRTCTL to the srtctl binary}"
@@ -27,7 +27,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 run 0 "$SRTCTL" migrate --help
 grep -q '^usage: srtctl migrate -f FILE|DIR' out || fail "help has no usage line"
 grep -q 'Examples:' out || fail "help has no examples"
-grep -q 'a sweep: section' out || fail "help does not say sweeps are refused"
+grep -q "srt-slurm's sweep: section" out || fail "help does not say what becomes of sweeps"
 
 # stdout: the header comment, then the v2 recipe.
 run 0 "$SRTCTL" migrate -f "$DATA/mooncake-sglang.v1.yaml"
@@ -85,21 +85,38 @@ run 1 "$SRTCTL" migrate -f bad.yaml -o bad-v2.yaml
 grep -q 'written anyway' err || fail "no 'written anyway' message"
 grep -qx '    nodes: -3' bad-v2.yaml || fail "-o did not write the invalid result"
 
-# A sweep cannot be expressed yet: exit 1, the reason and the placeholders on
-# stderr, nothing written (not to stdout, not -o, not --in-place).
-run 1 "$SRTCTL" migrate -f "$DATA/sweep.v1.yaml"
-grep -q 'srtctl cannot yet express sweeps' err || fail "no 'cannot yet express sweeps' message"
-grep -q 'Sweep keys: tp, mrr' err || fail "the sweep keys are not named"
-grep -q '{tp} in backend.sglang_config.aggregated.tensor-parallel-size' err ||
-	fail "the placeholders are not named"
-grep -q 'wait for campaigns' err || fail "no advice"
-[[ ! -s out ]] || fail "a sweep printed output"
-run 1 "$SRTCTL" migrate -f "$DATA/sweep.v1.yaml" -o sweep-v2.yaml
-[[ ! -e sweep-v2.yaml ]] || fail "-o wrote a migrated sweep"
-cp "$DATA/sweep.v1.yaml" sweep.yaml
-run 1 "$SRTCTL" migrate -f sweep.yaml --in-place
-cmp -s sweep.yaml "$DATA/sweep.v1.yaml" || fail "--in-place changed a sweep"
-[[ ! -e sweep.yaml.v1.bak ]] || fail "backup written for a sweep"
+# A sweep becomes a campaign: the recipe is its template, each sweep parameter
+# an axis where "{name}" stands, the benchmark its load; apply takes it.
+run 0 "$SRTCTL" migrate -f "$DATA/sweep.v1.yaml"
+grep -qx 'kind: Campaign' out || fail "a sweep did not become a campaign: $(cat out)"
+grep -qx '    roles.agg.args.tensor-parallel-size:' out || fail "tp axis: $(cat out)"
+grep -qx '    roles.agg.args.max-running-requests:' out || fail "mrr axis: $(cat out)"
+grep -qx "  concurrency: '4x8x16'" out || fail "load.concurrency: $(cat out)"
+grep -qx '  tool: sa-bench' out || fail "benchmark.tool: $(cat out)"
+! grep -q '^sweep:' out || fail "the sweep section was kept"
+run 0 "$SRTCTL" migrate -f "$DATA/sweep.v1.yaml" -o sweep.campaign.yaml
+run 0 "$SRTCTL" apply -f sweep.campaign.yaml --dry-run --db "$PWD/s.db"
+grep -q '4 deployments, 12 points (12 new)' out || fail "the campaign's dry run: $(cat out)"
+# A v2 recipe with a sweep (srt-slurm 2.0's example form): concurrency goes to load.
+cat >sweep2.yaml <<'YAML'
+name: s2
+engine: sglang
+model: {path: /models/m, container: img}
+roles:
+  agg: {nodes: 1, args: {max-running-requests: "{mrr}"}}
+benchmark: {type: sa-bench, isl: 128, osl: 128, concurrencies: ["{conc}"]}
+sweep:
+  conc: [4, 8]
+  mrr: [16, 64]
+YAML
+run 0 "$SRTCTL" migrate -f sweep2.yaml -o sweep2.campaign.yaml
+run 0 "$SRTCTL" apply -f sweep2.campaign.yaml --dry-run --db "$PWD/s.db"
+grep -q '2 deployments, 4 points (4 new)' out || fail "v2 sweep: $(cat out)"
+# A placeholder inside a longer string cannot be an axis: refused, nothing written.
+sed 's/"{mrr}"/"x{mrr}"/' sweep2.yaml >sweep3.yaml
+run 1 "$SRTCTL" migrate -f sweep3.yaml -o sweep3.campaign.yaml
+grep -q 'holds {mrr} inside a longer value' err || fail "embedded placeholder: $(cat err)"
+[[ ! -e sweep3.campaign.yaml ]] || fail "-o wrote a refused sweep"
 
 # A directory: several files need -o DIR (or --in-place).
 mkdir in

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -35,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /*
  * Render every recipe of a clean compile, as dry-run does: the plan and its
- * JSON (plan.json), the per-role env tables, and the batch script.
+ * JSON (plan.json, read back as the agent reads it), the per-role env
+ * tables, and the batch script.
  */
 static void render_all(const struct srt_compiled *c, const struct srt_cluster *cluster)
 {
@@ -47,8 +49,19 @@ static void render_all(const struct srt_compiled *c, const struct srt_cluster *c
 
 		srt_diags_init(&diags);
 		plan = srt_plan_build(r, cluster, &diags);
+		for (size_t k = 0; k < diags.n; k++)
+			if (!strncmp(diags.items[k].msg, "internal error: the rendered plan", 33))
+				__builtin_trap(); /* a plan the agent would refuse */
 		if (plan) {
-			json_decref(srt_plan_to_json(plan));
+			json_t *pj = srt_runplan_to_json(&plan->run);
+			struct srt_runplan back;
+			struct srt_error err = { 0 };
+
+			/* What the agent reads is what was written. */
+			if (srt_runplan_load(&back, pj, &err) != 0)
+				__builtin_trap();
+			srt_runplan_release(&back);
+			json_decref(pj);
 			for (int k = 0; k < SRT_ROLE_COUNT; k++) {
 				struct srt_renv env = { 0 };
 

@@ -21,7 +21,8 @@
  *
  * Commands:
  *   ping
- *   submit NAME COMMENT SCRIPT_FILE [nodes=N] [time=MIN] [hold] [env=K=V]...
+ *   submit NAME COMMENT SCRIPT_FILE [nodes=N] [time=MIN] [hold] [env=K=V]... [exclusive]
+ *          [dir=OPTION[=VALUE]]... (sbatch directives, slurm/directives.c)
  *          [partition=P] [cwd=DIR] [out=PATH] [extra=JSON]
  *          (partition, cwd and out default to $SRT_SLURM_PARTITION and
  *          $SRT_SLURM_JOBS_DIR[/NAME-%j.out])
@@ -147,6 +148,9 @@ static int run(struct srt_slurm *s, int argc, char **argv, json_t *out, struct s
 	if (!strcmp(cmd, "submit") && argc >= 4) {
 		struct srt_job_spec spec = { 0 };
 		const char **env = calloc((size_t)argc, sizeof(*env));
+		struct srt_slurm_directive *dirs = calloc((size_t)argc, sizeof(*dirs));
+		char **dcopies = calloc((size_t)argc, sizeof(*dcopies));
+		size_t ncopies = 0;
 		char *script = read_file(argv[3]);
 		const char *dir = getenv("SRT_SLURM_JOBS_DIR");
 		char *out_default = NULL;
@@ -185,9 +189,26 @@ static int run(struct srt_slurm *s, int argc, char **argv, json_t *out, struct s
 				spec.stdout_path = a + 4;
 			else if (!strncmp(a, "extra=", 6))
 				spec.extra_json = a + 6;
-			else {
+			else if (!strcmp(a, "exclusive"))
+				spec.exclusive = true;
+			else if (!strncmp(a, "dir=", 4)) {
+				/* dir=NAME=VALUE or dir=NAME: an sbatch directive. */
+				char *d = dcopies[ncopies++] = strdup(a + 4);
+				char *eq = strchr(d, '=');
+
+				if (eq)
+					*eq = '\0';
+				dirs[spec.ndirectives++] =
+					(struct srt_slurm_directive){ .name = d,
+								      .value = eq ? eq + 1 : "" };
+				spec.directives = dirs;
+			} else {
 				free(script);
 				free(env);
+				free(dirs);
+				for (size_t k = 0; k < ncopies; k++)
+					free(dcopies[k]);
+				free(dcopies);
 				free(out_default);
 				srt_error_set(err, "submit: unknown option '%s'", a);
 				return USAGE;
@@ -200,6 +221,10 @@ static int run(struct srt_slurm *s, int argc, char **argv, json_t *out, struct s
 		free(script);
 		free(env);
 		free(out_default);
+		free(dirs);
+		for (size_t k = 0; k < ncopies; k++)
+			free(dcopies[k]);
+		free(dcopies);
 		return rc;
 	}
 	if (!strcmp(cmd, "get") && argc == 2) {

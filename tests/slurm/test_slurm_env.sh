@@ -8,7 +8,9 @@
 # Checks: `srtctl doctor` says usable and found the URL in
 # $SRTCTL_SLURMRESTD_URL; `apply` then `controller --once` submits the run's
 # job through slurmrestd (it is in slurmrestd's own list under the run's
-# comment); `delete` then `controller --once` cancels it.  The job itself may
+# comment); `delete` then `controller --once` cancels it; a run asking for
+# more GPUs per node than the nodes have is Failed, and `srtctl describe`
+# shows SLURM's reason.  The first job itself may
 # fail (it runs the engines' default commands): this test is about the path
 # from the printed env to SLURM.
 #
@@ -117,6 +119,27 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
 	sleep 1
 done
 check "delete + controller --once: the job is no longer pending or running" test $ended -eq 0
+
+# A run asking for more GPUs per node than the nodes have (gres gpu, see
+# scripts/slurm-local): SLURM refuses the job, and the user sees SLURM's
+# reason in the run's events (srtctl describe).
+big=gpus-$$-$RANDOM
+cat >"$WORK/big.yaml" <<YAML
+name: $big
+engine: sglang
+resources: {gpus_per_node: 64}
+roles:
+  agg: {}
+YAML
+user_shell '"$SRTCTL" apply -f big.yaml --db s.db && "$SRTCTL" controller --once --db s.db; "$SRTCTL" describe recipe '"$big"' --db s.db' \
+	>"$WORK/big.out" 2>&1
+run=$(user_shell '"$SRTCTL" get runs -o json --db s.db' 2>/dev/null |
+	jq -r --arg r "$big" '.items[] | select(.recipe == $r) | .name' | head -1)
+user_shell '"$SRTCTL" describe run '"${run:-none}"' --db s.db' >"$WORK/big-run.out" 2>&1
+sed 's/^/#   /' "$WORK/big-run.out" | grep -E 'Phase|SubmitRejected|gres|GPU' | head -5
+check "64 GPUs per node: the run is Failed" grep -Eq '^Phase: +Failed' "$WORK/big-run.out"
+check "64 GPUs per node: describe shows SLURM's reason" \
+	grep -q 'SLURM refused the job: .*Requested node configuration is not available' "$WORK/big-run.out"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

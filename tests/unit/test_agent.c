@@ -74,7 +74,7 @@ static struct srt_runplan *load(struct fx *f, const char *yaml)
 	}
 	p = srt_plan_build(f->comp.recipes[0], &f->cl, &f->d);
 	assert_non_null(p);
-	j = srt_plan_to_json(p);
+	j = srt_runplan_to_json(&p->run);
 	json_object_set_new(j, "generation", json_integer(5));
 	srt_plan_free(p);
 	if (srt_runplan_load(&f->ap, j, &err) < 0)

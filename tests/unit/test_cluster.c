@@ -150,7 +150,7 @@ static void test_srt_slurm_file(void **state)
 		"default_health_check: {max_attempts: 540, interval_seconds: 10}\n"
 		"default_host_setup: {commands: ['sudo -n nvidia-smi -lmc 1,2']}\n"
 		"default_mounts: {/lustre: /lustre}\n"
-		"default_sbatch_directives: {comment: x}\n"
+		"default_sbatch_directives: {cpus-per-gpu: '16', c: '2'}\n"
 		"git_http_version: HTTP/1.1\n"
 		"nginx_raise_ulimit: true\n"
 		"reporting: {s3: {bucket: logs}}\n"
@@ -169,8 +169,8 @@ static void test_srt_slurm_file(void **state)
 	(void)state;
 	assert_int_equal(parse(yaml, &c, &d), 0);
 	assert_int_equal(d.nerrors, 0);
-	/* One warning per key srtctl does not read: 23 of the 31 keys. */
-	assert_int_equal(d.nwarnings, 23);
+	/* One warning per key srtctl does not read: 19 of the 31 keys. */
+	assert_int_equal(d.nwarnings, 19);
 	for (size_t i = 0; i < d.n; i++) {
 		assert_non_null(strstr(d.items[i].msg, "srtctl does not use"));
 		for (size_t j = 0; j < i; j++)
@@ -180,6 +180,13 @@ static void test_srt_slurm_file(void **state)
 	assert_string_equal(c.default_partition, "batch");
 	assert_string_equal(c.default_time_limit, "04:00:00");
 	assert_string_equal(c.network_interface, "enP6p9s0np0");
+	assert_false(c.use_gpus_per_node_directive);
+	assert_true(c.use_segment_sbatch_directive);
+	assert_int_equal(c.use_exclusive_sbatch_directive, 0);
+	/* Stored by long name. */
+	assert_int_equal(c.default_sbatch_directives.n, 2);
+	assert_string_equal(srt_env_get(&c.default_sbatch_directives, "cpus-per-gpu"), "16");
+	assert_string_equal(srt_env_get(&c.default_sbatch_directives, "cpus-per-task"), "2");
 	assert_string_equal(srt_env_get(&c.model_paths, "deepseek-r1"), "/models/DeepSeek-R1");
 	assert_string_equal(c.default_container, "latest");
 	assert_string_equal(srt_cluster_container(&c, "latest"), "/containers/sglang-latest.sqsh");
@@ -199,7 +206,6 @@ static void test_ignored_keys(void **state)
 		"default_health_check: {max_attempts: 1}",
 		"default_host_setup: {commands: []}",
 		"default_mounts: {}",
-		"default_sbatch_directives: {}",
 		"docker_args: []",
 		"git_http_version: HTTP/1.1",
 		"gpus_per_node: 8",
@@ -210,10 +216,7 @@ static void test_ignored_keys(void **state)
 		"reporting: {}",
 		"srtctl_root: /r",
 		"telemetry: {}",
-		"use_exclusive_sbatch_directive: true",
-		"use_gpus_per_node_directive: true",
 		"use_het_jobs: true",
-		"use_segment_sbatch_directive: false",
 		"cluster: name",
 	};
 
@@ -227,6 +230,60 @@ static void test_ignored_keys(void **state)
 		if (parse(yaml, &c, &d) != 0 || d.nerrors || d.nwarnings != 1)
 			fail_msg("'%s': %zu errors, %zu warnings", keys[i], d.nerrors, d.nwarnings);
 		srt_cluster_release(&c);
+		srt_diags_release(&d);
+	}
+}
+
+/* The job switches and default_sbatch_directives: read, with srt-slurm's defaults. */
+static void test_job_switches(void **state)
+{
+	static const struct {
+		const char *yaml;
+		const char *error; /* NULL: valid */
+	} cases[] = {
+		{ "default_sbatch_directives: {}\n", NULL },
+		{ "use_exclusive_sbatch_directive: true\n", NULL },
+		{ "use_gpus_per_node_directive: yes-please\n",
+		  "use_gpus_per_node_directive: must be true or false" },
+		{ "default_sbatch_directives: {comment: x}\n",
+		  "default_sbatch_directives: comment: srtctl sets the job comment itself" },
+		{ "default_sbatch_directives: {begin: now}\n",
+		  "default_sbatch_directives: begin: srtctl cannot pass the sbatch option --begin" },
+		{ "default_sbatch_directives: {mem: lots}\n",
+		  "default_sbatch_directives: mem: directive --mem: 'lots' is not a memory size" },
+		{ "default_sbatch_directives: [mem]\n",
+		  "default_sbatch_directives: must be a mapping" },
+	};
+	struct srt_cluster c;
+	struct srt_diags d;
+
+	(void)state;
+	assert_int_equal(parse("network_interface: eth0\n", &c, &d), 0);
+	assert_true(c.use_gpus_per_node_directive);
+	assert_true(c.use_segment_sbatch_directive);
+	assert_int_equal(c.use_exclusive_sbatch_directive, -1);
+	assert_int_equal(c.default_sbatch_directives.n, 0);
+	srt_cluster_release(&c);
+	srt_diags_release(&d);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s;
+		int rc = parse(cases[i].yaml, &c, &d);
+
+		if (!cases[i].error) {
+			if (rc != 0 || d.n)
+				fail_msg("'%s': %zu errors, %zu warnings", cases[i].yaml, d.nerrors,
+					 d.nwarnings);
+		} else {
+			if (rc == 0 || d.nerrors != 1)
+				fail_msg("'%s': want one error", cases[i].yaml);
+			s = srt_diag_format(&d.items[0]);
+			if (!strstr(s, cases[i].error))
+				fail_msg("'%s': got\n%s\nwant it to hold\n%s", cases[i].yaml, s,
+					 cases[i].error);
+			free(s);
+		}
+		if (rc == 0)
+			srt_cluster_release(&c);
 		srt_diags_release(&d);
 	}
 }
@@ -331,10 +388,11 @@ static void test_load_discovery(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),     cmocka_unit_test(test_full),
-		cmocka_unit_test(test_errors),	     cmocka_unit_test(test_srt_slurm_file),
-		cmocka_unit_test(test_ignored_keys), cmocka_unit_test(test_cluster_mapping),
-		cmocka_unit_test(test_apply),	     cmocka_unit_test(test_load_discovery),
+		cmocka_unit_test(test_defaults),	cmocka_unit_test(test_full),
+		cmocka_unit_test(test_errors),		cmocka_unit_test(test_srt_slurm_file),
+		cmocka_unit_test(test_ignored_keys),	cmocka_unit_test(test_job_switches),
+		cmocka_unit_test(test_cluster_mapping), cmocka_unit_test(test_apply),
+		cmocka_unit_test(test_load_discovery),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -527,7 +527,7 @@ static void test_effect_error_is_propagated_and_retried(void **state)
 
 struct loop_probe {
 	int64_t waits[16];
-	int nwaits, passes, failed;
+	int nwaits, passes, failed, ticks;
 	int stop_after; /* SIGTERM during this sleep */
 };
 
@@ -597,6 +597,40 @@ static void test_loop_once(void **state)
 	assert_string_equal(run(f, "r1-1-1").phase, "Submitted");
 }
 
+static void probe_tick(void *arg)
+{
+	((struct loop_probe *)arg)->ticks++;
+}
+
+/* A wait longer than tick_ms is slept in slices with a tick after each (the watchdog). */
+static void test_loop_ticks_while_it_waits(void **state)
+{
+	struct fx *f = *state;
+	struct loop_probe p = { .stop_after = 5 };
+	struct srt_error err;
+
+	apply(f, 1, "a", 3);
+	assert_int_equal(srt_controller_run(f->ctl,
+					    &(struct srt_controller_loop){
+						    .interval_ms = 1000,
+						    .on_pass = probe_pass,
+						    .sleep_ms = probe_sleep,
+						    .tick_ms = 400,
+						    .on_tick = probe_tick,
+						    .arg = &p,
+					    },
+					    &err),
+			 0);
+	assert_int_equal(p.passes, 2);
+	assert_int_equal(p.nwaits, 5);
+	assert_int_equal(p.waits[0], 400);
+	assert_int_equal(p.waits[1], 400);
+	assert_int_equal(p.waits[2], 200);
+	assert_int_equal(p.waits[3], 400);
+	assert_int_equal(p.waits[4], 400);
+	assert_int_equal(p.ticks, 4); /* none once SIGTERM came in the fifth slice */
+}
+
 static void test_backoff(void **state)
 {
 	(void)state;
@@ -637,6 +671,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_submit_once_when_the_reply_is_lost),
+		T(test_loop_ticks_while_it_waits),
 		T(test_submit_unknown_then_submitted),
 		T(test_submit_rejected),
 		T(test_failed_attempts_restart_up_to_max),

@@ -70,7 +70,7 @@ static const struct srt_recipe *compile(struct fx *f, const char *yaml)
 
 /* The full argv of rank `rank` of worker (role, index). */
 static struct srt_argv argv_of(struct fx *f, const struct srt_recipe *r, enum srt_role_kind role,
-			       int index, int rank, const bool **runtime)
+			       int index, int rank, bool **runtime)
 {
 	struct srt_argv av = { NULL, 0 };
 	const struct srt_lworker *w = srt_layout_worker(&f->l, role, index);
@@ -102,6 +102,15 @@ static const struct srt_lenv *lenv(const struct srt_launch *ln, const char *name
 	for (size_t i = 0; i < ln->nenv; i++)
 		if (!strcmp(ln->env[i].name, name))
 			return &ln->env[i];
+	return NULL;
+}
+
+/* A process's env value, or NULL. */
+static const char *penv(const struct srt_runplan_proc *pr, const char *name)
+{
+	for (size_t i = 0; i < pr->nenv; i++)
+		if (!strcmp(pr->env_names[i], name))
+			return pr->env_values[i];
 	return NULL;
 }
 
@@ -238,7 +247,7 @@ static void test_multinode_decode(void **state)
 {
 	struct fx *f = *state;
 	const struct srt_recipe *r = compile(f, multinode);
-	const bool *rt0, *rt1;
+	bool *rt0, *rt1;
 	struct srt_argv a0 = argv_of(f, r, SRT_ROLE_DECODE, 0, 0, &rt0);
 	struct srt_argv a1 = argv_of(f, r, SRT_ROLE_DECODE, 0, 1, &rt1);
 	struct srt_launch l0, l1;
@@ -281,7 +290,7 @@ static void test_multinode_bound(void **state)
 	const struct srt_runplan_proc *d1, *fe;
 
 	assert_non_null(p);
-	j = srt_plan_to_json(p);
+	j = srt_runplan_to_json(&p->run);
 	json_object_set_new(j, "generation", json_integer(1));
 	srt_plan_free(p);
 	if (srt_runplan_load(&f->rp, j, &err) < 0)
@@ -311,7 +320,7 @@ static void test_argv_runtime_checked(void **state)
 	json_t *j, *proc;
 
 	assert_non_null(p);
-	j = srt_plan_to_json(p);
+	j = srt_runplan_to_json(&p->run);
 	srt_plan_free(p);
 	proc = json_array_get(json_object_get(j, "processes"), 1);
 	assert_string_equal(json_string_value(json_object_get(proc, "name")),
@@ -319,7 +328,7 @@ static void test_argv_runtime_checked(void **state)
 	assert_int_equal(json_array_size(json_object_get(proc, "argv_runtime")), 2);
 	json_object_set_new(proc, "argv_runtime", json_pack("[i]", 99));
 	assert_int_equal(srt_runplan_load(&f->rp, j, &err), -1);
-	assert_non_null(strstr(err.msg, "argv_runtime[0] is not an index of argv"));
+	assert_non_null(strstr(err.msg, "argv_runtime must list indexes of argv words"));
 	json_decref(j);
 }
 
@@ -386,7 +395,7 @@ static void test_vllm_dp_across_nodes(void **state)
 			   "resources: {gpus_per_node: 4}\n"
 			   "roles:\n"
 			   "  agg: {nodes: 2, gpus: 8, args: {data-parallel-size: 8}}\n");
-	const bool *rt;
+	bool *rt;
 	struct srt_argv a0 = argv_of(f, r, SRT_ROLE_AGG, 0, 0, &rt);
 	struct srt_argv a1 = argv_of(f, r, SRT_ROLE_AGG, 0, 1, NULL);
 
@@ -421,7 +430,8 @@ static void test_router_pd_and_agg(void **state)
 	struct fx *f = *state;
 	const struct srt_recipe *r;
 	struct srt_plan *p;
-	const struct srt_proc *fe = NULL;
+	const struct srt_runplan_proc *fe = NULL;
+	struct srt_argv av;
 
 	/* vLLM PD through vllm-router: prefill URL + NIXL side-channel port. */
 	r = compile(f, "engine: vllm\n"
@@ -430,11 +440,12 @@ static void test_router_pd_and_agg(void **state)
 		       "frontend: {type: vllm-router, port: 9000, args: {policy: round_robin}}\n");
 	p = srt_plan_build(r, &f->cl, &f->d);
 	assert_non_null(p);
-	for (size_t i = 0; i < p->nprocs; i++)
-		if (p->procs[i].kind == SRT_PROC_FRONTEND)
-			fe = &p->procs[i];
+	for (size_t i = 0; i < p->run.nprocs; i++)
+		if (p->run.procs[i].kind == SRT_PROC_FRONTEND)
+			fe = &p->run.procs[i];
 	assert_non_null(fe);
-	WANT(&fe->argv, "vllm-router", "--vllm-pd-disaggregation", "--prefill",
+	av = (struct srt_argv){ fe->argv, fe->argc };
+	WANT(&av, "vllm-router", "--vllm-pd-disaggregation", "--prefill",
 	     "http://<prefill_node_0_ip>:6100", "5400", "--decode",
 	     "http://<decode_node_0_ip>:6100", "--host", "0.0.0.0", "--port", "9000", "--policy",
 	     "round_robin");
@@ -448,13 +459,14 @@ static void test_router_pd_and_agg(void **state)
 		       "frontend: {type: sglang-router}\n");
 	p = srt_plan_build(r, &f->cl, &f->d);
 	assert_non_null(p);
-	fe = &p->procs[2];
+	fe = &p->run.procs[2];
 	assert_int_equal(fe->kind, SRT_PROC_FRONTEND);
-	WANT(&fe->argv, "python3", "-m", "sglang_router.launch_router", "--worker-urls",
+	av = (struct srt_argv){ fe->argv, fe->argc };
+	WANT(&av, "python3", "-m", "sglang_router.launch_router", "--worker-urls",
 	     "http://<agg_node_0_ip>:6100", "http://<agg_node_0_ip>:6132", "--host", "0.0.0.0",
 	     "--port", "8000");
-	assert_int_equal(fe->readiness.probes[0].kind, SRT_PROBE_HTTP);
-	assert_string_equal(fe->readiness.probes[0].path, "/health");
+	assert_true(fe->probes[0].http);
+	assert_string_equal(fe->probes[0].path, "/health");
 	srt_plan_free(p);
 }
 
@@ -471,10 +483,10 @@ static void test_direct_and_none(void **state)
 		       "benchmark: {type: custom, command: run}\n");
 	p = srt_plan_build(r, &f->cl, &f->d);
 	assert_non_null(p);
-	assert_int_equal(p->nprocs, 2);
-	assert_string_equal(p->procs[0].argv.v[6], "8000");
+	assert_int_equal(p->run.nprocs, 2);
+	assert_string_equal(p->run.procs[0].argv[6], "8000");
 	assert_string_equal(p->frontend_url, "http://<agg_node_0_ip>:8000");
-	assert_string_equal(srt_renv_find(&p->procs[1].env, "SRT_FRONTEND_URL")->value,
+	assert_string_equal(penv(&p->run.procs[1], "SRT_FRONTEND_URL"),
 			    "http://<agg_node_0_ip>:8000");
 	srt_plan_free(p);
 
@@ -484,9 +496,9 @@ static void test_direct_and_none(void **state)
 		       "benchmark: {type: custom, command: run}\n");
 	p = srt_plan_build(r, &f->cl, &f->d);
 	assert_non_null(p);
-	assert_int_equal(p->nprocs, 2);
+	assert_int_equal(p->run.nprocs, 2);
 	assert_null(p->frontend_url);
-	assert_null(srt_renv_find(&p->procs[1].env, "SRT_FRONTEND_URL"));
+	assert_null(penv(&p->run.procs[1], "SRT_FRONTEND_URL"));
 	srt_plan_free(p);
 }
 

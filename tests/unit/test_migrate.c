@@ -503,35 +503,37 @@ static void test_sweep(void **state)
 	struct srt_ydoc *got;
 
 	(void)state;
-	expect_error(
-		"name: s\n"
-		"backend:\n"
-		"  type: sglang\n"
-		"  sglang_config:\n"
-		"    decode: {cuda-graph-max-bs: '{bs}', tp: 8}\n"
-		"resources: {decode_nodes: 1, decode_workers: 1, prefill_nodes: 1,\n"
-		"            prefill_workers: 1}\n"
-		"benchmark: {type: sa-bench, concurrencies: '{conc}', isl: 1024}\n"
-		"sweep:\n"
-		"  bs: [8, 16]\n"
-		"  conc: [64, 128]\n",
-		"r.yaml:10:3: sweep: srtctl cannot yet express sweeps: srt-slurm submitted one "
-		"job per combination of the sweep values, srtctl runs one job per recipe, so "
-		"the migrated recipe would run once with the placeholders left in. Sweep keys: "
-		"bs, conc. Placeholders found: {bs} in "
-		"backend.sglang_config.decode.cuda-graph-max-bs, {conc} in "
-		"benchmark.concurrencies. Nothing was written. To run one point, replace each "
-		"{placeholder} with one of its values, delete 'sweep:' and migrate again; or "
-		"wait for campaigns, which will run sweeps");
+	/* A whole recipe's sweep is carried over for srtctl migrate to turn into a campaign. */
+	got = migrate_ok("name: s\n"
+			 "backend:\n"
+			 "  type: sglang\n"
+			 "  sglang_config:\n"
+			 "    decode: {cuda-graph-max-bs: '{bs}', tp: 8}\n"
+			 "resources: {decode_nodes: 1, decode_workers: 1, prefill_nodes: 1,\n"
+			 "            prefill_workers: 1}\n"
+			 "benchmark: {type: sa-bench, concurrencies: '{conc}', isl: 1024}\n"
+			 "sweep:\n"
+			 "  bs: [8, 16]\n"
+			 "  conc: [64, 128]\n",
+			 &d);
+	assert_non_null(srt_ynode_get(got->root, "sweep"));
+	assert_string_equal(
+		srt_ynode_str(srt_ynode_get(
+			srt_ynode_get(srt_ynode_get(srt_ynode_get(got->root, "roles"), "decode"),
+				      "args"),
+			"cuda-graph-max-bs")),
+		"{bs}");
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
 	/* In a variant file's base too. */
 	expect_error("base:\n  name: b\n  backend: {type: sglang}\n  sweep: {x: [1]}\n"
 		     "zip_override_a: {name: [c]}\n",
-		     "r.yaml:4:10: base.sweep: srtctl cannot yet express sweeps: srt-slurm "
-		     "submitted one job per combination of the sweep values, srtctl runs one job "
-		     "per recipe, so the migrated recipe would run once with the placeholders left "
-		     "in. Sweep keys: x. Placeholders found: none. Nothing was written. To run one "
-		     "point, replace each {placeholder} with one of its values, delete 'sweep:' "
-		     "and migrate again; or wait for campaigns, which will run sweeps");
+		     "r.yaml:4:10: base.sweep: srtctl cannot express a sweep inside a variant "
+		     "file: srt-slurm submitted one job per combination of the sweep values, and a "
+		     "campaign sweeps one recipe. Sweep keys: x. Placeholders found: none. Nothing "
+		     "was written. Split the variants into files of their own (each with its "
+		     "sweep) and migrate each: srtctl then writes the campaign (kind: Campaign) "
+		     "that runs the sweep");
 
 	/* A concurrency ladder is one sa-bench job in srt-slurm: kept as written. */
 	got = migrate_ok("backend: {type: sglang}\n"
@@ -1192,6 +1194,15 @@ static const char *argv_value(const struct srt_argv *av, const char *dashed)
 		(c)->mismatches++;            \
 	} while (0)
 
+/* A plan process's env value, or NULL. */
+static const char *proc_env(const struct srt_runplan_proc *pr, const char *name)
+{
+	for (size_t i = 0; i < pr->nenv; i++)
+		if (!strcmp(pr->env_names[i], name))
+			return pr->env_values[i];
+	return NULL;
+}
+
 /* Compare one v1 recipe mapping with the plan srtctl renders from its migration. */
 static void oracle_compare(struct oracle_counts *c, const char *name, const struct srt_ynode *v1,
 			   const struct srt_plan *p)
@@ -1257,13 +1268,15 @@ static void oracle_compare(struct oracle_counts *c, const char *name, const stru
 		snprintf(key, sizeof(key), "%s_environment", v1_modes[j]);
 		renv = srt_ynode_get(backend, key);
 		cfg = srt_ynode_get(srt_ynode_get(backend, cfgkey), v1_modes[j]);
-		for (size_t i = 0; i < p->nprocs; i++) {
-			const struct srt_proc *pr = &p->procs[i];
+		for (size_t i = 0; i < p->run.nprocs; i++) {
+			const struct srt_runplan_proc *pr = &p->run.procs[i];
+			const struct srt_argv argv = { pr->argv, pr->argc };
 			const char *want_conn = NULL, *got_conn;
 			const char *flag = NULL;
 			bool from_role = false;
 
-			if (pr->kind != SRT_PROC_WORKER || pr->role != (enum srt_role_kind)j)
+			if (pr->kind != SRT_PROC_WORKER ||
+			    strcmp(pr->role, srt_role_name((enum srt_role_kind)j)))
 				continue;
 			if (pr->rank == 0)
 				got_workers++;
@@ -1271,8 +1284,18 @@ static void oracle_compare(struct oracle_counts *c, const char *name, const stru
 				continue; /* one worker per role is enough for env and args */
 
 			/* Env: every recipe variable srt-slurm set, and nothing else. */
-			for (size_t k = 0; k < pr->env.n; k++) {
-				const struct srt_renv_var *ev = &pr->env.v[k];
+			for (size_t k = 0; k < pr->nenv; k++) {
+				const struct srt_renv_var ev_ = {
+					pr->env_names[k],
+					pr->env_values[k],
+					strcmp(pr->env_src[k].owner, "srtctl") ? SRT_OWNER_RECIPE :
+										 SRT_OWNER_SRTCTL,
+					NULL,
+					false,
+					NULL,
+					NULL
+				};
+				const struct srt_renv_var *ev = &ev_;
 				const struct srt_ynode *want = NULL;
 				bool renv_lookup = true;
 
@@ -1318,10 +1341,10 @@ static void oracle_compare(struct oracle_counts *c, const char *name, const stru
 						name, v1_res[j], ev->name, ev->value,
 						want ? srt_ynode_str(want) : "(unset)");
 			}
-			if (store && !srt_renv_find(&pr->env, "MOONCAKE_MASTER"))
+			if (store && !proc_env(pr, "MOONCAKE_MASTER"))
 				MISMATCH(c, "%s: %s worker: no MOONCAKE_MASTER", name, v1_res[j]);
 			for (size_t k = 0; renv && renv->kind == SRT_Y_MAP && k < renv->n; k++)
-				if (!srt_renv_find(&pr->env, renv->pairs[k].key->str) &&
+				if (!proc_env(pr, renv->pairs[k].key->str) &&
 				    strcmp(renv->pairs[k].key->str, "MOONCAKE_LOCAL_HOSTNAME"))
 					MISMATCH(c, "%s: %s worker: %s is lost", name, v1_res[j],
 						 renv->pairs[k].key->str);
@@ -1342,7 +1365,7 @@ static void oracle_compare(struct oracle_counts *c, const char *name, const stru
 			if (!flag)
 				continue;
 			c->connectors++;
-			got_conn = argv_value(&pr->argv, flag);
+			got_conn = argv_value(&argv, flag);
 			if ((want_conn == NULL) != (got_conn == NULL) ||
 			    (want_conn && strcmp(want_conn, got_conn)))
 				MISMATCH(c, "%s: %s worker: srt-slurm passed --%s %s, srtctl %s",

@@ -318,11 +318,10 @@ static void test_srt_slurm_forms(void **state)
 		{ "engine: sglang\nroles:\n  agg: {args: {max-running-requests: '{conc}'}}\n"
 		  "sweep: {conc: [1, 2]}\n",
 		  1, 0,
-		  "r.yaml:4:1: sweep: srtctl cannot yet run sweeps: srt-slurm submits one job per "
-		  "combination of the 'sweep' values, srtctl runs one job per recipe, so this recipe "
-		  "would run once with its {placeholders} left in. To run one point, replace each "
-		  "{placeholder} with one of its values and delete 'sweep:'; or wait for campaigns, "
-		  "which will run sweeps",
+		  "r.yaml:4:1: sweep: srtctl runs a sweep as a campaign: srt-slurm submits one job "
+		  "per combination of the 'sweep' values, and this recipe alone would run once with "
+		  "its {placeholders} left in. Write the campaign with: srtctl migrate -f r.yaml -o "
+		  "r.campaign.yaml, then apply that file",
 		  NULL },
 		{ "schema: 2\nbackend: {type: vllm}\nroles:\n  agg: {}\n", 0, 1,
 		  "r.yaml:2:1: warning: backend: 'backend: {type: ...}' beside roles is read as "

@@ -17,6 +17,7 @@
 
 #include "recipe/compile.h"
 #include "recipe/render.h"
+#include "util/strutil.h"
 
 struct fx {
 	struct srt_cluster cl;
@@ -74,6 +75,30 @@ static void assert_env(const struct srt_renv *e, const char *name, const char *v
 	assert_string_equal(srt_env_owner_name(v->owner), srt_env_owner_name(owner));
 	if (layer)
 		assert_string_equal(v->layer, layer);
+}
+
+/* The same for a plan process's env. */
+static void assert_penv(const struct srt_runplan_proc *pr, const char *name, const char *value,
+			enum srt_env_owner owner, const char *layer)
+{
+	for (size_t i = 0; i < pr->nenv; i++) {
+		if (strcmp(pr->env_names[i], name))
+			continue;
+		assert_string_equal(pr->env_values[i], value);
+		assert_string_equal(pr->env_src[i].owner, srt_env_owner_name(owner));
+		if (layer)
+			assert_string_equal(pr->env_src[i].layer, layer);
+		return;
+	}
+	fail_msg("%s has no %s", pr->name, name);
+}
+
+static bool penv_has(const struct srt_runplan_proc *pr, const char *name)
+{
+	for (size_t i = 0; i < pr->nenv; i++)
+		if (!strcmp(pr->env_names[i], name))
+			return true;
+	return false;
 }
 
 static const char sglang_quickstart[] = "engine: sglang\n"
@@ -305,8 +330,8 @@ static void test_external_master(void **state)
 	/* Nothing launches for an external master. */
 	p = srt_plan_build(r, &f->cl, &f->d);
 	assert_non_null(p);
-	for (size_t i = 0; i < p->nprocs; i++)
-		assert_int_not_equal(p->procs[i].kind, SRT_PROC_SERVICE);
+	for (size_t i = 0; i < p->run.nprocs; i++)
+		assert_true(p->run.procs[i].kind != SRT_PROC_SERVICE || p->run.procs[i].external);
 	assert_true(p->master_external);
 	srt_plan_free(p);
 
@@ -535,8 +560,8 @@ static void test_empty_container(void **state)
 	assert_string_equal(srt_render_service_container(r, &f->cl, &r->services[0]), "job:1");
 	p = srt_plan_build(r, &f->cl, &f->d);
 	assert_non_null(p);
-	for (size_t i = 0; i < p->nprocs; i++)
-		assert_string_equal(p->procs[i].container, "job:1");
+	for (size_t i = 0; i < p->run.nprocs; i++)
+		assert_string_equal(p->run.procs[i].container, "job:1");
 	srt_plan_free(p);
 
 	r = compile(f, "engine: sglang\n"
@@ -676,43 +701,41 @@ static void test_plan_order_and_logs(void **state)
 		"service_late.out",
 		"benchmark.out",
 	};
-	const struct srt_proc *pr;
+	const struct srt_runplan_proc *pr;
 
 	assert_non_null(p);
-	assert_int_equal(p->nprocs, 10);
-	for (size_t i = 0; i < p->nprocs; i++) {
-		assert_string_equal(p->procs[i].name, names[i]);
-		assert_string_equal(p->procs[i].log_file, logs[i]);
+	assert_int_equal(p->run.nprocs, 10);
+	for (size_t i = 0; i < p->run.nprocs; i++) {
+		assert_string_equal(p->run.procs[i].name, names[i]);
+		assert_string_equal(p->run.procs[i].log_file, logs[i]);
 	}
 	/* The master: infra node (= head), three probes. */
-	pr = &p->procs[0];
+	pr = &p->run.procs[0];
 	assert_int_equal(pr->node, 0);
-	assert_int_equal(pr->readiness.nprobes, 3);
-	assert_int_equal(pr->readiness.probes[0].port, 8700);
-	assert_int_equal(pr->readiness.probes[1].port, 8701);
-	assert_int_equal(pr->readiness.probes[2].port, 8702);
-	assert_int_equal(pr->readiness.timeout_seconds, 120);
+	assert_int_equal(pr->nprobes, 3);
+	assert_int_equal(pr->probes[0].port, 8700);
+	assert_int_equal(pr->probes[1].port, 8701);
+	assert_int_equal(pr->probes[2].port, 8702);
+	assert_int_equal(pr->timeout_s, 120);
 	assert_true(pr->critical);
 	/* A store: its node's IP, srtctl's endpoints, argv from the cluster command. */
-	pr = &p->procs[2];
+	pr = &p->run.procs[2];
 	assert_int_equal(pr->node, 1);
-	assert_env(&pr->env, "MOONCAKE_LOCAL_HOSTNAME", "<decode_node_0_ip>", SRT_OWNER_SRTCTL,
-		   NULL);
-	assert_env(&pr->env, "MOONCAKE_MASTER", "<infra_node_ip>:8700", SRT_OWNER_SRTCTL, NULL);
-	assert_env(&pr->env, "MOONCAKE_GLOBAL_SEGMENT_SIZE", "100gb", SRT_OWNER_RECIPE,
-		   "services.store.env");
-	assert_string_equal(pr->argv.v[0], "python3");
-	assert_string_equal(pr->argv.v[2], "mooncake.mooncake_store_service");
-	assert_string_equal(pr->argv.v[3], "--port");
-	assert_string_equal(pr->argv.v[4], "8800");
-	assert_int_equal(pr->readiness.probes[0].port, 8800);
+	assert_penv(pr, "MOONCAKE_LOCAL_HOSTNAME", "<decode_node_0_ip>", SRT_OWNER_SRTCTL, NULL);
+	assert_penv(pr, "MOONCAKE_MASTER", "<infra_node_ip>:8700", SRT_OWNER_SRTCTL, NULL);
+	assert_penv(pr, "MOONCAKE_GLOBAL_SEGMENT_SIZE", "100gb", SRT_OWNER_RECIPE,
+		    "services.store.env");
+	assert_string_equal(pr->argv[0], "python3");
+	assert_string_equal(pr->argv[2], "mooncake.mooncake_store_service");
+	assert_string_equal(pr->argv[3], "--port");
+	assert_string_equal(pr->argv[4], "8800");
+	assert_int_equal(pr->probes[0].port, 8800);
 	/* Workers. */
-	pr = &p->procs[6];
+	pr = &p->run.procs[6];
 	assert_int_equal(pr->kind, SRT_PROC_WORKER);
 	assert_int_equal(pr->index, 1);
 	assert_int_equal(pr->node, 2);
-	assert_env(&pr->env, "MOONCAKE_LOCAL_HOSTNAME", "<decode_node_1_ip>", SRT_OWNER_SRTCTL,
-		   NULL);
+	assert_penv(pr, "MOONCAKE_LOCAL_HOSTNAME", "<decode_node_1_ip>", SRT_OWNER_SRTCTL, NULL);
 	{
 		static const char *const want[] = {
 			"python3",
@@ -730,15 +753,17 @@ static void test_plan_order_and_logs(void **state)
 			"mooncake",
 		};
 
-		assert_argv(&pr->argv, want, sizeof(want) / sizeof(want[0]));
+		struct srt_argv av = { pr->argv, pr->argc };
+
+		assert_argv(&av, want, sizeof(want) / sizeof(want[0]));
 	}
 	/* The engine says when it is ready: HTTP /health on its port. */
-	assert_int_equal(pr->readiness.nprobes, 1);
-	assert_int_equal(pr->readiness.probes[0].kind, SRT_PROBE_HTTP);
-	assert_int_equal(pr->readiness.probes[0].port, 6100);
-	assert_string_equal(pr->readiness.probes[0].path, "/health");
+	assert_int_equal(pr->nprobes, 1);
+	assert_true(pr->probes[0].http);
+	assert_int_equal(pr->probes[0].port, 6100);
+	assert_string_equal(pr->probes[0].path, "/health");
 	/* Frontend: the router over the workers, then frontend.args; gated on its /health. */
-	pr = &p->procs[7];
+	pr = &p->run.procs[7];
 	{
 		static const char *const want[] = {
 			"python3",
@@ -760,24 +785,27 @@ static void test_plan_order_and_logs(void **state)
 			"round_robin",
 		};
 
-		assert_argv(&pr->argv, want, sizeof(want) / sizeof(want[0]));
+		struct srt_argv av = { pr->argv, pr->argc };
+
+		assert_argv(&av, want, sizeof(want) / sizeof(want[0]));
 		assert_true(pr->argv_runtime[5]);
 		assert_false(pr->argv_runtime[6]);
 		assert_true(pr->argv_runtime[10]);
 	}
-	assert_int_equal(pr->readiness.probes[0].kind, SRT_PROBE_HTTP);
-	assert_int_equal(pr->readiness.probes[0].port, 8000);
+	assert_true(pr->probes[0].http);
+	assert_int_equal(pr->probes[0].port, 8000);
 	/* Benchmark: bash -c and its parameters. */
-	pr = &p->procs[9];
-	assert_string_equal(pr->argv.v[0], "bash");
-	assert_string_equal(pr->argv.v[2], "run-bench --quick");
-	assert_env(&pr->env, "SRT_BENCH_ISL", "1024", SRT_OWNER_RECIPE, "benchmark.isl");
-	assert_env(&pr->env, "SRT_BENCH_CONCURRENCIES", "[1,2]", SRT_OWNER_RECIPE, NULL);
-	assert_env(&pr->env, "SRT_BENCH_TYPE", "sa-bench", SRT_OWNER_RECIPE, NULL);
-	assert_null(srt_renv_find(&pr->env, "SRT_BENCH_COMMAND"));
-	assert_env(&pr->env, "SRT_FRONTEND_URL", "http://<prefill_node_0_ip>:8000",
-		   SRT_OWNER_SRTCTL, NULL);
-	assert_true(srt_renv_find(&pr->env, "SRT_FRONTEND_URL")->runtime);
+	pr = &p->run.procs[9];
+	assert_string_equal(pr->argv[0], "bash");
+	assert_string_equal(pr->argv[2], "run-bench --quick");
+	assert_penv(pr, "SRT_BENCH_ISL", "1024", SRT_OWNER_RECIPE, "benchmark.isl");
+	assert_penv(pr, "SRT_BENCH_CONCURRENCIES", "[1,2]", SRT_OWNER_RECIPE, NULL);
+	assert_penv(pr, "SRT_BENCH_TYPE", "sa-bench", SRT_OWNER_RECIPE, NULL);
+	assert_false(penv_has(pr, "SRT_BENCH_COMMAND"));
+	assert_penv(pr, "SRT_FRONTEND_URL", "http://<prefill_node_0_ip>:8000", SRT_OWNER_SRTCTL,
+		    NULL);
+	for (size_t i = 0; i < pr->nenv; i++)
+		assert_int_equal(pr->env_runtime[i], !strcmp(pr->env_names[i], "SRT_FRONTEND_URL"));
 	assert_false(pr->critical);
 	srt_plan_free(p);
 }
@@ -791,10 +819,10 @@ static void test_plan_multinode_worker(void **state)
 	struct srt_plan *p = srt_plan_build(r, &f->cl, &f->d);
 
 	assert_non_null(p);
-	assert_int_equal(p->nprocs, 2);
-	assert_string_equal(p->procs[0].name, "agg_0_<agg_node_0>");
-	assert_string_equal(p->procs[1].log_file, "worker_agg_0_<agg_node_1>.out");
-	assert_int_equal(p->procs[1].rank, 1);
+	assert_int_equal(p->run.nprocs, 2);
+	assert_string_equal(p->run.procs[0].name, "agg_0_<agg_node_0>");
+	assert_string_equal(p->run.procs[1].log_file, "worker_agg_0_<agg_node_1>.out");
+	assert_int_equal(p->run.procs[1].rank, 1);
 	srt_plan_free(p);
 }
 
@@ -807,7 +835,7 @@ static void test_plan_json(void **state)
 	char *text;
 
 	assert_non_null(p);
-	j = srt_plan_to_json(p);
+	j = srt_runplan_to_json(&p->run);
 	assert_int_equal(json_integer_value(json_object_get(j, "version")), 1);
 	assert_string_equal(json_string_value(json_object_get(j, "engine")), "vllm");
 	assert_int_equal(json_array_size(json_object_get(j, "nodes")), 2);
@@ -836,6 +864,109 @@ static void test_plan_json(void **state)
 	srt_plan_free(p);
 }
 
+/*
+ * The one model both ways: the plan the compiler builds, written to
+ * plan.json and read back, is the same plan (the same JSON again, the same
+ * groups, tiers and followers), for plans with stores, a dedicated master,
+ * an external master, a multi-node worker, a frontend and a benchmark.
+ */
+static void test_plan_roundtrip(void **state)
+{
+	static const char *const recipes[] = {
+		sglang_quickstart,
+		vllm_quickstart,
+		"engine: sglang\n"
+		"roles:\n"
+		"  prefill: {workers: 1, args: {disaggregation-transfer-backend: mooncake}}\n"
+		"  decode: {nodes: 2, workers: 2, args: {disaggregation-transfer-backend: mooncake}}\n"
+		"frontend: {command: [router], port: 8000}\n"
+		"benchmark: {type: custom, command: run, isl: 10}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master, placement: {node: dedicated}}\n"
+		"  - {name: store, type: mooncake-store, placement: {node: workers}}\n",
+		"engine: sglang\n"
+		"roles:\n"
+		"  agg: {nodes: 2}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master, external: '10.9.0.7:8700'}\n",
+	};
+	struct fx *f = *state;
+
+	for (size_t k = 0; k < sizeof(recipes) / sizeof(recipes[0]); k++) {
+		const struct srt_recipe *r = compile(f, recipes[k]);
+		struct srt_plan *p = srt_plan_build(r, &f->cl, &f->d);
+		struct srt_runplan back;
+		struct srt_error err = { 0 };
+		json_t *j, *j2;
+
+		assert_non_null(p);
+		j = srt_runplan_to_json(&p->run);
+		if (srt_runplan_load(&back, j, &err) != 0)
+			fail_msg("recipe %zu: %s", k, err.msg);
+		j2 = srt_runplan_to_json(&back);
+		if (!json_equal(j, j2)) {
+			char *a = json_dumps(j, JSON_COMPACT), *b = json_dumps(j2, JSON_COMPACT);
+
+			fail_msg("recipe %zu: plan.json differs once read back:\n%s\n%s", k, a, b);
+		}
+		assert_int_equal(back.nprocs, p->run.nprocs);
+		assert_int_equal(back.ngroups, p->run.ngroups);
+		for (size_t i = 0; i < back.nprocs; i++) {
+			assert_string_equal(back.procs[i].name, p->run.procs[i].name);
+			assert_int_equal(back.procs[i].group, p->run.procs[i].group);
+			assert_int_equal(back.procs[i].tier, p->run.procs[i].tier);
+			assert_int_equal(back.procs[i].external, p->run.procs[i].external);
+			assert_true(srt_str_same(back.procs[i].follows, p->run.procs[i].follows));
+		}
+		json_decref(j2);
+		json_decref(j);
+		srt_runplan_release(&back);
+		srt_plan_free(p);
+	}
+}
+
+/* Argv words flagged runtime are bound like env values; the rest stay literal. */
+static void test_plan_argv_runtime(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(f, "engine: sglang\n"
+						"roles:\n"
+						"  agg: {args: {x: '<agg_node_0_ip>'}}\n");
+	struct srt_plan *p = srt_plan_build(r, &f->cl, &f->d);
+	const char *hosts[] = { "n1" }, *ips[] = { "10.0.0.1" };
+	struct srt_runplan back;
+	struct srt_runplan_proc *pr;
+	struct srt_error err = { 0 };
+	bool *rt;
+	json_t *j;
+
+	assert_non_null(p);
+	pr = &p->run.procs[0];
+	/* What a launch model would do: a word of srtctl's own names the leader's IP. */
+	pr->argv = srt_arena_alloc(&p->run.arena, 3 * sizeof(char *));
+	pr->argv[0] = "engine";
+	pr->argv[1] = "<agg_node_0_ip>:8300";
+	pr->argv[2] = "<agg_node_0_ip>";
+	pr->argc = 3;
+	rt = srt_arena_alloc(&p->run.arena, 3 * sizeof(bool));
+	rt[0] = rt[2] = false;
+	rt[1] = true;
+	pr->argv_runtime = rt;
+	j = srt_runplan_to_json(&p->run);
+	assert_int_equal(json_integer_value(json_array_get(
+				 json_object_get(json_array_get(json_object_get(j, "processes"), 0),
+						 "argv_runtime"),
+				 0)),
+			 1);
+	assert_int_equal(srt_runplan_load(&back, j, &err), 0);
+	assert_int_equal(srt_runplan_bind(&back, hosts, ips, 1, "/logs", &err), 0);
+	assert_string_equal(back.procs[0].argv[1], "10.0.0.1:8300");
+	assert_string_equal(back.procs[0].argv[2], "<agg_node_0_ip>"); /* a recipe value */
+	srt_runplan_release(&back);
+	json_decref(j);
+	srt_plan_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -856,6 +987,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plan_order_and_logs, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_multinode_worker, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_json, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_roundtrip, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_argv_runtime, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -627,6 +627,180 @@ static json_t *encode(const char *version, const struct srt_job_spec *spec, int 
 	return j;
 }
 
+/*
+ * Each directive of slurm/directives.c, as the job description fields of
+ * v0.0.38, v0.0.40 and v0.0.41+ (the same as v0.0.41 up to v0.0.44): the
+ * members it adds to "job" (a JSON object), or the start of the error when
+ * the version has no field for it.
+ */
+static void test_encode_directives(void **state)
+{
+	static const struct {
+		const char *name, *value;
+		const char *v38, *v40, *v41;
+	} cases[] = {
+		{ "gpus-per-node", "4", "{\"gpus_per_node\": \"4\"}",
+		  "{\"tres_per_node\": \"gres/gpu:4\"}", "{\"tres_per_node\": \"gres/gpu:4\"}" },
+		{ "gpus-per-node", "h100:8", "{\"gpus_per_node\": \"h100:8\"}",
+		  "{\"tres_per_node\": \"gres/gpu:h100:8\"}", NULL },
+		{ "gres", "gpu:2,nic:1", "{\"gres\": \"gpu:2,nic:1\"}",
+		  "{\"tres_per_node\": \"gres/gpu:2,gres/nic:1\"}", NULL },
+		{ "G", "3", "{\"gpus\": \"3\"}", "{\"tres_per_job\": \"gres/gpu:3\"}", NULL },
+		{ "cpus-per-gpu", "16", "{\"cpus_per_gpu\": \"16\"}",
+		  "{\"cpus_per_tres\": \"gres/gpu:16\"}", NULL },
+		{ "c", "8", "{\"cpus_per_task\": 8}", "{\"cpus_per_task\": 8}", NULL },
+		{ "mem", "0", "{\"memory_per_node\": 0}",
+		  "{\"memory_per_node\": {\"set\": true, \"infinite\": false, \"number\": 0}}",
+		  NULL },
+		{ "mem", "2G", "{\"memory_per_node\": 2048}",
+		  "{\"memory_per_node\": {\"set\": true, \"infinite\": false, \"number\": 2048}}",
+		  NULL },
+		{ "mem", "1500K", "{\"memory_per_node\": 2}",
+		  "{\"memory_per_node\": {\"set\": true, \"infinite\": false, \"number\": 2}}",
+		  NULL },
+		{ "mem-per-cpu", "1T", "{\"memory_per_cpu\": 1048576}",
+		  "{\"memory_per_cpu\": {\"set\": true, \"infinite\": false, \"number\": 1048576}}",
+		  NULL },
+		{ "mem-per-gpu", "80g", "{\"memory_per_gpu\": 81920}",
+		  "{\"memory_per_tres\": \"gres/gpu:81920\"}", NULL },
+		{ "constraint", "a&b", "{\"constraints\": \"a&b\"}", "{\"constraints\": \"a&b\"}",
+		  NULL },
+		{ "qos", "high", "{\"qos\": \"high\"}", "{\"qos\": \"high\"}", NULL },
+		{ "reservation", "r1", "{\"reservation\": \"r1\"}", "{\"reservation\": \"r1\"}",
+		  NULL },
+		{ "dependency", "afterok:1", "{\"dependency\": \"afterok:1\"}",
+		  "{\"dependency\": \"afterok:1\"}", NULL },
+		{ "exclude", "n[1-2]",
+		  "directive --exclude cannot be sent through slurmrestd API v0.0.38",
+		  "{\"excluded_nodes\": [\"n[1-2]\"]}", NULL },
+		{ "w", "n1", "directive --nodelist cannot be sent through slurmrestd API v0.0.38",
+		  "{\"required_nodes\": [\"n1\"]}", NULL },
+		{ "requeue", "", "{\"requeue\": true}", "{\"requeue\": true}", NULL },
+		{ "no-requeue", "",
+		  "directive --no-requeue cannot be sent through slurmrestd API "
+		  "v0.0.38",
+		  "{\"requeue\": false}", NULL },
+		{ "mail-type", "end,time_limit_90", "{\"mail_type\": \"END,TIME_LIMIT_90\"}",
+		  "{\"mail_type\": [\"END\", \"TIME=90%\"]}", NULL },
+		{ "mail-type", "ALL", "{\"mail_type\": \"ALL\"}",
+		  "{\"mail_type\": [\"BEGIN\", \"END\", \"FAIL\", \"INVALID_DEPENDENCY\", \"REQUEUE\", "
+		  "\"STAGE_OUT\"]}",
+		  NULL },
+		{ "mail-user", "a@b", "{\"mail_user\": \"a@b\"}", "{\"mail_user\": \"a@b\"}",
+		  NULL },
+		{ "segment", "2",
+		  "directive --segment cannot be sent through slurmrestd API v0.0.38",
+		  "directive --segment cannot be sent through slurmrestd API v0.0.40",
+		  "{\"segment_size\": {\"set\": true, \"infinite\": false, \"number\": 2}}" },
+	};
+	static const char *const versions[] = { "v0.0.38", "v0.0.40", "v0.0.41", "v0.0.44" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (size_t k = 0; k < sizeof(versions) / sizeof(versions[0]); k++) {
+			struct srt_slurm_directive d = { cases[i].name, cases[i].value, false };
+			struct srt_job_spec spec = { .script = "#!/bin/sh\n",
+						     .directives = &d,
+						     .ndirectives = 1 };
+			const char *want = k == 0		   ? cases[i].v38 :
+					   k == 1 || !cases[i].v41 ? cases[i].v40 :
+								     cases[i].v41;
+			struct srt_buf b;
+			struct srt_error err = { "" };
+			json_t *w, *j, *job, *v;
+			const char *key;
+			int rc;
+
+			srt_buf_init(&b);
+			rc = srt_slurm_encode_submit(api(versions[k]), &spec, &b, &err);
+			if (want[0] != '{') {
+				if (rc != SRT_SLURM_EINVAL || strncmp(err.msg, want, strlen(want)))
+					fail_msg("--%s=%s on %s: rc %s, '%s'; want EINVAL '%s'",
+						 cases[i].name, cases[i].value, versions[k],
+						 srt_slurm_rc_name(rc), err.msg, want);
+				/* Optional: left out, no error. */
+				d.optional = true;
+				srt_buf_reset(&b);
+				assert_int_equal(srt_slurm_encode_submit(api(versions[k]), &spec,
+									 &b, &err),
+						 0);
+				srt_buf_release(&b);
+				continue;
+			}
+			if (rc != 0)
+				fail_msg("--%s=%s on %s: %s", cases[i].name, cases[i].value,
+					 versions[k], err.msg);
+			w = json_loads(want, 0, NULL);
+			j = json_loads(b.data, 0, NULL);
+			assert_non_null(w);
+			assert_non_null(j);
+			job = json_object_get(j, "job");
+			json_object_foreach(w, key, v)
+			{
+				if (!json_equal(json_object_get(job, key), v))
+					fail_msg("--%s=%s on %s: job.%s is %s; want %s",
+						 cases[i].name, cases[i].value, versions[k], key,
+						 json_dumps(json_object_get(job, key),
+							    JSON_ENCODE_ANY),
+						 want);
+			}
+			json_decref(w);
+			json_decref(j);
+			srt_buf_release(&b);
+		}
+	}
+}
+
+/* The checks of srt_slurm_directive_check(): names, short names, values. */
+static void test_directive_check(void **state)
+{
+	static const struct {
+		const char *name, *value, *canon, *error;
+	} cases[] = {
+		{ "--cpus-per-task", "4", "cpus-per-task", NULL },
+		{ "c", "4", "cpus-per-task", NULL },
+		{ "C", "x", "constraint", NULL },
+		{ "x", "n1", "exclude", NULL },
+		{ "mem", "16", "mem", NULL },
+		{ "mem", "16GB", NULL, "directive --mem: '16GB' is not a memory size" },
+		{ "mem", "-1", NULL, "directive --mem: '-1' is not a memory size" },
+		{ "mem", "", NULL, "directive --mem needs a value" },
+		{ "cpus-per-task", "0", NULL,
+		  "directive --cpus-per-task: '0' is not a whole number" },
+		{ "cpus-per-task", "99999999999999999999", NULL, "directive --cpus-per-task:" },
+		{ "gpus-per-node", "h100:", NULL,
+		  "directive --gpus-per-node: 'h100:' is not a GPU" },
+		{ "gpus-per-node", "a:b:1", NULL,
+		  "directive --gpus-per-node: 'a:b:1' is not a GPU" },
+		{ "gres", "gpu:4,", NULL, "directive --gres: 'gpu:4,' is not a gres list" },
+		{ "gres", "gpu 4", NULL, "directive --gres: 'gpu 4' is not a gres list" },
+		{ "requeue", "1", NULL, "directive --requeue: '1' is not valid" },
+		{ "mail-type", "END,SOMETIMES", NULL, "directive --mail-type: 'END,SOMETIMES'" },
+		{ "begin", "now", NULL, "srtctl cannot pass the sbatch option --begin to SLURM" },
+		{ "nodes", "2", NULL, "srtctl cannot pass the sbatch option --nodes" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct srt_error err = { "" };
+		const char *canon = NULL, *group = NULL;
+		int rc = srt_slurm_directive_check(cases[i].name, cases[i].value, &canon, &group,
+						   &err);
+
+		if (cases[i].error) {
+			if (rc != SRT_SLURM_EINVAL ||
+			    strncmp(err.msg, cases[i].error, strlen(cases[i].error)))
+				fail_msg("--%s=%s: rc %d '%s'; want '%s'", cases[i].name,
+					 cases[i].value, rc, err.msg, cases[i].error);
+		} else {
+			if (rc != 0)
+				fail_msg("--%s=%s: %s", cases[i].name, cases[i].value, err.msg);
+			assert_string_equal(canon, cases[i].canon);
+			assert_non_null(group);
+		}
+	}
+}
+
 static void test_encode_submit(void **state)
 {
 	static const char *const env[] = { "PATH=/usr/bin:/bin", "A=x=y", "EMPTY=" };
@@ -1553,6 +1727,8 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_wrong_types),
 		cmocka_unit_test(test_encode_submit),
+		cmocka_unit_test(test_encode_directives),
+		cmocka_unit_test(test_directive_check),
 		cmocka_unit_test(test_encode_submit_invalid),
 		cmocka_unit_test(test_states),
 		cmocka_unit_test(test_wait_status),

@@ -402,10 +402,37 @@ static const struct vcase cases[] = {
 	{ "directives for time, ntasks, comment, exclusive",
 	  AGG_Y "slurm: {directives: {time: '10', ntasks: 8, comment: c, exclusive: ''}}\n", 4,
 	  "r.yaml:4:57: slurm.directives.exclusive: srtctl sets node exclusivity itself, from "
-	  "slurm.exclusive (true by default); remove this directive (it would give the job a "
-	  "second, conflicting value)" },
+	  "slurm.exclusive (true by default; the cluster config's use_exclusive_sbatch_directive "
+	  "sets the default); remove this directive (it would give the job a second, conflicting "
+	  "value)" },
+	{ "a directive srtctl cannot send", AGG_Y "sbatch_directives: {begin: now+1h}\n", 1,
+	  "r.yaml:4:21: sbatch_directives.begin: srtctl cannot pass the sbatch option --begin to "
+	  "SLURM: slurmrestd does not read #SBATCH lines, and srtctl sends only the options it "
+	  "maps to job description fields (constraint, cpus-per-gpu, cpus-per-task, dependency, "
+	  "exclude, gpus, gpus-per-node, gres, mail-type, mail-user, mem, "
+	  "mem-per-cpu, mem-per-gpu, no-requeue, nodelist, qos, requeue, reservation, segment); "
+	  "remove it, or ask for it to be added to that table (slurm/directives.c)" },
+	{ "a memory size that is not one", AGG_Y "sbatch_directives: {mem: 16GB}\n", 1,
+	  "r.yaml:4:21: sbatch_directives.mem: directive --mem: '16GB' is not a memory size (a "
+	  "whole number with an optional unit K, M, G or T; M by default)" },
+	{ "a count that is not one", AGG_Y "sbatch_directives: {c: '0'}\n", 1,
+	  "r.yaml:4:21: sbatch_directives.c: directive --cpus-per-task: '0' is not a whole number "
+	  "of at least 1" },
+	{ "a flag with a value", AGG_Y "sbatch_directives: {requeue: 'yes'}\n", 1,
+	  "r.yaml:4:21: sbatch_directives.requeue: directive --requeue: 'yes' is not valid: the "
+	  "option takes no value (write it with an empty value or null)" },
+	{ "two memory directives", AGG_Y "sbatch_directives: {mem: 1G, mem-per-cpu: '100'}\n", 1,
+	  "r.yaml:4:30: sbatch_directives.mem-per-cpu: --mem and --mem-per-cpu both set the job's "
+	  "mem/mem-per-cpu/mem-per-gpu: keep one (SLURM takes one of mem/mem-per-cpu/mem-per-gpu)" },
+	{ "gres and gpus-per-node across both maps",
+	  AGG_Y "slurm: {directives: {gres: 'gpu:4'}}\nsbatch_directives: {gpus-per-node: '4'}\n",
+	  1,
+	  "r.yaml:5:21: sbatch_directives.gpus-per-node: --gres and --gpus-per-node both set the "
+	  "job's gpus-per-node/gres: keep one (SLURM takes one of gpus-per-node/gres)" },
 	{ "directives srtctl does not set are kept",
-	  AGG_Y "sbatch_directives: {mem: '0', cpus-per-gpu: '16', gres: 'gpu:4'}\n", 0, NULL },
+	  AGG_Y "sbatch_directives: {mem: '0', cpus-per-gpu: '16', gres: 'gpu:4', x: 'n[1-2]', "
+		"mail-type: 'end,fail', no-requeue: null, segment: '2', C: 'a&b'}\n",
+	  0, NULL },
 	{ "variant names generated from a srt-slurm style base are valid",
 	  "base:\n  name: B200_fp8.v1\n  engine: sglang\n  roles:\n    agg: {}\n"
 	  "zip_override_STP-lowlat:\n  roles:\n    agg:\n      workers: [1, 2]\n",

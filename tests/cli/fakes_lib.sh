@@ -1,0 +1,47 @@
+# tests/cli/fakes_lib.sh: shell helpers shared by the tests of the stand-ins
+# under tests/fakes (test_fakes.sh, test_fakes_strict.sh).  Sourcing it
+# makes a scratch directory $work and enters it; every PID a test appends to
+# `pids` is killed, and $work removed, on exit.
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work"
+
+fail() {
+	echo "FAIL: $*" >&2
+	for f in "$work"/*.log; do
+		[[ -f $f ]] || continue
+		echo "--- $f" >&2
+		tail -n 20 "$f" >&2
+	done
+	exit 1
+}
+
+alive() { # PID still running (not a zombie)?
+	[[ -r /proc/$1/stat ]] || return 1
+	local st
+	st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+	[[ -n $st && $st != Z ]]
+}
+
+reap() { # PID SECONDS: RC=exit status of the child PID, or "timeout"
+	local end=$((SECONDS + $2))
+	RC=timeout
+	while alive "$1"; do
+		((SECONDS < end)) || return 0
+		sleep 0.05
+	done
+	RC=0
+	wait "$1" || RC=$?
+}
+
+expect_rc() { # WANT PID SECONDS WHAT
+	reap "$2" "$3"
+	[[ $RC == "$1" ]] || fail "$4: exit status $RC, expected $1"
+}

@@ -1,0 +1,520 @@
+"""Runtime of the strict engine stand-ins (tests/fakes/sglang_launch_server,
+tests/fakes/vllm; see README.md).
+
+After the command line parsed (strict_cli), an engine checks what a real
+one would find wrong before it ever touched a GPU, then starts as the real
+one does:
+
+- the model path exists (a path starting with '/' is looked up through the
+  container mounts in $FAKE_CONTAINER_MOUNTS, pyxis style "host:ctr,...");
+- 0 <= node rank < nnodes, and for SGLang (tp * pp) % nnodes == 0;
+- a multi-node SGLang worker names --dist-init-addr HOST:PORT; rank 0
+  listens there (as torch's TCP store does) and every rank waits until all
+  nnodes ranks have joined, the followers retrying the connection for
+  $FAKE_DIST_INIT_TIMEOUT seconds (30) before failing as a torch init does;
+- a SGLang prefill leader listens on its bootstrap port; a decode worker
+  answers a request only when the bootstrap server the request names
+  accepts a connection;
+- SGLang ranks > 0 and vLLM --headless processes serve no HTTP.
+
+The process record (fake_engine's, plus "options": dest -> value and a few
+derived fields) is written once the checks pass.  Each completion request
+a worker answers is appended to requests.jsonl in the record directory.
+
+Python 3 standard library only.
+"""
+
+import importlib.machinery
+import importlib.util
+import json
+import os
+import socket
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load_fake_engine():
+    """fake_engine (no .py suffix) as a module: the strict stand-ins share
+    its record, signal and Mooncake code."""
+    path = os.path.join(HERE, "fake_engine")
+    loader = importlib.machinery.SourceFileLoader("fake_engine", path)
+    spec = importlib.util.spec_from_loader("fake_engine", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+FE = load_fake_engine()
+say = FE.say
+
+
+class Refusal(Exception):
+    """A startup check failed: print the message, exit with `code`."""
+
+    def __init__(self, message, code=1):
+        super().__init__(message)
+        self.code = code
+
+
+# ---------------------------------------------------------------------------
+# Static checks (no network)
+
+def container_mounts():
+    """[(container_path, host_path)] from $FAKE_CONTAINER_MOUNTS, longest
+    container path first so the most specific mount wins."""
+    out = []
+    for item in os.environ.get("FAKE_CONTAINER_MOUNTS", "").split(","):
+        parts = item.strip().split(":")
+        if len(parts) >= 2 and parts[0] and parts[1]:
+            out.append((parts[1].rstrip("/") or "/", parts[0]))
+    return sorted(out, key=lambda m: -len(m[0]))
+
+
+def host_path(path):
+    """Where a path seen inside the container lives on the host."""
+    for ctr, host in container_mounts():
+        if path == ctr or path.startswith(ctr + "/"):
+            return host + path[len(ctr):]
+    return path
+
+
+def check_model(path):
+    """A local model path must exist; anything else is a hub id."""
+    if not path or not path.startswith("/"):
+        return
+    hp = host_path(path)
+    if not os.path.exists(hp):
+        where = "" if hp == path else " (host path %s)" % hp
+        raise Refusal("OSError: model path %s does not exist%s; the real engine would read "
+                      "its config.json there" % (path, where))
+
+
+def check_ranks(nnodes, rank):
+    if nnodes is None or nnodes < 1:
+        raise Refusal("ValueError: --nnodes must be at least 1, got %s" % nnodes)
+    if rank is None or not 0 <= rank < nnodes:
+        raise Refusal("ValueError: --node-rank %s is outside [0, %d) for --nnodes %d"
+                      % (rank, nnodes, nnodes))
+
+
+def parse_hostport(flag, text):
+    """(host, port) from HOST:PORT or [V6]:PORT, else a Refusal."""
+    host, port = None, ""
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else ""
+    elif text.count(":") == 1:
+        host, port = text.split(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise Refusal("ValueError: %s %r is not HOST:PORT" % (flag, text))
+    return host, int(port)
+
+
+# ---------------------------------------------------------------------------
+# Multi-node rendezvous: what torch.distributed's TCP store gives a group
+
+def bind_host():
+    """The implicit listen address: all interfaces, or $FAKE_BIND_HOST."""
+    return os.environ.get("FAKE_BIND_HOST") or "0.0.0.0"
+
+
+class Rendezvous:
+    """Rank 0 listens on the dist-init port; every other rank connects and
+    says its rank; rank 0 answers "ok" to all once nnodes ranks are in.
+    Afterwards each side watches its connections: a lost peer ends the
+    group, as an NCCL watchdog would."""
+
+    def __init__(self, host, port, nnodes, rank, timeout, stop):
+        self.host, self.port, self.nnodes, self.rank = host, port, nnodes, rank
+        self.timeout, self.stop = timeout, stop
+        self.peers = []
+        self.lost = FE.SignalFlag()
+
+    def run(self):
+        if self.rank == 0:
+            self.lead()
+        else:
+            self.follow()
+        for s in self.peers:
+            threading.Thread(target=self.watch, args=(s,), daemon=True).start()
+
+    def lead(self):
+        lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            lsock.bind((bind_host(), self.port))
+        except OSError as e:
+            raise Refusal("torch.distributed.DistNetworkError: The server socket has failed "
+                          "to listen on any local network address. port: %d, %s"
+                          % (self.port, e.strerror))
+        lsock.listen(64)
+        lsock.settimeout(0.2)
+        joined = {}
+        deadline = time.monotonic() + self.timeout
+        say("dist init: waiting for %d ranks on port %d" % (self.nnodes - 1, self.port))
+        while len(joined) < self.nnodes - 1:
+            if self.stop.is_set():
+                return
+            if time.monotonic() > deadline:
+                raise Refusal("torch.distributed.DistStoreError: Timed out after %d seconds "
+                              "waiting for clients. %d/%d clients joined."
+                              % (self.timeout, len(joined) + 1, self.nnodes))
+            try:
+                conn, _ = lsock.accept()
+            except socket.timeout:
+                continue
+            rank = self.read_rank(conn)
+            if rank is None or rank in joined or not 0 < rank < self.nnodes:
+                conn.close()
+                continue
+            joined[rank] = conn
+        lsock.close()
+        for conn in joined.values():
+            conn.sendall(b"ok\n")
+        self.peers = list(joined.values())
+        say("dist init: all %d ranks joined" % self.nnodes)
+
+    @staticmethod
+    def read_rank(conn):
+        conn.settimeout(5)
+        try:
+            line = conn.makefile("rb").readline(64).decode("ascii", "replace").split()
+            return int(line[1]) if len(line) == 2 and line[0] == "rank" else None
+        except (OSError, ValueError):
+            return None
+
+    def follow(self):
+        deadline = time.monotonic() + self.timeout
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                s = socket.create_connection((self.host, self.port), timeout=1.0)
+                break
+            except OSError as e:
+                err = e
+            if time.monotonic() > deadline:
+                raise Refusal("torch.distributed.DistNetworkError: failed to connect to "
+                              "%s:%d after %d attempts over %d s: %s"
+                              % (self.host, self.port, attempt, self.timeout, err))
+            if self.stop.wait(0.5):
+                return
+        s.sendall(b"rank %d\n" % self.rank)
+        s.settimeout(max(1.0, deadline - time.monotonic()))
+        try:
+            ok = s.makefile("rb").readline(16)
+        except OSError:
+            ok = b""
+        if ok != b"ok\n":
+            raise Refusal("torch.distributed.DistStoreError: rank %d: the group on %s:%d "
+                          "did not complete" % (self.rank, self.host, self.port))
+        s.settimeout(None)
+        self.peers = [s]
+        say("dist init: rank %d joined %s:%d" % (self.rank, self.host, self.port))
+
+    def watch(self, s):
+        try:
+            while s.recv(64):
+                pass
+        except OSError:
+            pass
+        self.lost.set()
+
+
+# ---------------------------------------------------------------------------
+# HTTP: the worker's API and the SGLang prefill bootstrap server
+
+class Worker(FE.Handler):
+    """fake_engine's handler with the strict worker's model names and a
+    record of every completion request it answers."""
+
+    info = {}       # set once by serve(): model names, role, ports
+
+    def do_GET(self):
+        p = self.path.split("?", 1)[0]
+        if p == "/v1/models":
+            return self.reply(200, {"object": "list", "data": [
+                {"id": n, "object": "model", "owned_by": self.info["owner"],
+                 "root": self.info["model"]} for n in self.info["served"]]})
+        if p == "/get_model_info":
+            return self.reply(200, {"model_path": self.info["model"], "is_generation": True})
+        if p in ("/get_server_info", "/server_info"):
+            return self.reply(200, self.info["options"])
+        return super().do_GET()
+
+    def do_POST(self):
+        p = self.path.split("?", 1)[0]
+        if p not in ("/generate", "/v1/completions", "/v1/chat/completions"):
+            return super().do_POST()
+        n = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(n) or b"{}")
+        except ValueError:
+            return self.reply(400, {"error": "request body is not JSON"})
+        if not isinstance(body, dict):
+            return self.reply(400, {"error": "request body is not a JSON object"})
+        problem = self.pd_problem(body)
+        self.note(p, body, problem)
+        if problem:
+            return self.reply(problem[0], {"error": problem[1]})
+        return self.reply(200, self.answer(p, body))
+
+    def pd_problem(self, body):
+        """(status, message) when a PD worker could not serve this request."""
+        role = self.info["role"]
+        if self.info["engine"] != "sglang" or role not in ("prefill", "decode"):
+            return None
+        if body.get("bootstrap_room") is None or not body.get("bootstrap_host"):
+            return (400, "%s server needs bootstrap_host and bootstrap_room (sent by the "
+                    "router)" % role)
+        if role == "decode":
+            port = body.get("bootstrap_port") or 8998
+            try:
+                socket.create_connection((body["bootstrap_host"], int(port)), timeout=2).close()
+            except (OSError, ValueError) as e:
+                return (500, "KV transfer failed: bootstrap server %s:%s unreachable: %s"
+                        % (body["bootstrap_host"], port, e))
+        return None
+
+    def answer(self, path, body):
+        if path == "/generate":
+            return {"text": "ok", "meta_info": {"completion_tokens": 1}}
+        choice = {"index": 0, "finish_reason": "stop"}
+        if path.endswith("chat/completions"):
+            choice["message"] = {"role": "assistant", "content": "ok"}
+        else:
+            choice["text"] = "ok"
+        out = {"id": "cmpl-%d" % os.getpid(), "object": "completion",
+               "model": body.get("model") or self.info["served"][0], "choices": [choice],
+               "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+        kv = body.get("kv_transfer_params")
+        if self.info["engine"] == "vllm" and isinstance(kv, dict) and kv.get("do_remote_decode"):
+            # a vLLM prefill hands decode what it needs to pull the KV cache
+            out["kv_transfer_params"] = {"do_remote_prefill": True, "do_remote_decode": False,
+                                         "remote_engine_id": "engine-%d" % os.getpid(),
+                                         "remote_host": self.info["advertise"],
+                                         "remote_port": self.info["port"],
+                                         "remote_block_ids": []}
+        return out
+
+    def note(self, path, body, problem):
+        d = os.environ.get("FAKE_RECORD_DIR")
+        if not d:
+            return
+        rec = {"prog": self.info["prog"], "pid": os.getpid(), "host": socket.gethostname(),
+               "port": self.info["port"], "role": self.info["role"], "path": path,
+               "request_id": self.headers.get("X-Request-Id") or body.get("rid"),
+               "model": body.get("model"), "time": time.time(),
+               "status": problem[0] if problem else 200}
+        for k in ("bootstrap_host", "bootstrap_port", "bootstrap_room", "kv_transfer_params"):
+            if k in body:
+                rec[k] = body[k]
+        FE.append_line(os.path.join(d, "requests.jsonl"), rec)
+
+
+class Bootstrap(FE.Handler):
+    """The prefill side's bootstrap server: decode workers connect to it.
+    Only reachability matters here; every GET answers 200."""
+
+    def do_GET(self):
+        return self.reply(200, {})
+
+
+def listen(host, port, handler, what):
+    try:
+        srv = FE.Server((host, port), handler)
+    except OSError as e:
+        raise Refusal("ERROR: [Errno %s] error while attempting to bind on address %r (%s): %s"
+                      % (e.errno, (host, port), what, (e.strerror or str(e)).lower()))
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05},
+                     daemon=True).start()
+    return srv
+
+
+# ---------------------------------------------------------------------------
+# The engine's life
+
+def canonical_args(engine, ns):
+    """An argv holding just what fake_engine's Mooncake checks read, in its
+    canonical spelling, whatever abbreviation or dotted form was used."""
+    args = []
+    if engine == "sglang":
+        for dest, flag in (("hicache_storage_backend", "--hicache-storage-backend"),
+                           ("hicache_storage_backend_extra_config",
+                            "--hicache-storage-backend-extra-config")):
+            if ns.get(dest) is not None:
+                args += [flag, ns[dest]]
+    elif ns.get("kv_transfer_config") is not None:
+        args += ["--kv-transfer-config", json.dumps(ns["kv_transfer_config"])]
+    return args
+
+
+def run(plan):
+    """Start an engine described by `plan` (built by sglang_plan/vllm_plan)
+    and serve until SIGTERM/SIGINT.  Returns the exit status."""
+    stop = FE.SignalFlag()
+    FE.signal.signal(FE.signal.SIGTERM, lambda s, f: stop.set())
+    FE.signal.signal(FE.signal.SIGINT, lambda s, f: stop.set())
+    try:
+        return serve(plan, stop)
+    except Refusal as e:
+        say(str(e))
+        sys.stderr.write(str(e) + "\n")
+        return e.code
+
+
+def serve(plan, stop):
+    FE.record(plan["port"], plan["host"], extra={
+        "prog": plan["prog"], "options": plan["options"], "role": plan["role"],
+        "served_model_names": plan["served"], "node_rank": plan["rank"],
+        "nnodes": plan["nnodes"], "serves_http": plan["http"],
+        "bootstrap_port": plan["bootstrap_port"]})
+    say("engine %s: pid %d on %s, role %s, rank %d/%d" % (
+        plan["prog"], os.getpid(), socket.gethostname(), plan["role"], plan["rank"],
+        plan["nnodes"]))
+    if os.environ.get("FAKE_ENGINE_MOONCAKE_CHECK", "1") != "0":
+        try:
+            addr = FE.mooncake_master_address(canonical_args(plan["engine"], plan["options"]))
+            if addr:
+                FE.wait_master(addr, stop)
+        except FE.StartupError as e:
+            raise Refusal("ERROR: %s" % e)
+    group = None
+    if plan["dist"]:
+        host, port = plan["dist"]
+        group = Rendezvous(host, port, plan["nnodes"], plan["rank"],
+                           FE.env_float("FAKE_DIST_INIT_TIMEOUT", 30.0), stop)
+        group.run()
+    delay = FE.env_float("FAKE_ENGINE_START_DELAY", 0.0)
+    if stop.is_set() or (delay > 0 and stop.wait(delay)):
+        say("Received signal, shutting down")
+        return 0
+    servers = []
+    if plan["bootstrap_port"] is not None and plan["rank"] == 0:
+        servers.append(listen(bind_host(), plan["bootstrap_port"], Bootstrap, "bootstrap"))
+        say("bootstrap server listening on port %d" % plan["bootstrap_port"])
+    if plan["http"]:
+        Worker.info = plan
+        servers.append(listen(plan["host"], plan["port"], Worker, "http"))
+        say("INFO:     Uvicorn running on http://%s:%d (Press CTRL+C to quit)"
+            % (plan["host"], plan["port"]))
+        say("The server is fired up and ready to roll!")
+    else:
+        say("rank %d serves no HTTP" % plan["rank"])
+    return wait_end(stop, group, servers)
+
+
+def wait_end(stop, group, servers):
+    crash = FE.env_float("FAKE_ENGINE_CRASH_AFTER")
+    end = None if crash is None else time.monotonic() + crash
+    code = 0
+    while not stop.wait(0.1):
+        if group is not None and group.lost.is_set():
+            # give a group-wide SIGTERM a moment to arrive before calling it a crash
+            if stop.wait(1.0):
+                break
+            say("ERROR: a peer of the distributed group went away (NCCL communicator aborted)")
+            code = 1
+            break
+        if end is not None and time.monotonic() >= end:
+            code = int(os.environ.get("FAKE_ENGINE_CRASH_CODE") or 1)
+            say("ERROR: engine exiting with code %d (FAKE_ENGINE_CRASH_AFTER=%s)" % (code, crash))
+            break
+    if code == 0:
+        say("Received signal, shutting down")
+    for srv in servers:
+        srv.shutdown()
+        srv.server_close()
+    return code
+
+
+def sglang_plan(ns):
+    """What an SGLang server with these options does, after the checks."""
+    check_model(ns["model_path"])
+    check_ranks(ns["nnodes"], ns["node_rank"])
+    world = (ns["tp_size"] or 1) * (ns["pp_size"] or 1)
+    if world % ns["nnodes"] != 0:
+        raise Refusal("AssertionError: tp_size * pp_size (%d) must be divisible by nnodes (%d)"
+                      % (world, ns["nnodes"]))
+    dist = None
+    if ns["nnodes"] > 1:
+        if not ns["dist_init_addr"]:
+            raise Refusal("ValueError: --dist-init-addr is required when --nnodes > 1")
+        dist = parse_hostport("--dist-init-addr", ns["dist_init_addr"])
+    elif ns["dist_init_addr"]:
+        parse_hostport("--dist-init-addr", ns["dist_init_addr"])
+    role = ns["disaggregation_mode"] or "null"
+    if role == "prefill" and ns.get("disaggregation_transfer_backend") == "fake":
+        raise Refusal("ValueError: a prefill server cannot use --disaggregation-transfer-backend "
+                      "fake")
+    name = ns["served_model_name"] or ns["model_path"]
+    if ":" in name:
+        raise Refusal("ValueError: served model name %r must not contain ':' (reserved for "
+                      "LoRA adapters)" % name)
+    return {"engine": "sglang", "prog": "sglang.launch_server", "options": ns, "role": role,
+            "model": ns["model_path"], "served": [name], "owner": "sglang",
+            "host": ns["host"], "port": ns["port"], "advertise": ns["host"],
+            "rank": ns["node_rank"], "nnodes": ns["nnodes"], "dist": dist,
+            "http": ns["node_rank"] == 0,
+            "bootstrap_port": ns["disaggregation_bootstrap_port"] if role == "prefill" else None}
+
+
+VLLM_DEFAULT_MODEL = "Qwen/Qwen3-0.6B"
+
+
+def vllm_plan(ns):
+    """What `vllm serve` with these options does, after the checks."""
+    model = ns.get("model_tag") or VLLM_DEFAULT_MODEL
+    ns["model"] = model
+    check_model(model)
+    check_ranks(ns["nnodes"], ns["node_rank"])
+    if ns["headless"] and (ns.get("api_server_count") or 0) > 0:
+        raise Refusal("ValueError: --api-server-count cannot be used with --headless")
+    dist = None
+    if ns["nnodes"] > 1 and ns.get("master_addr"):
+        dist = (ns["master_addr"], ns.get("master_port") or 29501)
+    kv = ns.get("kv_transfer_config") or {}
+    role = kv.get("kv_role", "kv_both") if isinstance(kv, dict) and kv else "null"
+    host = ns["host"] or "0.0.0.0"
+    return {"engine": "vllm", "prog": "vllm serve", "options": ns, "role": role,
+            "model": model, "served": ns["served_model_name"] or [model], "owner": "vllm",
+            "host": host, "port": ns["port"], "advertise": socket.gethostname(),
+            "rank": ns["node_rank"], "nnodes": ns["nnodes"], "dist": dist,
+            "http": not ns["headless"] and ns["node_rank"] == 0, "bootstrap_port": None}
+
+
+def main_sglang(args):
+    import strict_cli
+    ns = strict_cli.parse_argparse("sglang-launch-server", "sglang serve", args)
+    return plan_and_run(sglang_plan, ns)
+
+
+def main_vllm(args):
+    import strict_cli
+    ns = strict_cli.parse_vllm(args)
+    return plan_and_run(vllm_plan, ns)
+
+
+def check_only():
+    """$FAKE_CHECK_ONLY=1: parse and check, print the options, start nothing
+    (for tests that only ask whether an argv would be accepted)."""
+    return os.environ.get("FAKE_CHECK_ONLY", "") not in ("", "0")
+
+
+def print_options(ns):
+    sys.stdout.write(json.dumps(ns, sort_keys=True) + "\n")
+
+
+def plan_and_run(planner, ns):
+    try:
+        plan = planner(ns)
+    except Refusal as e:
+        sys.stderr.write(str(e) + "\n")
+        return e.code
+    if check_only():
+        print_options(ns)
+        return 0
+    return run(plan)

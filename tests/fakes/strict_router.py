@@ -1,0 +1,297 @@
+"""Runtime of the router stand-ins (tests/fakes/sglang_router,
+tests/fakes/vllm-router; see README.md).
+
+A router knows its workers from the command line: prefill URLs (each with
+an optional bootstrap port) and decode URLs in PD mode, plain worker URLs
+otherwise.  A poller asks each worker's health endpoint every
+$FAKE_ROUTER_POLL_SECONDS (0.5; the real default interval, 60 s, would make
+tests slow) and only workers that answered 200 count and get traffic.
+
+HTTP surface:
+- GET /health: 200 once the router serves.
+- GET /workers: {"workers": [...], "total": n, "stats": {"prefill_count",
+  "decode_count", "regular_count"}}, counting healthy workers only: the
+  shape srt-slurm's readiness gate reads.
+- GET /v1/models: the first healthy decode (or regular) worker's answer.
+- POST /v1/completions, /v1/chat/completions, /generate: forwarded.  The
+  SGLang router sends the request to one prefill and one decode at once,
+  with bootstrap_host/bootstrap_port/bootstrap_room added, and returns the
+  decode's answer.  vllm-router sends it to a prefill first (with
+  kv_transfer_params asking for a remote decode), then to a decode with the
+  kv_transfer_params the prefill returned.  Workers are taken round-robin.
+  Streaming is not imitated: the answer is always one JSON body.
+
+Python 3 standard library only.
+"""
+
+import json
+import os
+import random
+import socket
+import sys
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from http.server import BaseHTTPRequestHandler
+
+import strict_cli
+from strict_engine import FE, check_only, print_options, say
+
+
+class Workers:
+    """The worker list with health state and round-robin cursors."""
+
+    def __init__(self, prefill, decode, regular, endpoint):
+        self.entries = ([{"url": u, "worker_type": "prefill", "bootstrap_port": p}
+                         for u, p in prefill]
+                        + [{"url": u, "worker_type": "decode"} for u in decode]
+                        + [{"url": u, "worker_type": "regular"} for u in regular])
+        for e in self.entries:
+            e["is_healthy"] = False
+        self.endpoint = endpoint
+        self.lock = threading.Lock()
+        self.cursor = {}
+
+    def poll(self, stop, period):
+        while not stop.is_set():
+            for e in self.entries:
+                ok = http_status(e["url"].rstrip("/") + self.endpoint) == 200
+                with self.lock:
+                    e["is_healthy"] = ok
+            stop.wait(period)
+
+    def healthy(self, kind):
+        with self.lock:
+            return [e for e in self.entries if e["worker_type"] == kind and e["is_healthy"]]
+
+    def pick(self, kind):
+        pool = self.healthy(kind)
+        if not pool:
+            return None
+        with self.lock:
+            i = self.cursor.get(kind, 0)
+            self.cursor[kind] = i + 1
+        return pool[i % len(pool)]
+
+    def report(self):
+        with self.lock:
+            listed = [dict(e) for e in self.entries]
+        stats = {k + "_count": sum(1 for e in listed if e["worker_type"] == k and e["is_healthy"])
+                 for k in ("prefill", "decode", "regular")}
+        return {"workers": listed, "total": len(listed), "stats": stats}
+
+
+def http_status(url, timeout=2.0):
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+    except (OSError, ValueError):
+        return None
+
+
+def post(url, body, request_id, timeout=30.0):
+    """POST JSON; (status, decoded body or text) -- never raises."""
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json",
+                                          "X-Request-Id": request_id})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            status, data = r.status, r.read()
+    except urllib.error.HTTPError as e:
+        status, data = e.code, e.read()
+    except (OSError, ValueError) as e:
+        return 502, {"error": "worker %s unreachable: %s" % (url, e)}
+    try:
+        return status, json.loads(data)
+    except ValueError:
+        return status, {"error": data.decode("utf-8", "replace")}
+
+
+class Router(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    workers = None
+    flavour = "sglang"      # or "vllm": how a PD request is split
+    pd = False              # PD mode (else requests go to regular workers)
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def reply(self, status, obj):
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        p = self.path.split("?", 1)[0]
+        if p in ("/health", "/liveness", "/readiness"):
+            return self.reply(200, {"status": "ok"})
+        if p == "/workers":
+            return self.reply(200, self.workers.report())
+        if p == "/v1/models":
+            w = self.workers.pick("decode") or self.workers.pick("regular")
+            if w is None:
+                return self.reply(503, {"error": "no healthy worker"})
+            try:
+                with urllib.request.urlopen(w["url"].rstrip("/") + p, timeout=5) as r:
+                    return self.reply(r.status, json.loads(r.read()))
+            except (OSError, ValueError) as e:
+                return self.reply(502, {"error": str(e)})
+        return self.reply(404, {"error": "not found"})
+
+    def do_POST(self):
+        p = self.path.split("?", 1)[0]
+        n = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(n) if n else b"{}"
+        if p not in ("/generate", "/v1/completions", "/v1/chat/completions"):
+            return self.reply(404, {"error": "not found"})
+        try:
+            body = json.loads(raw)
+            assert isinstance(body, dict)
+        except (ValueError, AssertionError):
+            return self.reply(400, {"error": "request body is not a JSON object"})
+        rid = self.headers.get("X-Request-Id") or "req-" + uuid.uuid4().hex
+        if self.pd:
+            split = pd_sglang if self.flavour == "sglang" else pd_vllm
+            status, out = split(self.workers, p, body, rid)
+        else:
+            w = self.workers.pick("regular")
+            status, out = (503, {"error": "no healthy worker"}) if w is None else \
+                post(w["url"].rstrip("/") + p, body, rid)
+        return self.reply(status, out)
+
+
+def pd_sglang(workers, path, body, rid):
+    """One prefill and one decode at once, bootstrap fields added; the
+    decode's answer is the router's."""
+    pf, dc = workers.pick("prefill"), workers.pick("decode")
+    if pf is None or dc is None:
+        return 503, {"error": "PD mode needs a healthy prefill and a healthy decode worker"}
+    body = dict(body, bootstrap_host=urllib.parse.urlsplit(pf["url"]).hostname,
+                bootstrap_port=pf["bootstrap_port"], bootstrap_room=random.getrandbits(63))
+    result = {}
+
+    def send(key, w):
+        result[key] = post(w["url"].rstrip("/") + path, body, rid)
+
+    threads = [threading.Thread(target=send, args=k) for k in (("p", pf), ("d", dc))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if result["p"][0] != 200:
+        return 502, {"error": "prefill %s answered %s" % (pf["url"], result["p"][0]),
+                     "detail": result["p"][1]}
+    return result["d"]
+
+
+def pd_vllm(workers, path, body, rid):
+    """Prefill first (asked to leave the KV cache for a remote decode), then
+    decode with the prefill's kv_transfer_params."""
+    pf, dc = workers.pick("prefill"), workers.pick("decode")
+    if pf is None or dc is None:
+        return 503, {"error": "PD mode needs a healthy prefill and a healthy decode worker"}
+    first = dict(body, max_tokens=1, stream=False,
+                 kv_transfer_params={"do_remote_decode": True, "do_remote_prefill": False,
+                                     "remote_engine_id": None, "remote_block_ids": None,
+                                     "remote_host": None, "remote_port": None})
+    st, out = post(pf["url"].rstrip("/") + path, first, rid)
+    if st != 200:
+        return 502, {"error": "prefill %s answered %s" % (pf["url"], st), "detail": out}
+    second = dict(body, kv_transfer_params=out.get("kv_transfer_params") or {})
+    return post(dc["url"].rstrip("/") + path, second, rid)
+
+
+# ---------------------------------------------------------------------------
+
+def sglang_workers(ns):
+    """(prefill [(url, port|None)], decode [url], regular [url]) from the
+    SGLang router's options, as its _parse_prefill_urls reads them."""
+    if not ns["pd_disaggregation"]:
+        return [], [], list(ns["worker_urls"] or [])
+    prefill = []
+    for item in ns["prefill"] or []:
+        port = None
+        if len(item) > 1 and item[1].lower() != "none":
+            try:
+                port = int(item[1])
+            except ValueError:
+                raise SystemExit("ValueError: invalid bootstrap port %r for prefill %s"
+                                 % (item[1], item[0]))
+        prefill.append((item[0], port))
+    decode = [d[0] for d in ns["decode"] or []]
+    if not ns["service_discovery"] and (not prefill or not decode):
+        raise SystemExit("ValueError: PD disaggregation mode requires at least one --prefill "
+                         "and one --decode URL (or service discovery)")
+    return prefill, decode, []
+
+
+def vllm_workers(ns):
+    if not ns["vllm_pd_disaggregation"]:
+        return [], [], list(ns["worker_urls"] or [])
+    prefill, decode = ns["prefill"], list(ns["decode"] or [])
+    if not ns["service_discovery"] and not ns["vllm_discovery_address"] \
+            and (not prefill or not decode):
+        raise SystemExit("Error: PD mode needs --prefill and --decode URLs, "
+                         "--vllm-discovery-address, or service discovery")
+    return prefill, decode, []
+
+
+def serve(prog, flavour, ns, lists):
+    if check_only():
+        print_options(ns)
+        return 0
+    stop = FE.SignalFlag()
+    FE.signal.signal(FE.signal.SIGTERM, lambda s, f: stop.set())
+    FE.signal.signal(FE.signal.SIGINT, lambda s, f: stop.set())
+    prefill, decode, regular = lists
+    FE.record(ns["port"], ns["host"], name="router.jsonl", extra={
+        "prog": prog, "options": ns, "prefill": [list(p) for p in prefill],
+        "decode": decode, "regular": regular})
+    workers = Workers(prefill, decode, regular, ns["health_check_endpoint"] or "/health")
+    Router.workers, Router.flavour, Router.pd = workers, flavour, bool(prefill or decode)
+    try:
+        srv = FE.Server((ns["host"], ns["port"]), Router)
+    except OSError as e:
+        say("ERROR: failed to bind %s:%d: %s" % (ns["host"], ns["port"], e.strerror))
+        return 1
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05},
+                     daemon=True).start()
+    threading.Thread(target=workers.poll,
+                     args=(stop, FE.env_float("FAKE_ROUTER_POLL_SECONDS", 0.5)),
+                     daemon=True).start()
+    say("%s: pid %d on %s, %d prefill, %d decode, %d regular workers; listening on %s:%d"
+        % (prog, os.getpid(), socket.gethostname(), len(prefill), len(decode), len(regular),
+           ns["host"], ns["port"]))
+    stop.wait()
+    say("Received signal, shutting down")
+    srv.shutdown()
+    srv.server_close()
+    return 0
+
+
+def start(prog, flavour, ns, workers_of):
+    try:
+        lists = workers_of(ns)
+    except SystemExit as e:
+        sys.stderr.write("%s\n" % e)
+        return 1
+    return serve(prog, flavour, ns, lists)
+
+
+def main_sglang(args):
+    # run as `python3 -m sglang_router.launch_router`, argparse names the
+    # program after the module's file
+    ns = strict_cli.parse_argparse("sglang-router", "launch_router.py", args)
+    return start("sglang_router.launch_router", "sglang", ns, sglang_workers)
+
+
+def main_vllm(args):
+    ns = strict_cli.parse_clap("vllm-router", "vllm-router", args)
+    return start("vllm-router", "vllm", ns, vllm_workers)
