@@ -12,6 +12,8 @@
 #include "cli/cli.h"
 #include "controller/controller.h"
 #include "service/sdnotify.h"
+#include "http/server.h"
+#include "notify/notify.h"
 #include "util/buf.h"
 #include "util/clock.h"
 
@@ -23,6 +25,7 @@
 
 static const char usage_text[] =
 	"usage: srtctl controller [--once] [--interval DURATION] [--db PATH] [--url URL]\n"
+	"                         [--listen [ADDR:]PORT [--listen-public]]\n"
 	"\n"
 	"Reconcile the recipes in the state database against SLURM: create a run for each\n"
 	"new recipe generation, render its plan and batch script into its run directory,\n"
@@ -37,6 +40,12 @@ static const char usage_text[] =
 	"                           ~/.local/state/srtctl/srtctl.db)\n"
 	"      --url URL            slurmrestd (default: $SRTCTL_SLURMRESTD_URL, then\n"
 	"                           slurmrestd.url in srtslurm.yaml)\n"
+	"      --listen [ADDR:]PORT serve /metrics (Prometheus), /healthz, /readyz and a\n"
+	"                           read-only status page at / over HTTP (off by default;\n"
+	"                           without ADDR: 127.0.0.1; PORT 0: any free port, printed\n"
+	"                           in the start line)\n"
+	"      --listen-public      allow a --listen address that is not loopback (the\n"
+	"                           server has no authentication: prefer a proxy)\n"
 	"  -v, --verbose            also log a line per pass\n"
 	"  -h, --help               show this help\n"
 	"\n"
@@ -48,9 +57,12 @@ static const char usage_text[] =
 	"its first pass, the last pass's summary as STATUS=, WATCHDOG=1 at half the\n"
 	"unit's WatchdogSec (also while it waits between passes) and STOPPING=1 on\n"
 	"SIGTERM. Without systemd none of this is sent.\n"
+	"With notify: in srtslurm.yaml, a run that Failed and a service in CrashLoopBackOff\n"
+	"are sent to notify.command as one JSON event on stdin (see docs/operations.md).\n"
 	"\n"
 	"Exit codes: 0 stopped by a signal (or --once done), 1 cannot run (invalid cluster\n"
-	"config, lock held, no slurmrestd configured), 2 usage or an I/O or database error\n"
+	"config, lock held, no slurmrestd configured, the --listen address cannot be\n"
+	"bound), 2 usage or an I/O or database error\n"
 	"(the cluster config cannot be read, the database cannot be opened, a --once pass\n"
 	"failed).\n";
 
@@ -60,6 +72,13 @@ struct printer {
 	bool watchdog; /* systemd's watchdog is on: ping it */
 	int lock_fd;   /* the controller lock: each pass's end is noted in it */
 	const char *db, *url, *root;
+	/* Hooked onto the loop after each pass (both may be NULL). */
+	struct srt_http_server *http;
+	struct srt_notifier *notifier;
+	struct srt_store *store;
+	struct srt_slurm_client *slurm;
+	struct srt_metrics_loop loop; /* accumulated here, published to the server */
+	char listen[96];
 };
 
 /* The start line, printed once a signal stops the loop cleanly (tests wait for it). */
@@ -67,8 +86,47 @@ static void print_start(void *arg)
 {
 	const struct printer *p = arg;
 
-	fprintf(stderr, "srtctl controller: database %s, slurmrestd %s, run directories in %s\n",
-		p->db, p->url, p->root);
+	fprintf(stderr,
+		"srtctl controller: database %s, slurmrestd %s, run directories in %s%s%s\n", p->db,
+		p->url, p->root, p->http ? ", http on " : "", p->http ? p->listen : "");
+}
+
+/* One non-blocking step of the notifier: settle the running command, start the next. */
+static void notify_step(void *arg)
+{
+	struct printer *p = arg;
+	struct srt_notify_step ns;
+	struct srt_error err;
+
+	if (!p->notifier)
+		return;
+	if (srt_notifier_step(p->notifier, p->store, srt_store_now(p->store), &ns, &err) != 0)
+		fprintf(stderr, "srtctl controller: notify: %s\n", err.msg);
+	p->loop.notifications_delivered += ns.delivered;
+	p->loop.notifications_failed += ns.failed;
+}
+
+/* After each pass: notifications, then the numbers for /metrics. */
+static void after_pass(void *arg, int rc, const struct srt_pass_stats *st, int64_t next_wait_ms)
+{
+	struct printer *p = arg;
+	struct srt_slurm_stats ss;
+
+	notify_step(p);
+	if (!p->http)
+		return;
+	srt_metrics_loop_observe(&p->loop, rc == 0, st->usec);
+	p->loop.actions += st->actions;
+	p->loop.action_errors += st->action_errors;
+	p->loop.events_ingested += st->events_ingested;
+	p->loop.slurm_known = st->slurm_known;
+	if (st->slurm_rc < 0 && st->slurm_rc > -SRT_METRICS_SLURM_CODES)
+		p->loop.listing_failures[-st->slurm_rc]++;
+	srt_slurm_client_stats(p->slurm, &ss);
+	p->loop.slurm_requests = ss.requests;
+	p->loop.slurm_failures = ss.failures;
+	p->loop.last_pass_at = srt_store_now(p->store);
+	srt_http_server_publish(p->http, &p->loop, next_wait_ms);
 }
 
 /* One line on a pass: its counts and costs, for stderr and systemd's STATUS=. */
@@ -121,23 +179,33 @@ static void ping_watchdog(void *arg)
 
 int srt_cmd_controller(int argc, char **argv)
 {
-	enum { OPT_DB = 256, OPT_URL, OPT_INTERVAL, OPT_ONCE };
+	enum {
+		OPT_DB = 256,
+		OPT_URL,
+		OPT_INTERVAL,
+		OPT_ONCE,
+		OPT_LISTEN,
+		OPT_LISTEN_PUBLIC
+	};
 	static const struct option opts[] = {
 		{ "once", no_argument, NULL, OPT_ONCE },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "url", required_argument, NULL, OPT_URL },
+		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "listen-public", no_argument, NULL, OPT_LISTEN_PUBLIC },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *db_arg = NULL, *url_arg = NULL;
-	bool once = false, verbose = false;
+	const char *db_arg = NULL, *url_arg = NULL, *listen_arg = NULL;
+	bool once = false, verbose = false, listen_public = false;
+	struct srt_http_listen listen;
 	int64_t interval = 5000;
 	struct srt_cluster cluster;
 	struct srt_cli_slurm sc;
 	struct srt_controller *ctl = NULL;
-	struct printer pr = { false, false, false, -1, NULL, NULL, NULL };
+	struct printer pr = { .lock_fd = -1 };
 	int64_t watchdog_ms = srt_sdnotify_watchdog_ms();
 	struct srt_store *store = NULL;
 	struct srt_slurm_client *slurm = NULL;
@@ -170,6 +238,12 @@ int srt_cmd_controller(int argc, char **argv)
 		case OPT_URL:
 			url_arg = optarg;
 			break;
+		case OPT_LISTEN:
+			listen_arg = optarg;
+			break;
+		case OPT_LISTEN_PUBLIC:
+			listen_public = true;
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -182,6 +256,11 @@ int srt_cmd_controller(int argc, char **argv)
 	}
 	if (optind < argc)
 		return srt_cli_usage_error("controller", "unexpected argument '%s'", argv[optind]);
+	if (listen_public && !listen_arg)
+		return srt_cli_usage_error("controller",
+					   "--listen-public needs --listen ADDR:PORT");
+	if (listen_arg && srt_http_listen_parse(listen_arg, listen_public, &listen, &err) != 0)
+		return srt_cli_usage_error("controller", "%s", err.msg);
 	rc = srt_cli_load_cluster("controller", &cluster, true);
 	if (rc != SRT_EXIT_OK)
 		goto out;
@@ -230,6 +309,40 @@ int srt_cmd_controller(int argc, char **argv)
 		fprintf(stderr, "srtctl controller: %s\n", err.msg);
 		goto out;
 	}
+	if (cluster.notify.command.n &&
+	    srt_notifier_new(&pr.notifier,
+			     &(struct srt_notify_config){
+				     .argv = cluster.notify.command.v,
+				     .argc = cluster.notify.command.n,
+				     .timeout_ms = cluster.notify.timeout_ms,
+				     .backoff_ms = cluster.notify.backoff_ms,
+				     .max_attempts = cluster.notify.max_attempts,
+				     .log = stderr,
+			     },
+			     &err) != 0) {
+		fprintf(stderr, "srtctl controller: %s\n", err.msg);
+		goto out;
+	}
+	if (listen_arg) {
+		if (srt_http_server_start(
+			    &pr.http,
+			    &(struct srt_http_config){
+				    .listen = listen,
+				    .db_path = db,
+				    .interval_ms = interval,
+				    .grace_ms =
+					    2LL * (sc.cfg.timeout_ms ? sc.cfg.timeout_ms : 30000),
+			    },
+			    &err) != 0) {
+			fprintf(stderr, "srtctl controller: %s\n", err.msg);
+			goto out;
+		}
+		snprintf(pr.listen, sizeof(pr.listen), "%.*s%u",
+			 (int)(strrchr(listen.text, ':') - listen.text + 1), listen.text,
+			 (unsigned)srt_http_server_port(pr.http));
+	}
+	pr.store = store;
+	pr.slurm = slurm;
 	pr.verbose = verbose;
 	pr.watchdog = watchdog_ms > 0;
 	pr.lock_fd = lock_fd;
@@ -243,6 +356,8 @@ int srt_cmd_controller(int argc, char **argv)
 							      .on_pass = print_pass,
 							      .tick_ms = watchdog_ms,
 							      .on_tick = ping_watchdog,
+							      .after_pass = after_pass,
+							      .idle = notify_step,
 							      .arg = &pr },
 			       &err) != 0) {
 		rc = SRT_EXIT_USAGE; /* a --once pass failed (a database error) */
@@ -253,6 +368,8 @@ int srt_cmd_controller(int argc, char **argv)
 	fprintf(stderr, "srtctl controller: stopped\n");
 	rc = SRT_EXIT_OK;
 out:
+	srt_http_server_stop(pr.http);
+	srt_notifier_free(pr.notifier);
 	srt_controller_free(ctl);
 	srt_slurm_client_free(slurm);
 	srt_store_close(store);

@@ -1073,6 +1073,7 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 		}
 	}
 	stats->slurm_known = src == SRT_SLURM_OK && c->have_jobs;
+	stats->slurm_rc = src;
 	if (!stats->slurm_known) {
 		c->slurm_failures++;
 		logf_(c, "slurmrestd: %s: %s; run states are unknown this pass", srt_slurm_rc_name(src),

@@ -60,6 +60,7 @@ struct srt_pass_stats {
 	size_t action_errors;	/* decisions whose effect failed (retried next pass) */
 	size_t events_ingested; /* agent events ingested */
 	bool slurm_known; /* the job listing succeeded */
+	int slurm_rc;	  /* the job listing's result: SRT_SLURM_OK or a negative srt_slurm_rc */
 	int64_t usec; /* wall time of the pass */
 	int64_t cpu_usec; /* CPU time of the pass (user + system, this process) */
 	long max_rss_kb; /* peak resident memory of the process so far */
@@ -96,6 +97,13 @@ struct srt_controller_loop {
 	void (*on_pass)(void *arg, int rc, const struct srt_pass_stats *st,
 			const struct srt_error *err);
 	/*
+	 * Called after on_pass with the pass's result and the wait the loop takes next (the interval
+	 * with its back-off, 0 with `once`): the place for work hooked onto the
+	 * loop (metrics, notifications); it must not block.  May be NULL.
+	 */
+	void (*after_pass)(void *arg, int rc, const struct srt_pass_stats *st,
+			   int64_t next_wait_ms);
+	/*
 	 * Wait `ms` between passes; NULL: sleep, waking every 200 ms to notice
 	 * a stop request.  Tests pass their own (no wall time).
 	 */
@@ -108,6 +116,13 @@ struct srt_controller_loop {
 	 */
 	int64_t tick_ms;
 	void (*on_tick)(void *arg);
+	/*
+	 * With the default sleep: called about every 200 ms while the loop
+	 * waits between passes (however long the back-off), for hooked work
+	 * that must not wait for the next pass (a notifier's timeout); it must
+	 * not block.  May be NULL.
+	 */
+	void (*idle)(void *arg);
 	void *arg;
 };
 

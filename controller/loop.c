@@ -38,12 +38,11 @@ int64_t srt_controller_backoff_ms(int64_t interval_ms, int slurm_failures)
 	return wait;
 }
 
-/* Sleep `ms`, waking every 200 ms to notice a stop request. */
-static void sleep_ms(void *arg, int64_t ms)
+/* Sleep `ms`, waking every 200 ms to notice a stop request and to call the idle hook. */
+static void sleep_ms(const struct srt_controller_loop *loop, int64_t ms)
 {
 	int64_t until = srt_monotonic_ms() + ms;
 
-	(void)arg;
 	while (!stop_requested) {
 		int64_t left = until - srt_monotonic_ms();
 		struct timespec ts;
@@ -55,17 +54,24 @@ static void sleep_ms(void *arg, int64_t ms)
 		ts.tv_sec = left / 1000;
 		ts.tv_nsec = (left % 1000) * 1000000;
 		nanosleep(&ts, NULL);
+		if (loop->idle && !stop_requested)
+			loop->idle(loop->arg);
 	}
 }
 
-/* Wait `ms` in slices of at most loop->tick_ms, calling on_tick after each. */
-static void wait_between(const struct srt_controller_loop *loop, void (*wait)(void *, int64_t),
-			 int64_t ms)
+/*
+ * Wait `ms` in slices of at most loop->tick_ms, calling on_tick after each;
+ * each slice is the caller's sleep, or ours (with the idle hook).
+ */
+static void wait_between(const struct srt_controller_loop *loop, int64_t ms)
 {
 	while (ms > 0 && !stop_requested) {
 		int64_t slice = loop->tick_ms > 0 && loop->tick_ms < ms ? loop->tick_ms : ms;
 
-		wait(loop->arg, slice);
+		if (loop->sleep_ms)
+			loop->sleep_ms(loop->arg, slice);
+		else
+			sleep_ms(loop, slice);
 		ms -= slice;
 		if (loop->on_tick && !stop_requested)
 			loop->on_tick(loop->arg);
@@ -75,7 +81,6 @@ static void wait_between(const struct srt_controller_loop *loop, void (*wait)(vo
 int srt_controller_run(struct srt_controller *c, const struct srt_controller_loop *loop,
 		       struct srt_error *err)
 {
-	void (*wait)(void *, int64_t) = loop->sleep_ms ? loop->sleep_ms : sleep_ms;
 	struct sigaction sa, old_term, old_int;
 	int rc = 0;
 
@@ -91,17 +96,22 @@ int srt_controller_run(struct srt_controller *c, const struct srt_controller_loo
 		struct srt_pass_stats st;
 		int prc = srt_controller_pass(c, &st, err);
 
+		int64_t next = loop->once ?
+				       0 :
+				       srt_controller_backoff_ms(loop->interval_ms,
+								 srt_controller_slurm_failures(c));
+
 		if (loop->on_pass)
 			loop->on_pass(loop->arg, prc, &st, err);
+		if (loop->after_pass)
+			loop->after_pass(loop->arg, prc, &st, next);
 		if (loop->once) {
 			rc = prc;
 			break;
 		}
 		if (stop_requested)
 			break;
-		wait_between(loop, wait,
-			     srt_controller_backoff_ms(loop->interval_ms,
-						       srt_controller_slurm_failures(c)));
+		wait_between(loop, next);
 		if (stop_requested)
 			break;
 	}

@@ -12,6 +12,7 @@
  */
 #include "recipe/cluster.h"
 #include "recipe/script.h"
+#include "util/clock.h"
 #include "util/strutil.h"
 
 #include <errno.h>
@@ -60,6 +61,9 @@ void srt_cluster_defaults(struct srt_cluster *c)
 	c->use_gpus_per_node_directive = true;
 	c->use_segment_sbatch_directive = true;
 	c->use_exclusive_sbatch_directive = -1;
+	c->notify.timeout_ms = 30000;
+	c->notify.backoff_ms = 5000;
+	c->notify.max_attempts = 10;
 	for (int k = 0; k < SRT_CMD_COUNT; k++) {
 		size_t n = 0;
 
@@ -144,6 +148,7 @@ static const struct top_key top_keys[] = {
 	{ "model_paths", KEY_READ },
 	{ "network_interface", KEY_READ },
 	{ "nginx_raise_ulimit", KEY_IGNORED },
+	{ "notify", KEY_READ },
 	{ "output_dir", KEY_IGNORED },
 	{ "preflight", KEY_IGNORED },
 	{ "reporting", KEY_IGNORED },
@@ -385,6 +390,55 @@ static void default_directives(struct cctx *cc, struct srt_cluster *c, const str
 	}
 }
 
+/* A duration key of a section: "30s", "500ms", "2m"; from 1 ms to `max_ms`. */
+static void duration_at(struct cctx *cc, const struct srt_ynode *map, const char *key,
+			const char *path, int64_t max_ms, int64_t *out)
+{
+	const struct srt_ynode *t = srt_ynode_get(map, key);
+	int64_t ms;
+
+	if (!t || srt_ynode_is_null(t))
+		return;
+	if (t->kind != SRT_Y_SCALAR || srt_duration_parse(t->str, &ms) != 0 || ms < 1 ||
+	    ms > max_ms)
+		cerr(cc, t, path, "must be a duration such as 500ms, 30s or 2m, at most %lld s",
+		     (long long)(max_ms / 1000));
+	else
+		*out = ms;
+}
+
+/* notify: {command, timeout, backoff, max_attempts} */
+static void notify_section(struct cctx *cc, struct srt_cluster *c, const struct srt_ynode *v)
+{
+	static const char *const keys[] = { "command", "timeout", "backoff", "max_attempts", NULL };
+	const struct srt_ynode *t;
+	int64_t n;
+
+	if (!v || srt_ynode_is_null(v))
+		return;
+	if (v->kind != SRT_Y_MAP) {
+		cerr(cc, v, "notify", "must be a mapping with command: [argv...]");
+		return;
+	}
+	keys_known(cc, v, "notify", keys);
+	t = srt_ynode_get(v, "command");
+	if (!t || srt_ynode_is_null(t))
+		cerr(cc, v, "notify",
+		     "needs command: the program (an argv list) that receives "
+		     "each notification as JSON on stdin");
+	else
+		argv_at(cc, t, "notify.command", &c->notify.command);
+	duration_at(cc, v, "timeout", "notify.timeout", 3600 * 1000, &c->notify.timeout_ms);
+	duration_at(cc, v, "backoff", "notify.backoff", 3600 * 1000, &c->notify.backoff_ms);
+	t = srt_ynode_get(v, "max_attempts");
+	if (t && !srt_ynode_is_null(t)) {
+		if (!srt_ynode_int(t, &n) || n < 1 || n > 1000)
+			cerr(cc, t, "notify.max_attempts", "must be an integer from 1 to 1000");
+		else
+			c->notify.max_attempts = (int)n;
+	}
+}
+
 int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_diags *diags)
 {
 	static const char *const rt[] = { "network_interface", "container_runtime", "log_root",
@@ -486,6 +540,7 @@ int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_di
 			}
 		}
 	}
+	notify_section(&cc, c, srt_ynode_get(root, "notify"));
 	v = srt_ynode_get(root, "commands");
 	if (v && !srt_ynode_is_null(v)) {
 		if (v->kind != SRT_Y_MAP) {

@@ -27,6 +27,11 @@
  *     sglang_router: [python3, -m, sglang_router.launch_router]
  *     vllm_router:   [vllm-router]
  *   visible_devices_env: CUDA_VISIBLE_DEVICES  # the GPU-set variable (ROCm: ROCR_VISIBLE_DEVICES)
+ *   notify:                         # the controller's notifications (docs/operations.md)
+ *     command: [/usr/local/bin/page-oncall]   # one JSON event on stdin
+ *     timeout: 30s                  # killed after this (by PID)
+ *     backoff: 5s                   # first retry; doubled per attempt, up to 10m
+ *     max_attempts: 10              # then the notification is Abandoned
  *
  *   use_gpus_per_node_directive / use_segment_sbatch_directive /
  *   use_exclusive_sbatch_directive: bool, default_sbatch_directives: {k: v}
@@ -93,6 +98,11 @@ struct srt_cluster {
 	int use_exclusive_sbatch_directive; /* -1 unset, 0, 1 */
 	/* default_sbatch_directives, long names; a recipe's directive of the same group wins */
 	struct srt_env default_sbatch_directives;
+	struct {
+		struct srt_argv command; /* n == 0: no notify command configured */
+		int64_t timeout_ms, backoff_ms;
+		int max_attempts;
+	} notify;
 };
 
 /* Fill *c with the built-in defaults (no allocation). */

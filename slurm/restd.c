@@ -295,9 +295,41 @@ static void auth_hint(struct srt_slurm *s, struct srt_error *err)
 	srt_buf_release(&b);
 }
 
+/*
+ * curl's message without the elapsed time it names ("Failed to connect to
+ * h port 9 after 4 ms: ...", "timed out after 5001 milliseconds"): the same
+ * failure must give the same text, or every pass writes a new event instead
+ * of counting the one it already wrote.  Cut in place.
+ */
+static void drop_elapsed(char *msg)
+{
+	static const char *const units[] = { " ms", " milliseconds" };
+	char *p = msg;
+
+	while ((p = strstr(p, " after ")) != NULL) {
+		char *q = p + strlen(" after ");
+		size_t digits = strspn(q, "0123456789");
+		bool cut = false;
+
+		for (size_t i = 0; digits && !cut && i < sizeof(units) / sizeof(units[0]); i++) {
+			size_t n = strlen(units[i]);
+
+			if (!strncmp(q + digits, units[i], n)) {
+				memmove(p, q + digits + n, strlen(q + digits + n) + 1);
+				cut = true;
+			}
+		}
+		if (!cut)
+			p = q;
+	}
+}
+
 static int curl_failure(struct srt_slurm *s, CURLcode cc, struct srt_error *err)
 {
-	const char *detail = s->curl_err[0] ? s->curl_err : s->cu.easy_strerror(cc);
+	const char *detail;
+
+	drop_elapsed(s->curl_err);
+	detail = s->curl_err[0] ? s->curl_err : s->cu.easy_strerror(cc);
 
 	switch (cc) {
 	case CURLE_COULDNT_CONNECT:

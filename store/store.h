@@ -396,6 +396,56 @@ struct srt_store_health {
  */
 int srt_store_inspect(const char *path, struct srt_store_health *out, struct srt_error *err);
 
+/* ---- notifications (migrations/0003_notifications.sql) ---- */
+
+/*
+ * Pending notifications are inserted by triggers in the transaction of the
+ * change they report: a run becoming Failed (event id "run-failed:<run
+ * uid>"), a service entering CrashLoopBackOff ("service-crashloop:<run
+ * uid>:<instance>:<restarts>").  The payload is the JSON event the notify
+ * command reads on stdin; it carries the event id as "id".
+ */
+struct srt_notification_row {
+	int64_t id;
+	char *event_id, *reason, *kind, *name, *payload, *state, *last_error;
+	int64_t attempts, next_attempt_at, created_at, updated_at;
+};
+/* The oldest Pending notification due at `now`: 1 found (release *out), 0 none, -1 error. */
+int srt_store_notification_next_due(struct srt_store *s, int64_t now,
+				    struct srt_notification_row *out, struct srt_error *err);
+/*
+ * Record a delivery step of notification `id`: its state ("Pending",
+ * "Delivered", "Abandoned"), one more attempt when `attempt`, when it is due
+ * next (< 0 leaves it), and the last error (NULL leaves it).  An unknown id
+ * is an error.
+ */
+int srt_store_notification_update(struct srt_store *s, int64_t id, const char *state, bool attempt,
+				  int64_t next_attempt_at, const char *error,
+				  struct srt_error *err);
+void srt_notification_row_release(struct srt_notification_row *r);
+
+/* ---- counts, for metrics ---- */
+
+enum srt_store_count {
+	SRT_COUNT_RUN_PHASE,	      /* key: phase */
+	SRT_COUNT_SERVICE_STATE,      /* key: state */
+	SRT_COUNT_WORKER_STATE,	      /* key: state */
+	SRT_COUNT_RESTARTS,	      /* key: "service" | "worker"; count: sum of restarts */
+	SRT_COUNT_EVENT_REASON,	      /* key: type, key2: reason; count: occurrences */
+	SRT_COUNT_CAMPAIGN_STATE,     /* key: state (deleted campaigns left out) */
+	SRT_COUNT_RECIPES,	      /* key: "live" | "deleted" */
+	SRT_COUNT_NOTIFICATION_STATE, /* key: state */
+	SRT_COUNT_KINDS,
+};
+struct srt_count_row {
+	char *key, *key2; /* key2 NULL unless the count has two keys */
+	int64_t count;
+};
+/* Counts by key, sorted by key.  Free *rows with srt_count_rows_free(). */
+int srt_store_count(struct srt_store *s, enum srt_store_count what, struct srt_count_row **rows,
+		    size_t *n, struct srt_error *err);
+void srt_count_rows_free(struct srt_count_row *rows, size_t n);
+
 /* ---- the controller lock (a flock on "<db path>.lock") ---- */
 
 /*

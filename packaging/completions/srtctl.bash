@@ -78,7 +78,11 @@ _srtctl() {
 		return
 		;;
 	-o | --output)
-		mapfile -t COMPREPLY < <(compgen -W "$(_srtctl_usage_alternatives "$bin" "$verb" output)" -- "$cur")
+		local formats
+		formats=$(_srtctl_usage_alternatives "$bin" "$verb" output)
+		# csv is a table of points: `get` offers it for points only.
+		[[ $verb == get && ${args[0]-} != points ]] && formats=$(grep -vx csv <<<"$formats")
+		mapfile -t COMPREPLY < <(compgen -W "$formats" -- "$cur")
 		return
 		;;
 	--run)

@@ -52,6 +52,7 @@ expect "campaigns" srtctl get c
 expect "recipes runs" srtctl get r
 expect "campaign recipe run service" srtctl describe ""
 expect "json wide yaml" srtctl get runs -o ""
+expect "csv json wide yaml" srtctl get points -o ""
 expect "json text" srtctl doctor -o ""
 
 # Names from the database: $SRTCTL_DB, then the --db on the line.

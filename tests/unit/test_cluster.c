@@ -39,6 +39,9 @@ static void test_defaults(void **state)
 	assert_int_equal(c.commands[SRT_CMD_MOONCAKE_STORE].n, 3);
 	assert_string_equal(c.commands[SRT_CMD_VLLM].v[1], "serve");
 	assert_int_equal(c.slurmrestd.timeout_seconds, 30);
+	assert_int_equal(c.notify.command.n, 0);
+	assert_int_equal(c.notify.timeout_ms, 30000);
+	assert_int_equal(c.notify.max_attempts, 10);
 }
 
 static void test_full(void **state)
@@ -55,7 +58,9 @@ static void test_full(void **state)
 			       "slurmrestd:\n  url: http://127.0.0.1:6820\n  user: ci\n"
 			       "  token_command: [scontrol, token]\n  timeout_seconds: 5\n"
 			       "commands:\n  mooncake_master: [/opt/fake_master]\n"
-			       "  sglang: [python3, /opt/fake_engine.py]\n",
+			       "  sglang: [python3, /opt/fake_engine.py]\n"
+			       "notify: {command: [/bin/page, -q], timeout: 2s, backoff: 250ms, "
+			       "max_attempts: 3}\n",
 			       &c, &d),
 			 0);
 	assert_int_equal(d.n, 0);
@@ -71,6 +76,11 @@ static void test_full(void **state)
 	assert_int_equal(c.commands[SRT_CMD_MOONCAKE_MASTER].n, 1);
 	assert_string_equal(c.commands[SRT_CMD_MOONCAKE_MASTER].v[0], "/opt/fake_master");
 	assert_string_equal(c.commands[SRT_CMD_SGLANG].v[1], "/opt/fake_engine.py");
+	assert_int_equal(c.notify.command.n, 2);
+	assert_string_equal(c.notify.command.v[1], "-q");
+	assert_int_equal(c.notify.timeout_ms, 2000);
+	assert_int_equal(c.notify.backoff_ms, 250);
+	assert_int_equal(c.notify.max_attempts, 3);
 	/* untouched commands keep their defaults */
 	assert_string_equal(c.commands[SRT_CMD_VLLM].v[0], "vllm");
 	srt_cluster_release(&c);
@@ -106,6 +116,16 @@ static void test_errors(void **state)
 		  "srtslurm.yaml:1:18: model_paths: alias 'a' must be a string (the model path)" },
 		{ "cluster: {acount: x}\n",
 		  "srtslurm.yaml:1:11: cluster: unknown key 'acount'; did you mean 'account'?" },
+		{ "notify: {timeout: 5s}\n",
+		  "srtslurm.yaml:1:9: notify: needs command: the program (an argv list) that "
+		  "receives each notification as JSON on stdin" },
+		{ "notify: {command: [x], timeout: 0s}\n",
+		  "srtslurm.yaml:1:33: notify.timeout: must be a duration such as 500ms, 30s or 2m, "
+		  "at most 3600 s" },
+		{ "notify: {command: [x], max_attempts: 0}\n",
+		  "srtslurm.yaml:1:38: notify.max_attempts: must be an integer from 1 to 1000" },
+		{ "notify: {command: [x], retries: 3}\n",
+		  "srtslurm.yaml:1:24: notify: unknown key 'retries'" },
 		{ "cluster: [x]\n",
 		  "srtslurm.yaml:1:10: cluster: must be the cluster's name or a mapping of defaults "
 		  "(account, partition, network_interface, default_time_limit, default_container)" },
