@@ -88,7 +88,8 @@ struct srt_agent_decision srt_agent_decide(const struct srt_restart_policy *rp, 
 /*
  * The argv of process pr's SLURM step (NULL-terminated, in a): srun
  * --overlap --nodes=1 --ntasks=1 --nodelist=HOST --job-name=NAME [pyxis:
- * --container-image=IMG --container-mounts=LOG_DIR:/logs] env -- NAME=VALUE
+ * --container-image=IMG --container-mounts=LOG_DIR:/logs[,MODEL_DIR:/model for a
+ * worker with a model_mount]] env -- NAME=VALUE
  * ... argv...  p must be bound.
  */
 const char **srt_agent_step_argv(struct srt_arena *a, const struct srt_runplan *p,

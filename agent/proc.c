@@ -60,8 +60,11 @@ const char **srt_agent_step_argv(struct srt_arena *a, const struct srt_runplan *
 	push(&b, srt_arena_printf(a, "--job-name=%s", pr->name));
 	if (p->pyxis && pr->container) {
 		push(&b, srt_arena_printf(a, "--container-image=%s", pr->container));
-		push(&b, srt_arena_printf(a, "--container-mounts=%s:%s", p->log_dir,
-					  SRT_CONTAINER_LOG_DIR));
+		push(&b, pr->model_mount ? srt_arena_printf(a, "--container-mounts=%s:%s,%s:/model",
+							    p->log_dir, SRT_CONTAINER_LOG_DIR,
+							    pr->model_mount) :
+					   srt_arena_printf(a, "--container-mounts=%s:%s",
+							    p->log_dir, SRT_CONTAINER_LOG_DIR));
 	}
 	push(&b, "env");
 	push(&b, "--");

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "recipe/launch.h"
 #include "recipe/render.h"
 #include "recipe/script.h"
 #include "store/store.h"
@@ -186,8 +187,46 @@ static void restart_text(struct srt_buf *b, const struct srt_runplan_proc *ap)
 		srt_buf_printf(b, "; restarted after %s restarts", ap->follows);
 }
 
-static void print_proc(FILE *out, const struct srt_runplan *p, size_t idx)
+/*
+ * What srtctl added to a worker's or router's command line and why
+ * (recipe/launch.h): one line per flag, its values beside it.
+ */
+static void print_launch(FILE *out, const struct srt_plan *p, const struct srt_runplan_proc *pr)
 {
+	struct srt_arena a;
+	struct srt_launch ln = { 0 };
+	const struct srt_lworker *w = NULL;
+
+	srt_arena_init(&a);
+	for (int k = 0; pr->kind == SRT_PROC_WORKER && k < SRT_ROLE_COUNT; k++)
+		if (pr->role && !strcmp(pr->role, srt_role_name((enum srt_role_kind)k)))
+			w = srt_layout_worker(&p->layout, (enum srt_role_kind)k, pr->index);
+	if (w)
+		srt_launch_worker(&ln, &a, p->recipe, p->cluster, &p->layout, w, pr->rank);
+	else if (pr->kind == SRT_PROC_FRONTEND)
+		srt_launch_frontend(&ln, &a, p->recipe, p->cluster, &p->layout);
+	if (ln.nwords)
+		fprintf(out, "    srtctl adds:\n");
+	for (size_t i = 0; i < ln.nwords;) {
+		struct srt_buf b;
+		size_t j = i + 1;
+
+		while (j < ln.nwords && ln.words[j].why == ln.words[i].why &&
+		       ln.words[j].arg[0] != '-')
+			j++;
+		srt_buf_init(&b);
+		for (size_t k = i; k < j; k++)
+			srt_buf_printf(&b, "%s%s", k > i ? " " : "", ln.words[k].arg);
+		fprintf(out, "      %-40s %s\n", b.data, ln.words[i].why);
+		srt_buf_release(&b);
+		i = j;
+	}
+	srt_arena_release(&a);
+}
+
+static void print_proc(FILE *out, const struct srt_plan *plan, size_t idx)
+{
+	const struct srt_runplan *p = &plan->run;
 	const struct srt_runplan_proc *pr = &p->procs[idx];
 	struct srt_buf b;
 
@@ -215,6 +254,7 @@ static void print_proc(FILE *out, const struct srt_runplan *p, size_t idx)
 			p->node_ip_ph[pr->node]);
 		srt_shell_argv(&b, pr->argv, pr->argc);
 		fprintf(out, "    command:   %s\n", b.data);
+		print_launch(out, plan, pr);
 		fprintf(out, "    container: %s\n",
 			pr->container ? pr->container : "none (bare node)");
 	}
@@ -353,12 +393,14 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 	if (p->master)
 		fprintf(out, "\n  mooncake master: %s (metadata %s)%s\n", p->master_addr,
 			srt_render_metadata_url(&a, r, l), p->master_external ? ", external" : "");
+	fprintf(out, "\n  frontend URL (SRT_FRONTEND_URL): %s\n",
+		p->frontend_url ? p->frontend_url : "none (frontend.type none)");
 	fputs("\n## Processes (the plan the agent carries out, in start order)\n\n", out);
 	fputs("A process in start group G starts once every process with readiness probes in a\n"
 	      "lower group is ready. Stop tier 0 stops first, then 1 (stores), then 2 (the master).\n\n",
 	      out);
 	for (size_t i = 0; i < p->run.nprocs; i++) {
-		print_proc(out, &p->run, i);
+		print_proc(out, p, i);
 		fputc('\n', out);
 	}
 	if (!p->run.nprocs)

@@ -29,6 +29,8 @@ static const char *const default_cmds[SRT_CMD_COUNT][4] = {
 	[SRT_CMD_TRTLLM] = { "trtllm-serve", NULL },
 	[SRT_CMD_MOCKER] = { "python3", "-m", "dynamo.mocker", NULL },
 	[SRT_CMD_SRTCTL] = { "srtctl", NULL },
+	[SRT_CMD_SGLANG_ROUTER] = { "python3", "-m", "sglang_router.launch_router", NULL },
+	[SRT_CMD_VLLM_ROUTER] = { "vllm-router", NULL },
 };
 
 /* NULL-terminated: also the list of allowed keys under `commands:`. */
@@ -40,6 +42,8 @@ static const char *const cmd_names[SRT_CMD_COUNT + 1] = {
 	[SRT_CMD_TRTLLM] = "trtllm",
 	[SRT_CMD_MOCKER] = "mocker",
 	[SRT_CMD_SRTCTL] = "srtctl",
+	[SRT_CMD_SGLANG_ROUTER] = "sglang_router",
+	[SRT_CMD_VLLM_ROUTER] = "vllm_router",
 	[SRT_CMD_COUNT] = NULL,
 };
 
@@ -156,7 +160,7 @@ static const struct top_key top_keys[] = {
 	{ "use_gpus_per_node_directive", KEY_READ },
 	{ "use_het_jobs", KEY_IGNORED },
 	{ "use_segment_sbatch_directive", KEY_READ },
-	{ "visible_devices_env", KEY_IGNORED },
+	{ "visible_devices_env", KEY_READ },
 };
 #define NTOP_KEYS (sizeof(top_keys) / sizeof(top_keys[0]))
 
@@ -456,6 +460,13 @@ int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_di
 	}
 	top_keys_check(&cc, root);
 	c->network_interface = str_at(&cc, root, "network_interface", "network_interface", NULL);
+	c->visible_devices_env =
+		str_at(&cc, root, "visible_devices_env", "visible_devices_env", NULL);
+	if (c->visible_devices_env && !srt_is_env_name(c->visible_devices_env))
+		cerr(&cc, srt_ynode_get(root, "visible_devices_env"), "visible_devices_env",
+		     "'%s' is not an environment variable name ([A-Za-z_][A-Za-z0-9_]*); write "
+		     "e.g. CUDA_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES",
+		     c->visible_devices_env);
 	v = srt_ynode_get(root, "runtime");
 	if (v && !srt_ynode_is_null(v)) {
 		if (v->kind != SRT_Y_MAP) {

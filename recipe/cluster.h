@@ -24,6 +24,9 @@
  *     trtllm: [trtllm-serve]
  *     mocker: [python3, -m, dynamo.mocker]
  *     srtctl: [srtctl]
+ *     sglang_router: [python3, -m, sglang_router.launch_router]
+ *     vllm_router:   [vllm-router]
+ *   visible_devices_env: CUDA_VISIBLE_DEVICES  # the GPU-set variable (ROCm: ROCR_VISIBLE_DEVICES)
  *   notify:                         # the controller's notifications (docs/operations.md)
  *     command: [/usr/local/bin/page-oncall]   # one JSON event on stdin
  *     timeout: 30s                  # killed after this (by PID)
@@ -60,6 +63,8 @@ enum srt_cmd_kind {
 	SRT_CMD_TRTLLM,
 	SRT_CMD_MOCKER,
 	SRT_CMD_SRTCTL,
+	SRT_CMD_SGLANG_ROUTER,
+	SRT_CMD_VLLM_ROUTER,
 	SRT_CMD_COUNT,
 };
 
@@ -67,6 +72,7 @@ struct srt_cluster {
 	struct srt_ydoc *doc;	       /* owns the strings below; NULL for pure defaults */
 	const char *source;	       /* path it was read from, or NULL */
 	const char *network_interface; /* NULL: the node's default route interface */
+	const char *visible_devices_env; /* NULL: CUDA_VISIBLE_DEVICES */
 	enum srt_container_runtime container_runtime;
 	const char *log_root;
 	const char *default_account, *default_partition, *default_time_limit;

@@ -1105,6 +1105,24 @@ static void infer_colocate_gpus(struct mctx *m, struct section *s)
  * The migrated section: name, schema, model, resources, slurm, engine,
  * roles, services, then every other v1 key in its original order.
  */
+/*
+ * v1 `frontend.type: sglang` was the SGLang router; in v2 (srt-slurm 2.0)
+ * `sglang` is one aggregated worker serving the port itself and the router
+ * is `sglang-router`.  Write what v1 ran.
+ */
+static void v1_router_type(struct mctx *m, const struct section *s, struct srt_ynode *out)
+{
+	struct srt_ynode *fe = (struct srt_ynode *)srt_ynode_get(out, "frontend");
+	const struct srt_ynode *t = srt_ynode_get(fe, "type");
+
+	if (!t || t->kind != SRT_Y_SCALAR || !t->str || strcmp(t->str, "sglang"))
+		return;
+	srt_ynode_map_set(m->doc, fe, "type", srt_ynode_new_str(m->doc, "sglang-router", false));
+	warn(m, t, kpath(m, s, "frontend.type"),
+	     "v1 'sglang' was the SGLang router; written as 'sglang-router' (in v2 'sglang' "
+	     "is one aggregated worker without a router)");
+}
+
 static struct srt_ynode *write_section(struct mctx *m, struct section *s)
 {
 	static const char *const handled[] = { "name",	"schema",  "model",   "resources",
@@ -1159,6 +1177,7 @@ static struct srt_ynode *write_section(struct mctx *m, struct section *s)
 		if (!skip)
 			set_copy(m, out, p->key->str, p->value);
 	}
+	v1_router_type(m, s, out);
 	return out;
 }
 

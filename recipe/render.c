@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recipe/launch.h"
 #include "util/buf.h"
 #include "util/strutil.h"
 
@@ -104,10 +105,37 @@ static void add_node(struct srt_layout *l, struct srt_arena *a, size_t cap, cons
 	n->dedicated = dedicated;
 }
 
+/*
+ * A worker's GPUs on each of its nodes (`gpus`, else the role's nodes x g
+ * split between its workers; capped at the node) taken from its first
+ * node's next free GPU, and its slot among that node's worker leaders.
+ * A worker that spans nodes owns them: GPUs from 0.
+ */
+static void place_gpus(struct srt_lworker *lw, const struct srt_role *role,
+		       const struct role_shape *sh, size_t g, size_t *next_gpu, size_t *leaders)
+{
+	size_t w = role->workers > 0 ? (size_t)role->workers : 1;
+	size_t total = role->gpus > 0 ? (size_t)role->gpus : sh->nodes * g / w;
+	size_t per = lw->nnodes > 1 ? (total + lw->nnodes - 1) / lw->nnodes : total;
+
+	if (!per)
+		per = 1;
+	if (per > g)
+		per = g;
+	if (lw->nnodes > 1 || next_gpu[lw->node] + per > g)
+		next_gpu[lw->node] = 0;
+	lw->gpu_first = (int)next_gpu[lw->node];
+	lw->gpus = (int)per;
+	next_gpu[lw->node] += per;
+	lw->slot = (int)leaders[lw->node]++;
+}
+
 void srt_layout_build(struct srt_layout *l, struct srt_arena *a, const struct srt_recipe *r)
 {
 	struct role_shape sh[SRT_ROLE_COUNT];
 	size_t cap = 2, wcap = 0;
+	size_t g = r->resources.gpus_per_node > 0 ? (size_t)r->resources.gpus_per_node : 4;
+	size_t *next_gpu, *leaders;
 	bool dedicated = false;
 
 	memset(l, 0, sizeof(*l));
@@ -127,6 +155,10 @@ void srt_layout_build(struct srt_layout *l, struct srt_arena *a, const struct sr
 		wcap += role->workers > 0 ? (size_t)role->workers : 1;
 	}
 	l->nodes = srt_arena_alloc(a, cap * sizeof(*l->nodes));
+	next_gpu = srt_arena_alloc(a, cap * sizeof(*next_gpu));
+	leaders = srt_arena_alloc(a, cap * sizeof(*leaders));
+	memset(next_gpu, 0, cap * sizeof(*next_gpu));
+	memset(leaders, 0, cap * sizeof(*leaders));
 	l->workers = srt_arena_alloc(a, (wcap ? wcap : 1) * sizeof(*l->workers));
 	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
 		const struct srt_role *role = &r->roles[k];
@@ -166,6 +198,7 @@ void srt_layout_build(struct srt_layout *l, struct srt_arena *a, const struct sr
 				lw->node = first + (i / sh[k].wpn) % (n ? n : 1);
 				lw->nnodes = 1;
 			}
+			place_gpus(lw, role, &sh[k], g, next_gpu, leaders);
 		}
 	}
 	if (!l->nnodes)
@@ -409,14 +442,27 @@ void srt_render_role_env(struct srt_renv *out, struct srt_arena *a, const struct
 	}
 }
 
+/* The variables the launch model stamps (recipe/launch.h) over the role env. */
+static void launch_env(struct srt_renv *out, struct srt_arena *a, const struct srt_launch *ln)
+{
+	for (size_t i = 0; i < ln->nenv; i++)
+		env_stamp(out, a, ln->env[i].name, ln->env[i].value, ln->env[i].why,
+			  ln->env[i].runtime);
+}
+
 void srt_render_worker_env(struct srt_renv *out, struct srt_arena *a, const struct srt_recipe *r,
 			   const struct srt_cluster *c, const struct srt_layout *l,
 			   enum srt_role_kind role, int index)
 {
 	const struct srt_lworker *w = srt_layout_worker(l, role, index);
 	const char *ip = w ? l->nodes[w->node].ip : SRT_PH_WORKER_IP;
+	struct srt_launch ln;
 
 	srt_render_role_env(out, a, r, c, l, role, ip);
+	if (!w)
+		return;
+	srt_launch_worker(&ln, a, r, c, l, w, 0);
+	launch_env(out, a, &ln);
 }
 
 void srt_render_service_env(struct srt_renv *out, struct srt_arena *a, const struct srt_recipe *r,
@@ -608,8 +654,10 @@ static int push_value(struct argvb *b, struct srt_arena *a, const struct srt_yno
 	return 0;
 }
 
+/* `engine`: skip the keys srtctl replaces on that recipe's workers (NULL: keep all). */
 static int render_args(struct argvb *b, struct srt_arena *a, const struct srt_ynode *args,
-		       const char *file, const char *path, struct srt_diags *d)
+		       const char *file, const char *path, const struct srt_recipe *engine,
+		       struct srt_diags *d)
 {
 	int rc = 0;
 
@@ -626,6 +674,8 @@ static int render_args(struct argvb *b, struct srt_arena *a, const struct srt_yn
 			rc = -1;
 			continue;
 		}
+		if (engine && srt_launch_arg_replaced(engine, k->str))
+			continue;
 		flag = k->str[0] == '-' ? k->str : srt_arena_printf(a, "--%s", k->str);
 		if (srt_ynode_is_null(v))
 			continue;
@@ -664,7 +714,7 @@ int srt_render_args(struct srt_argv *out, struct srt_arena *a, const struct srt_
 	int rc;
 
 	argvb_push_all(&b, a, out);
-	rc = render_args(&b, a, args, file, path, d);
+	rc = render_args(&b, a, args, file, path, NULL, d);
 	argvb_finish(&b, out);
 	return rc;
 }
@@ -685,13 +735,18 @@ static enum srt_cmd_kind engine_cmd(enum srt_engine_type e)
 	return SRT_CMD_SGLANG;
 }
 
-int srt_render_worker_argv(struct srt_argv *out, struct srt_arena *a, const struct srt_recipe *r,
-			   const struct srt_cluster *c, enum srt_role_kind role,
+int srt_render_worker_argv(struct srt_argv *out, bool **runtime, struct srt_arena *a,
+			   const struct srt_recipe *r, const struct srt_cluster *c,
+			   const struct srt_layout *l, const struct srt_lworker *w, int rank,
 			   struct srt_diags *d)
 {
+	enum srt_role_kind role = w->role;
 	const struct srt_role *ro = &r->roles[role];
 	enum srt_cmd_kind ck = engine_cmd(r->engine);
 	struct argvb b = { NULL, 0, 0 };
+	struct srt_launch ln;
+	bool *rt;
+	size_t first;
 	int rc;
 
 	if (!c->commands[ck].n) {
@@ -702,10 +757,21 @@ int srt_render_worker_argv(struct srt_argv *out, struct srt_arena *a, const stru
 		return -1;
 	}
 	argvb_push_all(&b, a, &c->commands[ck]);
+	srt_launch_worker(&ln, a, r, c, l, w, rank);
+	first = b.n;
+	for (size_t i = 0; i < ln.nwords; i++)
+		argvb_push(&b, a, ln.words[i].arg);
 	rc = render_args(&b, a, ro->args, r->file,
-			 srt_arena_printf(a, "roles.%s.args", srt_role_name(role)), d);
+			 srt_arena_printf(a, "roles.%s.args", srt_role_name(role)), r, d);
 	argvb_push_all(&b, a, &ro->extra_args);
 	argvb_finish(&b, out);
+	if (runtime) {
+		rt = srt_arena_alloc(a, (b.n + 1) * sizeof(*rt));
+		memset(rt, 0, (b.n + 1) * sizeof(*rt));
+		for (size_t i = 0; i < ln.nwords; i++)
+			rt[first + i] = ln.words[i].runtime;
+		*runtime = rt;
+	}
 	return rc;
 }
 
@@ -954,20 +1020,14 @@ static void add_workers(struct pb *b)
 {
 	struct srt_plan *p = b->p;
 	const struct srt_layout *l = &p->layout;
-	struct srt_argv argv[SRT_ROLE_COUNT];
-	bool done[SRT_ROLE_COUNT] = { false, false, false };
+	struct srt_launch ln;
+	/* A role's args are checked once: the first rendering reports its errors. */
+	bool failed[SRT_ROLE_COUNT] = { false, false, false };
 
 	for (size_t i = 0; i < l->nworkers; i++) {
 		const struct srt_lworker *w = &l->workers[i];
 		const char *role = srt_role_name(w->role);
 
-		if (!done[w->role]) {
-			memset(&argv[w->role], 0, sizeof(argv[w->role]));
-			if (srt_render_worker_argv(&argv[w->role], b->a, p->recipe, p->cluster,
-						   w->role, b->d) < 0)
-				b->rc = -1;
-			done[w->role] = true;
-		}
 		for (size_t k = 0; k < w->nnodes; k++) {
 			struct srt_runplan_proc *pr = new_proc(b);
 			size_t node = w->node + k;
@@ -989,10 +1049,26 @@ static void add_workers(struct pb *b)
 				pr->log_file = srt_arena_printf(b->a, "worker_%s_%d_%s.out", role,
 								w->index, host);
 			}
-			put_argv(pr, &argv[w->role]);
+			{
+				struct srt_argv argv = { NULL, 0 };
+				bool *rt = NULL;
+
+				if (!failed[w->role] &&
+				    srt_render_worker_argv(&argv, &rt, b->a, p->recipe, p->cluster,
+							   l, w, (int)k, b->d) < 0) {
+					failed[w->role] = true;
+					b->rc = -1;
+				}
+				put_argv(pr, &argv);
+				pr->argv_runtime = rt;
+			}
+			srt_launch_worker(&ln, b->a, p->recipe, p->cluster, l, w, (int)k);
 			srt_render_role_env(&env, b->a, p->recipe, p->cluster, l, w->role,
 					    l->nodes[node].ip);
+			launch_env(&env, b->a, &ln);
 			put_env(b, pr, &env);
+			put_readiness(pr, &ln.readiness);
+			pr->model_mount = ln.mount;
 			pr->container = srt_render_role_container(p->recipe, p->cluster, w->role);
 			pr->critical = true;
 			pr->restart = p->recipe->roles[w->role].restart;
@@ -1005,19 +1081,28 @@ static void add_frontend(struct pb *b)
 	struct srt_plan *p = b->p;
 	const struct srt_recipe *r = p->recipe;
 	const struct srt_frontend *f = &r->frontend;
+	const struct srt_argv *cmd = srt_launch_frontend_command(r, p->cluster);
 	struct argvb av = { NULL, 0, 0 };
 	struct srt_runplan_proc *pr;
 	struct srt_argv argv;
 	struct srt_renv env = { 0 };
-	struct srt_readiness rd = { 0 };
-	int port = f->port > 0 ? f->port : 8000;
+	struct srt_launch ln;
+	bool *rt;
 
-	/* Without a command there is no frontend (validation warns about a type without one). */
-	if (!f->command.n)
+	/* none and direct run no process (validation warns about a type without a command). */
+	srt_launch_frontend(&ln, b->a, r, p->cluster, &p->layout);
+	p->frontend_url = ln.url;
+	if (!cmd || !cmd->n)
 		return;
-	argvb_push_all(&av, b->a, &f->command);
-	if (render_args(&av, b->a, f->args, r->file, "frontend.args", b->d) < 0)
+	argvb_push_all(&av, b->a, cmd);
+	for (size_t i = 0; i < ln.nwords; i++)
+		argvb_push(&av, b->a, ln.words[i].arg);
+	if (render_args(&av, b->a, f->args, r->file, "frontend.args", NULL, b->d) < 0)
 		b->rc = -1;
+	rt = srt_arena_alloc(b->a, (av.n + 1) * sizeof(*rt));
+	memset(rt, 0, (av.n + 1) * sizeof(*rt));
+	for (size_t i = 0; i < ln.nwords; i++)
+		rt[cmd->n + i] = ln.words[i].runtime;
 	pr = new_proc(b);
 	pr->kind = SRT_PROC_FRONTEND;
 	pr->name = "frontend";
@@ -1030,10 +1115,8 @@ static void add_frontend(struct pb *b)
 	env_layer(&env, b->a, &f->env, "frontend.env");
 	put_env(b, pr, &env);
 	pr->container = srt_render_job_container(r, p->cluster);
-	rd.probes[0] = (struct srt_probe){ SRT_PROBE_TCP, port, NULL, 0 };
-	rd.nprobes = 1;
-	rd.timeout_seconds = SRT_FRONTEND_READY_TIMEOUT;
-	put_readiness(pr, &rd);
+	pr->argv_runtime = rt;
+	put_readiness(pr, &ln.readiness);
 	pr->critical = true;
 }
 
@@ -1127,6 +1210,9 @@ static void add_benchmark(struct pb *b)
 	env_layer(&env, b->a, &r->environment, "environment");
 	bench_params(b, &env, bm->node);
 	env_layer(&env, b->a, &bm->env, "benchmark.env");
+	if (p->frontend_url)
+		env_stamp(&env, b->a, "SRT_FRONTEND_URL", p->frontend_url,
+			  "the frontend's URL (frontend.type)", true);
 	put_env(b, pr, &env);
 	put_readiness(pr, &none);
 	pr->container = image_set(image) ? resolve(p->cluster, image) :

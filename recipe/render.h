@@ -79,6 +79,14 @@ struct srt_lworker {
 	int index;     /* 0-based within the role */
 	size_t node;   /* first node */
 	size_t nnodes; /* nodes it spans: >1 for a multi-node worker */
+	/*
+	 * GPUs on each of its nodes: gpus from gpu_first (packed as srt-slurm
+	 * does: prefill, decode, agg; partial-node workers at offsets 0..g-1,
+	 * g..2g-1 on a node), and its slot among the worker leaders on its
+	 * first node (0, 1, ...: picks its ports, recipe/launch.h).
+	 */
+	int gpu_first, gpus;
+	int slot;
 };
 
 struct srt_layout {
@@ -102,7 +110,8 @@ struct srt_layout {
  * `nodes` nodes (default 1, as validation assumes); with `gpus` per worker
  * the workers are packed onto gpus_per_node GPUs per node (a worker with
  * more GPUs than a node spans several); without it the nodes are split
- * evenly between the workers, or the workers share them.
+ * evenly between the workers, or the workers share them.  Each worker's
+ * GPU set and port slot are counted per node in role order.
  */
 void srt_layout_build(struct srt_layout *l, struct srt_arena *a, const struct srt_recipe *r);
 
@@ -235,9 +244,16 @@ const char *srt_render_service_container(const struct srt_recipe *r, const struc
 int srt_render_args(struct srt_argv *out, struct srt_arena *a, const struct srt_ynode *args,
 		    const char *file, const char *path, struct srt_diags *d);
 
-/* cluster commands[engine] + rendered roles.<role>.args + extra_args.  -1 on error. */
-int srt_render_worker_argv(struct srt_argv *out, struct srt_arena *a, const struct srt_recipe *r,
-			   const struct srt_cluster *c, enum srt_role_kind role,
+/*
+ * The argv of rank `rank` of layout worker w: cluster commands[engine] +
+ * what srtctl adds (srt_launch_worker(), recipe/launch.h) + rendered
+ * roles.<role>.args (less the keys srtctl replaces) + extra_args.  When
+ * `runtime` is not NULL it gets a per-word array (in a): true where the
+ * word holds layout placeholders to substitute.  -1 on error.
+ */
+int srt_render_worker_argv(struct srt_argv *out, bool **runtime, struct srt_arena *a,
+			   const struct srt_recipe *r, const struct srt_cluster *c,
+			   const struct srt_layout *l, const struct srt_lworker *w, int rank,
 			   struct srt_diags *d);
 
 /*
@@ -267,6 +283,7 @@ struct srt_plan {
 	const char *master_addr;       /* NULL without a master */
 	json_t *store_config;	       /* owned; NULL unless vLLM with a master */
 	const char *store_config_file; /* "<log_dir>/mooncake/store_config.json", or NULL */
+	const char *frontend_url;      /* SRT_FRONTEND_URL (with placeholders), or NULL */
 };
 
 /*

@@ -7,6 +7,7 @@
  * they add diagnostics and never change the recipe.
  */
 #include "recipe/cluster.h"
+#include "recipe/launch.h"
 #include "recipe/model.h"
 #include "util/buf.h"
 #include "util/strmap.h"
@@ -421,6 +422,51 @@ static void check_args_keys(struct vctx *v, const struct srt_role *role)
 	srt_strmap_release(&seen);
 }
 
+/*
+ * Flags srtctl sets on every worker (recipe/launch.h): a recipe that sets
+ * one too is an error, in args or extra_args; the keys srtctl replaces as
+ * srt-slurm does (model, nccl-port) get a warning that they are ignored.
+ */
+static void check_owned_args(struct vctx *v, const struct srt_role *role)
+{
+	const struct srt_ynode *xa = srt_ynode_get(role->node, "extra_args");
+
+	for (size_t i = 0; role->args && i < role->args->n; i++) {
+		const struct srt_ynode *key = role->args->pairs[i].key;
+		const char *path = srt_arena_printf(v->a, "roles.%s.args.%s", role->name, key->str);
+		const char *why, *f = srt_launch_owned_flag(v->r, key->str, &why);
+
+		if (f)
+			verr(v, key, path,
+			     "sets --%s, which srtctl owns: %s. Remove it (dry-run shows the value "
+			     "srtctl passes)",
+			     f, why);
+		else if (srt_launch_arg_replaced(v->r, key->str) &&
+			 !srt_str_eq_dashes(key->str, "served-model-name"))
+			vwarn(v, key, path,
+			      "is ignored: srtctl passes the model from model.path (and a "
+			      "deterministic --nccl-port), as srt-slurm does; remove it");
+	}
+	for (size_t i = 0; i < role->extra_args.n; i++) {
+		const char *arg = role->extra_args.v[i], *why, *f;
+
+		if (arg[0] != '-')
+			continue;
+		f = srt_launch_owned_flag(v->r, arg, &why);
+		if (!f && srt_launch_arg_replaced(v->r, arg)) {
+			f = arg;
+			while (*f == '-')
+				f++;
+			why = "srtctl passes the model and its name from model.path, and a "
+			      "deterministic --nccl-port";
+		}
+		if (f)
+			verr(v, xa && xa->kind == SRT_Y_SEQ && i < xa->n ? xa->items[i] : xa,
+			     srt_arena_printf(v->a, "roles.%s.extra_args[%zu]", role->name, i),
+			     "'%s' sets --%s, which srtctl owns: %s. Remove it", arg, f, why);
+	}
+}
+
 static void check_role_env(struct vctx *v, bool have_master)
 {
 	static const char *const owned[] = { "MOONCAKE_MASTER", "MOONCAKE_TE_META_DATA_SERVER",
@@ -454,6 +500,7 @@ static void check_role_env(struct vctx *v, bool have_master)
 				      e->value);
 		}
 		check_args_keys(v, role);
+		check_owned_args(v, role);
 		if (role->args && k != SRT_ROLE_AGG) {
 			const struct srt_ypair *p = arg_pair(role, "disaggregation-mode");
 			const char *mode = p ? srt_ynode_str(p->value) : NULL;
@@ -766,11 +813,73 @@ static void check_benchmark(struct vctx *v)
 		      "benchmark type '%s' has no 'command': srtctl runs benchmark.command (with "
 		      "bash -c, its parameters in SRT_BENCH_* env) and skips the step without one",
 		      r->benchmark.type);
-	if (strcmp(r->frontend.type, "none") && !r->frontend.command.n)
-		vwarn(v, srt_ynode_get(r->frontend.node, "type"), "frontend.type",
-		      "frontend type '%s' has no 'command': srtctl launches frontend.command and "
-		      "skips the frontend without one",
-		      r->frontend.type);
+}
+
+/* frontend.type: what srtctl runs (recipe/launch.h), what it refuses, and what each needs. */
+static void check_frontend(struct vctx *v)
+{
+	const struct srt_recipe *r = v->r;
+	const struct srt_ynode *tn = srt_ynode_get(r->frontend.node, "type");
+	const char *t = r->frontend.type, *why = NULL;
+	bool pd = r->roles[SRT_ROLE_PREFILL].present || r->roles[SRT_ROLE_DECODE].present;
+	const struct srt_role *agg = &r->roles[SRT_ROLE_AGG];
+
+	switch (srt_launch_frontend_kind(r, &why)) {
+	case SRT_FE_REFUSED:
+		verr(v, tn, "frontend.type", "'%s': %s", t, why);
+		return;
+	case SRT_FE_NONE:
+		if (strcmp(t, "none"))
+			vwarn(v, tn, "frontend.type",
+			      "frontend type '%s' has no 'command': srtctl runs sglang-router, "
+			      "vllm-router, sglang/vllm (direct) or frontend.command, and skips the "
+			      "frontend otherwise",
+			      t);
+		return;
+	case SRT_FE_DIRECT:
+		if (pd || !agg->present || agg->workers > 1)
+			verr(v, tn, "frontend.type",
+			     "'%s' means one aggregated worker serving frontend.port itself (no "
+			     "router); this recipe has %s. Write 'type: %s' to put a router in front",
+			     t, pd ? "prefill/decode workers" : "several aggregated workers",
+			     r->engine == SRT_ENGINE_VLLM ? "vllm-router" : "sglang-router");
+		else if (strcmp(t, srt_engine_name(r->engine)))
+			verr(v, tn, "frontend.type",
+			     "'%s' is the direct frontend of %s, but the engine is %s; write 'type: "
+			     "%s'",
+			     t, t, srt_engine_name(r->engine), srt_engine_name(r->engine));
+		return;
+	case SRT_FE_SGLANG_ROUTER:
+	case SRT_FE_VLLM_ROUTER:
+		if (pd &&
+		    r->engine != (strcmp(t, "vllm-router") ? SRT_ENGINE_SGLANG : SRT_ENGINE_VLLM))
+			verr(v, tn, "frontend.type",
+			     "'%s' cannot route %s prefill/decode workers (each router speaks its "
+			     "engine's disaggregation protocol); write 'type: %s'",
+			     t, srt_engine_name(r->engine),
+			     r->engine == SRT_ENGINE_VLLM ? "vllm-router" : "sglang-router");
+		for (size_t i = 0; r->frontend.args && i < r->frontend.args->n; i++) {
+			const struct srt_ynode *key = r->frontend.args->pairs[i].key;
+
+			if (srt_str_eq_dashes(key->str, "port") ||
+			    srt_str_eq_dashes(key->str, "host") ||
+			    srt_str_eq_dashes(key->str, "pd-disaggregation") ||
+			    srt_str_eq_dashes(key->str, "vllm-pd-disaggregation") ||
+			    srt_str_eq_dashes(key->str, "worker-urls") ||
+			    srt_str_eq_dashes(key->str, "prefill") ||
+			    srt_str_eq_dashes(key->str, "decode"))
+				verr(v, key, srt_arena_printf(v->a, "frontend.args.%s", key->str),
+				     "srtctl sets the router's --%s itself (host 0.0.0.0, port "
+				     "frontend.port, the workers from the layout); remove it%s",
+				     key->str,
+				     srt_str_eq_dashes(key->str, "port") ?
+					     " and set frontend.port" :
+					     "");
+		}
+		return;
+	case SRT_FE_CUSTOM:
+		return;
+	}
 }
 
 /*
@@ -824,6 +933,7 @@ void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *c
 	check_services(&v);
 	check_role_env(&v, srt_recipe_master(r) != NULL);
 	check_benchmark(&v);
+	check_frontend(&v);
 	check_containers(&v);
 	if (cluster && cluster->container_runtime == SRT_CRT_PYXIS &&
 	    !(r->model.container && *r->model.container)) {

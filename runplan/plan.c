@@ -201,6 +201,7 @@ static int proc_parse(struct srt_runplan *p, const json_t *o, struct srt_runplan
 		return srt_error_set(err, "argv must be a non-empty list of strings");
 	if (argv_runtime_parse(&p->arena, json_object_get(o, "argv_runtime"), pr) < 0)
 		return srt_error_set(err, "argv_runtime must list indexes of argv words");
+	pr->model_mount = jstr(o, "model_mount");
 	if (env_parse(&p->arena, json_object_get(o, "env"), pr, err) < 0)
 		return -1;
 	pr->container = jstr(o, "container");
@@ -595,6 +596,8 @@ static json_t *proc_json(const struct srt_runplan *p, const struct srt_runplan_p
 		else
 			json_decref(idx);
 	}
+	if (pr->model_mount)
+		json_object_set_new(o, "model_mount", json_string(pr->model_mount));
 	json_object_set_new(o, "env", env_json(pr));
 	json_object_set_new(o, "container", jstr_or_null(pr->container));
 	json_object_set_new(o, "readiness", readiness_json(pr));
@@ -843,6 +846,9 @@ bool srt_runplan_proc_changed(const struct srt_runplan *op, const struct srt_run
 	if (!srt_str_same(o->container, n->container))
 		WHY("container %s -> %s", o->container ? o->container : "(none)",
 		    n->container ? n->container : "(none)");
+	if (!srt_str_same(o->model_mount, n->model_mount))
+		WHY("model mount %s -> %s", o->model_mount ? o->model_mount : "(none)",
+		    n->model_mount ? n->model_mount : "(none)");
 	for (size_t i = 0; argv_same && i < n->argc; i++)
 		argv_same = !strcmp(o->argv[i], n->argv[i]);
 	if (!argv_same)

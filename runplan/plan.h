@@ -51,6 +51,7 @@ struct srt_runplan_proc {
 	const char **argv;  /* words flagged in argv_runtime are substituted */
 	bool *argv_runtime; /* NULL: none (recipe values are literal) */
 	size_t argc;
+	const char *model_mount; /* host model dir to mount at /model (pyxis), or NULL */
 	const char **env_names, **env_values; /* values substituted when flagged runtime */
 	bool *env_runtime;
 	struct srt_runplan_envsrc *env_src; /* per variable; NULL: not known */
@@ -181,7 +182,7 @@ void srt_runplan_release(struct srt_runplan *p);
 /*
  * Must process o of bound plan op be restarted to become process n of bound
  * plan np (a new generation on the same nodes)?  True when what its step
- * runs differs: node, container, argv, any env value (names added, removed
+ * runs differs: node, container, model mount, argv, any env value (names added, removed
  * or changed), the store_config file it reads (through MOONCAKE_CONFIG_PATH)
  * or its log file.  Readiness, restart policy and criticality are not:
  * they apply to the running process as they are.  Appends "; "-separated

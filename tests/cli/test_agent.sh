@@ -326,7 +326,8 @@ m = proc("mooncake-master")
 assert m["state"] == "Ready" and m["endpoint"] == ip1 + ":8700" and m["node"] == 0 and m["ready_at"] >= m["started_at"] > 0
 assert m["last_probe"] == "http 8702 /health: HTTP 200", m["last_probe"]
 w = proc("prefill_0")
-assert w["state"] == "Running" and w["ip"] == ip1 and w["host"] == "n1" and w["restarts"] == 0
+# Workers gate on GET /health of their engine (recipe/launch.h): Ready, not Running.
+assert w["state"] == "Ready" and w["ip"] == ip1 and w["host"] == "n1" and w["restarts"] == 0
 # env_hash: sha256 of NAME=value\0 in name order, over what the plan gave it.
 import hashlib
 plan = json.load(open("run/plan.json"))

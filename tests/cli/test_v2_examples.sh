@@ -4,8 +4,11 @@
 # Each file of $SRT_V2_EXAMPLES_DIR either validates and dry-runs, or is
 # refused because it needs a stack srtctl does not run (Dynamo's etcd/NATS,
 # LMCache's server, a Ray cluster, TRT-LLM's Mooncake pool, the TileRT
-# engine) or a sweep (apply refuses it and names the migrate command that writes
-# its campaign; tests/cli/test_migrate.sh converts this example).  A refused file must say
+# engine, Dynamo's or TRT-LLM's frontend), a sweep (apply refuses it and
+# names the migrate command that writes its campaign; tests/cli/test_migrate.sh
+# converts this example), or it writes the pre-2.0 router spelling
+# `frontend.type: sglang` over several workers (2.0 reads `sglang` as one
+# worker without a router; the error says to write sglang-router).  A refused file must say
 # so in at least one error, and none of its errors may be an unknown key:
 # every key srt-slurm accepts is known to srtctl.  Prints the counts.
 # Without the examples the test is skipped (exit 77).
@@ -28,6 +31,7 @@ export SRTSLURM_CONFIG=
 
 stack='which srtctl does not run|is not run by srtctl|is not started by srtctl'
 stack+="|engine '[a-z]+' is not supported by srtctl|srtctl runs a sweep as a campaign"
+stack+="|Write 'type: sglang-router' to put a router in front"
 files=0 ran=0 refused=0
 failures=()
 for f in "$DIR"/*.yaml; do

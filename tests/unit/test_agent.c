@@ -179,10 +179,14 @@ static void test_vllm_plan_bound(void **state)
 	assert_int_equal(pw->tier, 0);
 	assert_string_equal(pw->follows, "mooncake-master");
 
+	/* The workers gate on their engines' /health: the benchmark waits for them. */
+	assert_int_equal(pw->nprobes, 1);
+	assert_true(pw->probes[0].http);
+	assert_string_equal(pw->endpoint, "10.0.0.1:6100");
 	b = &p->procs[5];
 	assert_int_equal(b->kind, SRT_PROC_BENCHMARK);
-	assert_int_equal(b->group, 1);
-	assert_int_equal(p->ngroups, 2);
+	assert_int_equal(b->group, 2);
+	assert_int_equal(p->ngroups, 3);
 
 	assert_string_equal(p->store_config_path, "/runs/r1/logs/mooncake/store_config.json");
 	assert_string_equal(p->store_config_text,
@@ -301,6 +305,12 @@ static void test_step_argv_and_env_line(void **state)
 		"python3",
 		"-m",
 		"sglang.launch_server",
+		"--host",
+		"10.0.0.1",
+		"--port",
+		"6100",
+		"--nccl-port",
+		"17500",
 		"--a b",
 	};
 

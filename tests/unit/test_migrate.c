@@ -973,12 +973,35 @@ static void test_override_sections_and_null_engine(void **state)
 	srt_diags_release(&d);
 }
 
+/*
+ * Are all of d's errors the refusal of a frontend srtctl does not run
+ * (frontend.type dynamo, trtllm_serve: recipe/launch.h)?  Such a recipe
+ * migrates but is refused on purpose, like a sweep.
+ */
+static bool only_frontend_refused(const struct srt_diags *d)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->n; i++) {
+		const struct srt_diag *dg = &d->items[i];
+
+		if (dg->level != SRT_DIAG_ERROR)
+			continue;
+		if (!dg->path || strcmp(dg->path, "frontend.type") ||
+		    (!strstr(dg->msg, "Dynamo's frontend needs") &&
+		     !strstr(dg->msg, "belongs to an engine which srtctl does not run")))
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
 static void test_corpus(void **state)
 {
 	char corpus[2048];
 	DIR *dir = opendir(corpus_path(corpus, sizeof(corpus), "srt-slurm-v1"));
 	struct dirent *de;
-	size_t count = 0, variant_files = 0;
+	size_t count = 0, variant_files = 0, frontend_refused = 0;
 
 	(void)state;
 	assert_non_null(dir);
@@ -1033,10 +1056,15 @@ static void test_corpus(void **state)
 			srt_diags_init(&vd);
 			if (srt_compile_bytes(text.data, text.len, de->d_name, &cluster, &comp,
 					      &vd)) {
-				srt_diags_print(&vd, stderr);
-				fail_msg("%s: the migrated recipe does not validate", de->d_name);
+				if (!only_frontend_refused(&vd)) {
+					srt_diags_print(&vd, stderr);
+					fail_msg("%s: the migrated recipe does not validate",
+						 de->d_name);
+				}
+				frontend_refused++;
+			} else {
+				assert_true(comp.n >= 1);
 			}
-			assert_true(comp.n >= 1);
 			srt_compiled_release(&comp);
 			srt_diags_release(&vd);
 		}
@@ -1048,6 +1076,9 @@ static void test_corpus(void **state)
 		count++;
 	}
 	closedir(dir);
+	printf("corpus: %zu v1 files migrated; %zu refused by validation for their frontend "
+	       "(dynamo, trtllm_serve), every other one validates\n",
+	       count, frontend_refused);
 	assert_int_equal(count, 255);
 	assert_int_equal(variant_files, 4);
 }
@@ -1079,6 +1110,7 @@ static void test_corpus(void **state)
 struct oracle_counts {
 	size_t files, recipes, workers, nodes, env_vars, connectors, masters, dedicated;
 	size_t infra_only_srt_slurm; /* nodes srt-slurm reserved for etcd/nats alone */
+	size_t frontend_refused;     /* migrated, refused by validation for its frontend */
 	size_t mismatches;
 };
 
@@ -1278,6 +1310,14 @@ static void oracle_compare(struct oracle_counts *c, const char *name, const stru
 					want = srt_ynode_get(renv, ev->name);
 				c->env_vars++;
 				if (ev->owner == SRT_OWNER_SRTCTL) {
+					/*
+					 * The launch model's variables (GPU set, NIXL port)
+					 * srt-slurm stamps too; tests/unit/test_launch.c
+					 * checks them.
+					 */
+					if (!strcmp(ev->name, "CUDA_VISIBLE_DEVICES") ||
+					    !strcmp(ev->name, "VLLM_NIXL_SIDE_CHANNEL_PORT"))
+						continue;
 					if (!store)
 						MISMATCH(
 							c,
@@ -1368,10 +1408,15 @@ static void oracle_file(struct oracle_counts *c, const char *path, const char *n
 	srt_buf_init(&text);
 	assert_int_equal(srt_yemit(got->root, &text), 0);
 	if (srt_compile_bytes(text.data, text.len, name, &cluster, &comp, &d)) {
-		srt_diags_print(&d, stderr);
-		fail_msg("%s: the migrated recipe does not validate", name);
+		if (!only_frontend_refused(&d)) {
+			srt_diags_print(&d, stderr);
+			fail_msg("%s: the migrated recipe does not validate", name);
+		}
+		c->frontend_refused++;
+		nroots = 0;
+	} else {
+		assert_int_equal(comp.n, nroots);
 	}
-	assert_int_equal(comp.n, nroots);
 	for (size_t i = 0; i < nroots; i++) {
 		struct srt_plan *p = srt_plan_build(comp.recipes[i], &cluster, &d);
 
@@ -1424,9 +1469,11 @@ static void print_counts(const char *what, const struct oracle_counts *c)
 	printf("%s: %zu files, %zu recipes; compared %zu node counts, %zu worker counts, %zu "
 	       "worker env vars, %zu connectors, %zu masters (%zu on a dedicated node); %zu "
 	       "recipes where srt-slurm reserved a node for etcd/nats alone (srtctl runs no "
-	       "etcd/nats); %zu mismatches\n",
+	       "etcd/nats); %zu files refused for their frontend (not compared); %zu "
+	       "mismatches\n",
 	       what, c->files, c->recipes, c->nodes, c->workers, c->env_vars, c->connectors,
-	       c->masters, c->dedicated, c->infra_only_srt_slurm, c->mismatches);
+	       c->masters, c->dedicated, c->infra_only_srt_slurm, c->frontend_refused,
+	       c->mismatches);
 }
 
 /*

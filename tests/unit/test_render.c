@@ -383,6 +383,13 @@ static void test_worker_args(void **state)
 		"python3",
 		"-m",
 		"sglang.launch_server",
+		/* srtctl's words (recipe/launch.h; tests/unit/test_launch.c), then the recipe's */
+		"--host",
+		"<agg_node_0_ip>",
+		"--port",
+		"6100",
+		"--nccl-port",
+		"17500",
 		"--tp-size",
 		"8",
 		"--mem-fraction-static",
@@ -406,8 +413,12 @@ static void test_worker_args(void **state)
 		"debug",
 	};
 	struct srt_argv av = { NULL, 0 };
+	struct srt_layout l;
 
-	assert_int_equal(srt_render_worker_argv(&av, &f->a, r, &f->cl, SRT_ROLE_AGG, &f->d), 0);
+	srt_layout_build(&l, &f->a, r);
+	assert_int_equal(srt_render_worker_argv(&av, NULL, &f->a, r, &f->cl, &l,
+						srt_layout_worker(&l, SRT_ROLE_AGG, 0), 0, &f->d),
+			 0);
 	assert_argv(&av, want, sizeof(want) / sizeof(want[0]));
 }
 
@@ -420,8 +431,12 @@ static void test_args_nul_is_an_error(void **state)
 						"    args:\n"
 						"      bad: \"a\\0b\"\n");
 	struct srt_argv av = { NULL, 0 };
+	struct srt_layout l;
 
-	assert_int_equal(srt_render_worker_argv(&av, &f->a, r, &f->cl, SRT_ROLE_AGG, &f->d), -1);
+	srt_layout_build(&l, &f->a, r);
+	assert_int_equal(srt_render_worker_argv(&av, NULL, &f->a, r, &f->cl, &l,
+						srt_layout_worker(&l, SRT_ROLE_AGG, 0), 0, &f->d),
+			 -1);
 	assert_int_equal(f->d.nerrors, 1);
 	assert_string_equal(f->d.items[f->d.n - 1].path, "roles.agg.args.bad");
 	assert_non_null(strstr(f->d.items[f->d.n - 1].msg, "NUL byte"));
@@ -643,9 +658,8 @@ static void test_plan_order_and_logs(void **state)
 		"  prefill: {args: {disaggregation-transfer-backend: mooncake}}\n"
 		"  decode: {nodes: 2, workers: 2, args: {disaggregation-transfer-backend: mooncake}}\n"
 		"frontend:\n"
-		"  type: sglang\n"
-		"  command: [python3, -m, sglang_router.launch_router]\n"
-		"  args: {port: 8000}\n"
+		"  type: sglang-router\n"
+		"  args: {policy: round_robin}\n"
 		"benchmark:\n"
 		"  type: sa-bench\n"
 		"  command: run-bench --quick\n"
@@ -722,11 +736,63 @@ static void test_plan_order_and_logs(void **state)
 	assert_int_equal(pr->index, 1);
 	assert_int_equal(pr->node, 2);
 	assert_penv(pr, "MOONCAKE_LOCAL_HOSTNAME", "<decode_node_1_ip>", SRT_OWNER_SRTCTL, NULL);
-	assert_string_equal(pr->argv[3], "--disaggregation-transfer-backend");
-	/* Frontend: command + args, gated on its port. */
+	{
+		static const char *const want[] = {
+			"python3",
+			"-m",
+			"sglang.launch_server",
+			"--host",
+			"<decode_node_1_ip>",
+			"--port",
+			"6100",
+			"--nccl-port",
+			"17500",
+			"--disaggregation-mode",
+			"decode",
+			"--disaggregation-transfer-backend",
+			"mooncake",
+		};
+
+		struct srt_argv av = { pr->argv, pr->argc };
+
+		assert_argv(&av, want, sizeof(want) / sizeof(want[0]));
+	}
+	/* The engine says when it is ready: HTTP /health on its port. */
+	assert_int_equal(pr->nprobes, 1);
+	assert_true(pr->probes[0].http);
+	assert_int_equal(pr->probes[0].port, 6100);
+	assert_string_equal(pr->probes[0].path, "/health");
+	/* Frontend: the router over the workers, then frontend.args; gated on its /health. */
 	pr = &p->run.procs[7];
-	assert_string_equal(pr->argv[2], "sglang_router.launch_router");
-	assert_string_equal(pr->argv[3], "--port");
+	{
+		static const char *const want[] = {
+			"python3",
+			"-m",
+			"sglang_router.launch_router",
+			"--pd-disaggregation",
+			"--prefill",
+			"http://<prefill_node_0_ip>:6100",
+			"7200",
+			"--decode",
+			"http://<decode_node_0_ip>:6100",
+			"--decode",
+			"http://<decode_node_1_ip>:6100",
+			"--host",
+			"0.0.0.0",
+			"--port",
+			"8000",
+			"--policy",
+			"round_robin",
+		};
+
+		struct srt_argv av = { pr->argv, pr->argc };
+
+		assert_argv(&av, want, sizeof(want) / sizeof(want[0]));
+		assert_true(pr->argv_runtime[5]);
+		assert_false(pr->argv_runtime[6]);
+		assert_true(pr->argv_runtime[10]);
+	}
+	assert_true(pr->probes[0].http);
 	assert_int_equal(pr->probes[0].port, 8000);
 	/* Benchmark: bash -c and its parameters. */
 	pr = &p->run.procs[9];
@@ -736,6 +802,10 @@ static void test_plan_order_and_logs(void **state)
 	assert_penv(pr, "SRT_BENCH_CONCURRENCIES", "[1,2]", SRT_OWNER_RECIPE, NULL);
 	assert_penv(pr, "SRT_BENCH_TYPE", "sa-bench", SRT_OWNER_RECIPE, NULL);
 	assert_false(penv_has(pr, "SRT_BENCH_COMMAND"));
+	assert_penv(pr, "SRT_FRONTEND_URL", "http://<prefill_node_0_ip>:8000", SRT_OWNER_SRTCTL,
+		    NULL);
+	for (size_t i = 0; i < pr->nenv; i++)
+		assert_int_equal(pr->env_runtime[i], !strcmp(pr->env_names[i], "SRT_FRONTEND_URL"));
 	assert_false(pr->critical);
 	srt_plan_free(p);
 }

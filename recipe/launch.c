@@ -1,0 +1,576 @@
+/*
+ * recipe/launch.c: the launch model, what srtctl adds to each engine's and
+ * router's command line and environment.
+ *
+ * This file owns the flags srtctl sets on SGLang (`python3 -m
+ * sglang.launch_server`), vLLM (`vllm serve`), the SGLang router and
+ * vllm-router: the model argument, host and ports, disaggregation mode and
+ * bootstrap port, multi-node and data-parallel placement, the GPU set, and
+ * the readiness probe of each.  It also owns the table of flags a recipe may
+ * not set (srt_launch_owned_flag(), used by validation) so the two cannot
+ * drift apart.  Pure: no I/O; node IPs stay layout placeholders.  The rules
+ * are in recipe/launch.h and docs/recipe-reference.md.
+ */
+#include "recipe/launch.h"
+
+#include <string.h>
+
+#include "util/strutil.h"
+
+/* ---- building ---- */
+
+/* Room for one more element in an arena array of *cap elements of `size` bytes. */
+static void *room(struct srt_arena *a, void *v, size_t n, size_t *cap, size_t size)
+{
+	void *nv;
+
+	if (n < *cap)
+		return v;
+	*cap = *cap ? *cap * 2 : 8;
+	nv = srt_arena_alloc(a, *cap * size);
+	if (n)
+		memcpy(nv, v, n * size);
+	return nv;
+}
+
+static void word(struct srt_launch *o, struct srt_arena *a, const char *arg, const char *why,
+		 bool runtime)
+{
+	o->words = room(a, o->words, o->nwords, &o->capwords, sizeof(*o->words));
+	o->words[o->nwords++] = (struct srt_lword){ arg, why, runtime };
+}
+
+/* A flag and its value, sharing one reason. */
+static void flag(struct srt_launch *o, struct srt_arena *a, const char *f, const char *value,
+		 const char *why, bool runtime)
+{
+	word(o, a, f, why, false);
+	if (value)
+		word(o, a, value, why, runtime);
+}
+
+static void flag_int(struct srt_launch *o, struct srt_arena *a, const char *f, int v,
+		     const char *why)
+{
+	flag(o, a, f, srt_arena_printf(a, "%d", v), why, false);
+}
+
+static void env(struct srt_launch *o, struct srt_arena *a, const char *name, const char *value,
+		const char *why, bool runtime)
+{
+	o->env = room(a, o->env, o->nenv, &o->capenv, sizeof(*o->env));
+	o->env[o->nenv++] = (struct srt_lenv){ name, value, why, runtime };
+}
+
+static void http_probe(struct srt_launch *o, int port)
+{
+	o->readiness.probes[0] = (struct srt_probe){ SRT_PROBE_HTTP, port, "/health", 200 };
+	o->readiness.nprobes = 1;
+	o->readiness.timeout_seconds = SRT_LAUNCH_READY_TIMEOUT;
+	o->readiness.interval_seconds = SRT_LAUNCH_READY_INTERVAL;
+}
+
+/* "http://<ip>:port", or with brackets when the IP is a literal IPv6 address. */
+static const char *url(struct srt_arena *a, const char *ip, int port)
+{
+	return strchr(ip, ':') ? srt_arena_printf(a, "http://[%s]:%d", ip, port) :
+				 srt_arena_printf(a, "http://%s:%d", ip, port);
+}
+
+/* ---- the recipe's args ---- */
+
+/* A decimal integer in [lo, hi], the whole string. */
+static bool parse_int(const char *s, long lo, long hi, long *out)
+{
+	long v = 0;
+
+	if (!s || !*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > hi)
+			return false;
+		v = v * 10 + (*s - '0');
+	}
+	if (v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+static const struct srt_ypair *role_arg(const struct srt_role *role, const char *dashed)
+{
+	if (!role->present || !role->args || role->args->kind != SRT_Y_MAP)
+		return NULL;
+	for (size_t i = 0; i < role->args->n; i++)
+		if (srt_str_eq_dashes(role->args->pairs[i].key->str, dashed))
+			return &role->args->pairs[i];
+	return NULL;
+}
+
+static const char *role_arg_str(const struct srt_role *role, const char *dashed)
+{
+	const struct srt_ypair *p = role_arg(role, dashed);
+
+	return p ? srt_ynode_str(p->value) : NULL;
+}
+
+static int role_arg_int(const struct srt_role *role, const char *dashed, int dflt)
+{
+	const char *s = role_arg_str(role, dashed);
+	long v;
+
+	if (!parse_int(s, 1, 1 << 20, &v))
+		return dflt;
+	return (int)v;
+}
+
+/* ---- model ---- */
+
+static bool in_container(const struct srt_recipe *r, const struct srt_cluster *c,
+			 enum srt_role_kind role)
+{
+	return c && c->container_runtime == SRT_CRT_PYXIS &&
+	       srt_render_role_container(r, c, role) != NULL;
+}
+
+const char *srt_launch_model_arg(const struct srt_recipe *r, const struct srt_cluster *c,
+				 enum srt_role_kind role)
+{
+	const char *path = r->model.path;
+
+	if (!path || !*path)
+		return NULL;
+	if (srt_str_has_prefix(path, "hf:"))
+		return path + 3;
+	return in_container(r, c, role) ? SRT_CONTAINER_MODEL_DIR : path;
+}
+
+const char *srt_launch_served_name(struct srt_arena *a, const struct srt_recipe *r)
+{
+	static const enum srt_role_kind order[] = { SRT_ROLE_PREFILL, SRT_ROLE_AGG,
+						    SRT_ROLE_DECODE };
+	const char *path = r->model.path, *base, *end;
+
+	for (size_t i = 0; i < 3; i++) {
+		const char *s = role_arg_str(&r->roles[order[i]], "served-model-name");
+
+		if (s && *s)
+			return s;
+	}
+	if (!path || !*path)
+		return NULL;
+	if (srt_str_has_prefix(path, "hf:"))
+		path += 3;
+	end = path + strlen(path);
+	while (end > path + 1 && end[-1] == '/')
+		end--;
+	base = end;
+	while (base > path && base[-1] != '/')
+		base--;
+	if (base == end)
+		return NULL;
+	return srt_arena_strndup(a, base, (size_t)(end - base));
+}
+
+/* ---- owned flags ---- */
+
+struct owned {
+	const char *flag;  /* canonical, dashed, without "--" */
+	const char *alias; /* another spelling the parser accepts, or NULL */
+	const char *why;
+};
+
+#define WHY_HOST                                                                             \
+	"srtctl binds every engine to its node's IP, the address the router, its peers and " \
+	"the readiness probe connect to"
+#define WHY_PORT                                                                           \
+	"srtctl gives each worker its own HTTP port (6100 + 32 per worker on a node) and " \
+	"points the router and the readiness probe at it"
+#define WHY_NODES "srtctl sets it from the nodes the worker spans"
+#define WHY_RANK "srtctl sets it on each node of a multi-node worker"
+
+static const struct owned sglang_owned[] = {
+	{ "host", NULL, WHY_HOST },
+	{ "port", NULL, WHY_PORT },
+	{ "dist-init-addr", "nccl-init-addr",
+	  "srtctl sets it to the worker's first node (port 8300) on every node of a multi-node "
+	  "worker" },
+	{ "nnodes", NULL, WHY_NODES },
+	{ "node-rank", NULL, WHY_RANK },
+	{ NULL, NULL, NULL },
+};
+
+static const struct owned vllm_owned[] = {
+	{ "host", NULL, WHY_HOST },
+	{ "port", NULL, WHY_PORT },
+	{ "data-parallel-address", "dpa",
+	  "srtctl sets it to the worker's first node when data parallelism spans nodes" },
+	{ "data-parallel-start-rank", "dpr", "srtctl sets it on each node of a multi-node worker" },
+	{ "data-parallel-size-local", "dpl",
+	  "srtctl sets it from data-parallel-size and the nodes the worker spans" },
+	{ "headless", NULL, "srtctl sets it on the non-leader nodes of a multi-node worker" },
+	{ "nnodes", NULL, WHY_NODES },
+	{ "node-rank", NULL, WHY_RANK },
+	{ "master-addr", NULL, "srtctl sets it to the worker's first node" },
+	{ NULL, NULL, NULL },
+};
+
+/*
+ * "--tp_size=1" -> "tp-size" into buf (dashes stripped, '_' as '-', up to
+ * '='); false when nothing is left or the name does not fit.
+ */
+static bool canon(const char *key, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	while (*key == '-')
+		key++;
+	for (; *key && *key != '=' && n + 1 < size; key++)
+		buf[n++] = *key == '_' ? '-' : *key;
+	buf[n] = '\0';
+	return n > 0 && (!*key || *key == '=');
+}
+
+bool srt_launch_arg_replaced(const struct srt_recipe *r, const char *key)
+{
+	char k[64];
+
+	if (!canon(key, k, sizeof(k)))
+		return false;
+	if (!strcmp(k, "served-model-name") || !strcmp(k, "model"))
+		return true;
+	if (r->engine == SRT_ENGINE_SGLANG)
+		return !strcmp(k, "model-path") || !strcmp(k, "nccl-port");
+	return false;
+}
+
+const char *srt_launch_owned_flag(const struct srt_recipe *r, const char *key, const char **why)
+{
+	const struct owned *t;
+	char k[64];
+
+	if (r->engine == SRT_ENGINE_SGLANG)
+		t = sglang_owned;
+	else if (r->engine == SRT_ENGINE_VLLM)
+		t = vllm_owned;
+	else
+		return NULL;
+	if (!canon(key, k, sizeof(k)))
+		return NULL;
+	for (; t->flag; t++) {
+		if (!strcmp(k, t->flag) || (t->alias && !strcmp(k, t->alias))) {
+			*why = t->why;
+			return t->flag;
+		}
+	}
+	return NULL;
+}
+
+/* ---- workers ---- */
+
+/*
+ * Not 0.0.0.0 (srt-slurm's choice): two workers of different nodes that
+ * share a host (the local test cluster's nodes are one machine's addresses)
+ * would collide, and the node IP is the one srtctl advertises anyway.
+ */
+#define WHY_HOST_WORD                                                                      \
+	"the node's IP (network_interface): what the router, peers and the probe connect " \
+	"to (SGLang binds 127.0.0.1 by default)"
+
+static const char *gpu_list(struct srt_arena *a, int first, int n)
+{
+	char *s = srt_arena_printf(a, "%d", first);
+
+	for (int i = 1; i < n; i++)
+		s = srt_arena_printf(a, "%s,%d", s, first + i);
+	return s;
+}
+
+/* The model argument and mount, the served name and the GPU set: shared by both engines. */
+static const char *model_why(const struct srt_recipe *r, const struct srt_cluster *c,
+			     enum srt_role_kind role)
+{
+	if (r->model.path && srt_str_has_prefix(r->model.path, "hf:"))
+		return "model.path (an hf: model: the Hugging Face id, downloaded by the engine)";
+	if (in_container(r, c, role))
+		return "model.path, mounted at /model in the container";
+	return "model.path";
+}
+
+static void common_env(struct srt_launch *o, struct srt_arena *a, const struct srt_recipe *r,
+		       const struct srt_cluster *c, const struct srt_lworker *w)
+{
+	int g = r->resources.gpus_per_node > 0 ? r->resources.gpus_per_node : 4;
+	const char *name = c && c->visible_devices_env ? c->visible_devices_env :
+							 "CUDA_VISIBLE_DEVICES";
+
+	if (w->gpus > 0 && w->gpus < g)
+		env(o, a, name, gpu_list(a, w->gpu_first, w->gpus),
+		    "the worker's GPUs on a node it shares with other workers", false);
+}
+
+static void sglang_worker(struct srt_launch *o, struct srt_arena *a, const struct srt_recipe *r,
+			  const struct srt_lworker *w, int rank, const char *leader_ip,
+			  const char *self_ip, const char *model, const char *mwhy,
+			  const char *served)
+{
+	const struct srt_role *ro = &r->roles[w->role];
+	bool pd = w->role != SRT_ROLE_AGG;
+
+	if (model)
+		flag(o, a, "--model-path", model, mwhy, false);
+	if (served)
+		flag(o, a, "--served-model-name", served,
+		     "the name clients ask for: the first served-model-name of the roles' args, "
+		     "else the model directory's name",
+		     false);
+	flag(o, a, "--host", self_ip, WHY_HOST_WORD, true);
+	flag_int(o, a, "--port", rank ? 0 : o->port,
+		 rank ? "a non-leader rank serves no HTTP" :
+			"the worker's HTTP port: 6100 + 32 per worker leader on its node");
+	flag_int(o, a, "--nccl-port", SRT_LAUNCH_NCCL_PORT + w->slot,
+		 "deterministic, distinct per worker on a node (SGLang picks a random free port "
+		 "otherwise, which races on shared nodes)");
+	if (pd && !role_arg(ro, "disaggregation-mode"))
+		flag(o, a, "--disaggregation-mode", srt_role_name(w->role),
+		     "the role: a prefill or decode server of a disaggregated pair", false);
+	if (w->role == SRT_ROLE_PREFILL) {
+		const char *own = role_arg_str(ro, "disaggregation-bootstrap-port");
+		long v;
+
+		if (parse_int(own, 1, 65535, &v)) {
+			o->bootstrap_port = (int)v;
+		} else {
+			o->bootstrap_port = SRT_LAUNCH_BOOTSTRAP_PORT + w->slot;
+			flag_int(
+				o, a, "--disaggregation-bootstrap-port", o->bootstrap_port,
+				"the prefill server's bootstrap port (7200 + its slot on the node), "
+				"handed to the router");
+		}
+	}
+	if (w->nnodes > 1) {
+		const char *why = "a worker over several nodes: every node joins its first node";
+
+		flag(o, a, "--dist-init-addr",
+		     srt_arena_printf(a, "%s:%d", leader_ip, SRT_LAUNCH_DIST_INIT_PORT), why, true);
+		flag_int(o, a, "--nnodes", (int)w->nnodes, why);
+		flag_int(o, a, "--node-rank", rank, "this node's place in the worker");
+	}
+}
+
+static void vllm_worker(struct srt_launch *o, struct srt_arena *a, const struct srt_recipe *r,
+			const struct srt_lworker *w, int rank, const char *leader_ip,
+			const char *self_ip, const char *model, const char *mwhy,
+			const char *served)
+{
+	const struct srt_role *ro = &r->roles[w->role];
+	int dp = role_arg_int(ro, "data-parallel-size", 1);
+	int n = (int)w->nnodes;
+
+	if (model)
+		word(o, a, model, mwhy, false);
+	if (served)
+		flag(o, a, "--served-model-name", served,
+		     "the name clients ask for: the first served-model-name of the roles' args, "
+		     "else the model directory's name",
+		     false);
+	if (!rank) {
+		flag(o, a, "--host", self_ip, WHY_HOST_WORD, true);
+		flag_int(o, a, "--port", o->port,
+			 "the worker's HTTP port: 6100 + 32 per worker leader on its node");
+	}
+	if (n > 1 && dp > 1 && dp % n == 0) {
+		int local = dp / n;
+		const char *why = "data parallelism across the worker's nodes";
+
+		flag_int(o, a, "--data-parallel-size-local", local, why);
+		flag(o, a, "--data-parallel-address", leader_ip, why, true);
+		/* A recipe's own RPC port wins (srt-slurm passes it after its own). */
+		if (!role_arg(ro, "data-parallel-rpc-port"))
+			flag_int(o, a, "--data-parallel-rpc-port", SRT_LAUNCH_DP_RPC_PORT + w->slot,
+				 why);
+		if (rank) {
+			word(o, a, "--headless", "a non-leader node runs engines, no API server",
+			     false);
+			flag_int(o, a, "--data-parallel-start-rank", rank * local,
+				 "the first DP rank on this node");
+		}
+	} else if (n > 1) {
+		const char *why = "tensor/pipeline parallelism across the worker's nodes";
+
+		flag_int(o, a, "--nnodes", n, why);
+		flag_int(o, a, "--node-rank", rank, "this node's place in the worker");
+		flag(o, a, "--master-addr", leader_ip, why, true);
+		if (rank)
+			word(o, a, "--headless", "a non-leader node runs engines, no API server",
+			     false);
+	}
+	if (w->role != SRT_ROLE_AGG) {
+		o->side_port = SRT_LAUNCH_NIXL_PORT + w->slot;
+		env(o, a, "VLLM_NIXL_SIDE_CHANNEL_PORT", srt_arena_printf(a, "%d", o->side_port),
+		    "NIXL's KV side channel, distinct per worker on a node (5400 + its slot)",
+		    false);
+	}
+}
+
+/* The HTTP port of a worker leader: frontend.port for a direct frontend's worker. */
+static int worker_port(const struct srt_recipe *r, const struct srt_lworker *w)
+{
+	if (w->role == SRT_ROLE_AGG && w->index == 0 &&
+	    srt_launch_frontend_kind(r, NULL) == SRT_FE_DIRECT)
+		return r->frontend.port > 0 ? r->frontend.port : SRT_LAUNCH_FRONTEND_PORT;
+	return SRT_LAUNCH_HTTP_PORT + SRT_LAUNCH_HTTP_STRIDE * w->slot;
+}
+
+void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct srt_recipe *r,
+		       const struct srt_cluster *c, const struct srt_layout *l,
+		       const struct srt_lworker *w, int rank)
+{
+	const char *leader_ip = l->nodes[w->node].ip;
+	size_t self = w->node + (size_t)rank < l->nnodes ? w->node + (size_t)rank : w->node;
+	const char *self_ip = l->nodes[self].ip;
+	const char *model = srt_launch_model_arg(r, c, w->role);
+	const char *served = srt_launch_served_name(a, r);
+
+	memset(out, 0, sizeof(*out));
+	if (r->engine != SRT_ENGINE_SGLANG && r->engine != SRT_ENGINE_VLLM)
+		return;
+	out->port = worker_port(r, w);
+	if (model && !strcmp(model, SRT_CONTAINER_MODEL_DIR))
+		out->mount = r->model.path;
+	if (r->engine == SRT_ENGINE_SGLANG)
+		sglang_worker(out, a, r, w, rank, leader_ip, self_ip, model,
+			      model_why(r, c, w->role), served);
+	else
+		vllm_worker(out, a, r, w, rank, leader_ip, self_ip, model, model_why(r, c, w->role),
+			    served);
+	common_env(out, a, r, c, w);
+	if (rank) {
+		out->port = 0;
+		return;
+	}
+	out->url = url(a, leader_ip, out->port);
+	http_probe(out, out->port);
+}
+
+/* ---- frontend ---- */
+
+enum srt_frontend_kind srt_launch_frontend_kind(const struct srt_recipe *r, const char **why)
+{
+	const char *t = r->frontend.type ? r->frontend.type : "none";
+	const char *w = NULL;
+	enum srt_frontend_kind k;
+
+	if (!strcmp(t, "none"))
+		k = r->frontend.command.n ? SRT_FE_CUSTOM : SRT_FE_NONE;
+	else if (!strcmp(t, "sglang-router"))
+		k = SRT_FE_SGLANG_ROUTER;
+	else if (!strcmp(t, "vllm-router"))
+		k = SRT_FE_VLLM_ROUTER;
+	else if (!strcmp(t, "sglang") || !strcmp(t, "vllm"))
+		k = SRT_FE_DIRECT;
+	else if (!strcmp(t, "dynamo")) {
+		k = SRT_FE_REFUSED;
+		w = "Dynamo's frontend needs Dynamo's workers, etcd and NATS, which srtctl does not "
+		    "run; a benchmark through another router would measure a different stack. "
+		    "Write 'type: sglang-router' (SGLang) or 'type: vllm-router' (vLLM) for a "
+		    "disaggregated recipe, 'type: sglang'/'vllm' for one aggregated worker, or "
+		    "'type: none'";
+	} else if (!strcmp(t, "trtllm_serve") || !strcmp(t, "trtllm-serve") ||
+		   !strcmp(t, "atomesh") || !strcmp(t, "tilert-router")) {
+		k = SRT_FE_REFUSED;
+		w = "this frontend belongs to an engine which srtctl does not run; use srt-slurm, "
+		    "or write 'type: sglang-router', 'vllm-router', 'sglang', 'vllm' or 'none'";
+	} else {
+		k = r->frontend.command.n ? SRT_FE_CUSTOM : SRT_FE_NONE;
+	}
+	if (why)
+		*why = w;
+	return k;
+}
+
+const struct srt_argv *srt_launch_frontend_command(const struct srt_recipe *r,
+						   const struct srt_cluster *c)
+{
+	switch (srt_launch_frontend_kind(r, NULL)) {
+	case SRT_FE_SGLANG_ROUTER:
+		return r->frontend.command.n ? &r->frontend.command :
+					       &c->commands[SRT_CMD_SGLANG_ROUTER];
+	case SRT_FE_VLLM_ROUTER:
+		return r->frontend.command.n ? &r->frontend.command :
+					       &c->commands[SRT_CMD_VLLM_ROUTER];
+	case SRT_FE_CUSTOM:
+		return &r->frontend.command;
+	default:
+		return NULL;
+	}
+}
+
+void srt_launch_frontend(struct srt_launch *out, struct srt_arena *a, const struct srt_recipe *r,
+			 const struct srt_cluster *c, const struct srt_layout *l)
+{
+	enum srt_frontend_kind k = srt_launch_frontend_kind(r, NULL);
+	int port = r->frontend.port > 0 ? r->frontend.port : SRT_LAUNCH_FRONTEND_PORT;
+	bool pd = r->roles[SRT_ROLE_PREFILL].present || r->roles[SRT_ROLE_DECODE].present;
+	bool sgl = k == SRT_FE_SGLANG_ROUTER;
+	bool agg_listed = false;
+
+	memset(out, 0, sizeof(*out));
+	switch (k) {
+	case SRT_FE_NONE:
+	case SRT_FE_REFUSED:
+		return;
+	case SRT_FE_DIRECT: {
+		const struct srt_lworker *w = srt_layout_worker(l, SRT_ROLE_AGG, 0);
+
+		if (w)
+			out->url = url(a, l->nodes[w->node].ip, port);
+		return;
+	}
+	case SRT_FE_CUSTOM:
+		out->port = port;
+		out->url = url(a, l->nodes[l->head].ip, port);
+		out->readiness.probes[0] = (struct srt_probe){ SRT_PROBE_TCP, port, NULL, 0 };
+		out->readiness.nprobes = 1;
+		out->readiness.timeout_seconds = SRT_FRONTEND_READY_TIMEOUT;
+		return;
+	case SRT_FE_SGLANG_ROUTER:
+	case SRT_FE_VLLM_ROUTER:
+		break;
+	}
+	if (pd)
+		word(out, a, sgl ? "--pd-disaggregation" : "--vllm-pd-disaggregation",
+		     "prefill and decode workers: the router sends each request through both",
+		     false);
+	for (size_t i = 0; i < l->nworkers; i++) {
+		const struct srt_lworker *w = &l->workers[i];
+		struct srt_launch wl;
+
+		srt_launch_worker(&wl, a, r, c, l, w, 0);
+		if (!wl.url)
+			continue;
+		if (w->role == SRT_ROLE_PREFILL) {
+			int bp = sgl ? wl.bootstrap_port : wl.side_port;
+
+			word(out, a, "--prefill", "a prefill worker: its URL and bootstrap port",
+			     false);
+			word(out, a, wl.url, "a prefill worker: its URL and bootstrap port", true);
+			if (bp)
+				word(out, a, srt_arena_printf(a, "%d", bp),
+				     "a prefill worker: its URL and bootstrap port", false);
+		} else if (w->role == SRT_ROLE_DECODE) {
+			flag(out, a, "--decode", wl.url, "a decode worker: its URL", true);
+		} else {
+			if (!agg_listed)
+				word(out, a, "--worker-urls", "the aggregated workers", false);
+			agg_listed = true;
+			word(out, a, wl.url, "the aggregated workers", true);
+		}
+	}
+	flag(out, a, "--host", "0.0.0.0", "the public endpoint, reachable from every node", false);
+	flag_int(out, a, "--port", port, "frontend.port (default 8000)");
+	out->port = port;
+	out->url = url(a, l->nodes[l->head].ip, port);
+	http_probe(out, port);
+	out->readiness.timeout_seconds = SRT_FRONTEND_READY_TIMEOUT;
+}

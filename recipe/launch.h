@@ -1,0 +1,143 @@
+/*
+ * recipe/launch.h: what srtctl adds to each engine's and router's command
+ * line and environment, and why.
+ *
+ * A worker's argv is commands.<engine> + the words srt_launch_worker()
+ * returns + the role's args (less the keys srt_launch_arg_replaced() names)
+ * + extra_args; a recipe value always comes after srtctl's.  The frontend's
+ * is commands.<router> (or frontend.command) + srt_launch_frontend()'s words
+ * + frontend.args.  Every word and variable carries a reason (dry-run and
+ * docs/recipe-reference.md "What srtctl adds to the engines' command lines"
+ * show them).  Everything here is a pure function of (recipe, cluster,
+ * layout): node IPs are layout placeholders ("<decode_node_0_ip>"), and a
+ * word that holds one is flagged `runtime` so the agent substitutes it (and
+ * nothing else) when it binds the plan to the allocation.
+ *
+ * Ports (per node; j is the worker's slot among the worker leaders on its
+ * node, srt_lworker.slot):
+ *   HTTP              6100 + 32*j (SGLang and vLLM; 0 on a non-leader SGLang rank)
+ *   PD bootstrap      7200 + j    (SGLang prefill; unless the recipe sets its own)
+ *   NCCL              17500 + j   (SGLang)
+ *   dist-init         8300        (multi-node workers own their nodes)
+ *   vLLM DP RPC       8400 + j    (unless the recipe sets its own)
+ *   NIXL side channel 5400 + j    (vLLM prefill/decode)
+ *   frontend          frontend.port (8000)
+ */
+#ifndef SRT_RECIPE_LAUNCH_H
+#define SRT_RECIPE_LAUNCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "recipe/cluster.h"
+#include "recipe/model.h"
+#include "recipe/render.h"
+#include "util/arena.h"
+
+#define SRT_LAUNCH_HTTP_PORT 6100
+#define SRT_LAUNCH_HTTP_STRIDE 32
+#define SRT_LAUNCH_BOOTSTRAP_PORT 7200
+#define SRT_LAUNCH_NCCL_PORT 17500
+#define SRT_LAUNCH_DIST_INIT_PORT 8300
+#define SRT_LAUNCH_DP_RPC_PORT 8400
+#define SRT_LAUNCH_NIXL_PORT 5400
+#define SRT_LAUNCH_FRONTEND_PORT 8000
+/* Where a pyxis container sees the model directory. */
+#define SRT_CONTAINER_MODEL_DIR "/model"
+/* Engines load weights before they answer: srt-slurm waits 180 x 10 s. */
+#define SRT_LAUNCH_READY_TIMEOUT 1800
+#define SRT_LAUNCH_READY_INTERVAL 10
+
+/* One argv word srtctl adds; a flag and its values share the reason. */
+struct srt_lword {
+	const char *arg;
+	const char *why;
+	bool runtime; /* holds layout placeholders the agent substitutes */
+};
+
+/* One environment variable srtctl stamps. */
+struct srt_lenv {
+	const char *name, *value, *why;
+	bool runtime;
+};
+
+/* What srtctl adds to one process (all of it allocated in the caller's arena). */
+struct srt_launch {
+	struct srt_lword *words; /* in order, right after the command */
+	size_t nwords, capwords;
+	struct srt_lenv *env;
+	size_t nenv, capenv;
+	int port;	    /* the HTTP port it serves, or 0 */
+	const char *url;    /* "http://<ip>:<port>" it serves, or NULL */
+	int bootstrap_port; /* SGLang prefill: the port the router passes on; else 0 */
+	int side_port;	    /* vLLM prefill: the NIXL side-channel port for the router */
+	struct srt_readiness readiness; /* nprobes == 0: ready once launched */
+	const char *mount; /* host directory to mount at SRT_CONTAINER_MODEL_DIR, or NULL */
+};
+
+/* The frontend kinds srtctl runs (frontend.type). */
+enum srt_frontend_kind {
+	SRT_FE_NONE,	      /* "none" (default): no frontend, no URL */
+	SRT_FE_SGLANG_ROUTER, /* "sglang-router" */
+	SRT_FE_VLLM_ROUTER,   /* "vllm-router" */
+	SRT_FE_DIRECT,	      /* "sglang" / "vllm": the single agg worker serves frontend.port */
+	SRT_FE_CUSTOM,	      /* another type with frontend.command: run it as written */
+	SRT_FE_REFUSED,	      /* dynamo, trtllm_serve, ...: a validation error */
+};
+
+/*
+ * frontend.type of r as a kind.  For SRT_FE_REFUSED, *why (when not NULL)
+ * gets the sentence validation prints: why srtctl does not run it and what
+ * to write instead.
+ */
+enum srt_frontend_kind srt_launch_frontend_kind(const struct srt_recipe *r, const char **why);
+
+/*
+ * The words and env srtctl adds to rank `rank` (0 = the leader) of layout
+ * worker w, its port, URL and readiness (an HTTP GET /health on the
+ * leader's port; a non-leader rank serves no HTTP and has no probe).
+ * Allocated in a; cannot fail (validation has rejected what conflicts).
+ */
+void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct srt_recipe *r,
+		       const struct srt_cluster *c, const struct srt_layout *l,
+		       const struct srt_lworker *w, int rank);
+
+/*
+ * The frontend's words (after its command) and readiness, and the URL the
+ * benchmark gets as SRT_FRONTEND_URL (out->url; NULL without a frontend).
+ * out->nwords == 0 and out->port == 0 when no frontend process runs
+ * (none, direct).  Allocated in a; cannot fail.
+ */
+void srt_launch_frontend(struct srt_launch *out, struct srt_arena *a, const struct srt_recipe *r,
+			 const struct srt_cluster *c, const struct srt_layout *l);
+
+/* The frontend's command from the cluster config (its router), or NULL for none/direct/custom. */
+const struct srt_argv *srt_launch_frontend_command(const struct srt_recipe *r,
+						   const struct srt_cluster *c);
+
+/*
+ * Is a role's args key one srtctl replaces, as srt-slurm does: the model
+ * (model-path / model), served-model-name and nccl-port?  Such a key is
+ * left out of the argv (its served-model-name value is used); validation
+ * warns about the first two kinds.
+ */
+bool srt_launch_arg_replaced(const struct srt_recipe *r, const char *key);
+
+/*
+ * Does args key (or raw argument) `key` set a flag srtctl owns on this
+ * recipe's engine?  Returns the canonical flag ("--port") and sets *why to
+ * the reason, or NULL.  Dash and underscore spellings and `--flag=value`
+ * match; SGLang's aliases (--nccl-init-addr) and vLLM's short forms (-dpa)
+ * too.  A `disaggregation-mode` that agrees with the role, and the keys of
+ * srt_launch_arg_replaced(), are not conflicts.
+ */
+const char *srt_launch_owned_flag(const struct srt_recipe *r, const char *key, const char **why);
+
+/* The model argument: "/model" in a pyxis container, the HF id of "hf:ID", else model.path. */
+const char *srt_launch_model_arg(const struct srt_recipe *r, const struct srt_cluster *c,
+				 enum srt_role_kind role);
+
+/* The served model name: the first served-model-name of prefill, agg, decode args, else basename. */
+const char *srt_launch_served_name(struct srt_arena *a, const struct srt_recipe *r);
+
+#endif

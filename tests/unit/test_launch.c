@@ -1,0 +1,610 @@
+/*
+ * tests/unit/test_launch.c: recipe/launch (what srtctl adds to each engine's
+ * and router's command line and env) and the layout's GPU sets and slots.
+ *
+ * Recipes are compiled (parsed, validated) from YAML against the built-in
+ * cluster defaults or a tweaked copy; each test asserts whole argv vectors,
+ * so a word added, dropped or moved fails it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recipe/compile.h"
+#include "recipe/launch.h"
+#include "recipe/render.h"
+#include "runplan/plan.h"
+
+struct fx {
+	struct srt_cluster cl;
+	struct srt_compiled comp;
+	struct srt_diags d;
+	struct srt_arena a;
+	struct srt_layout l;
+	struct srt_runplan rp;
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	srt_cluster_defaults(&f->cl);
+	srt_diags_init(&f->d);
+	srt_arena_init(&f->a);
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+
+	srt_runplan_release(&f->rp);
+	srt_compiled_release(&f->comp);
+	srt_diags_release(&f->d);
+	srt_arena_release(&f->a);
+	free(f);
+	return 0;
+}
+
+/* Compile yaml (which must validate) and build its layout in f->l. */
+static const struct srt_recipe *compile(struct fx *f, const char *yaml)
+{
+	srt_compiled_release(&f->comp);
+	srt_diags_release(&f->d);
+	srt_diags_init(&f->d);
+	if (srt_compile_bytes(yaml, strlen(yaml), "t.yaml", &f->cl, &f->comp, &f->d)) {
+		srt_diags_print(&f->d, stdout);
+		fail_msg("the test recipe does not compile");
+	}
+	assert_int_equal(f->comp.n, 1);
+	srt_layout_build(&f->l, &f->a, f->comp.recipes[0]);
+	return f->comp.recipes[0];
+}
+
+/* The full argv of rank `rank` of worker (role, index). */
+static struct srt_argv argv_of(struct fx *f, const struct srt_recipe *r, enum srt_role_kind role,
+			       int index, int rank, bool **runtime)
+{
+	struct srt_argv av = { NULL, 0 };
+	const struct srt_lworker *w = srt_layout_worker(&f->l, role, index);
+
+	assert_non_null(w);
+	assert_int_equal(
+		srt_render_worker_argv(&av, runtime, &f->a, r, &f->cl, &f->l, w, rank, &f->d), 0);
+	return av;
+}
+
+#define WANT(av, ...)                                                               \
+	do {                                                                        \
+		static const char *const want_[] = { __VA_ARGS__ };                 \
+		assert_argv(av, want_, sizeof(want_) / sizeof(want_[0]), __LINE__); \
+	} while (0)
+
+static void assert_argv(const struct srt_argv *av, const char *const *want, size_t n, int line)
+{
+	for (size_t i = 0; i < n && i < av->n; i++)
+		if (strcmp(av->v[i], want[i]))
+			fail_msg("line %d: argv[%zu] is '%s', want '%s'", line, i, av->v[i],
+				 want[i]);
+	if (av->n != n)
+		fail_msg("line %d: argc is %zu, want %zu", line, av->n, n);
+}
+
+static const struct srt_lenv *lenv(const struct srt_launch *ln, const char *name)
+{
+	for (size_t i = 0; i < ln->nenv; i++)
+		if (!strcmp(ln->env[i].name, name))
+			return &ln->env[i];
+	return NULL;
+}
+
+/* A process's env value, or NULL. */
+static const char *penv(const struct srt_runplan_proc *pr, const char *name)
+{
+	for (size_t i = 0; i < pr->nenv; i++)
+		if (!strcmp(pr->env_names[i], name))
+			return pr->env_values[i];
+	return NULL;
+}
+
+/* The seed's minimal example: SGLang prefill + decode with Mooncake. */
+static const char seed_minimal[] = "name: sglang-mooncake\n"
+				   "model: {path: /models/qwen3-32b, container: sglang:latest}\n"
+				   "resources: {gpus_per_node: 4}\n"
+				   "engine: sglang\n"
+				   "roles:\n"
+				   "  prefill:\n"
+				   "    args:\n"
+				   "      disaggregation-transfer-backend: mooncake\n"
+				   "      tensor-parallel-size: 4\n"
+				   "  decode:\n"
+				   "    args:\n"
+				   "      disaggregation-transfer-backend: mooncake\n"
+				   "      tensor-parallel-size: 4\n"
+				   "frontend: {type: sglang-router}\n"
+				   "services:\n"
+				   "  - name: mooncake-master\n"
+				   "    type: mooncake-master\n";
+
+static void test_seed_minimal_pd(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r;
+	struct srt_argv av;
+	struct srt_launch ln;
+
+	f->cl.container_runtime = SRT_CRT_PYXIS;
+	r = compile(f, seed_minimal);
+	av = argv_of(f, r, SRT_ROLE_PREFILL, 0, 0, NULL);
+	WANT(&av, "python3", "-m", "sglang.launch_server", "--model-path", "/model",
+	     "--served-model-name", "qwen3-32b", "--host", "<prefill_node_0_ip>", "--port", "6100",
+	     "--nccl-port", "17500", "--disaggregation-mode", "prefill",
+	     "--disaggregation-bootstrap-port", "7200", "--disaggregation-transfer-backend",
+	     "mooncake", "--tensor-parallel-size", "4");
+	av = argv_of(f, r, SRT_ROLE_DECODE, 0, 0, NULL);
+	WANT(&av, "python3", "-m", "sglang.launch_server", "--model-path", "/model",
+	     "--served-model-name", "qwen3-32b", "--host", "<decode_node_0_ip>", "--port", "6100",
+	     "--nccl-port", "17500", "--disaggregation-mode", "decode",
+	     "--disaggregation-transfer-backend", "mooncake", "--tensor-parallel-size", "4");
+
+	srt_launch_worker(&ln, &f->a, r, &f->cl, &f->l,
+			  srt_layout_worker(&f->l, SRT_ROLE_PREFILL, 0), 0);
+	/* The model directory is mounted at /model; the whole node: no GPU list. */
+	assert_string_equal(ln.mount, "/models/qwen3-32b");
+	assert_int_equal(ln.nenv, 0);
+	assert_int_equal(ln.bootstrap_port, 7200);
+	assert_string_equal(ln.url, "http://<prefill_node_0_ip>:6100");
+	assert_int_equal(ln.readiness.nprobes, 1);
+	assert_int_equal(ln.readiness.probes[0].kind, SRT_PROBE_HTTP);
+	assert_int_equal(ln.readiness.probes[0].port, 6100);
+	assert_string_equal(ln.readiness.probes[0].path, "/health");
+	/* Every word has a reason; only the node's IP is bound at run time. */
+	for (size_t i = 0; i < ln.nwords; i++) {
+		assert_non_null(ln.words[i].why);
+		assert_int_equal(ln.words[i].runtime, i == 5);
+	}
+
+	/* Without containers the engine reads the host path; nothing is mounted. */
+	f->cl.container_runtime = SRT_CRT_NONE;
+	r = compile(f, seed_minimal);
+	srt_launch_worker(&ln, &f->a, r, &f->cl, &f->l,
+			  srt_layout_worker(&f->l, SRT_ROLE_DECODE, 0), 0);
+	assert_string_equal(ln.words[1].arg, "/models/qwen3-32b");
+	assert_null(ln.mount);
+}
+
+static void test_model_names(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r;
+	struct srt_argv av;
+
+	/* hf: the bare id, never mounted; a role's served-model-name names every worker. */
+	f->cl.container_runtime = SRT_CRT_PYXIS;
+	r = compile(
+		f,
+		"model: {path: 'hf:Qwen/Qwen3-8B', container: img}\n"
+		"engine: sglang\n"
+		"roles:\n"
+		"  prefill: {args: {served-model-name: qwen, model-path: /model/, nccl-port: 1}}\n"
+		"  decode: {}\n");
+	av = argv_of(f, r, SRT_ROLE_DECODE, 0, 0, NULL);
+	WANT(&av, "python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B",
+	     "--served-model-name", "qwen", "--host", "<decode_node_0_ip>", "--port", "6100",
+	     "--nccl-port", "17500", "--disaggregation-mode", "decode");
+	/* The keys srtctl replaces are left out of the recipe's args (as srt-slurm does). */
+	av = argv_of(f, r, SRT_ROLE_PREFILL, 0, 0, NULL);
+	WANT(&av, "python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B",
+	     "--served-model-name", "qwen", "--host", "<prefill_node_0_ip>", "--port", "6100",
+	     "--nccl-port", "17500", "--disaggregation-mode", "prefill",
+	     "--disaggregation-bootstrap-port", "7200");
+	/* The model-path and nccl-port keys are warned about, served-model-name is not. */
+	assert_int_equal(f->d.nwarnings, 2);
+	assert_string_equal(srt_launch_served_name(&f->a, r), "qwen");
+	/* A trailing slash does not hide the directory's name. */
+	r = compile(f, "model: {path: /m/DeepSeek-R1/, container: img}\n"
+		       "engine: sglang\nroles: {agg: {}}\n");
+	assert_string_equal(srt_launch_served_name(&f->a, r), "DeepSeek-R1");
+}
+
+/* A recipe mode that agrees with the role and a recipe bootstrap port: the recipe's words. */
+static void test_recipe_mode_and_bootstrap(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(f, "engine: sglang\n"
+						"roles:\n"
+						"  prefill: {args: {disaggregation-mode: prefill, "
+						"disaggregation-bootstrap-port: 30001}}\n"
+						"  decode: {}\n"
+						"frontend: {type: sglang-router}\n");
+	struct srt_argv av = argv_of(f, r, SRT_ROLE_PREFILL, 0, 0, NULL);
+	struct srt_launch fe;
+
+	WANT(&av, "python3", "-m", "sglang.launch_server", "--host", "<prefill_node_0_ip>",
+	     "--port", "6100", "--nccl-port", "17500", "--disaggregation-mode", "prefill",
+	     "--disaggregation-bootstrap-port", "30001");
+	srt_launch_frontend(&fe, &f->a, r, &f->cl, &f->l);
+	assert_string_equal(fe.words[3].arg, "30001");
+}
+
+/* A decode worker over 2 nodes, TP across them: the same argv but for the rank. */
+static const char multinode[] = "engine: sglang\n"
+				"model: {path: /m/M}\n"
+				"resources: {gpus_per_node: 4}\n"
+				"roles:\n"
+				"  prefill: {args: {tp: 4}}\n"
+				"  decode: {nodes: 2, gpus: 8, args: {tp: 8}}\n"
+				"frontend: {type: sglang-router}\n";
+
+static void test_multinode_decode(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(f, multinode);
+	bool *rt0, *rt1;
+	struct srt_argv a0 = argv_of(f, r, SRT_ROLE_DECODE, 0, 0, &rt0);
+	struct srt_argv a1 = argv_of(f, r, SRT_ROLE_DECODE, 0, 1, &rt1);
+	struct srt_launch l0, l1;
+	const struct srt_lworker *w = srt_layout_worker(&f->l, SRT_ROLE_DECODE, 0);
+
+	assert_int_equal(w->nnodes, 2);
+	assert_int_equal(w->gpus, 4);
+	WANT(&a0, "python3", "-m", "sglang.launch_server", "--model-path", "/m/M",
+	     "--served-model-name", "M", "--host", "<decode_node_0_ip>", "--port", "6100",
+	     "--nccl-port", "17500", "--disaggregation-mode", "decode", "--dist-init-addr",
+	     "<decode_node_0_ip>:8300", "--nnodes", "2", "--node-rank", "0", "--tp", "8");
+	WANT(&a1, "python3", "-m", "sglang.launch_server", "--model-path", "/m/M",
+	     "--served-model-name", "M", "--host", "<decode_node_1_ip>", "--port", "0",
+	     "--nccl-port", "17500", "--disaggregation-mode", "decode", "--dist-init-addr",
+	     "<decode_node_0_ip>:8300", "--nnodes", "2", "--node-rank", "1", "--tp", "8");
+	/* Only the node's own IP and the dist-init address hold placeholders. */
+	for (size_t i = 0; i < a0.n; i++) {
+		assert_int_equal(rt0[i], i == 8 || i == 16);
+		assert_int_equal(rt1[i], i == 8 || i == 16);
+	}
+	/* The leader serves HTTP and is probed; the other rank is not. */
+	srt_launch_worker(&l0, &f->a, r, &f->cl, &f->l, w, 0);
+	srt_launch_worker(&l1, &f->a, r, &f->cl, &f->l, w, 1);
+	assert_int_equal(l0.readiness.nprobes, 1);
+	assert_int_equal(l1.readiness.nprobes, 0);
+	assert_int_equal(l1.port, 0);
+	assert_null(l1.url);
+}
+
+/* The agent binds the placeholder words (plan.json argv_runtime) and nothing else. */
+static void test_multinode_bound(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(f, multinode);
+	const char *hosts[] = { "n1", "n2", "n3" };
+	const char *ips[] = { "10.0.0.1", "10.0.0.2", "10.0.0.3" };
+	struct srt_plan *p = srt_plan_build(r, &f->cl, &f->d);
+	struct srt_error err;
+	json_t *j;
+	const struct srt_runplan_proc *d1, *fe;
+
+	assert_non_null(p);
+	j = srt_runplan_to_json(&p->run);
+	json_object_set_new(j, "generation", json_integer(1));
+	srt_plan_free(p);
+	if (srt_runplan_load(&f->rp, j, &err) < 0)
+		fail_msg("load: %s", err.msg);
+	json_decref(j);
+	if (srt_runplan_bind(&f->rp, hosts, ips, 3, "/logs", &err) < 0)
+		fail_msg("bind: %s", err.msg);
+	d1 = srt_runplan_find(&f->rp, "decode_0_n3");
+	assert_non_null(d1);
+	assert_string_equal(d1->argv[8], "10.0.0.3");
+	assert_string_equal(d1->argv[16], "10.0.0.2:8300");
+	assert_string_equal(d1->argv[20], "1");
+	fe = srt_runplan_find(&f->rp, "frontend");
+	assert_non_null(fe);
+	assert_string_equal(fe->argv[5], "http://10.0.0.1:6100");
+	assert_string_equal(fe->argv[8], "http://10.0.0.2:6100");
+	assert_string_equal(fe->endpoint, "10.0.0.1:8000");
+}
+
+/* plan.json's argv_runtime must name argv words. */
+static void test_argv_runtime_checked(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(f, multinode);
+	struct srt_plan *p = srt_plan_build(r, &f->cl, &f->d);
+	struct srt_error err;
+	json_t *j, *proc;
+
+	assert_non_null(p);
+	j = srt_runplan_to_json(&p->run);
+	srt_plan_free(p);
+	proc = json_array_get(json_object_get(j, "processes"), 1);
+	assert_string_equal(json_string_value(json_object_get(proc, "name")),
+			    "decode_0_<decode_node_0>");
+	assert_int_equal(json_array_size(json_object_get(proc, "argv_runtime")), 2);
+	json_object_set_new(proc, "argv_runtime", json_pack("[i]", 99));
+	assert_int_equal(srt_runplan_load(&f->rp, j, &err), -1);
+	assert_non_null(strstr(err.msg, "argv_runtime must list indexes of argv words"));
+	json_decref(j);
+}
+
+static void test_two_workers_one_node(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(f, "engine: sglang\n"
+						"model: {path: /m/M}\n"
+						"resources: {gpus_per_node: 4}\n"
+						"roles:\n"
+						"  agg: {workers: 2, gpus: 2}\n");
+	struct srt_argv a0 = argv_of(f, r, SRT_ROLE_AGG, 0, 0, NULL);
+	struct srt_argv a1 = argv_of(f, r, SRT_ROLE_AGG, 1, 0, NULL);
+	struct srt_launch l0, l1;
+
+	assert_int_equal(f->l.nnodes, 1);
+	WANT(&a0, "python3", "-m", "sglang.launch_server", "--model-path", "/m/M",
+	     "--served-model-name", "M", "--host", "<agg_node_0_ip>", "--port", "6100",
+	     "--nccl-port", "17500");
+	WANT(&a1, "python3", "-m", "sglang.launch_server", "--model-path", "/m/M",
+	     "--served-model-name", "M", "--host", "<agg_node_0_ip>", "--port", "6132",
+	     "--nccl-port", "17501");
+	srt_launch_worker(&l0, &f->a, r, &f->cl, &f->l, srt_layout_worker(&f->l, SRT_ROLE_AGG, 0),
+			  0);
+	srt_launch_worker(&l1, &f->a, r, &f->cl, &f->l, srt_layout_worker(&f->l, SRT_ROLE_AGG, 1),
+			  0);
+	assert_string_equal(lenv(&l0, "CUDA_VISIBLE_DEVICES")->value, "0,1");
+	assert_string_equal(lenv(&l1, "CUDA_VISIBLE_DEVICES")->value, "2,3");
+	assert_int_equal(l1.readiness.probes[0].port, 6132);
+	/* The cluster names the variable (ROCm). */
+	f->cl.visible_devices_env = "ROCR_VISIBLE_DEVICES";
+	srt_launch_worker(&l1, &f->a, r, &f->cl, &f->l, srt_layout_worker(&f->l, SRT_ROLE_AGG, 1),
+			  0);
+	assert_null(lenv(&l1, "CUDA_VISIBLE_DEVICES"));
+	assert_string_equal(lenv(&l1, "ROCR_VISIBLE_DEVICES")->value, "2,3");
+}
+
+/* Colocated decode continues after prefill's GPUs on the shared node. */
+static void test_colocated_gpus(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_lworker *p0, *d0;
+
+	compile(f, "engine: sglang\n"
+		   "resources: {gpus_per_node: 8}\n"
+		   "roles:\n"
+		   "  prefill: {gpus: 4}\n"
+		   "  decode: {nodes: colocate, gpus: 4}\n");
+	p0 = srt_layout_worker(&f->l, SRT_ROLE_PREFILL, 0);
+	d0 = srt_layout_worker(&f->l, SRT_ROLE_DECODE, 0);
+	assert_int_equal(p0->node, d0->node);
+	assert_int_equal(p0->gpu_first, 0);
+	assert_int_equal(d0->gpu_first, 4);
+	assert_int_equal(p0->slot, 0);
+	assert_int_equal(d0->slot, 1);
+}
+
+static void test_vllm_dp_across_nodes(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r =
+		compile(f, "engine: vllm\n"
+			   "model: {path: /m/M}\n"
+			   "resources: {gpus_per_node: 4}\n"
+			   "roles:\n"
+			   "  agg: {nodes: 2, gpus: 8, args: {data-parallel-size: 8}}\n");
+	bool *rt;
+	struct srt_argv a0 = argv_of(f, r, SRT_ROLE_AGG, 0, 0, &rt);
+	struct srt_argv a1 = argv_of(f, r, SRT_ROLE_AGG, 0, 1, NULL);
+
+	WANT(&a0, "vllm", "serve", "/m/M", "--served-model-name", "M", "--host", "<agg_node_0_ip>",
+	     "--port", "6100", "--data-parallel-size-local", "4", "--data-parallel-address",
+	     "<agg_node_0_ip>", "--data-parallel-rpc-port", "8400", "--data-parallel-size", "8");
+	assert_true(rt[6]);
+	assert_true(rt[12]);
+	WANT(&a1, "vllm", "serve", "/m/M", "--served-model-name", "M", "--data-parallel-size-local",
+	     "4", "--data-parallel-address", "<agg_node_0_ip>", "--data-parallel-rpc-port", "8400",
+	     "--headless", "--data-parallel-start-rank", "4", "--data-parallel-size", "8");
+}
+
+static void test_vllm_tp_across_nodes(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r =
+		compile(f, "engine: vllm\n"
+			   "model: {path: /m/M}\n"
+			   "resources: {gpus_per_node: 4}\n"
+			   "roles:\n"
+			   "  agg: {nodes: 2, gpus: 8, args: {tensor-parallel-size: 8}}\n");
+	struct srt_argv a1 = argv_of(f, r, SRT_ROLE_AGG, 0, 1, NULL);
+
+	WANT(&a1, "vllm", "serve", "/m/M", "--served-model-name", "M", "--nnodes", "2",
+	     "--node-rank", "1", "--master-addr", "<agg_node_0_ip>", "--headless",
+	     "--tensor-parallel-size", "8");
+}
+
+static void test_router_pd_and_agg(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r;
+	struct srt_plan *p;
+	const struct srt_runplan_proc *fe = NULL;
+	struct srt_argv av;
+
+	/* vLLM PD through vllm-router: prefill URL + NIXL side-channel port. */
+	r = compile(f, "engine: vllm\n"
+		       "model: {path: /m/M}\n"
+		       "roles: {prefill: {}, decode: {}}\n"
+		       "frontend: {type: vllm-router, port: 9000, args: {policy: round_robin}}\n");
+	p = srt_plan_build(r, &f->cl, &f->d);
+	assert_non_null(p);
+	for (size_t i = 0; i < p->run.nprocs; i++)
+		if (p->run.procs[i].kind == SRT_PROC_FRONTEND)
+			fe = &p->run.procs[i];
+	assert_non_null(fe);
+	av = (struct srt_argv){ fe->argv, fe->argc };
+	WANT(&av, "vllm-router", "--vllm-pd-disaggregation", "--prefill",
+	     "http://<prefill_node_0_ip>:6100", "5400", "--decode",
+	     "http://<decode_node_0_ip>:6100", "--host", "0.0.0.0", "--port", "9000", "--policy",
+	     "round_robin");
+	assert_string_equal(p->frontend_url, "http://<prefill_node_0_ip>:9000");
+	srt_plan_free(p);
+
+	/* Aggregated workers behind the SGLang router. */
+	r = compile(f, "engine: sglang\n"
+		       "resources: {gpus_per_node: 4}\n"
+		       "roles: {agg: {workers: 2, gpus: 2}}\n"
+		       "frontend: {type: sglang-router}\n");
+	p = srt_plan_build(r, &f->cl, &f->d);
+	assert_non_null(p);
+	fe = &p->run.procs[2];
+	assert_int_equal(fe->kind, SRT_PROC_FRONTEND);
+	av = (struct srt_argv){ fe->argv, fe->argc };
+	WANT(&av, "python3", "-m", "sglang_router.launch_router", "--worker-urls",
+	     "http://<agg_node_0_ip>:6100", "http://<agg_node_0_ip>:6132", "--host", "0.0.0.0",
+	     "--port", "8000");
+	assert_true(fe->probes[0].http);
+	assert_string_equal(fe->probes[0].path, "/health");
+	srt_plan_free(p);
+}
+
+static void test_direct_and_none(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r;
+	struct srt_plan *p;
+
+	/* sglang (2.0): the single aggregated worker serves frontend.port; no router. */
+	r = compile(f, "engine: sglang\n"
+		       "roles: {agg: {}}\n"
+		       "frontend: {type: sglang}\n"
+		       "benchmark: {type: custom, command: run}\n");
+	p = srt_plan_build(r, &f->cl, &f->d);
+	assert_non_null(p);
+	assert_int_equal(p->run.nprocs, 2);
+	assert_string_equal(p->run.procs[0].argv[6], "8000");
+	assert_string_equal(p->frontend_url, "http://<agg_node_0_ip>:8000");
+	assert_string_equal(penv(&p->run.procs[1], "SRT_FRONTEND_URL"),
+			    "http://<agg_node_0_ip>:8000");
+	srt_plan_free(p);
+
+	/* none: no frontend, no URL. */
+	r = compile(f, "engine: sglang\n"
+		       "roles: {agg: {}}\n"
+		       "benchmark: {type: custom, command: run}\n");
+	p = srt_plan_build(r, &f->cl, &f->d);
+	assert_non_null(p);
+	assert_int_equal(p->run.nprocs, 2);
+	assert_null(p->frontend_url);
+	assert_null(penv(&p->run.procs[1], "SRT_FRONTEND_URL"));
+	srt_plan_free(p);
+}
+
+/* ---- conflicts: each one error, at the key, with the reason ---- */
+
+struct conflict {
+	const char *yaml;
+	const char *path; /* of the error */
+	const char *msg;  /* a part of its message */
+};
+
+static void test_conflicts(void **state)
+{
+	struct fx *f = *state;
+	static const struct conflict cases[] = {
+		{ "engine: sglang\nroles: {agg: {args: {port: 30000}}}\n", "roles.agg.args.port",
+		  "sets --port, which srtctl owns: srtctl gives each worker its own HTTP port" },
+		{ "engine: sglang\nroles: {agg: {args: {host: 127.0.0.1}}}\n",
+		  "roles.agg.args.host",
+		  "sets --host, which srtctl owns: srtctl binds every engine to its node's IP" },
+		{ "engine: sglang\nroles: {agg: {args: {dist-init-addr: 'a:1'}}}\n",
+		  "roles.agg.args.dist-init-addr", "sets --dist-init-addr, which srtctl owns" },
+		{ "engine: sglang\nroles: {agg: {args: {nccl-init-addr: 'a:1'}}}\n",
+		  "roles.agg.args.nccl-init-addr", "sets --dist-init-addr, which srtctl owns" },
+		{ "engine: sglang\nroles: {agg: {args: {nnodes: 2}}}\n", "roles.agg.args.nnodes",
+		  "sets --nnodes, which srtctl owns" },
+		{ "engine: sglang\nroles: {agg: {args: {node_rank: 0}}}\n",
+		  "roles.agg.args.node_rank", "sets --node-rank, which srtctl owns" },
+		{ "engine: sglang\nroles: {agg: {extra_args: [--port=1]}}\n",
+		  "roles.agg.extra_args[0]", "'--port=1' sets --port, which srtctl owns" },
+		{ "engine: sglang\nroles: {agg: {extra_args: [--model-path, /x]}}\n",
+		  "roles.agg.extra_args[0]", "sets --model-path, which srtctl owns" },
+		{ "engine: sglang\nroles:\n  prefill: {args: {disaggregation-mode: decode}}\n"
+		  "  decode: {}\n",
+		  "roles.prefill.args.disaggregation-mode", "it must be 'prefill'" },
+		{ "engine: vllm\nroles: {agg: {args: {data_parallel_address: x}}}\n",
+		  "roles.agg.args.data_parallel_address",
+		  "sets --data-parallel-address, which srtctl owns" },
+		{ "engine: vllm\nroles: {agg: {extra_args: [-dpa, x]}}\n",
+		  "roles.agg.extra_args[0]", "'-dpa' sets --data-parallel-address" },
+		{ "engine: vllm\nroles: {agg: {args: {headless: true}}}\n",
+		  "roles.agg.args.headless", "sets --headless, which srtctl owns" },
+		{ "engine: vllm\nroles: {agg: {args: {master-addr: x}}}\n",
+		  "roles.agg.args.master-addr", "sets --master-addr, which srtctl owns" },
+		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo}\n", "frontend.type",
+		  "'dynamo': Dynamo's frontend needs Dynamo's workers, etcd and NATS" },
+		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: trtllm_serve}\n",
+		  "frontend.type",
+		  "'trtllm_serve': this frontend belongs to an engine which srtctl does not run" },
+		{ "engine: sglang\nroles: {prefill: {}, decode: {}}\nfrontend: {type: sglang}\n",
+		  "frontend.type",
+		  "this recipe has prefill/decode workers. Write 'type: sglang-router'" },
+		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: vllm}\n", "frontend.type",
+		  "but the engine is sglang; write 'type: sglang'" },
+		{ "engine: sglang\nroles: {prefill: {}, decode: {}}\nfrontend: {type: vllm-router}\n",
+		  "frontend.type", "'vllm-router' cannot route sglang prefill/decode workers" },
+		{ "engine: sglang\nroles: {agg: {}}\n"
+		  "frontend: {type: sglang-router, args: {port: 1}}\n",
+		  "frontend.args.port", "remove it and set frontend.port" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct conflict *c = &cases[i];
+		bool found = false;
+
+		srt_compiled_release(&f->comp);
+		srt_diags_release(&f->d);
+		srt_diags_init(&f->d);
+		srt_compile_bytes(c->yaml, strlen(c->yaml), "t.yaml", &f->cl, &f->comp, &f->d);
+		if (f->d.nerrors != 1) {
+			srt_diags_print(&f->d, stdout);
+			fail_msg("case %zu: %zu errors, want 1", i, f->d.nerrors);
+		}
+		for (size_t k = 0; k < f->d.n; k++) {
+			const struct srt_diag *dg = &f->d.items[k];
+
+			if (dg->level != SRT_DIAG_ERROR)
+				continue;
+			found = true;
+			if (!dg->path || strcmp(dg->path, c->path) || !strstr(dg->msg, c->msg) ||
+			    !dg->line)
+				fail_msg("case %zu: %u:%u: %s: %s", i, dg->line, dg->col,
+					 dg->path ? dg->path : "", dg->msg);
+		}
+		assert_true(found);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_seed_minimal_pd, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_model_names, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_recipe_mode_and_bootstrap, fx_setup,
+						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_multinode_decode, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_multinode_bound, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_argv_runtime_checked, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_two_workers_one_node, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_colocated_gpus, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_vllm_dp_across_nodes, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_vllm_tp_across_nodes, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_router_pd_and_agg, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_direct_and_none, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_conflicts, fx_setup, fx_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
