@@ -32,6 +32,9 @@ src=${SRT_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 F=$src/tests/fakes
 
 work=$(mktemp -d)
+# The model directory the workers are given (the strict engine stand-ins check that it exists).
+model=$work/model
+mkdir -p "$model"
 agent_pid=
 extra_pids=()
 # Pids of every process the agents of this test started (from status.json).
@@ -118,8 +121,9 @@ cluster() { # cluster FILE [network_interface]
 		echo "commands:"
 		echo "  mooncake_master: [python3, $F/fake_mooncake_master]"
 		echo "  mooncake_store: [python3, $F/fake_mooncake_store]"
-		echo "  sglang: [python3, $F/fake_engine]"
-		echo "  vllm: [python3, $F/fake_engine, serve]"
+		echo "  sglang: [python3, $F/sglang_launch_server]"
+		echo "  vllm: [python3, $F/vllm, serve]"
+		echo "  sglang_router: [python3, $F/sglang_router]"
 	} >"$1"
 }
 
@@ -278,6 +282,7 @@ HOSTILE="it's \"q\" \$(touch $work/canary1) \`touch $work/canary2\`; echo x
 second line"
 new_case sglang "name: agent-sglang
 engine: sglang
+model: {path: $model}
 roles:
   prefill:
     env:
@@ -375,6 +380,7 @@ echo "ok 1 sglang: order, stamped env, Env: lines, hostile values, SIGTERM order
 
 new_case vllm "name: agent-vllm
 engine: vllm
+model: {path: $model}
 roles:
   prefill:
     args: {kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\",\"kv_role\":\"kv_both\"}'}
@@ -434,6 +440,7 @@ echo "ok 2 vllm: dedicated master, store_config, stores gated before workers, be
 
 master_only() { echo "name: agent-fail
 engine: sglang
+model: {path: $model}
 roles:
   agg:
     args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
@@ -503,6 +510,7 @@ echo "ok 5 a restarted agent continues event seq (torn line cut) and status seq"
 
 new_case external "name: agent-ext
 engine: sglang
+model: {path: $model}
 roles:
   agg:
     args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
@@ -542,6 +550,7 @@ echo "ok 6 an external master that is down holds the workers back, then the run 
 
 new_case heal "name: agent-heal
 engine: sglang
+model: {path: $model}
 roles:
   agg:
     args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
@@ -601,6 +610,7 @@ echo "ok 7 a killed master is restarted (stores follow); a hung one is restarted
 
 new_case loop "name: agent-loop
 engine: sglang
+model: {path: $model}
 roles:
   agg:
     args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
@@ -632,6 +642,7 @@ echo "ok 8 a crash loop backs off 0 s, 1 s and ends with the budget (run Failed)
 
 new_case degraded "name: agent-degraded
 engine: sglang
+model: {path: $model}
 roles:
   agg:
     args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
@@ -666,6 +677,7 @@ echo "ok 9 a non-critical service that gives up leaves the run Degraded, with a 
 roll_recipe() { # roll_recipe PREFILL_ENV MASTER_ARGS DECODE_NODES
 	printf '%s\n' "name: agent-roll
 engine: sglang
+model: {path: $model}
 roles:
   prefill:
     env: {$1}
@@ -753,6 +765,7 @@ echo "ok 10 a new generation rolls out in place: a role's env restarts that role
 LONG_DIR=/shared/$(printf 'mooncake-root-fs-%02d/' $(seq 1 30))
 taken_recipe() { echo "name: agent-taken
 engine: sglang
+model: {path: $model}
 roles:
   agg:
     args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
@@ -847,6 +860,7 @@ echo "ok 12 one SIGTERM stops in order without kills; a second one SIGKILLs the 
 back_recipe() { # back_recipe MASTER_ARGS MASTER_ENV TIMEOUT [STORE_READINESS]
 	printf '%s\n' "name: agent-back
 engine: sglang
+model: {path: $model}
 roles:
   agg:
     args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}
@@ -1002,6 +1016,7 @@ while time.monotonic() < end:
 PY
 new_case hung "name: agent-hung
 engine: sglang
+model: {path: $model}
 roles:
   agg:
     args: {disaggregation-transfer-backend: mooncake, disaggregation-ib-device: mlx5_0}

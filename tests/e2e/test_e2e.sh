@@ -45,6 +45,10 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SRTCTL=$(realpath -m "${SRTCTL:-$root/build/srtctl}")
 FAKES=$root/tests/fakes
 WORK=$(mktemp -d /tmp/srt-e2e.XXXXXX)
+# The model directory the workers are given (the strict engine stand-ins check that it exists).
+MODEL=$WORK/model
+mkdir -p "$MODEL"
+chmod 755 "$WORK" "$MODEL"
 chmod 755 "$WORK"
 # The jobs run as the SLURM job user, who may not be able to enter this checkout
 # (a clone under a 0700 directory): give them copies they can read.
@@ -117,8 +121,10 @@ default_partition: ${SRT_SLURM_PARTITION:-debug}
 commands:
   mooncake_master: [$FAKES/fake_mooncake_master]
   mooncake_store: [$FAKES/fake_mooncake_store]
-  sglang: [$FAKES/fake_engine]
-  vllm: [$FAKES/fake_engine, serve]
+  sglang: [$FAKES/sglang_launch_server]
+  vllm: [$FAKES/vllm, serve]
+  sglang_router: [$FAKES/sglang_router]
+  vllm_router: [$FAKES/vllm-router]
   srtctl: [$SRTCTL]
 YAML
 export SRTSLURM_CONFIG=$WORK/srtslurm.yaml
@@ -139,6 +145,7 @@ name: e2e-sglang
 environment:
   FAKE_RECORD_DIR: $REC/sglang
 engine: sglang
+model: {path: $MODEL}
 roles:
   prefill:
     env:
@@ -228,6 +235,7 @@ name: e2e-vllm
 environment:
   FAKE_RECORD_DIR: $REC/vllm
 engine: vllm
+model: {path: $MODEL}
 roles:
   prefill:
     env: {MC_ENABLE_DEST_DEVICE_AFFINITY: "1"}
@@ -277,6 +285,7 @@ name: e2e-store
 environment:
   FAKE_RECORD_DIR: $REC/store
 engine: sglang
+model: {path: $MODEL}
 roles:
   prefill:
     env: {MOONCAKE_GLOBAL_SEGMENT_SIZE: "0"}
@@ -331,6 +340,7 @@ name: e2e-hostile
 environment:
   FAKE_RECORD_DIR: $REC/hostile
 engine: sglang
+model: {path: $MODEL}
 roles:
   agg:
     env:
@@ -362,6 +372,7 @@ cat >"$WORK/hang.yaml" <<YAML
 name: e2e-hang
 slurm: {max_attempts: 1}
 engine: sglang
+model: {path: $MODEL}
 roles:
   prefill: {args: {disaggregation-transfer-backend: mooncake}}
   decode: {args: {disaggregation-transfer-backend: mooncake}}

@@ -62,6 +62,10 @@ ONLY=" ${FAULTS_ONLY:-1 2 3 4 5 6 7} "
 want() { [[ "$ONLY" == *" $1 "* ]]; }
 
 WORK=$(mktemp -d /tmp/srt-faults.XXXXXX)
+# The model directory the workers are given (the strict engine stand-ins check that it exists).
+MODEL=$WORK/model
+mkdir -p "$MODEL"
+chmod 755 "$WORK" "$MODEL"
 chmod 755 "$WORK"
 # The jobs run as the SLURM job user, who may not be able to enter this checkout
 # (a clone under a 0700 directory): give them copies they can read.
@@ -160,8 +164,10 @@ default_partition: ${SRT_SLURM_PARTITION:-debug}
 commands:
   mooncake_master: [$FAKES/fake_mooncake_master]
   mooncake_store: [$FAKES/fake_mooncake_store]
-  sglang: [$FAKES/fake_engine]
-  vllm: [$FAKES/fake_engine, serve]
+  sglang: [$FAKES/sglang_launch_server]
+  vllm: [$FAKES/vllm, serve]
+  sglang_router: [$FAKES/sglang_router]
+  vllm_router: [$FAKES/vllm-router]
   srtctl: [$SRTCTL]
 YAML
 export SRTSLURM_CONFIG=$WORK/srtslurm.yaml
@@ -206,6 +212,7 @@ slurm: {max_attempts: ${MAX_ATTEMPTS:-1}}
 environment:
   FAKE_RECORD_DIR: $REC/$1
 engine: sglang
+model: {path: $MODEL}
 roles:
   prefill: {args: {disaggregation-transfer-backend: mooncake}}
   decode: {args: {disaggregation-transfer-backend: mooncake}}
@@ -454,6 +461,7 @@ slurm: {max_attempts: 1}
 environment:
   FAKE_RECORD_DIR: $REC/f-roll
 engine: sglang
+model: {path: $MODEL}
 roles:
   prefill:
     env: {ROLL_VAR: "$1"}
@@ -564,6 +572,7 @@ name: $1
 slurm: {max_attempts: 3}
 environment: {LOOP_ROUND: "$2"}
 engine: sglang
+model: {path: $MODEL}
 roles:
   agg: {}
 YAML

@@ -27,6 +27,10 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SRTCTL=$(realpath -m "${SRTCTL:-$root/build/srtctl}")
 USER_=${SRT_SLURM_USER:-slurmci}
 WORK=$(mktemp -d /tmp/srt-render.XXXXXX)
+# The model directory the workers are given (the strict engine stand-ins check that it exists).
+MODEL=$WORK/model
+mkdir -p "$MODEL"
+chmod 755 "$WORK" "$MODEL"
 chmod 755 "$WORK"
 # The job user may not be able to enter this checkout: give them copies.
 mkdir -p "$WORK/bin"
@@ -74,12 +78,13 @@ cat >"$WORK/srtslurm.yaml" <<YAML
 default_partition: ${SRT_SLURM_PARTITION:-debug}
 commands:
   mooncake_master: [$F/fake_mooncake_master]
-  sglang: [$F/fake_engine]
+  sglang: [$F/sglang_launch_server]
   srtctl: [$WORK/bin/srtctl]
 YAML
 cat >"$WORK/r.yaml" <<YAML
 name: render-run
 engine: sglang
+model: {path: $MODEL}
 roles:
   prefill: {args: {disaggregation-transfer-backend: mooncake}}
   decode: {args: {disaggregation-transfer-backend: mooncake}}
