@@ -21,6 +21,8 @@ HISTORY=$(realpath "${2:-$(dirname "$SRTCTL")/bench/controller/bench_history}")
 [ -x "$HISTORY" ] || { echo "bench_controller: build bench_history first (cmake --build build)" >&2; exit 2; }
 : "${SRT_SLURMRESTD_URL:?start the local SLURM: scripts/slurm-local up && eval \"\$(scripts/slurm-local env)\"}"
 WORK=$(mktemp -d /tmp/srt-bench-ctl.XXXXXX)
+MODEL=$WORK/model # the strict engine stand-in checks that it exists
+mkdir -p "$MODEL"
 chmod 755 "$WORK"
 # The jobs run as the SLURM job user, who may not be able to enter this checkout
 # (a clone under a 0700 directory): give them copies they can read.
@@ -49,7 +51,7 @@ runtime: {log_root: $WORK/runs}
 slurmrestd: {url: $SRT_SLURMRESTD_URL, user: ${SRT_SLURM_USER:-slurmci}, token_file: $SRT_SLURM_TOKEN_FILE}
 commands:
   mooncake_master: [$FAKES/fake_mooncake_master]
-  sglang: [$FAKES/fake_engine]
+  sglang: [$FAKES/sglang_launch_server]
   srtctl: [$SRTCTL]
 YAML
 export SRTSLURM_CONFIG=$WORK/srtslurm.yaml
@@ -62,6 +64,7 @@ for i in 1 2 3 4 5; do
 	cat >"$WORK/qs.yaml" <<YAML
 name: bench-qs$i
 engine: sglang
+model: {path: $MODEL}
 roles:
   prefill: {args: {disaggregation-transfer-backend: mooncake}}
   decode: {args: {disaggregation-transfer-backend: mooncake}}
@@ -128,6 +131,7 @@ add_live() { # add_live N: apply live one-node recipes bench-r1..N
 name: bench-r$total
 slurm: {max_attempts: 1}
 engine: sglang
+model: {path: $MODEL}
 roles:
   agg: {args: {port: 30000}}
 YAML
@@ -145,6 +149,7 @@ done
 cat >"$WORK/tpl.yaml" <<YAML
 name: bench-template
 engine: sglang
+model: {path: $MODEL}
 roles:
   agg: {args: {port: 30000}}
 YAML

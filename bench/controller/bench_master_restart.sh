@@ -26,6 +26,8 @@ RESET_AFTER=${RESET_AFTER:-3}
 : "${SRT_SLURMRESTD_URL:?start the local SLURM: scripts/slurm-local up && eval \"\$(scripts/slurm-local env)\"}"
 FAKES=$root/tests/fakes
 WORK=$(mktemp -d /tmp/srt-bench-mr.XXXXXX)
+MODEL=$WORK/model # the strict engine stand-in checks that it exists
+mkdir -p "$MODEL"
 chmod 755 "$WORK"
 # The jobs run as the SLURM job user, who may not be able to enter this checkout
 # (a clone under a 0700 directory): give them copies they can read.
@@ -57,7 +59,7 @@ default_partition: ${SRT_SLURM_PARTITION:-debug}
 commands:
   mooncake_master: [$FAKES/fake_mooncake_master]
   mooncake_store: [$FAKES/fake_mooncake_store]
-  sglang: [$FAKES/fake_engine]
+  sglang: [$FAKES/sglang_launch_server]
   srtctl: [$SRTCTL]
 YAML
 export SRTSLURM_CONFIG=$WORK/srtslurm.yaml
@@ -65,6 +67,7 @@ unset SLURM_JWT
 cat >"$WORK/mr.yaml" <<YAML
 name: bench-mr
 engine: sglang
+model: {path: $MODEL}
 roles:
   prefill: {env: {MOONCAKE_GLOBAL_SEGMENT_SIZE: "0"}, args: {disaggregation-transfer-backend: mooncake}}
   decode: {env: {MOONCAKE_GLOBAL_SEGMENT_SIZE: "0"}, args: {disaggregation-transfer-backend: mooncake}}

@@ -27,6 +27,14 @@
 #     that exits at once fails it at once.
 #  6. Deleting a recipe cancels its job; none of its processes keeps running.
 #  7. `srtctl events --for run/NAME` tells the story from submission to Ready.
+#  8. The engines' real command lines (the strict stand-ins accept only what
+#     the real programs accept): case 1's prefill and decode servers get the
+#     model, their mode, host, ports and bootstrap port; SGLang's router lists
+#     them; a request sent to the router from another node reaches exactly
+#     one prefill and one decode worker.
+#  9. A decode worker over 2 nodes (TP 8 on 4-GPU nodes): the same command on
+#     both nodes but the node rank, one dist-init address, HTTP on rank 0 only.
+# 10. Two workers on one node: distinct ports and GPU sets.
 #
 # Exits 77 (skipped) when SRT_SLURMRESTD_URL is unset, unless
 # SRT_E2E_REQUIRED=1 (CI), which makes that a failure.  Every wait is bounded.
@@ -49,7 +57,6 @@ WORK=$(mktemp -d /tmp/srt-e2e.XXXXXX)
 MODEL=$WORK/model
 mkdir -p "$MODEL"
 chmod 755 "$WORK" "$MODEL"
-chmod 755 "$WORK"
 # The jobs run as the SLURM job user, who may not be able to enter this checkout
 # (a clone under a 0700 directory): give them copies they can read.
 mkdir -p "$WORK/bin"
@@ -165,6 +172,8 @@ services:
     type: mooncake-master
     placement:
       node: dedicated
+frontend:
+  type: sglang-router
 YAML
 mkdir -p "$REC/sglang" && chmod 1777 "$REC/sglang"
 t0=$SECONDS
@@ -209,6 +218,55 @@ PY
 check "1. master Ready at <infra ip>:8700; worker env follows the ownership table" test $? -eq 0
 grep -q '^Env: ' "$WORK"/runs/e2e-sglang-1-1/logs/worker_prefill_0.out
 check "1. a worker's log starts with its Env: line" test $? -eq 0
+
+# ---- 8. the real command lines, the router, one request through it -----------------
+py "$WORK" "$MODEL" <<'PY'
+import json, sys
+work, model = sys.argv[1], sys.argv[2]
+wrk = json.load(open(f"{work}/wrk1.json"))["items"]
+ip = {w["role"]: w["ip"] for w in wrk}
+def opt(argv, flag):
+    return argv[argv.index(flag) + 1] if flag in argv else None
+recs = {r["options"]["disaggregation_mode"]: r for r in map(json.loads, open(f"{work}/rec/sglang/engine.jsonl"))}
+assert set(recs) == {"prefill", "decode"}, list(recs)
+for role, r in recs.items():
+    a = r["argv"]
+    assert opt(a, "--model-path") == model, a
+    assert opt(a, "--served-model-name") == "model", a
+    assert opt(a, "--host") == ip[role], (a, ip)
+    assert opt(a, "--port") == "6100", a
+    assert opt(a, "--disaggregation-mode") == role, a
+    assert opt(a, "--disaggregation-transfer-backend") == "mooncake", a
+assert opt(recs["prefill"]["argv"], "--disaggregation-bootstrap-port") == "7200"
+assert "--disaggregation-bootstrap-port" not in recs["decode"]["argv"]
+routers = [json.loads(l) for l in open(f"{work}/rec/sglang/router.jsonl")]
+assert len(routers) == 1, routers
+a = routers[0]["argv"]
+i = a.index("--prefill")
+assert "--pd-disaggregation" in a and a[i + 1] == f"http://{ip['prefill']}:6100" and a[i + 2] == "7200", a
+assert opt(a, "--decode") == f"http://{ip['decode']}:6100", a
+assert opt(a, "--host") == "0.0.0.0" and opt(a, "--port") == "8000", a
+print(f"# router argv: {' '.join(a[1:])}")
+PY
+check "8. prefill/decode servers get model, mode, host, ports, bootstrap; the router lists them" test $? -eq 0
+router_ip=$(python3 -c 'import json,sys; print([w["ip"] for w in json.load(open(sys.argv[1]))["items"] if w["role"] == "prefill"][0])' "$WORK/wrk1.json")
+decode_node=$(python3 -c 'import json,sys; print([w["node"] for w in json.load(open(sys.argv[1]))["items"] if w["role"] == "decode"][0])' "$WORK/wrk1.json")
+# From the decode worker's node (not the router's), as a client on the cluster would.
+"$root/scripts/slurm-local" ${SRT_SLURM_RELEASE:+--release "$SRT_SLURM_RELEASE"} shell "$decode_node" \
+	python3 -c 'import json, sys, urllib.request
+req = urllib.request.Request(sys.argv[1], data=json.dumps({"model": "model", "prompt": "hi", "max_tokens": 4}).encode(),
+                             headers={"Content-Type": "application/json", "X-Request-Id": "e2e-req-1"})
+print(urllib.request.urlopen(req, timeout=20).read().decode())' "http://$router_ip:8000/v1/completions" >"$WORK/answer8.json" 2>&1
+check "8. the router answers a completion sent from another node ($decode_node)" grep -q '"choices"' "$WORK/answer8.json"
+py "$WORK" <<'PY'
+import json, sys
+reqs = [r for r in map(json.loads, open(f"{sys.argv[1]}/rec/sglang/requests.jsonl")) if r.get("request_id") == "e2e-req-1"]
+roles = sorted(r["role"] for r in reqs)
+assert roles == ["decode", "prefill"], reqs
+assert all(r["status"] == 200 for r in reqs), reqs
+assert len({r["bootstrap_room"] for r in reqs}) == 1, reqs
+PY
+check "8. that request reached exactly one prefill and one decode worker (one bootstrap room)" test $? -eq 0
 
 # ---- 7. the story of run 1 ---------------------------------------------------------
 S events --for run/e2e-sglang-1-1 -o json >"$WORK/ev1.json"
@@ -410,6 +468,97 @@ check "5. a master that exits at once fails the run at once (${took}s, readiness
 S events --for service/e2e-exit-1-1/mooncake-master -o json | grep -q 'exited with status 1'
 check "5. its event says how it exited" test $? -eq 0
 S delete recipe e2e-exit >/dev/null
+wait_no_jobs 40
+
+# ---- 9. a decode worker over two nodes -------------------------------------------------
+cat >"$WORK/multi.yaml" <<YAML
+name: e2e-multi
+environment:
+  FAKE_RECORD_DIR: $REC/multi
+engine: sglang
+model: {path: $MODEL}
+resources: {gpus_per_node: 4}
+roles:
+  prefill:
+    args: {tensor-parallel-size: 4}
+  decode:
+    nodes: 2
+    gpus: 8
+    args: {tensor-parallel-size: 8}
+frontend:
+  type: sglang-router
+YAML
+mkdir -p "$REC/multi" && chmod 1777 "$REC/multi"
+S apply -f "$WORK/multi.yaml" --wait --timeout 120s >"$WORK/wait9.out" 2>&1
+check "9. a decode worker over 2 nodes reaches Ready" test $? -eq 0
+py "$WORK" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(f"{sys.argv[1]}/rec/multi/engine.jsonl")]
+dec = sorted((r for r in recs if r["options"]["disaggregation_mode"] == "decode"),
+             key=lambda r: r["options"]["node_rank"])
+assert len(dec) == 2, len(dec)
+def opt(a, f):
+    return a[a.index(f) + 1]
+def without(a, *flags):  # argv without these flags and their values
+    out, skip = [], False
+    for w in a:
+        if skip:
+            skip = False
+        elif w in flags:
+            skip = True
+        else:
+            out.append(w)
+    return out
+a0, a1 = dec[0]["argv"], dec[1]["argv"]
+assert [opt(a, "--node-rank") for a in (a0, a1)] == ["0", "1"], (a0, a1)
+assert opt(a0, "--nnodes") == opt(a1, "--nnodes") == "2"
+lead = opt(a0, "--dist-init-addr")
+assert lead == opt(a1, "--dist-init-addr") and lead.endswith(":8300"), (a0, a1)
+assert lead.rsplit(":", 1)[0] == opt(a0, "--host"), "dist-init is not the leader's node"
+assert opt(a1, "--port") == "0" and opt(a0, "--port") == "6100", (a0, a1)
+assert without(a0, "--node-rank", "--host", "--port") == without(a1, "--node-rank", "--host", "--port"), (a0, a1)
+assert dec[0]["host"] != dec[1]["host"], "both ranks on one node"
+r = [json.loads(l) for l in open(f"{sys.argv[1]}/rec/multi/router.jsonl")][0]["argv"]
+assert r.count("--decode") == 1 and opt(r, "--decode") == f"http://{opt(a0, '--host')}:6100", r
+PY
+check "9. both ranks: one dist-init address, nnodes 2, node-rank 0/1, HTTP on rank 0 only" test $? -eq 0
+S delete recipe e2e-multi >/dev/null
+wait_no_jobs 40
+
+# ---- 10. two workers on one node -------------------------------------------------------
+cat >"$WORK/pair.yaml" <<YAML
+name: e2e-pair
+environment:
+  FAKE_RECORD_DIR: $REC/pair
+engine: sglang
+model: {path: $MODEL}
+resources: {gpus_per_node: 4}
+roles:
+  agg:
+    workers: 2
+    gpus: 2
+    args: {tensor-parallel-size: 2}
+frontend:
+  type: sglang-router
+YAML
+mkdir -p "$REC/pair" && chmod 1777 "$REC/pair"
+S apply -f "$WORK/pair.yaml" --wait --timeout 120s >"$WORK/wait10.out" 2>&1
+check "10. two workers sharing a node reach Ready" test $? -eq 0
+py "$WORK" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(f"{sys.argv[1]}/rec/pair/engine.jsonl")]
+assert len(recs) == 2 and recs[0]["host"] == recs[1]["host"], recs
+def opt(a, f):
+    return a[a.index(f) + 1]
+ports = sorted(opt(r["argv"], "--port") for r in recs)
+gpus = sorted(r["env"]["CUDA_VISIBLE_DEVICES"] for r in recs)
+nccl = {opt(r["argv"], "--nccl-port") for r in recs}
+assert ports == ["6100", "6132"], ports
+assert gpus == ["0,1", "2,3"], gpus
+assert len(nccl) == 2, nccl
+PY
+check "10. distinct HTTP and NCCL ports, CUDA_VISIBLE_DEVICES 0,1 and 2,3" test $? -eq 0
+S delete recipe e2e-pair >/dev/null
 wait_no_jobs 40
 check "no job of this test is left running" test -z "$(live_jobs)"
 
