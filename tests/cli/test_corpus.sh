@@ -14,6 +14,8 @@
 set -uo pipefail
 
 : "${SRTCTL:?set SRTCTL to the srtctl binary}"
+src=${SRT_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$src/tests/cli/corpus_lib.sh"
 
 CORPUS=${SRT_CORPUS_DIR:-}
 if [[ -z $CORPUS || ! -d $CORPUS ]]; then
@@ -27,21 +29,7 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 unset SRTCTL_DB
 
-cat >srtslurm.yaml <<'EOF'
-default_account: corpus-acct
-default_partition: batch
-default_time_limit: "04:00:00"
-gpus_per_node: 4
-use_gpus_per_node_directive: true
-use_segment_sbatch_directive: false
-srtctl_root: /shared/srt-slurm
-model_paths:
-  deepseek-r1: /lustre/models/DeepSeek-R1
-  dsv4-pro: /lustre/models/DeepSeek-V4-Pro
-containers:
-  latest: /lustre/containers/sglang-latest.sqsh
-default_container: latest
-EOF
+corpus_cluster_yaml >srtslurm.yaml
 export SRTSLURM_CONFIG="$work/srtslurm.yaml"
 
 files=0 v1=0 v2=0 migrated=0 validated=0 dryrun=0 recipes=0
