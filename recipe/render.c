@@ -1327,6 +1327,13 @@ struct srt_plan *srt_plan_build(const struct srt_recipe *r, const struct srt_clu
 		p->store_config_file = srt_arena_printf(&p->arena, "%s/%s", p->layout.log_dir,
 							SRT_STORE_CONFIG_FILE);
 	plan_header(p);
+	if (r->model.path && r->model.path[0] != '/' && !srt_str_has_prefix(r->model.path, "hf:"))
+		warn_at(&b, srt_ynode_get(srt_ynode_get(r->root, "model"), "path"), "model.path",
+			"'%s' is neither an absolute path, an hf: model id nor an alias of "
+			"model_paths in srtslurm.yaml; the engines get it as written (a "
+			"relative path%s); add the alias to model_paths or write the path",
+			r->model.path,
+			c && c->container_runtime == SRT_CRT_PYXIS ? ", mounted at /model" : "");
 
 	if (p->master && !p->master_external)
 		add_service(&b, p->master, (size_t)(p->master - r->services));

@@ -925,6 +925,34 @@ static void test_plan_roundtrip(void **state)
 	}
 }
 
+/* A model.path that is no path, no hf: id and no known alias is said, not mounted silently. */
+static void test_plan_model_alias_unknown(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(f, "engine: sglang\n"
+						"model: {path: dsr1}\n"
+						"roles:\n"
+						"  agg: {}\n");
+	struct srt_plan *p = srt_plan_build(r, &f->cl, &f->d);
+	bool warned = false;
+
+	assert_non_null(p);
+	for (size_t i = 0; i < f->d.n; i++)
+		warned |= f->d.items[i].level == SRT_DIAG_WARNING &&
+			  strstr(f->d.items[i].msg, "'dsr1' is neither an absolute path") != NULL;
+	assert_true(warned);
+	srt_plan_free(p);
+	r = compile(f, "engine: sglang\n"
+		       "model: {path: /models/dsr1}\n"
+		       "roles:\n"
+		       "  agg: {}\n");
+	p = srt_plan_build(r, &f->cl, &f->d);
+	assert_non_null(p);
+	for (size_t i = 0; i < f->d.n; i++)
+		assert_null(strstr(f->d.items[i].msg, "neither an absolute path"));
+	srt_plan_free(p);
+}
+
 /* Argv words flagged runtime are bound like env values; the rest stay literal. */
 static void test_plan_argv_runtime(void **state)
 {
@@ -989,6 +1017,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plan_json, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_roundtrip, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_argv_runtime, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_model_alias_unknown, fx_setup,
+						fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
