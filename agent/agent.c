@@ -231,6 +231,7 @@ static void write_status(struct agent *a)
 			nodes[i] = (struct srt_rundir_node){ a->plan.hosts[i], a->plan.ips[i] };
 		st.nodes = nodes;
 		st.infra_ip = a->plan.infra_ip;
+		st.frontend_url = a->plan.frontend_url;
 	}
 	procs = srt_xcalloc(a->n + 1, sizeof(*procs));
 	for (size_t i = 0; i < a->n; i++) {

@@ -203,6 +203,21 @@ out:
 
 /* ---- run ---- */
 
+/* "Frontend URL": the bound URL, pending (with the plan's form of it), or <none>. */
+static void frontend_field(const struct srt_run_row *r)
+{
+	const char *shown = srt_print_frontend(r->frontend_url_planned, r->frontend_url, r->phase);
+
+	if (shown && !r->frontend_url)
+		fieldf(0, "Frontend URL",
+		       "pending (%s, once the agent has bound the allocation's IPs)",
+		       r->frontend_url_planned);
+	else if (!shown && r->frontend_url_planned)
+		field(0, "Frontend URL", "<none> (the run ended before its agent reported it)");
+	else
+		field(0, "Frontend URL", shown);
+}
+
 static int run_details(struct desc *d, const struct srt_run_row *r, struct srt_error *err)
 {
 	struct srt_condition_row *conds = NULL;
@@ -223,6 +238,7 @@ static int run_details(struct desc *d, const struct srt_run_row *r, struct srt_e
 	field_int(0, "Attempt", r->attempt, 0);
 	field(0, "Phase", r->phase);
 	field(0, "Message", r->message);
+	frontend_field(r);
 	printf("SLURM Job:\n");
 	field_int(2, "Job ID", r->slurm_job_id, 1);
 	field(2, "Job Name", r->job_name);

@@ -394,7 +394,7 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 		fprintf(out, "\n  mooncake master: %s (metadata %s)%s\n", p->master_addr,
 			srt_render_metadata_url(&a, r, l), p->master_external ? ", external" : "");
 	fprintf(out, "\n  frontend URL (SRT_FRONTEND_URL): %s\n",
-		p->frontend_url ? p->frontend_url : "none (frontend.type none)");
+		p->run.frontend_url_ph ? p->run.frontend_url_ph : "none (frontend.type none)");
 	fputs("\n## Processes (the plan the agent carries out, in start order)\n\n", out);
 	fputs("A process in start group G starts once every process with readiness probes in a\n"
 	      "lower group is ready. Stop tier 0 stops first, then 1 (stores), then 2 (the master).\n\n",

@@ -197,7 +197,8 @@ static int get_runs(struct get_ctx *c, struct srt_table *t, json_t *items, struc
 {
 	static const char *const base[] = { "NAME",  "RECIPE", "GENERATION", "ATTEMPT",
 					    "PHASE", "JOB",    "AGE" };
-	static const char *const more[] = { "SLURM_STATE", "EXIT_CODE", "RUN_DIR", "MESSAGE" };
+	static const char *const more[] = { "SLURM_STATE", "EXIT_CODE", "FRONTEND", "RUN_DIR",
+					    "MESSAGE" };
 	struct srt_run_row *rows;
 	size_t n;
 
@@ -217,27 +218,31 @@ static int get_runs(struct get_ctx *c, struct srt_table *t, json_t *items, struc
 		if (c->wide) {
 			srt_table_add(t, r->slurm_state);
 			srt_table_add_int(t, r->exit_code, 0);
+			srt_table_add(t, srt_print_frontend(r->frontend_url_planned,
+							    r->frontend_url, r->phase));
 			srt_table_add(t, r->run_dir);
 			srt_table_add(t, r->message);
 		}
-		ADD_ITEM(
-			items,
-			json_pack(
-				"{s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
-				" s:o, s:o, s:o, s:o}",
-				"name", srt_json_str(r->name), "uid", srt_json_str(r->uid),
-				"recipe", srt_json_str(r->recipe), "generation",
-				(json_int_t)r->generation, "attempt", (json_int_t)r->attempt,
-				"phase", srt_json_str(r->phase), "slurm_job_id",
-				opt_int(r->slurm_job_id, 1), "slurm_state",
-				srt_json_str(r->slurm_state), "job_name", srt_json_str(r->job_name),
-				"job_comment", srt_json_str(r->job_comment), "exit_code",
-				opt_int(r->exit_code, 0), "run_dir", srt_json_str(r->run_dir),
-				"message", srt_json_str(r->message), "created_at",
-				srt_json_time(r->created_at), "updated_at",
-				srt_json_time(r->updated_at), "started_at",
-				srt_json_time(r->started_at), "finished_at",
-				srt_json_time(r->finished_at)));
+		ADD_ITEM(items,
+			 json_pack(
+				 "{s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
+				 " s:o, s:o, s:o, s:o, s:o, s:o}",
+				 "name", srt_json_str(r->name), "uid", srt_json_str(r->uid),
+				 "recipe", srt_json_str(r->recipe), "generation",
+				 (json_int_t)r->generation, "attempt", (json_int_t)r->attempt,
+				 "phase", srt_json_str(r->phase), "slurm_job_id",
+				 opt_int(r->slurm_job_id, 1), "slurm_state",
+				 srt_json_str(r->slurm_state), "job_name",
+				 srt_json_str(r->job_name), "job_comment",
+				 srt_json_str(r->job_comment), "exit_code",
+				 opt_int(r->exit_code, 0), "frontend_url",
+				 srt_json_str(r->frontend_url), "frontend_url_planned",
+				 srt_json_str(r->frontend_url_planned), "run_dir",
+				 srt_json_str(r->run_dir), "message", srt_json_str(r->message),
+				 "created_at", srt_json_time(r->created_at), "updated_at",
+				 srt_json_time(r->updated_at), "started_at",
+				 srt_json_time(r->started_at), "finished_at",
+				 srt_json_time(r->finished_at)));
 	}
 	srt_run_rows_free(rows, n);
 	return 0;

@@ -173,6 +173,20 @@ json_t *srt_json_str(const char *s)
 	return j ? j : json_stringn_nocheck(s, strlen(s));
 }
 
+const char *srt_print_frontend(const char *planned, const char *url, const char *phase)
+{
+	static const char *const ended[] = { "Succeeded", "Failed", "Cancelled" };
+
+	if (url)
+		return url;
+	if (!planned)
+		return NULL;
+	for (size_t i = 0; phase && i < sizeof(ended) / sizeof(ended[0]); i++)
+		if (!strcmp(phase, ended[i]))
+			return NULL;
+	return "pending";
+}
+
 void srt_print_json(FILE *out, const json_t *j)
 {
 	json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);

@@ -59,6 +59,15 @@ json_t *srt_json_time(int64_t ms);
 /* A string, or null when s is NULL. */
 json_t *srt_json_str(const char *s);
 
+/*
+ * What a run's frontend shows as (`get runs -o wide` FRONTEND, `describe
+ * run`): the URL its agent bound (url), "pending" while the run's plan has a
+ * frontend (planned) whose URL is not known yet and the run has not ended
+ * (phase Succeeded, Failed, Cancelled), else NULL (no frontend, or none was
+ * reported before the run ended).
+ */
+const char *srt_print_frontend(const char *planned, const char *url, const char *phase);
+
 /* Print `j` as indented JSON (keys in insertion order) and a newline. */
 void srt_print_json(FILE *out, const json_t *j);
 /* Print `j` as block-style YAML. */

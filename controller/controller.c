@@ -394,6 +394,42 @@ static int ingest_conditions(struct srt_controller *c, const char *run,
 }
 
 /*
+ * The frontend URL the agent bound (status.json "frontend_url") becomes the
+ * run's, for `get runs -o wide` and `describe run`.  status.json belongs to
+ * the job's user: a URL that is not "http://HOST:PORT" (bounded, printable)
+ * is not stored; the run gets a Warning saying so (deduplicated: the same
+ * file is not read again until it changes) and keeps no URL.  Inside the
+ * caller's transaction.
+ */
+static int ingest_frontend_url(struct srt_controller *c, const char *run,
+			       const struct srt_rundir_status *st, struct srt_error *err)
+{
+	const char *url = st->frontend_url;
+
+	if (url && !srt_rundir_frontend_url_ok(url)) {
+		struct srt_buf b;
+		int rc;
+
+		/* Quote what is safe to show: printable ASCII, at most 64 bytes. */
+		srt_buf_init(&b);
+		for (size_t i = 0; url[i] && i < 64; i++)
+			srt_buf_putc(&b, url[i] >= 0x20 && url[i] < 0x7f ? url[i] : '?');
+		rc = srt_store_event(c->store, err, "Warning", "InvalidFrontendURL", "run", run,
+				     "controller",
+				     "status.json reports frontend_url '%s%s', which is not "
+				     "http://HOST:PORT (at most %d bytes); it is not recorded. The "
+				     "agent writes it from the plan: check that this job runs "
+				     "srtctl's own agent",
+				     b.data, strlen(url) > 64 ? "..." : "", SRT_RUNDIR_URL_MAX);
+		srt_buf_release(&b);
+		if (rc != 0)
+			return -1;
+		url = NULL;
+	}
+	return srt_store_run_set_frontend_url(c->store, run, url, err);
+}
+
+/*
  * Read one run's status.json and new events.  Events are inserted and the
  * ingest cursor moved in one transaction: each is ingested exactly once.
  */
@@ -468,6 +504,8 @@ static int ingest_run(struct srt_controller *c, const struct srt_run_row *run, s
 		rc = upsert_procs(c, run->name, &st, err);
 	if (rc == 0 && src == 0)
 		rc = ingest_conditions(c, run->name, &st, err);
+	if (rc == 0 && src == 0)
+		rc = ingest_frontend_url(c, run->name, &st, err);
 	if (finish_tx(c, rc, err) != 0) {
 		rc = -1;
 		goto out;
@@ -797,8 +835,18 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 		rc = run_dir_failed(c, run.name, serr.msg, "nothing is submitted", err);
 		goto out;
 	}
-	if (srt_store_run_set_details(c->store, run.name, dir, false, 0, err) != 0)
+	/* The run directory and the plan's frontend URL ("pending" until the agent binds it). */
+	if (srt_store_begin(c->store, err) != 0)
 		goto out;
+	rc = srt_store_run_set_details(c->store, run.name, dir, false, 0, err);
+	if (rc == 0)
+		rc = srt_store_run_set_frontend_planned(c->store, run.name,
+							x.plan->run.frontend_url_ph, err);
+	if (finish_tx(c, rc, err) != 0) {
+		rc = -1;
+		goto out;
+	}
+	rc = -1;
 	{
 		struct srt_job_spec spec = x.spec;
 
@@ -906,6 +954,9 @@ static int rollout(struct srt_controller *c, const struct srt_rc_action *x, stru
 		if (srt_store_begin(c->store, err) != 0)
 			goto out;
 		rc = srt_store_run_set_generation(c->store, run.name, x->generation, err);
+		if (rc == 0)
+			rc = srt_store_run_set_frontend_planned(c->store, run.name,
+								nx.plan->run.frontend_url_ph, err);
 		if (rc == 0)
 			rc = srt_store_event(c->store, err, "Normal", "RollingOut", "run", run.name,
 					     "controller",

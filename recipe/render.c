@@ -1091,7 +1091,7 @@ static void add_frontend(struct pb *b)
 
 	/* none and direct run no process (validation warns about a type without a command). */
 	srt_launch_frontend(&ln, b->a, r, p->cluster, &p->layout);
-	p->frontend_url = ln.url;
+	p->run.frontend_url_ph = ln.url;
 	if (!cmd || !cmd->n)
 		return;
 	argvb_push_all(&av, b->a, cmd);
@@ -1210,8 +1210,8 @@ static void add_benchmark(struct pb *b)
 	env_layer(&env, b->a, &r->environment, "environment");
 	bench_params(b, &env, bm->node);
 	env_layer(&env, b->a, &bm->env, "benchmark.env");
-	if (p->frontend_url)
-		env_stamp(&env, b->a, "SRT_FRONTEND_URL", p->frontend_url,
+	if (p->run.frontend_url_ph)
+		env_stamp(&env, b->a, "SRT_FRONTEND_URL", p->run.frontend_url_ph,
 			  "the frontend's URL (frontend.type)", true);
 	put_env(b, pr, &env);
 	put_readiness(pr, &none);

@@ -283,7 +283,6 @@ struct srt_plan {
 	const char *master_addr;       /* NULL without a master */
 	json_t *store_config;	       /* owned; NULL unless vLLM with a master */
 	const char *store_config_file; /* "<log_dir>/mooncake/store_config.json", or NULL */
-	const char *frontend_url;      /* SRT_FRONTEND_URL (with placeholders), or NULL */
 };
 
 /*

@@ -478,6 +478,8 @@ int srt_runplan_load(struct srt_runplan *p, json_t *plan, struct srt_error *err)
 	if (!json_is_object(p->store_config))
 		p->store_config = NULL;
 	p->store_config_file = jstr(plan, "store_config_file");
+	/* Absent in plans written before the frontend URL was recorded: none known. */
+	p->frontend_url_ph = jstr(plan, "frontend_url");
 
 	np = json_array_size(procs);
 	for (size_t i = 0; i < np; i++) {
@@ -660,6 +662,7 @@ json_t *srt_runplan_to_json(const struct srt_runplan *p)
 	json_object_set_new(o, "store_config",
 			    p->store_config ? json_deep_copy(p->store_config) : json_null());
 	json_object_set_new(o, "store_config_file", jstr_or_null(p->store_config_file));
+	json_object_set_new(o, "frontend_url", jstr_or_null(p->frontend_url_ph));
 	for (size_t i = 0; i < p->nprocs; i++)
 		if (!p->procs[i].external)
 			json_array_append_new(procs, proc_json(p, &p->procs[i]));
@@ -765,6 +768,7 @@ int srt_runplan_bind(struct srt_runplan *p, const char *const *hosts, const char
 	}
 	p->infra_ip = p->ips[p->infra];
 	p->log_dir = srt_arena_strdup(&p->arena, log_dir);
+	p->frontend_url = p->frontend_url_ph ? srt_runplan_subst(p, p->frontend_url_ph) : NULL;
 	for (size_t i = 0; i < p->nprocs; i++) {
 		struct srt_runplan_proc *pr = &p->procs[i];
 

@@ -107,12 +107,17 @@ struct srt_runplan {
 	const char *master_metadata;	/* MOONCAKE_TE_META_DATA_SERVER */
 	const json_t *store_config;	/* NULL unless vLLM with a master (borrowed) */
 	const char *store_config_file;	/* with <log_dir> */
+	/* The URL clients and the benchmark (SRT_FRONTEND_URL) reach the
+	 * deployment at, with placeholders ("http://<prefill_node_0_ip>:8000");
+	 * NULL without a frontend (frontend.type none). */
+	const char *frontend_url_ph;
 	struct srt_runplan_proc *procs; /* plan order; an external master first */
 	size_t nprocs, cap;
 	int ngroups;
 	/* After srt_runplan_bind(): */
 	const char **hosts, **ips;
 	const char *infra_ip, *log_dir;
+	const char *frontend_url;      /* frontend_url_ph bound, or NULL */
 	const char *store_config_path; /* absolute, or NULL */
 	char *store_config_text;       /* the file's content (malloc), or NULL */
 };
@@ -161,8 +166,9 @@ int srt_runplan_load(struct srt_runplan *p, json_t *plan, struct srt_error *err)
 /*
  * Bind the layout: hosts[i] and ips[i] are node i's hostname and IP (n at
  * least p->nnodes), log_dir the absolute log directory.  Substitutes the
- * placeholders in process names, log files and runtime env values, sets
- * each process's host, ip, endpoint and env hash, and renders the
+ * placeholders in process names, log files, runtime env values and the
+ * frontend URL, sets each process's host, ip, endpoint and env hash, and
+ * renders the
  * store_config file (master_server_address with the infra IP).  Fails on
  * too few nodes, or a substituted log file name that leaves the log dir.
  * Argv words flagged runtime are substituted like env values.

@@ -739,6 +739,7 @@ json_t *srt_rundir_status_to_json(const struct srt_rundir_status *st)
 						"ip", str_or_null(st->nodes[i].ip)));
 	json_object_set_new(o, "nodes", nodes);
 	json_object_set_new(o, "infra_ip", str_or_null(st->infra_ip));
+	json_object_set_new(o, "frontend_url", str_or_null(st->frontend_url));
 	for (size_t i = 0; i < st->nprocs; i++)
 		json_array_append_new(procs, proc_to_json(&st->procs[i]));
 	json_object_set_new(o, "processes", procs);
@@ -866,6 +867,7 @@ int srt_rundir_read_status(const char *dir, struct srt_rundir_status *st, struct
 	st->agent_pid = (long)get_int(agent, "pid", 0);
 	st->agent_started_at = get_int(agent, "started_at", 0);
 	st->infra_ip = get_str(j, "infra_ip");
+	st->frontend_url = get_str(j, "frontend_url"); /* absent (older agents): NULL */
 	st->updated_at = get_int(j, "updated_at", 0);
 	nodes = json_object_get(j, "nodes");
 	procs = json_object_get(j, "processes");
@@ -930,6 +932,38 @@ void srt_rundir_status_release(struct srt_rundir_status *st)
 	free(st->conditions);
 	json_decref(st->root);
 	memset(st, 0, sizeof(*st));
+}
+
+bool srt_rundir_frontend_url_ok(const char *s)
+{
+	static const char scheme[] = "http://";
+	const char *h, *colon;
+	size_t n;
+	long port = 0;
+
+	if (!s || strnlen(s, SRT_RUNDIR_URL_MAX + 1) > SRT_RUNDIR_URL_MAX ||
+	    strncmp(s, scheme, sizeof(scheme) - 1))
+		return false;
+	h = s + sizeof(scheme) - 1;
+	if (*h == '[') {
+		n = strspn(h + 1, "0123456789abcdefABCDEF:.");
+		if (!n || h[1 + n] != ']')
+			return false;
+		colon = h + n + 2;
+	} else {
+		n = strspn(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_");
+		if (!n)
+			return false;
+		colon = h + n;
+	}
+	if (*colon != ':')
+		return false;
+	n = strspn(colon + 1, "0123456789");
+	if (!n || n > 5 || colon[1] == '0' || colon[1 + n])
+		return false;
+	for (size_t i = 1; i <= n; i++)
+		port = port * 10 + (colon[i] - '0');
+	return port <= 65535;
 }
 
 /* ---- env hash ---- */

@@ -62,6 +62,7 @@
  *     "agent": {"host": "n1", "pid": 4242, "started_at": MS},
  *     "nodes": [{"host": "n1", "ip": "10.0.0.1"}, ...],   plan node order
  *     "infra_ip": "10.0.0.1",
+ *     "frontend_url": "http://10.0.0.1:8000",   null until bound / none
  *     "processes": [ one per plan process (plus an external master), plan
  *                    order:
  *       {"name": "mooncake-master", "kind": "service", "role": null,
@@ -92,6 +93,11 @@
  *   first readiness probe (the master: infra ip:8700; an external master:
  *   its address), null without one.  env_hash: srt_rundir_env_hash() of the
  *   variables the process was given.
+ *   frontend_url: where clients and the benchmark (SRT_FRONTEND_URL) reach
+ *   the deployment: the plan's "frontend_url" with the allocation's IPs
+ *   bound, "http://HOST:PORT" (srt_rundir_frontend_url_ok()); null before
+ *   the nodes are resolved and for a plan without a frontend.  A
+ *   status.json without it (an older agent) reads as null.
  *   conditions: RolloutFailed: plan generation `generation` could not become
  *   ready, and the agent went back to `rolled_back_to` (the last generation
  *   that was ready), which plan_generation then shows; reason RollingBack
@@ -329,6 +335,7 @@ struct srt_rundir_status {
 	struct srt_rundir_node *nodes;
 	size_t nnodes;
 	const char *infra_ip;
+	const char *frontend_url; /* NULL: not bound yet, or no frontend */
 	struct srt_rundir_proc *procs;
 	size_t nprocs;
 	struct srt_rundir_condition *conditions;
@@ -355,6 +362,19 @@ int srt_rundir_write_status(const char *dir, const struct srt_rundir_status *st,
  */
 int srt_rundir_read_status(const char *dir, struct srt_rundir_status *st, struct srt_error *err);
 void srt_rundir_status_release(struct srt_rundir_status *st);
+
+/* The longest frontend_url (bytes) status.json may carry. */
+#define SRT_RUNDIR_URL_MAX 256
+
+/*
+ * Is s a frontend_url as the agent writes it: "http://HOST:PORT" and
+ * nothing more, at most SRT_RUNDIR_URL_MAX bytes, HOST a name or IPv4
+ * address (letters, digits, '.', '-', '_') or an IPv6 address in brackets
+ * (hex digits, ':', '.'), PORT 1-65535 in decimal.  The controller stores
+ * only a URL that passes: status.json belongs to the job's user, and the
+ * URL is shown on terminals and pages.  NULL is not valid.
+ */
+bool srt_rundir_frontend_url_ok(const char *s);
 
 /*
  * The env hash in status.json: SHA-256 (64 lowercase hex digits) of

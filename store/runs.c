@@ -25,10 +25,11 @@ static const char SQL_RUN_INSERT[] =
 	"INSERT INTO runs (uid, recipe_id, name, generation, attempt, phase, job_name, "
 	"job_comment, created_at, updated_at) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, 'Pending', ?3, ?6, ?7, ?7)";
-#define RUN_COLUMNS                                                                        \
-	"r.id, r.uid, r.name, c.name, r.phase, r.job_name, r.job_comment, r.slurm_state, " \
-	"r.run_dir, r.message, r.generation, r.attempt, r.slurm_job_id, r.exit_code, "     \
-	"r.created_at, r.updated_at, r.started_at, r.finished_at "                         \
+#define RUN_COLUMNS                                                                         \
+	"r.id, r.uid, r.name, c.name, r.phase, r.job_name, r.job_comment, r.slurm_state, "  \
+	"r.run_dir, r.message, r.generation, r.attempt, r.slurm_job_id, r.exit_code, "      \
+	"r.created_at, r.updated_at, r.started_at, r.finished_at, r.frontend_url_planned, " \
+	"r.frontend_url "                                                                   \
 	"FROM runs r JOIN recipes c ON c.id = r.recipe_id "
 static const char SQL_RUN_GET[] = "SELECT " RUN_COLUMNS "WHERE r.name = ?1";
 static const char SQL_RUN_LIST[] = "SELECT " RUN_COLUMNS "ORDER BY c.name, r.generation, r.attempt";
@@ -50,6 +51,13 @@ static const char SQL_RUN_DETAILS[] =
 	"UPDATE runs SET run_dir = coalesce(?2, run_dir), "
 	"exit_code = CASE WHEN ?3 IS NULL THEN exit_code ELSE ?3 END, updated_at = ?4 "
 	"WHERE name = ?1";
+/* updated_at moves only when the value does (the agent's URL is read every pass). */
+static const char SQL_RUN_FRONTEND_PLANNED[] =
+	"UPDATE runs SET frontend_url_planned = ?2, updated_at = CASE WHEN "
+	"frontend_url_planned IS ?2 THEN updated_at ELSE ?3 END WHERE name = ?1";
+static const char SQL_RUN_FRONTEND_URL[] =
+	"UPDATE runs SET frontend_url = ?2, updated_at = CASE WHEN frontend_url IS ?2 "
+	"THEN updated_at ELSE ?3 END WHERE name = ?1";
 static const char SQL_RUN_GENERATION[] =
 	"UPDATE runs SET generation = ?2, updated_at = ?3 WHERE name = ?1";
 static const char SQL_CURSOR_GET[] =
@@ -179,6 +187,8 @@ static void read_run(sqlite3_stmt *st, struct srt_run_row *r)
 	r->updated_at = sqlite3_column_int64(st, 15);
 	r->started_at = sqlite3_column_int64(st, 16);
 	r->finished_at = sqlite3_column_int64(st, 17);
+	r->frontend_url_planned = srt_store_col_text(st, 18);
+	r->frontend_url = srt_store_col_text(st, 19);
 }
 
 static int create_locked(struct srt_store *s, const char *recipe, int64_t attempt, char **name_out,
@@ -390,19 +400,31 @@ static int update_one(struct srt_store *s, sqlite3_stmt *st, bool own, const cha
 	return rc;
 }
 
+/*
+ * Enter a transaction (of its own unless one is open: *own) and prepare the
+ * UPDATE `sql` for update_one(); NULL, with the transaction ended, on failure.
+ */
+static sqlite3_stmt *begin_update(struct srt_store *s, const char *sql, bool *own,
+				  struct srt_error *err)
+{
+	sqlite3_stmt *st;
+
+	if (srt_store_tx_enter(s, own, err) != 0)
+		return NULL;
+	st = srt_store_stmt(s, sql, err);
+	if (!st)
+		srt_store_tx_end(s, *own, false, err);
+	return st;
+}
+
 int srt_store_run_set_details(struct srt_store *s, const char *name, const char *run_dir,
 			      bool set_exit_code, int64_t exit_code, struct srt_error *err)
 {
-	sqlite3_stmt *st;
 	bool own;
+	sqlite3_stmt *st = begin_update(s, SQL_RUN_DETAILS, &own, err);
 
-	if (srt_store_tx_enter(s, &own, err) != 0)
+	if (!st)
 		return -1;
-	st = srt_store_stmt(s, SQL_RUN_DETAILS, err);
-	if (!st) {
-		srt_store_tx_end(s, own, false, err);
-		return -1;
-	}
 	srt_store_bind_text(st, 1, name);
 	srt_store_bind_text(st, 2, run_dir);
 	if (set_exit_code)
@@ -413,20 +435,43 @@ int srt_store_run_set_details(struct srt_store *s, const char *name, const char 
 	return update_one(s, st, own, name, "update the details", err) == 0 ? 0 : -1;
 }
 
+/* UPDATE `sql` (?1 the run, ?2 a text value, ?3 now) of run `name`. */
+static int set_text(struct srt_store *s, const char *sql, const char *name, const char *value,
+		    const char *what, struct srt_error *err)
+{
+	bool own;
+	sqlite3_stmt *st = begin_update(s, sql, &own, err);
+
+	if (!st)
+		return -1;
+	srt_store_bind_text(st, 1, name);
+	srt_store_bind_text(st, 2, value);
+	sqlite3_bind_int64(st, 3, srt_store_now(s));
+	return update_one(s, st, own, name, what, err) == 0 ? 0 : -1;
+}
+
+int srt_store_run_set_frontend_planned(struct srt_store *s, const char *name, const char *url,
+				       struct srt_error *err)
+{
+	return set_text(s, SQL_RUN_FRONTEND_PLANNED, name, url, "record the planned frontend URL",
+			err);
+}
+
+int srt_store_run_set_frontend_url(struct srt_store *s, const char *name, const char *url,
+				   struct srt_error *err)
+{
+	return set_text(s, SQL_RUN_FRONTEND_URL, name, url, "record the frontend URL", err);
+}
+
 int srt_store_run_set_generation(struct srt_store *s, const char *name, int64_t generation,
 				 struct srt_error *err)
 {
-	sqlite3_stmt *st;
 	bool own;
+	sqlite3_stmt *st = begin_update(s, SQL_RUN_GENERATION, &own, err);
 	int rc;
 
-	if (srt_store_tx_enter(s, &own, err) != 0)
+	if (!st)
 		return -1;
-	st = srt_store_stmt(s, SQL_RUN_GENERATION, err);
-	if (!st) {
-		srt_store_tx_end(s, own, false, err);
-		return -1;
-	}
 	srt_store_bind_text(st, 1, name);
 	sqlite3_bind_int64(st, 2, generation);
 	sqlite3_bind_int64(st, 3, srt_store_now(s));
@@ -769,6 +814,8 @@ void srt_run_row_release(struct srt_run_row *r)
 	free(r->slurm_state);
 	free(r->run_dir);
 	free(r->message);
+	free(r->frontend_url_planned);
+	free(r->frontend_url);
 	memset(r, 0, sizeof(*r));
 }
 

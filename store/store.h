@@ -115,6 +115,9 @@ struct srt_run_row {
 	int64_t slurm_job_id; /* 0 when not yet known */
 	int64_t exit_code; /* -1 when unknown */
 	int64_t created_at, updated_at, started_at, finished_at; /* 0 when unset */
+	/* The plan's frontend URL with placeholders ("http://<prefill_node_0_ip>:8000"),
+	 * NULL without a frontend; and the URL the agent bound, NULL until known. */
+	char *frontend_url_planned, *frontend_url;
 };
 
 struct srt_condition_row {
@@ -166,6 +169,21 @@ int srt_store_run_update(struct srt_store *s, const char *name, const char *phas
 /* Record the run directory and/or the job's exit code (NULL / !set_exit_code leave them). */
 int srt_store_run_set_details(struct srt_store *s, const char *name, const char *run_dir,
 			      bool set_exit_code, int64_t exit_code, struct srt_error *err);
+/*
+ * The frontend URL of the plan written for the run (with placeholders; NULL:
+ * the plan has no frontend), recorded with plan.json, so `get runs` can say
+ * "pending" until the agent reports the bound URL.
+ */
+int srt_store_run_set_frontend_planned(struct srt_store *s, const char *name, const char *url,
+				       struct srt_error *err);
+/*
+ * The frontend URL the agent bound (status.json "frontend_url"), or NULL
+ * (not known, or none).  The caller checks it (srt_rundir_frontend_url_ok());
+ * the schema refuses one over 256 bytes.  updated_at moves only when it
+ * changes.
+ */
+int srt_store_run_set_frontend_url(struct srt_store *s, const char *name, const char *url,
+				   struct srt_error *err);
 /*
  * The run now realises `generation` of its recipe (rolled out in place into
  * its job).  Its name keeps the generation it was created for.

@@ -139,6 +139,8 @@ static void test_vllm_plan_bound(void **state)
 	assert_int_equal(p->nprocs, 6);
 	bind3(p);
 	assert_string_equal(p->infra_ip, "10.0.0.3");
+	assert_null(p->frontend_url_ph); /* no frontend: none to report */
+	assert_null(p->frontend_url);
 
 	m = &p->procs[0];
 	assert_string_equal(m->name, "mooncake-master");
@@ -243,6 +245,11 @@ static void test_groups_follow_readiness(void **state)
 	}
 	assert_int_equal(p->ngroups, 5);
 	assert_string_equal(p->procs[5].endpoint, "10.0.0.1:8000");
+	/* The frontend URL (status.json "frontend_url"): through plan.json with its
+	 * placeholder, bound like the benchmark's SRT_FRONTEND_URL. */
+	assert_string_equal(p->frontend_url_ph, "http://<prefill_node_0_ip>:8000");
+	assert_string_equal(p->frontend_url, "http://10.0.0.1:8000");
+	assert_string_equal(env_of(&p->procs[7], "SRT_FRONTEND_URL"), p->frontend_url);
 }
 
 static void test_external_master(void **state)

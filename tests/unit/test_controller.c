@@ -19,6 +19,7 @@
 #include "controller/controller.h"
 #include "recipe/canon.h"
 #include "recipe/compile.h"
+#include "runplan/rundir.h"
 #include "slurm/fake.h"
 #include "util/buf.h"
 
@@ -86,8 +87,11 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* A recipe "r1": prefill on `nodes` node(s), a KNOB env value, a budget of `attempts`. */
-static void apply(struct fx *f, int nodes, const char *knob, int attempts)
+/*
+ * A recipe "r1": prefill on `nodes` node(s), a KNOB env value, a budget of
+ * `attempts`, and `extra` top-level YAML (a frontend, say).
+ */
+static void apply_with(struct fx *f, int nodes, const char *knob, int attempts, const char *extra)
 {
 	char *yaml = srt_xasprintf(
 		"name: r1\n"
@@ -107,8 +111,9 @@ static void apply(struct fx *f, int nodes, const char *knob, int attempts)
 		"    env: {MOONCAKE_PROTOCOL: tcp}\n"
 		"    args: {disaggregation-transfer-backend: mooncake, tensor-parallel-size: 4}\n"
 		"services:\n"
-		"  - {name: mooncake-master, type: mooncake-master}\n",
-		attempts, nodes, knob);
+		"  - {name: mooncake-master, type: mooncake-master}\n"
+		"%s",
+		attempts, nodes, knob, extra);
 	struct srt_compiled comp;
 	struct srt_diags d;
 	struct srt_error err;
@@ -127,6 +132,11 @@ static void apply(struct fx *f, int nodes, const char *knob, int attempts)
 	srt_compiled_release(&comp);
 	srt_diags_release(&d);
 	free(yaml);
+}
+
+static void apply(struct fx *f, int nodes, const char *knob, int attempts)
+{
+	apply_with(f, nodes, knob, attempts, "");
 }
 
 static void pass(struct fx *f)
@@ -311,6 +321,122 @@ static void test_generation_that_fits_rolls_out_in_place(void **state)
 	pass(f);
 	assert_int_equal(srt_slurm_fake_submitted(f->fake), 1);
 	assert_int_equal(srt_slurm_fake_calls(f->fake, SRT_FAKE_CANCEL), 0);
+}
+
+/* The run's frontend URLs: (planned, bound), each NULL when not set. */
+static void frontend_of(struct fx *f, const char *name, char **planned, char **url)
+{
+	struct srt_run_row row = { 0 };
+	struct srt_error err;
+
+	assert_int_equal(srt_store_run_get(f->store, name, &row, &err), 1);
+	*planned = row.frontend_url_planned ? srt_xstrdup(row.frontend_url_planned) : NULL;
+	*url = row.frontend_url ? srt_xstrdup(row.frontend_url) : NULL;
+	srt_run_row_release(&row);
+}
+
+/* The agent's status.json in run NAME's directory: phase Ready, this seq and frontend_url. */
+static void agent_status(struct fx *f, const char *name, int64_t seq, const char *frontend_url)
+{
+	struct srt_rundir_status st = { 0 };
+	struct srt_error err;
+	char *dir = srt_xasprintf("%s/%s", f->root, name);
+
+	st.version = SRT_RUNDIR_VERSION;
+	st.seq = seq;
+	st.plan_generation = 1;
+	st.phase = SRT_RUN_READY;
+	st.exit_code = -1;
+	st.frontend_url = frontend_url;
+	st.updated_at = seq;
+	if (srt_rundir_write_status(dir, &st, &err) != 0)
+		fail_msg("%s", err.msg);
+	free(dir);
+}
+
+/*
+ * Issue #14: the frontend URL.  The controller records the plan's URL (with
+ * placeholders) when it submits, and the agent's bound URL from status.json
+ * once it is there; a URL that is not http://HOST:PORT is refused with a
+ * Warning and not stored.
+ */
+static void test_frontend_url_ingested(void **state)
+{
+	struct fx *f = *state;
+	char *planned, *url, *msg;
+
+	apply_with(f, 1, "a", 3, "frontend: {type: sglang-router}\n");
+	(void)running(f);
+	frontend_of(f, "r1-1-1", &planned, &url);
+	assert_string_equal(planned, "http://<prefill_node_0_ip>:8000");
+	assert_null(url);
+	free(planned);
+
+	/* The agent has not bound the IPs yet: null. */
+	agent_status(f, "r1-1-1", 1, NULL);
+	pass(f);
+	frontend_of(f, "r1-1-1", &planned, &url);
+	assert_null(url);
+	free(planned);
+
+	agent_status(f, "r1-1-1", 2, "http://10.0.0.1:8000");
+	pass(f);
+	frontend_of(f, "r1-1-1", &planned, &url);
+	assert_string_equal(url, "http://10.0.0.1:8000");
+	assert_string_equal(planned, "http://<prefill_node_0_ip>:8000");
+	free(planned);
+	free(url);
+	assert_int_equal(events(f, "r1-1-1", "InvalidFrontendURL", NULL), 0);
+
+	/* Hostile values: a terminal escape, a path, another scheme, too long. */
+	{
+		char big[SRT_RUNDIR_URL_MAX + 32];
+		const char *hostile[] = { "http://10.0.0.1:8000\x1b]0;pwned\x07",
+					  "http://10.0.0.1:8000/../admin", "javascript:alert(1)",
+					  big };
+
+		memcpy(big, "http://", 7);
+		memset(big + 7, 'h', sizeof(big) - 7 - 6);
+		memcpy(big + sizeof(big) - 6, ":8000", 6);
+		for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+			agent_status(f, "r1-1-1", 10 + (int64_t)i, hostile[i]);
+			pass(f);
+			frontend_of(f, "r1-1-1", &planned, &url);
+			if (url)
+				fail_msg("stored '%s' from status.json '%s'", url, hostile[i]);
+			free(planned);
+			assert_int_equal(events(f, "r1-1-1", "InvalidFrontendURL", &msg),
+					 (int64_t)i + 1);
+			assert_non_null(strstr(msg, "is not http://HOST:PORT"));
+			assert_null(strchr(msg, '\x1b'));
+			assert_null(strchr(msg, '\x07'));
+			assert_true(strlen(msg) < 512);
+			free(msg);
+		}
+	}
+
+	/* Back to a good URL. */
+	agent_status(f, "r1-1-1", 20, "http://[fd00::1]:8000");
+	pass(f);
+	frontend_of(f, "r1-1-1", &planned, &url);
+	assert_string_equal(url, "http://[fd00::1]:8000");
+	free(planned);
+	free(url);
+}
+
+/* A plan without a frontend records none, and an agent reporting none stores none. */
+static void test_no_frontend_no_url(void **state)
+{
+	struct fx *f = *state;
+	char *planned, *url;
+
+	apply(f, 1, "a", 3);
+	(void)running(f);
+	agent_status(f, "r1-1-1", 1, NULL);
+	pass(f);
+	frontend_of(f, "r1-1-1", &planned, &url);
+	assert_null(planned);
+	assert_null(url);
 }
 
 /* A new generation that needs more nodes replaces the job. */
@@ -677,6 +803,8 @@ int main(void)
 		T(test_failed_attempts_restart_up_to_max),
 		T(test_generation_that_fits_rolls_out_in_place),
 		T(test_generation_that_does_not_fit_needs_a_new_job),
+		T(test_frontend_url_ingested),
+		T(test_no_frontend_no_url),
 		T(test_delete_cancels_the_job),
 		T(test_slurm_down_leaves_the_run_pending),
 		T(test_slurm_down_never_fails_a_running_job),

@@ -449,7 +449,7 @@ static void test_router_pd_and_agg(void **state)
 	     "http://<prefill_node_0_ip>:6100", "5400", "--decode",
 	     "http://<decode_node_0_ip>:6100", "--host", "0.0.0.0", "--port", "9000", "--policy",
 	     "round_robin");
-	assert_string_equal(p->frontend_url, "http://<prefill_node_0_ip>:9000");
+	assert_string_equal(p->run.frontend_url_ph, "http://<prefill_node_0_ip>:9000");
 	srt_plan_free(p);
 
 	/* Aggregated workers behind the SGLang router. */
@@ -485,7 +485,7 @@ static void test_direct_and_none(void **state)
 	assert_non_null(p);
 	assert_int_equal(p->run.nprocs, 2);
 	assert_string_equal(p->run.procs[0].argv[6], "8000");
-	assert_string_equal(p->frontend_url, "http://<agg_node_0_ip>:8000");
+	assert_string_equal(p->run.frontend_url_ph, "http://<agg_node_0_ip>:8000");
 	assert_string_equal(penv(&p->run.procs[1], "SRT_FRONTEND_URL"),
 			    "http://<agg_node_0_ip>:8000");
 	srt_plan_free(p);
@@ -497,7 +497,7 @@ static void test_direct_and_none(void **state)
 	p = srt_plan_build(r, &f->cl, &f->d);
 	assert_non_null(p);
 	assert_int_equal(p->run.nprocs, 2);
-	assert_null(p->frontend_url);
+	assert_null(p->run.frontend_url_ph);
 	assert_null(penv(&p->run.procs[1], "SRT_FRONTEND_URL"));
 	srt_plan_free(p);
 }

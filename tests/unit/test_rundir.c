@@ -211,6 +211,7 @@ static void test_status_round_trip(void **state)
 	st.nodes = nodes;
 	st.nnodes = 2;
 	st.infra_ip = "10.0.0.1";
+	st.frontend_url = "http://10.0.0.1:8000";
 	st.procs = procs;
 	st.nprocs = 2;
 	st.conditions = conds;
@@ -224,6 +225,7 @@ static void test_status_round_trip(void **state)
 	assert_non_null(strstr(text, "\"exit_code\": null"));
 	assert_non_null(strstr(text, "\"pid\": null"));
 	assert_non_null(strstr(text, "\"status\": \"True\""));
+	assert_non_null(strstr(text, "\"frontend_url\": \"http://10.0.0.1:8000\""));
 	free(text);
 
 	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), 0);
@@ -238,6 +240,7 @@ static void test_status_round_trip(void **state)
 	assert_int_equal(rd.nnodes, 2);
 	assert_string_equal(rd.nodes[1].ip, "10.0.0.2");
 	assert_string_equal(rd.infra_ip, "10.0.0.1");
+	assert_string_equal(rd.frontend_url, "http://10.0.0.1:8000");
 	assert_int_equal(rd.updated_at, 3000);
 	assert_int_equal(rd.nprocs, 2);
 	assert_string_equal(rd.procs[0].name, "mooncake-master");
@@ -271,14 +274,18 @@ static void test_status_round_trip(void **state)
 	assert_int_equal(rd.conditions[0].since, 2500);
 	srt_rundir_status_release(&rd);
 
-	/* No conditions: an empty array, read back as none. */
+	/* No conditions: an empty array, read back as none.  No frontend URL
+	 * (not bound yet, or no frontend): null, read back as NULL. */
 	st.nconditions = 0;
+	st.frontend_url = NULL;
 	assert_int_equal(srt_rundir_write_status(f->dir, &st, &err), 0);
 	text = read_all(f, SRT_RUNDIR_STATUS);
 	assert_non_null(strstr(text, "\"conditions\": []"));
+	assert_non_null(strstr(text, "\"frontend_url\": null"));
 	free(text);
 	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), 0);
 	assert_int_equal(rd.nconditions, 0);
+	assert_null(rd.frontend_url);
 	srt_rundir_status_release(&rd);
 }
 
@@ -325,10 +332,19 @@ static void test_status_missing_and_invalid(void **state)
 		assert_non_null(strstr(err.msg, "restarts count from 0 to 2147483647"));
 	}
 	unlink(p);
-	/* An older agent's file has no "conditions": none. */
+	/* An older agent's file has no "conditions" and no "frontend_url": none. */
 	append_raw(f, SRT_RUNDIR_STATUS, "{\"version\":1,\"seq\":1,\"phase\":\"Ready\"}");
 	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), 0);
 	assert_int_equal(rd.nconditions, 0);
+	assert_null(rd.frontend_url);
+	srt_rundir_status_release(&rd);
+	unlink(p);
+	/* A frontend_url that is not a string reads as none; a hostile string is
+	 * read as it is (the controller checks it: srt_rundir_frontend_url_ok()). */
+	append_raw(f, SRT_RUNDIR_STATUS,
+		   "{\"version\":1,\"seq\":1,\"phase\":\"Ready\",\"frontend_url\":42}");
+	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), 0);
+	assert_null(rd.frontend_url);
 	srt_rundir_status_release(&rd);
 	unlink(p);
 	append_raw(
@@ -337,6 +353,61 @@ static void test_status_missing_and_invalid(void **state)
 	assert_int_equal(srt_rundir_read_status(f->dir, &rd, &err), -1);
 	assert_non_null(strstr(err.msg, "conditions[0] lacks a type"));
 	free(p);
+}
+
+static void test_frontend_url_ok(void **state)
+{
+	static const char *const good[] = {
+		"http://10.0.0.1:8000",		 "http://n1:1",
+		"http://node-1.cluster_a:65535", "http://[fd00::1]:8000",
+		"http://[::ffff:10.0.0.1]:80",
+	};
+	static const char *const bad[] = {
+		"",
+		"10.0.0.1:8000",
+		"https://10.0.0.1:8000",
+		"HTTP://10.0.0.1:8000",
+		"http://10.0.0.1",
+		"http://10.0.0.1:",
+		"http://:8000",
+		"http://10.0.0.1:0",
+		"http://10.0.0.1:08000",
+		"http://10.0.0.1:65536",
+		"http://10.0.0.1:123456",
+		"http://10.0.0.1:8000/",
+		"http://10.0.0.1:8000/v1",
+		"http://user@10.0.0.1:8000",
+		"http://10.0.0.1:8000\n",
+		"http://10.0.0.1\x1b[31m:8000",
+		"http://fd00::1:8000",
+		"http://[fd00::1:8000",
+		"http://[]:8000",
+		"http://[fd00::g]:8000",
+		"http://10.0.0.1:8000 ",
+		"http://10.0.0.1:-80",
+		"http://<prefill_node_0_ip>:8000",
+	};
+	char long_url[SRT_RUNDIR_URL_MAX + 16];
+	size_t n;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		if (!srt_rundir_frontend_url_ok(good[i]))
+			fail_msg("refused '%s'", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (srt_rundir_frontend_url_ok(bad[i]))
+			fail_msg("accepted '%s'", bad[i]);
+	assert_false(srt_rundir_frontend_url_ok(NULL));
+	/* The bound: a URL of exactly SRT_RUNDIR_URL_MAX bytes passes, one more does not. */
+	memcpy(long_url, "http://", 7);
+	n = SRT_RUNDIR_URL_MAX - 7 - 5;
+	memset(long_url + 7, 'a', n);
+	memcpy(long_url + 7 + n, ":8000", 6);
+	assert_int_equal(strlen(long_url), SRT_RUNDIR_URL_MAX);
+	assert_true(srt_rundir_frontend_url_ok(long_url));
+	memmove(long_url + 8, long_url + 7, strlen(long_url + 7) + 1);
+	assert_int_equal(strlen(long_url), SRT_RUNDIR_URL_MAX + 1);
+	assert_false(srt_rundir_frontend_url_ok(long_url));
 }
 
 static void test_names(void **state)
@@ -869,6 +940,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_status_round_trip, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_status_missing_and_invalid, fx_setup,
 						fx_teardown),
+		cmocka_unit_test(test_frontend_url_ok),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_env_hash),
 		cmocka_unit_test_setup_teardown(test_events_format, fx_setup, fx_teardown),

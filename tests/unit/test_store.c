@@ -340,17 +340,26 @@ static void seed_version(struct srt_store *s, int version)
 	/*
 	 * seeds[k]: rows for a database at schema k and later ones, until a
 	 * newer entry replaces them (0: nothing).  The schema-1 rows use only
-	 * 0001's tables, so they are also the seed of schemas 2 (0002_campaigns)
-	 * and 3 (0003_notifications); add an entry when a migration changes a
-	 * table they use or one worth seeding.
+	 * 0001's tables, so they are also the seed of schema 2 (0002_campaigns);
+	 * schema 3 (0003_notifications) adds a run, which 0004_run_frontend
+	 * extends.  Add an entry when a migration changes a table they use or
+	 * one worth seeding.
 	 */
+#define SEED_V1                                                                      \
+	"INSERT INTO recipes (uid, name, spec, spec_hash, generation, created_at, "  \
+	"applied_at) VALUES ('u1', 'seeded', '{}', 'h', 3, 1, 2);"                   \
+	"INSERT INTO events (type, reason, kind, name, message, first_at, last_at) " \
+	"VALUES ('Normal', 'RecipeCreated', 'recipe', 'seeded', 'm', 1, 1);"
 	static const char *const seeds[] = {
 		NULL,
-		"INSERT INTO recipes (uid, name, spec, spec_hash, generation, created_at, "
-		"applied_at) VALUES ('u1', 'seeded', '{}', 'h', 3, 1, 2);"
-		"INSERT INTO events (type, reason, kind, name, message, first_at, last_at) "
-		"VALUES ('Normal', 'RecipeCreated', 'recipe', 'seeded', 'm', 1, 1);",
+		SEED_V1,
+		SEED_V1,
+		SEED_V1 "INSERT INTO runs (uid, recipe_id, name, generation, attempt, phase, "
+			"job_name, job_comment, slurm_job_id, created_at, updated_at) VALUES "
+			"('ru1', (SELECT id FROM recipes WHERE name = 'seeded'), 'seeded-3-1', 3, "
+			"1, 'Ready', 'seeded-3-1', 'srtctl:ru1:1', 77, 1, 2);",
 	};
+#undef SEED_V1
 	size_t k = (size_t)version < sizeof(seeds) / sizeof(seeds[0]) ?
 			   (size_t)version :
 			   sizeof(seeds) / sizeof(seeds[0]) - 1;
@@ -394,6 +403,13 @@ static void test_migrate_from_each_version(void **state)
 			assert_int_equal(query_int(s, "SELECT generation FROM recipes "
 						      "WHERE name = 'seeded'"),
 					 3);
+		if (v >= 3) { /* the run too, with no frontend URL known (0004) */
+			assert_int_equal(query_int(s,
+						   "SELECT slurm_job_id FROM runs WHERE "
+						   "name = 'seeded-3-1' AND frontend_url IS NULL "
+						   "AND frontend_url_planned IS NULL"),
+					 77);
+		}
 		free(got);
 		srt_store_close(s);
 		free(db);

@@ -283,6 +283,43 @@ static void test_runs(void **state)
 	assert_non_null(strstr(f->err.msg, "no run named 'nope'"));
 	assert_int_equal(srt_store_run_get(f->s, "nope", &got, &f->err), 0);
 
+	/* The frontend URL: planned with placeholders, then the bound one;
+	 * updated_at moves only when a value changes. */
+	assert_int_equal(srt_store_run_get(f->s, "r-1-2", &got, &f->err), 1);
+	assert_null(got.frontend_url_planned);
+	assert_null(got.frontend_url);
+	srt_run_row_release(&got);
+	f->now = T0 + 400;
+	OK(srt_store_run_set_frontend_planned(f->s, "r-1-2", "http://<prefill_node_0_ip>:8000",
+					      &f->err));
+	f->now = T0 + 500;
+	OK(srt_store_run_set_frontend_url(f->s, "r-1-2", "http://10.0.0.1:8000", &f->err));
+	f->now = T0 + 600;
+	OK(srt_store_run_set_frontend_url(f->s, "r-1-2", "http://10.0.0.1:8000", &f->err));
+	OK(srt_store_run_set_frontend_planned(f->s, "r-1-2", "http://<prefill_node_0_ip>:8000",
+					      &f->err));
+	assert_int_equal(srt_store_run_get(f->s, "r-1-2", &got, &f->err), 1);
+	assert_string_equal(got.frontend_url_planned, "http://<prefill_node_0_ip>:8000");
+	assert_string_equal(got.frontend_url, "http://10.0.0.1:8000");
+	assert_int_equal(got.updated_at, T0 + 500);
+	srt_run_row_release(&got);
+	OK(srt_store_run_set_frontend_url(f->s, "r-1-2", NULL, &f->err));
+	assert_int_equal(srt_store_run_get(f->s, "r-1-2", &got, &f->err), 1);
+	assert_null(got.frontend_url);
+	assert_int_equal(got.updated_at, T0 + 600);
+	srt_run_row_release(&got);
+	{
+		/* The schema bounds the URL, whoever writes it. */
+		char big[300];
+
+		memset(big, 'a', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		assert_int_equal(srt_store_run_set_frontend_url(f->s, "r-1-2", big, &f->err), -1);
+		assert_non_null(strstr(f->err.msg, "record the frontend URL of run 'r-1-2'"));
+	}
+	assert_int_equal(srt_store_run_set_frontend_url(f->s, "nope", NULL, &f->err), -1);
+	assert_non_null(strstr(f->err.msg, "no run named 'nope'"));
+
 	/* No runs for a deleted recipe. */
 	assert_int_equal(srt_store_recipe_delete(f->s, "q", &f->err), 1);
 	assert_int_equal(srt_store_run_create(f->s, "q", 2, NULL, &f->err), -1);
