@@ -38,6 +38,9 @@ isolated_workdir() {
 	export SRTSLURM_CONFIG=
 	export XDG_STATE_HOME="$work/xdg"
 	unset SRTCTL_DB SRTCTL_WATCH_TIMEOUT SRTCTL_EVENT_RETENTION
+	# scripts/test exports the local SLURM's env (a token in SLURM_JWT, the
+	# URL) for the tests that talk to it; these tests choose their own.
+	unset SLURM_JWT SRTCTL_SLURMRESTD_URL
 }
 
 fake_run_dir() {

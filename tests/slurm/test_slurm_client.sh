@@ -315,10 +315,10 @@ if [ -x "$SRTCTL" ]; then
 	if [ -n "${SRT_SLURM_RELEASE:-}" ]; then
 		out=$(cd "$WORK" && SRTSLURM_CONFIG='' SRTCTL_SLURMRESTD_URL=$SRT_SLURMRESTD_URL "$SRTCTL" doctor \
 			${SRT_SLURM_API_VERSION:+--api-version "$SRT_SLURM_API_VERSION"} 2>&1)
-		if grep -Eq "^api version +$API( |\$)" <<<"$out" && grep -Eq "^slurm release +$SRT_SLURM_RELEASE\$" <<<"$out"; then
+		if grep -Eq "^ *api version +$API( |\$)" <<<"$out" && grep -Eq "^ *slurm release +$SRT_SLURM_RELEASE\$" <<<"$out"; then
 			ok "srtctl doctor names API $API and Slurm release $SRT_SLURM_RELEASE"
 		else
-			not_ok "srtctl doctor names API $API and Slurm release $SRT_SLURM_RELEASE: $(grep -E '^(api version|slurm release)' <<<"$out" | tr '\n' ';')"
+			not_ok "srtctl doctor names API $API and Slurm release $SRT_SLURM_RELEASE: $(grep -E '^ *(api version|slurm release)' <<<"$out" | tr '\n' ';')"
 		fi
 	fi
 	out=$(cd "$WORK" && SRTCTL_SLURMRESTD_URL=$SRT_SLURMRESTD_URL SLURM_JWT=$short "$SRTCTL" doctor 2>&1)

@@ -58,7 +58,7 @@ user_shell '"$SRTCTL" doctor' >"$WORK/doctor.out" 2>&1
 rc=$?
 sed 's/^/#   /' "$WORK/doctor.out"
 check "doctor after eval of env exits 0" test $rc -eq 0
-check "doctor says usable" grep -Eq '^result +usable$' "$WORK/doctor.out"
+check "doctor says usable" grep -Eq '^OK +slurmrestd .*: usable$' "$WORK/doctor.out"
 check "doctor found the URL in \$SRTCTL_SLURMRESTD_URL" \
 	grep -q '(from \$SRTCTL_SLURMRESTD_URL)' "$WORK/doctor.out"
 check "doctor found the token in \$SLURM_JWT" grep -q 'from \$SLURM_JWT' "$WORK/doctor.out"
@@ -85,7 +85,7 @@ print(r.get("slurm_job_id") or "-", r.get("job_comment") or "-")' "$WORK/runs.js
 echo "# run's job: $job, comment $comment"
 check "the run has a SLURM job id" test "$job" != "-"
 # slurmrestd's own view, through the same env, in the API version doctor chose.
-api=$(sed -n 's/^api version *\(v0\.0\.[0-9]*\).*/\1/p' "$WORK/doctor.out")
+api=$(sed -n 's/^ *api version *\(v0\.0\.[0-9]*\).*/\1/p' "$WORK/doctor.out")
 echo "# API version: ${api:-?}"
 in_list() {
 	user_shell 'curl -sS -m 10 -H "X-SLURM-USER-NAME: $SRT_SLURM_USER" -H "X-SLURM-USER-TOKEN: $SLURM_JWT" \
