@@ -182,7 +182,7 @@ static void push_conc(struct cctx *c, int64_t **v, size_t *n, size_t *cap, int64
 		size_t ncap = *cap ? *cap * 2 : 16;
 		int64_t *nv = srt_arena_alloc(&c->doc->arena, ncap * sizeof(*nv));
 
-		if (*n)
+		if (*n && *v)
 			memcpy(nv, *v, *n * sizeof(*nv));
 		*v = nv;
 		*cap = ncap;
