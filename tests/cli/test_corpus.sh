@@ -83,7 +83,9 @@ while IFS= read -r -d '' f; do
 	[[ -z $step ]] && continue
 	# A frontend srtctl does not run (Dynamo's, TRT-LLM's) is refused, never
 	# replaced by another router: a benchmark of another stack is a wrong number.
-	if grep -v 'warning:' "$work/err" | grep -Eq "frontend.type: (\\[variant [^]]*\\] )?'(dynamo|trtllm_serve)'"; then
+	# grep without -q at the end of the pipe: an early exit could kill the
+	# first grep with SIGPIPE, which pipefail reports as no match.
+	if grep -v 'warning:' "$work/err" | grep -E "frontend.type: (\\[variant [^]]*\\] )?'(dynamo|trtllm_serve)'" >/dev/null; then
 		frontend_refused=$((frontend_refused + 1))
 		continue
 	fi
