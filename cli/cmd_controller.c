@@ -78,6 +78,7 @@ struct printer {
 	struct srt_store *store;
 	struct srt_slurm_client *slurm;
 	struct srt_metrics_loop loop; /* accumulated here, published to the server */
+	struct srt_sdnotify sd;	      /* systemd, when under a Type=notify unit */
 	char listen[96];
 };
 
@@ -162,19 +163,20 @@ static void print_pass(void *arg, int rc, const struct srt_pass_stats *st,
 	else
 		snprintf(status, sizeof(status), "last %s", line);
 	if (!p->ready)
-		srt_sdnotify_ready(status);
+		srt_sdnotify_ready(&p->sd, status);
 	else
-		srt_sdnotify_status(status);
+		srt_sdnotify_status(&p->sd, status);
 	p->ready = true;
 	if (p->watchdog)
-		srt_sdnotify_watchdog();
+		srt_sdnotify_watchdog(&p->sd);
 }
 
 /* While the loop waits between passes (every half watchdog period). */
 static void ping_watchdog(void *arg)
 {
-	(void)arg;
-	srt_sdnotify_watchdog();
+	struct printer *p = arg;
+
+	srt_sdnotify_watchdog(&p->sd);
 }
 
 int srt_cmd_controller(int argc, char **argv)
@@ -206,7 +208,7 @@ int srt_cmd_controller(int argc, char **argv)
 	struct srt_cli_slurm sc;
 	struct srt_controller *ctl = NULL;
 	struct printer pr = { .lock_fd = -1 };
-	int64_t watchdog_ms = srt_sdnotify_watchdog_ms();
+	int64_t watchdog_ms = 0;
 	struct srt_store *store = NULL;
 	struct srt_slurm_client *slurm = NULL;
 	struct srt_error err;
@@ -341,6 +343,16 @@ int srt_cmd_controller(int argc, char **argv)
 			 (int)(strrchr(listen.text, ':') - listen.text + 1), listen.text,
 			 (unsigned)srt_http_server_port(pr.http));
 	}
+	{
+		char why[512];
+
+		if (srt_sdnotify_open(&pr.sd, why, sizeof(why)) != 0)
+			fprintf(stderr,
+				"srtctl controller: warning: %s; systemd will not hear "
+				"that the controller is ready\n",
+				why);
+		watchdog_ms = srt_sdnotify_watchdog_ms(&pr.sd);
+	}
 	pr.store = store;
 	pr.slurm = slurm;
 	pr.verbose = verbose;
@@ -363,11 +375,12 @@ int srt_cmd_controller(int argc, char **argv)
 		rc = SRT_EXIT_USAGE; /* a --once pass failed (a database error) */
 		goto out;
 	}
-	srt_sdnotify_stopping(once ? "stopping: --once done" :
-				     "stopping: a signal stopped the loop");
+	srt_sdnotify_stopping(&pr.sd, once ? "stopping: --once done" :
+					     "stopping: a signal stopped the loop");
 	fprintf(stderr, "srtctl controller: stopped\n");
 	rc = SRT_EXIT_OK;
 out:
+	srt_sdnotify_close(&pr.sd);
 	srt_http_server_stop(pr.http);
 	srt_notifier_free(pr.notifier);
 	srt_controller_free(ctl);

@@ -7,6 +7,7 @@
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/dl.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -17,7 +18,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SRT_LIBMICROHTTPD "libmicrohttpd.so.12"
+
+/*
+ * libmicrohttpd's entry points, loaded at start (util/dl.h: only
+ * `controller --listen` pays for the library and what it pulls in).  The
+ * types come from microhttpd.h itself, so a mismatch does not compile.
+ */
+struct mhd_api {
+	void *handle;
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+	__typeof__(MHD_get_daemon_info) *get_daemon_info;
+	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+	__typeof__(MHD_add_response_header) *add_response_header;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_destroy_response) *destroy_response;
+	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+};
+
+static int mhd_load(struct mhd_api *api, struct srt_error *err)
+{
+#define SYM(f)                                         \
+	{                                              \
+		"MHD_" #f, offsetof(struct mhd_api, f) \
+	}
+	static const struct srt_dl_sym syms[] = {
+		SYM(start_daemon),	  SYM(stop_daemon),
+		SYM(get_daemon_info),	  SYM(create_response_from_buffer),
+		SYM(add_response_header), SYM(queue_response),
+		SYM(destroy_response),	  SYM(lookup_connection_value),
+	};
+#undef SYM
+	char why[512];
+
+	api->handle = srt_dl_load(SRT_LIBMICROHTTPD, syms, sizeof(syms) / sizeof(syms[0]), api,
+				  "for --listen", "Debian: apt-get install libmicrohttpd12", why,
+				  sizeof(why));
+	if (!api->handle) {
+		srt_error_set(err, "--listen: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
 struct srt_http_server {
+	struct mhd_api mhd;
 	struct MHD_Daemon *daemon;
 	struct srt_store *store; /* read-only; used by the server thread only */
 	int64_t interval_ms, grace_ms;
@@ -161,32 +207,33 @@ static int snapshot(struct srt_http_server *srv, struct srt_metrics_loop *loop, 
 
 /* ---- requests ---- */
 
-static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *type,
-			     char *body, size_t len)
+static enum MHD_Result reply(const struct mhd_api *mhd, struct MHD_Connection *conn,
+			     unsigned status, const char *type, char *body, size_t len)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	struct MHD_Response *r = mhd->create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	enum MHD_Result ret;
 
 	if (!r) {
 		free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(r, "Content-Security-Policy",
-				"default-src 'none'; style-src 'unsafe-inline'");
+	mhd->add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	mhd->add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	mhd->add_response_header(r, "X-Content-Type-Options", "nosniff");
+	mhd->add_response_header(r, "Content-Security-Policy",
+				 "default-src 'none'; style-src 'unsafe-inline'");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	ret = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
+		mhd->add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = mhd->queue_response(conn, status, r);
+	mhd->destroy_response(r);
 	return ret;
 }
 
-static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, const char *fmt,
-				  ...) __attribute__((format(printf, 3, 4)));
-static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, const char *fmt,
-				  ...)
+static enum MHD_Result reply_text(const struct mhd_api *mhd, struct MHD_Connection *conn,
+				  unsigned status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static enum MHD_Result reply_text(const struct mhd_api *mhd, struct MHD_Connection *conn,
+				  unsigned status, const char *fmt, ...)
 {
 	struct srt_buf b;
 	va_list ap;
@@ -198,14 +245,15 @@ static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, 
 	va_end(ap);
 	srt_buf_putc(&b, '\n');
 	len = b.len;
-	return reply(conn, status, "text/plain; charset=utf-8", srt_buf_detach(&b), len);
+	return reply(mhd, conn, status, "text/plain; charset=utf-8", srt_buf_detach(&b), len);
 }
 
-static enum MHD_Result serve_buf(struct MHD_Connection *conn, const char *type, struct srt_buf *b)
+static enum MHD_Result serve_buf(const struct mhd_api *mhd, struct MHD_Connection *conn,
+				 const char *type, struct srt_buf *b)
 {
 	size_t len = b->len;
 
-	return reply(conn, MHD_HTTP_OK, type, srt_buf_detach(b), len);
+	return reply(mhd, conn, MHD_HTTP_OK, type, srt_buf_detach(b), len);
 }
 
 static enum MHD_Result route(struct srt_http_server *srv, struct MHD_Connection *conn,
@@ -221,27 +269,27 @@ static enum MHD_Result route(struct srt_http_server *srv, struct MHD_Connection 
 	srt_error_clear(&err);
 
 	if (strcmp(url, "/healthz") == 0)
-		return healthy == 0 ?
-			       reply_text(conn, MHD_HTTP_OK, "ok") :
-			       reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "unhealthy: %s", why);
+		return healthy == 0 ? reply_text(&srv->mhd, conn, MHD_HTTP_OK, "ok") :
+				      reply_text(&srv->mhd, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+						 "unhealthy: %s", why);
 	if (strcmp(url, "/readyz") == 0) {
 		if (!passed)
-			return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+			return reply_text(&srv->mhd, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
 					  "not ready: no reconcile pass has finished yet");
 		struct srt_count_row *rows = NULL;
 		size_t n = 0;
 
 		if (srt_store_count(srv->store, SRT_COUNT_RECIPES, &rows, &n, &err) != 0)
-			return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+			return reply_text(&srv->mhd, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
 					  "not ready: the database cannot be read: %s", err.msg);
 		srt_count_rows_free(rows, n);
-		return reply_text(conn, MHD_HTTP_OK, "ready");
+		return reply_text(&srv->mhd, conn, MHD_HTTP_OK, "ready");
 	}
 	srt_buf_init(&b);
 	if (strcmp(url, "/metrics") == 0) {
 		if (srt_metrics_render(&b, srv->store, &loop, &err) != 0)
 			goto db_error;
-		return serve_buf(conn, "text/plain; version=0.0.4; charset=utf-8", &b);
+		return serve_buf(&srv->mhd, conn, "text/plain; version=0.0.4; charset=utf-8", &b);
 	}
 	if (strcmp(url, "/") == 0) {
 		struct srt_page_info info = {
@@ -253,14 +301,14 @@ static enum MHD_Result route(struct srt_http_server *srv, struct MHD_Connection 
 
 		if (srt_page_render(&b, srv->store, &info, &err) != 0)
 			goto db_error;
-		return serve_buf(conn, "text/html; charset=utf-8", &b);
+		return serve_buf(&srv->mhd, conn, "text/html; charset=utf-8", &b);
 	}
 	srt_buf_release(&b);
-	return reply_text(conn, MHD_HTTP_NOT_FOUND,
+	return reply_text(&srv->mhd, conn, MHD_HTTP_NOT_FOUND,
 			  "not found; this server has /, /metrics, /healthz and /readyz");
 db_error:
 	srt_buf_release(&b);
-	return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
+	return reply_text(&srv->mhd, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -268,22 +316,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 				  size_t *upload_data_size, void **req_cls)
 {
 	static int started; /* a marker: only its address is used */
+	struct srt_http_server *srv = cls;
 
 	(void)version;
 	(void)upload_data;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+		return reply_text(&srv->mhd, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 				  "method %s not allowed: this server is read-only (GET, HEAD)",
 				  method);
 	if (*req_cls == NULL) { /* headers only so far */
-		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-							     MHD_HTTP_HEADER_CONTENT_LENGTH);
+		const char *cl = srv->mhd.lookup_connection_value(conn, MHD_HEADER_KIND,
+								  MHD_HTTP_HEADER_CONTENT_LENGTH);
 
 		/* Refused before it is read: this server takes no request bodies. */
 		if ((cl && strcmp(cl, "0") != 0) ||
-		    MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						MHD_HTTP_HEADER_TRANSFER_ENCODING))
-			return reply_text(conn, MHD_HTTP_CONTENT_TOO_LARGE,
+		    srv->mhd.lookup_connection_value(conn, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_TRANSFER_ENCODING))
+			return reply_text(&srv->mhd, conn, MHD_HTTP_CONTENT_TOO_LARGE,
 					  "a %s request has no body here", method);
 		*req_cls = &started;
 		return MHD_YES;
@@ -292,7 +341,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	return route(cls, conn, url);
+	return route(srv, conn, url);
 }
 
 int srt_http_server_start(struct srt_http_server **out, const struct srt_http_config *cfg,
@@ -306,13 +355,15 @@ int srt_http_server_start(struct srt_http_server **out, const struct srt_http_co
 	pthread_mutex_init(&srv->mu, NULL);
 	srv->interval_ms = cfg->interval_ms;
 	srv->grace_ms = cfg->grace_ms;
+	if (mhd_load(&srv->mhd, err) != 0)
+		goto fail;
 	if (srt_store_open(&srv->store, cfg->db_path, SRT_STORE_READONLY, NULL, err) != 0) {
 		srt_error_prefix(err, "--listen: the server's read-only connection");
 		goto fail;
 	}
 	if (cfg->listen.addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	srv->daemon = MHD_start_daemon(
+	srv->daemon = srv->mhd.start_daemon(
 		flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR,
 		(const struct sockaddr *)&cfg->listen.addr, MHD_OPTION_CONNECTION_LIMIT,
 		(unsigned)SRT_HTTP_MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
@@ -327,7 +378,7 @@ int srt_http_server_start(struct srt_http_server **out, const struct srt_http_co
 			      cfg->listen.text);
 		goto fail;
 	}
-	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	info = srv->mhd.get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	srv->port = info ? info->port : 0;
 	*out = srv;
 	return 0;
@@ -346,7 +397,8 @@ void srt_http_server_stop(struct srt_http_server *srv)
 	if (!srv)
 		return;
 	if (srv->daemon)
-		MHD_stop_daemon(srv->daemon);
+		srv->mhd.stop_daemon(srv->daemon);
+	srt_dl_unload(srv->mhd.handle);
 	srt_store_close(srv->store);
 	pthread_mutex_destroy(&srv->mu);
 	free(srv);

@@ -51,7 +51,7 @@ deb=$(find "$work/pkg" -maxdepth 1 -name 'srtctl_*.deb' | head -n 1)
 # Control fields.
 [ "$(dpkg-deb -f "$deb" Package)" = srtctl ] || fail "Package: $(dpkg-deb -f "$deb" Package)"
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libyaml-0-2 libjansson4 libsqlite3-0 libsystemd0 libcurl4 libc6; do
+for lib in libyaml-0-2 libjansson4 libsqlite3-0 libsystemd0 libcurl4 libmicrohttpd12 libc6; do
 	grep -qE "(^|, )$lib( |,|$)" <<<"$depends" || fail "Depends lacks $lib: $depends"
 done
 
