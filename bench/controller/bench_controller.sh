@@ -133,7 +133,7 @@ slurm: {max_attempts: 1}
 engine: sglang
 model: {path: $MODEL}
 roles:
-  agg: {args: {port: 30000}}
+  agg: {}
 YAML
 		"$SRTCTL" apply -f "$WORK/r$total.yaml" --db "$DB" >/dev/null 2>&1
 	done
@@ -151,7 +151,7 @@ name: bench-template
 engine: sglang
 model: {path: $MODEL}
 roles:
-  agg: {args: {port: 30000}}
+  agg: {}
 YAML
 "$SRTCTL" apply -f "$WORK/tpl.yaml" --db "$DB" >/dev/null 2>&1
 "$HISTORY" "$DB" bench-template 900 >/dev/null
