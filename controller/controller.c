@@ -1060,6 +1060,9 @@ static int act(struct srt_controller *c, const struct srt_rc_action *x, struct s
 		free(msg);
 		return rc;
 	}
+	case SRT_RC_OBSERVE_JOB:
+		return srt_store_run_update(c->store, x->run, NULL, -1,
+					    srt_job_state_name(x->job_state), NULL, err);
 	case SRT_RC_SLURM_UNKNOWN:
 		msg = srt_xasprintf(
 			"slurmrestd did not answer (%s); the run's job state is unknown: "
@@ -1200,6 +1203,7 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 		srt_rc_phase_parse(runs[i].phase, &wruns[i].phase);
 		wruns[i].job_id = runs[i].slurm_job_id;
 		wruns[i].job_comment = runs[i].job_comment;
+		wruns[i].slurm_state = runs[i].slurm_state;
 		wruns[i].agent = obs[i].agent;
 		wruns[i].agent_message = obs[i].agent_message;
 	}

@@ -397,6 +397,22 @@ void srt_reconcile_runs(const struct srt_rc_world *world, struct srt_rc_actions 
 		memcpy(jobs, world->jobs, world->njobs * sizeof(*jobs));
 	qsort(jobs, world->njobs, sizeof(*jobs), job_id_cmp);
 	iw.jobs = jobs;
+	/* Ended runs: keep their job's recorded state in step with the listing. */
+	for (size_t k = 0; world->jobs_known && k < world->nruns; k++) {
+		const struct srt_rc_run *run = &world->runs[k];
+		const struct srt_rc_job *job;
+		struct srt_rc_action *x;
+
+		if (!srt_rc_phase_is_final(run->phase) || !run->job_id)
+			continue;
+		job = find_job(w, run);
+		if (!job || job->id != run->job_id ||
+		    (run->slurm_state && !strcmp(run->slurm_state, srt_job_state_name(job->state))))
+			continue;
+		x = push(out, SRT_RC_OBSERVE_JOB, run->recipe, run);
+		x->job_id = job->id;
+		x->job_state = job->state;
+	}
 	for (size_t k = 0; k < world->nruns; k++)
 		byr[k] = &world->runs[k];
 	qsort(byr, world->nruns, sizeof(*byr), run_cmp);

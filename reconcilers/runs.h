@@ -92,6 +92,7 @@ struct srt_rc_run {
 	const char *job_comment; /* set when the run was created */
 	enum srt_rc_agent agent; /* from status.json */
 	const char *agent_message;
+	const char *slurm_state; /* the job state last recorded ("RUNNING"); NULL: none */
 };
 
 /* A SLURM job seen in this pass's listing. */
@@ -137,6 +138,14 @@ enum srt_rc_action_kind {
 	 * a SlurmUnavailable Warning (with the listing's error) and nothing else.
 	 */
 	SRT_RC_SLURM_UNKNOWN,
+	/*
+	 * run, job_id, job_state: a run that has ended still has its job in the
+	 * listing, in another state than the one recorded (it ended while its
+	 * job was COMPLETING, or a cancel was accepted before the job ended):
+	 * record the job's state, no event (an observation, not a decision), so
+	 * that `get jobs` never shows a job alive that SLURM has ended.
+	 */
+	SRT_RC_OBSERVE_JOB,
 };
 
 struct srt_rc_action {
@@ -160,7 +169,7 @@ struct srt_rc_actions {
 
 /*
  * Decide.  Appends to *out (init it zeroed; free with srt_rc_actions_release).
- * Order: per recipe in the world's order; within a recipe, cancellations of
+ * Order: OBSERVE_JOB of ended runs first, then per recipe in the world's order; within a recipe, cancellations of
  * old generations first, then the current run's action.
  *
  * A new generation of a recipe whose run has a job (submitted or running)

@@ -41,8 +41,8 @@ static void test_new_recipe_gets_a_run(void **state)
 
 static void test_pending_run_submitted_only_when_listing_known(void **state)
 {
-	struct srt_rc_run run = { "r1-1-1", "r1", 1, 1, SRT_RC_PENDING, 0, "srtctl:u1:1",
-				  SRT_RC_AGENT_NONE, NULL };
+	struct srt_rc_run run = { "r1-1-1",	     "r1", 1,	1, SRT_RC_PENDING, 0, "srtctl:u1:1",
+				  SRT_RC_AGENT_NONE, NULL, NULL };
 	struct srt_rc_actions a = decide(&R1, 1, &run, 1, NULL, 0, false);
 
 	(void)state;
@@ -60,8 +60,8 @@ static void test_pending_run_submitted_only_when_listing_known(void **state)
 
 static void test_crash_after_submit_adopts(void **state)
 {
-	struct srt_rc_run run = { "r1-1-1", "r1", 1, 1, SRT_RC_PENDING, 0, "srtctl:u1:1",
-				  SRT_RC_AGENT_NONE, NULL };
+	struct srt_rc_run run = { "r1-1-1",	     "r1", 1,	1, SRT_RC_PENDING, 0, "srtctl:u1:1",
+				  SRT_RC_AGENT_NONE, NULL, NULL };
 	struct srt_rc_job jobs[] = {
 		{ 40, "srtctl:other:1", SRT_JOB_RUNNING, -1, "None" },
 		{ 41, "srtctl:u1:1", SRT_JOB_PENDING, -1, "Priority" },
@@ -97,8 +97,10 @@ static void test_phases_follow_job_and_agent(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < N(cases); i++) {
-		struct srt_rc_run run = { "r1-1-1", "r1", 1, 1, SRT_RC_SUBMITTED, 7,
-					  "srtctl:u1:1", cases[i].ag, NULL };
+		struct srt_rc_run run = {
+			"r1-1-1", "r1",		 1,	      1,    SRT_RC_SUBMITTED,
+			7,	  "srtctl:u1:1", cases[i].ag, NULL, NULL
+		};
 		struct srt_rc_job job = { 7, "srtctl:u1:1", cases[i].js, 3, "None" };
 		struct srt_rc_actions a = decide(&R1, 1, &run, 1, &job, 1, true);
 
@@ -115,8 +117,10 @@ static void test_phases_follow_job_and_agent(void **state)
 
 static void test_failed_job_message(void **state)
 {
-	struct srt_rc_run run = { "r1-1-1", "r1", 1, 1, SRT_RC_STARTING, 7, "srtctl:u1:1",
-				  SRT_RC_AGENT_NONE, NULL };
+	struct srt_rc_run run = {
+		"r1-1-1",	   "r1", 1,   1, SRT_RC_STARTING, 7, "srtctl:u1:1",
+		SRT_RC_AGENT_NONE, NULL, NULL
+	};
 	struct srt_rc_job job = { 7, "srtctl:u1:1", SRT_JOB_FAILED, 3, "NonZeroExitCode" };
 	struct srt_rc_actions a = decide(&R1, 1, &run, 1, &job, 1, true);
 
@@ -129,10 +133,13 @@ static void test_failed_job_message(void **state)
 
 static void test_unknown_is_never_dead(void **state)
 {
-	struct srt_rc_run run = { "r1-1-1", "r1", 1, 1, SRT_RC_STARTING, 7, "srtctl:u1:1",
-				  SRT_RC_AGENT_NONE, NULL };
+	struct srt_rc_run run = {
+		"r1-1-1",	   "r1", 1,   1, SRT_RC_STARTING, 7, "srtctl:u1:1",
+		SRT_RC_AGENT_NONE, NULL, NULL
+	};
 	struct srt_rc_run done = {
-		"r1-0-1", "r1", 1, 0, SRT_RC_SUCCEEDED, 6, "srtctl:u0:1", SRT_RC_AGENT_NONE, NULL
+		"r1-0-1",	   "r1", 1,   0, SRT_RC_SUCCEEDED, 6, "srtctl:u0:1",
+		SRT_RC_AGENT_NONE, NULL, NULL
 	};
 	struct srt_rc_run both[2];
 	struct srt_rc_actions a = decide(&R1, 1, &run, 1, NULL, 0, false);
@@ -162,8 +169,10 @@ static void test_unknown_is_never_dead(void **state)
 
 static void test_job_missing_from_listing(void **state)
 {
-	struct srt_rc_run run = { "r1-1-1", "r1", 1, 1, SRT_RC_STARTING, 7, "srtctl:u1:1",
-				  SRT_RC_AGENT_NONE, NULL };
+	struct srt_rc_run run = {
+		"r1-1-1",	   "r1", 1,   1, SRT_RC_STARTING, 7, "srtctl:u1:1",
+		SRT_RC_AGENT_NONE, NULL, NULL
+	};
 	struct srt_rc_actions a = decide(&R1, 1, &run, 1, NULL, 0, true);
 
 	(void)state;
@@ -174,8 +183,10 @@ static void test_job_missing_from_listing(void **state)
 
 static void test_retry_until_budget(void **state)
 {
-	struct srt_rc_run run = { "r1-1-2", "r1", 1, 2, SRT_RC_FAILED, 8, "srtctl:u2:2",
-				  SRT_RC_AGENT_FAILED, NULL };
+	struct srt_rc_run run = {
+		"r1-1-2", "r1", 1, 2, SRT_RC_FAILED, 8, "srtctl:u2:2", SRT_RC_AGENT_FAILED,
+		NULL,	  NULL
+	};
 	struct srt_rc_actions a = decide(&R1, 1, &run, 1, NULL, 0, true);
 
 	(void)state;
@@ -205,10 +216,14 @@ static void test_deleted_recipe_cancels(void **state)
 {
 	struct srt_rc_recipe r = { "r1", 1, true, 3, NULL, NULL };
 	struct srt_rc_run runs[] = {
-		{ "r1-1-1", "r1", 1, 1, SRT_RC_READY, 7, "srtctl:a:1", SRT_RC_AGENT_READY, NULL },
-		{ "r1-1-2", "r1", 1, 2, SRT_RC_PENDING, 0, "srtctl:b:2", SRT_RC_AGENT_NONE, NULL },
-		{ "r1-1-3", "r1", 1, 3, SRT_RC_PENDING, 0, "srtctl:c:3", SRT_RC_AGENT_NONE, NULL },
-		{ "r1-1-4", "r1", 1, 4, SRT_RC_SUCCEEDED, 5, "srtctl:d:4", SRT_RC_AGENT_NONE, NULL },
+		{ "r1-1-1", "r1", 1, 1, SRT_RC_READY, 7, "srtctl:a:1", SRT_RC_AGENT_READY, NULL,
+		  NULL },
+		{ "r1-1-2", "r1", 1, 2, SRT_RC_PENDING, 0, "srtctl:b:2", SRT_RC_AGENT_NONE, NULL,
+		  NULL },
+		{ "r1-1-3", "r1", 1, 3, SRT_RC_PENDING, 0, "srtctl:c:3", SRT_RC_AGENT_NONE, NULL,
+		  NULL },
+		{ "r1-1-4", "r1", 1, 4, SRT_RC_SUCCEEDED, 5, "srtctl:d:4", SRT_RC_AGENT_NONE, NULL,
+		  NULL },
 	};
 	struct srt_rc_job jobs[] = {
 		{ 7, "srtctl:a:1", SRT_JOB_RUNNING, -1, "None" },
@@ -240,8 +255,8 @@ static void test_deleted_recipe_cancels(void **state)
 static void test_new_generation_rolls_out_in_place(void **state)
 {
 	struct srt_rc_recipe r = { "r1", 2, false, 3, NULL, NULL };
-	struct srt_rc_run run = { "r1-1-1", "r1", 1, 1, SRT_RC_READY, 7, "srtctl:a:1",
-				  SRT_RC_AGENT_READY, NULL };
+	struct srt_rc_run run = { "r1-1-1",	      "r1", 1,	 1, SRT_RC_READY, 7, "srtctl:a:1",
+				  SRT_RC_AGENT_READY, NULL, NULL };
 	struct srt_rc_job job = { 7, "srtctl:a:1", SRT_JOB_RUNNING, -1, "None" };
 	struct srt_rc_actions a = decide(&r, 1, &run, 1, &job, 1, true);
 
@@ -274,10 +289,11 @@ static void test_new_generation_supersedes(void **state)
 	struct srt_rc_recipe r = { "r1", 3, false, 3, NULL, NULL };
 	struct srt_rc_run runs[] = {
 		/* not submitted yet: nothing to roll, so it is retired */
-		{ "r1-1-1", "r1", 1, 1, SRT_RC_PENDING, 0, "srtctl:a:1", SRT_RC_AGENT_NONE, NULL },
+		{ "r1-1-1", "r1", 1, 1, SRT_RC_PENDING, 0, "srtctl:a:1", SRT_RC_AGENT_NONE, NULL,
+		  NULL },
 		/* cancelling already (a rollout refused for its shape) */
 		{ "r1-2-1", "r1", 2, 1, SRT_RC_CANCELLING, 8, "srtctl:b:1", SRT_RC_AGENT_READY,
-		  NULL },
+		  NULL, NULL },
 	};
 	struct srt_rc_job job = { 8, "srtctl:b:1", SRT_JOB_CANCELLED, -1, "None" };
 	struct srt_rc_actions a = decide(&r, 1, runs, N(runs), &job, 1, true);
@@ -299,8 +315,10 @@ static void test_current_generation_run_retires_older_jobs(void **state)
 {
 	struct srt_rc_recipe r = { "r1", 2, false, 3, NULL, NULL };
 	struct srt_rc_run runs[] = {
-		{ "r1-1-1", "r1", 1, 1, SRT_RC_READY, 7, "srtctl:a:1", SRT_RC_AGENT_READY, NULL },
-		{ "r1-2-1", "r1", 2, 1, SRT_RC_SUBMITTED, 9, "srtctl:c:1", SRT_RC_AGENT_NONE, NULL },
+		{ "r1-1-1", "r1", 1, 1, SRT_RC_READY, 7, "srtctl:a:1", SRT_RC_AGENT_READY, NULL,
+		  NULL },
+		{ "r1-2-1", "r1", 2, 1, SRT_RC_SUBMITTED, 9, "srtctl:c:1", SRT_RC_AGENT_NONE, NULL,
+		  NULL },
 	};
 	struct srt_rc_job jobs[] = {
 		{ 7, "srtctl:a:1", SRT_JOB_RUNNING, -1, "None" },
@@ -322,7 +340,8 @@ static void test_max_attempts_from_spec(void **state)
 	static const char spec5[] = "{\"name\":\"r1\",\"slurm\":{\"max_attempts\":5}}";
 	struct srt_rc_recipe r = { "r1", 1, false, 0, spec5, "h5" };
 	struct srt_rc_run run = {
-		"r1-1-4", "r1", 1, 4, SRT_RC_FAILED, 8, "srtctl:u4:4", SRT_RC_AGENT_FAILED, NULL
+		"r1-1-4", "r1", 1, 4, SRT_RC_FAILED, 8, "srtctl:u4:4", SRT_RC_AGENT_FAILED,
+		NULL,	  NULL
 	};
 	struct srt_rc_memo *memo = srt_rc_memo_new();
 	struct srt_rc_world w = { &r, 1, &run, 1, NULL, 0, true, memo };
@@ -460,6 +479,42 @@ static void test_phase_names(void **state)
 	assert_false(srt_rc_phase_parse("Bogus", &p));
 }
 
+/* An ended run whose job SLURM still lists in another state: the state is recorded, no event. */
+static void test_ended_run_follows_its_job_state(void **state)
+{
+	/* Failed while its job was COMPLETING (agent FAILED); max_attempts 1: no retry */
+	static const struct srt_rc_recipe R = { "r1", 1, false, 1, NULL, NULL };
+	struct srt_rc_run run = {
+		"r1-1-1", "r1",	       1, 1, SRT_RC_FAILED, 7, "srtctl:u1:1", SRT_RC_AGENT_FAILED,
+		NULL,	  "COMPLETING"
+	};
+	struct srt_rc_job job = { 7, "srtctl:u1:1", SRT_JOB_COMPLETED, 1, "None" };
+	struct srt_rc_actions a = decide(&R, 1, &run, 1, &job, 1, true);
+
+	(void)state;
+	assert_int_equal(a.n, 1);
+	assert_int_equal(a.v[0].kind, SRT_RC_OBSERVE_JOB);
+	assert_string_equal(a.v[0].run, "r1-1-1");
+	assert_int_equal(a.v[0].job_id, 7);
+	assert_int_equal(a.v[0].job_state, SRT_JOB_COMPLETED);
+	srt_rc_actions_release(&a);
+
+	/* recorded already: nothing */
+	run.slurm_state = "COMPLETED";
+	a = decide(&R, 1, &run, 1, &job, 1, true);
+	assert_int_equal(a.n, 0);
+	srt_rc_actions_release(&a);
+
+	/* purged from the listing, or the listing unknown: nothing to observe */
+	run.slurm_state = "COMPLETING";
+	a = decide(&R, 1, &run, 1, NULL, 0, true);
+	assert_int_equal(a.n, 0);
+	srt_rc_actions_release(&a);
+	a = decide(&R, 1, &run, 1, &job, 1, false);
+	assert_int_equal(a.n, 0);
+	srt_rc_actions_release(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -479,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_outcomes),
 		cmocka_unit_test(test_rollout_fit),
 		cmocka_unit_test(test_phase_names),
+		cmocka_unit_test(test_ended_run_follows_its_job_state),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
