@@ -177,6 +177,22 @@ void srt_buf_list_end(struct srt_buf *b, size_t n, size_t max)
 		srt_buf_printf(b, " and %zu more", n - max);
 }
 
+int srt_buf_read_file(struct srt_buf *b, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char chunk[4096];
+	size_t n;
+	int bad;
+
+	if (!f)
+		return -1;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		srt_buf_append(b, chunk, n);
+	bad = ferror(f);
+	fclose(f);
+	return bad ? -1 : 0;
+}
+
 char *srt_buf_detach(struct srt_buf *b)
 {
 	char *p;

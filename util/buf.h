@@ -35,6 +35,12 @@ void srt_buf_list_item(struct srt_buf *b, size_t *n, size_t max, const char *fmt
 void srt_buf_list_end(struct srt_buf *b, size_t n, size_t max);
 /* Hand the storage to the caller (who frees it with free()); b is reset. */
 char *srt_buf_detach(struct srt_buf *b);
+/*
+ * Append the whole file at `path` (unbounded: for tests and tools reading
+ * files they trust).  Returns 0, or -1 with errno set when it cannot be
+ * opened or read.
+ */
+int srt_buf_read_file(struct srt_buf *b, const char *path);
 
 /* Allocation helpers that abort on failure. */
 void *srt_xmalloc(size_t n);

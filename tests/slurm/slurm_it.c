@@ -98,17 +98,13 @@ static json_t *job_json(const struct srt_job *j)
 
 static char *read_file(const char *path)
 {
-	FILE *f = fopen(path, "rb");
 	struct srt_buf b;
-	char chunk[4096];
-	size_t n;
 
-	if (!f)
-		return NULL;
 	srt_buf_init(&b);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		srt_buf_append(&b, chunk, n);
-	fclose(f);
+	if (srt_buf_read_file(&b, path) < 0) {
+		srt_buf_release(&b);
+		return NULL;
+	}
 	return srt_buf_detach(&b);
 }
 
