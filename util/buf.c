@@ -177,20 +177,28 @@ void srt_buf_list_end(struct srt_buf *b, size_t n, size_t max)
 		srt_buf_printf(b, " and %zu more", n - max);
 }
 
-int srt_buf_read_file(struct srt_buf *b, const char *path)
+char *srt_read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
+	struct srt_buf b;
 	char chunk[4096];
 	size_t n;
 	int bad;
 
 	if (!f)
-		return -1;
+		return NULL;
+	srt_buf_init(&b);
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		srt_buf_append(b, chunk, n);
+		srt_buf_append(&b, chunk, n);
 	bad = ferror(f);
 	fclose(f);
-	return bad ? -1 : 0;
+	if (bad) {
+		srt_buf_release(&b);
+		return NULL;
+	}
+	if (len)
+		*len = b.len;
+	return srt_buf_detach(&b);
 }
 
 char *srt_buf_detach(struct srt_buf *b)

@@ -36,11 +36,11 @@ void srt_buf_list_end(struct srt_buf *b, size_t n, size_t max);
 /* Hand the storage to the caller (who frees it with free()); b is reset. */
 char *srt_buf_detach(struct srt_buf *b);
 /*
- * Append the whole file at `path` (unbounded: for tests and tools reading
- * files they trust).  Returns 0, or -1 with errno set when it cannot be
- * opened or read.
+ * The whole file at `path`, NUL-terminated, its length in *len (len may be
+ * NULL); unbounded: for tests and tools reading files they trust.  NULL
+ * with errno set when it cannot be opened or read.  Caller frees.
  */
-int srt_buf_read_file(struct srt_buf *b, const char *path);
+char *srt_read_file(const char *path, size_t *len);
 
 /* Allocation helpers that abort on failure. */
 void *srt_xmalloc(size_t n);

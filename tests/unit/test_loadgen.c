@@ -231,23 +231,10 @@ static void test_refusals(void **state)
 	srt_loadgen_cmd_release(&c);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	struct srt_buf b;
-
-	srt_buf_init(&b);
-	if (srt_buf_read_file(&b, path) < 0) {
-		srt_buf_release(&b);
-		return NULL;
-	}
-	*len = b.len;
-	return srt_buf_detach(&b);
-}
-
 static void test_parse_vllm(void **state)
 {
 	size_t len;
-	char *data = slurp(DATA "vllm_bench_serve.json", &len);
+	char *data = srt_read_file(DATA "vllm_bench_serve.json", &len);
 	struct srt_point_result r;
 	struct srt_error err;
 	(void)state;
@@ -278,7 +265,7 @@ static void test_parse_vllm(void **state)
 static void test_parse_sa(void **state)
 {
 	size_t len;
-	char *data = slurp(DATA "sa_bench.json", &len);
+	char *data = srt_read_file(DATA "sa_bench.json", &len);
 	struct srt_point_result r;
 	struct srt_error err;
 	(void)state;
@@ -300,7 +287,7 @@ static void test_parse_sa(void **state)
 static void test_hostile(void **state)
 {
 	size_t len;
-	char *data = slurp(DATA "vllm_bench_serve.json", &len);
+	char *data = srt_read_file(DATA "vllm_bench_serve.json", &len);
 	static const struct {
 		const char *from, *to, *want;
 	} cases[] = {
@@ -451,7 +438,7 @@ static int parse_file(const char *tool, const char *path)
 				strcmp(tool, "custom") == 0   ? SRT_BENCH_CUSTOM :
 								SRT_BENCH_VLLM;
 	size_t len = 0;
-	char *data = slurp(path, &len);
+	char *data = srt_read_file(path, &len);
 	struct srt_point_result r;
 	struct srt_error err;
 	static const char *const m[] = { "ttft", "tpot", "itl", "e2el" };
