@@ -6,8 +6,11 @@
  * files refused, the validity gate and the SLO verdict.
  *
  * `test_loadgen --parse TOOL FILE` parses one result file and prints the
- * normalised columns as one JSON line (exit 0), or the error (exit 1):
- * tests/cli/test_fakes_bench.sh checks the stand-ins' files with it.
+ * normalised columns as one JSON line (exit 0), or the error (exit 1);
+ * `test_loadgen --argv TOOL URL RESULT ISL OSL CONC PROMPTS WARMUP [PARAMS]`
+ * prints the argv srtctl gives the tool (default prefix), one word a line,
+ * the warmup run's first (after a line "--"), then the measured run's.
+ * tests/cli/test_fakes_bench.sh runs the stand-ins with them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -469,6 +472,35 @@ static int parse_file(const char *tool, const char *path)
 	return 0;
 }
 
+static int print_argv(char **argv)
+{
+	enum srt_bench_tool t = strcmp(argv[0], "sa-bench") == 0 ? SRT_BENCH_SA : SRT_BENCH_VLLM;
+	struct srt_loadgen_spec s = spec_of(t, argv[8]);
+	struct srt_loadgen_cmd c;
+	struct srt_error err;
+
+	s.frontend_url = argv[1];
+	s.result_file = argv[2];
+	s.tokenizer = NULL;
+	s.point.isl = strtoll(argv[3], NULL, 10);
+	s.point.osl = strtoll(argv[4], NULL, 10);
+	s.point.concurrency = strtoll(argv[5], NULL, 10);
+	s.point.prompts = strtoll(argv[6], NULL, 10);
+	s.point.warmup = strtoll(argv[7], NULL, 10);
+	s.point.repeat = 0;
+	if (srt_loadgen_build(&c, &s, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 1;
+	}
+	for (char **p = c.warmup_argv; p && *p; p++)
+		printf("%s\n", *p);
+	printf("--\n");
+	for (char **p = c.argv; *p; p++)
+		printf("%s\n", *p);
+	srt_loadgen_cmd_release(&c);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -481,5 +513,7 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && strcmp(argv[1], "--parse") == 0)
 		return parse_file(argv[2], argv[3]);
+	if ((argc == 10 || argc == 11) && strcmp(argv[1], "--argv") == 0)
+		return print_argv(argv + 2); /* argv[argc] is NULL: no params */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
