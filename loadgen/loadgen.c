@@ -521,17 +521,15 @@ static int parse_obj(struct srt_point_result *r, const json_t *o,
 		     const struct srt_loadgen_point *point, struct srt_error *err)
 {
 	const json_t *errs;
-	double dur;
 
 	if (get_count(o, "completed", &r->completed, err) < 0 ||
-	    get_num(o, "duration", &dur, err) < 0 ||
+	    get_num(o, "duration", &r->duration_s, err) < 0 ||
 	    get_count(o, "total_input_tokens", &r->total_input_tokens, err) < 0 ||
 	    get_count(o, "total_output_tokens", &r->total_output_tokens, err) < 0 ||
 	    get_num(o, "request_throughput", &r->request_throughput, err) < 0 ||
 	    get_num(o, "output_throughput", &r->output_throughput, err) < 0 ||
 	    get_num(o, "total_token_throughput", &r->total_token_throughput, err) < 0)
 		return -1;
-	r->duration_s = dur;
 	for (int m = 0; m < SRT_SLO_NMETRICS; m++) {
 		for (int s = 0; s < SRT_SLO_NSTATS; s++) {
 			char key[32];
