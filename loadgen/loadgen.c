@@ -93,9 +93,10 @@ const char *const *srt_loadgen_default_prefix(enum srt_bench_tool tool)
 /*
  * The flags srtctl sets from the point and the deployment (without "--"):
  * a param naming one would change what the point measures or where its
- * result goes, so it is refused.  Each tool's list also holds the
- * spellings that alias one of them (--input-len maps onto
- * --random-input-len in vLLM; --host/--port/--api-url override the URL).
+ * result goes, so it is refused.  common_owned holds both tools' (with
+ * --host/--port, which would override the URL); each tool's list adds its
+ * own and the spellings that alias one of them (vLLM's --input-len maps
+ * onto --random-input-len; sa-bench's --api-url overrides the URL).
  */
 static const char *const common_owned[] = { "backend",
 					    "base-url",
