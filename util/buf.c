@@ -177,6 +177,30 @@ void srt_buf_list_end(struct srt_buf *b, size_t n, size_t max)
 		srt_buf_printf(b, " and %zu more", n - max);
 }
 
+char *srt_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct srt_buf b;
+	char chunk[4096];
+	size_t n;
+	int bad;
+
+	if (!f)
+		return NULL;
+	srt_buf_init(&b);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		srt_buf_append(&b, chunk, n);
+	bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		srt_buf_release(&b);
+		return NULL;
+	}
+	if (len)
+		*len = b.len;
+	return srt_buf_detach(&b);
+}
+
 char *srt_buf_detach(struct srt_buf *b)
 {
 	char *p;

@@ -35,6 +35,12 @@ void srt_buf_list_item(struct srt_buf *b, size_t *n, size_t max, const char *fmt
 void srt_buf_list_end(struct srt_buf *b, size_t n, size_t max);
 /* Hand the storage to the caller (who frees it with free()); b is reset. */
 char *srt_buf_detach(struct srt_buf *b);
+/*
+ * The whole file at `path`, NUL-terminated, its length in *len (len may be
+ * NULL); unbounded: for tests and tools reading files they trust.  NULL
+ * with errno set when it cannot be opened or read.  Caller frees.
+ */
+char *srt_read_file(const char *path, size_t *len);
 
 /* Allocation helpers that abort on failure. */
 void *srt_xmalloc(size_t n);

@@ -96,22 +96,6 @@ static json_t *job_json(const struct srt_job *j)
 	return o;
 }
 
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	struct srt_buf b;
-	char chunk[4096];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	srt_buf_init(&b);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		srt_buf_append(&b, chunk, n);
-	fclose(f);
-	return srt_buf_detach(&b);
-}
-
 static bool state_in(enum srt_job_state st, const char *list)
 {
 	const char *name = srt_job_state_name(st);
@@ -151,7 +135,7 @@ static int run(struct srt_slurm *s, int argc, char **argv, json_t *out, struct s
 		struct srt_slurm_directive *dirs = calloc((size_t)argc, sizeof(*dirs));
 		char **dcopies = calloc((size_t)argc, sizeof(*dcopies));
 		size_t ncopies = 0;
-		char *script = read_file(argv[3]);
+		char *script = srt_read_file(argv[3], NULL);
 		const char *dir = getenv("SRT_SLURM_JOBS_DIR");
 		char *out_default = NULL;
 		int64_t id = 0;
