@@ -29,7 +29,7 @@ the requests the worker is decoding (prompt + generated so far, summed):
   means lower latency and less throughput per GPU.
 
 A 1024-token prompt with 128 output tokens at concurrency 1 on TP 1 takes
-about 3 ms to its first token and 94 ms in all at S = 1.
+about 3 ms to its first token and 103 ms in all at S = 1.
 
 $FAKE_PERF_JITTER (default 0.05) multiplies every prefill and step by a
 uniform random factor in [1 - J, 1 + J]; 0 makes the model deterministic.

@@ -468,12 +468,14 @@ class Rooms:
     def __init__(self):
         self.lock = threading.Lock()
         self.rooms = {}     # room -> (Event, creation time)
+        self.limit = 1000   # prune old rooms when there are more (amortized)
 
     def get(self, room):
         now = time.monotonic()
         with self.lock:
-            if len(self.rooms) > 1000:
+            if len(self.rooms) > self.limit:
                 self.rooms = {r: v for r, v in self.rooms.items() if now - v[1] < self.KEEP}
+                self.limit = max(1000, 2 * len(self.rooms))
             if room not in self.rooms:
                 self.rooms[room] = (threading.Event(), now)
             return self.rooms[room][0]
