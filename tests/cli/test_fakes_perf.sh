@@ -5,7 +5,8 @@
 # usage when asked, [DONE]; the time per output token grows with the
 # requests in flight and falls with TP; output throughput rises with
 # concurrency; a PD pair behind each router stand-in streams its decode
-# tokens through the router, the first one only after the prefill.
+# tokens through the router, the first one only after the prefill; a burst
+# of 64 connections at once (a benchmark's start) gets through the router.
 #
 # Only order and causality are asserted, never a wall-clock bound.  The
 # model runs deterministic (FAKE_PERF_JITTER=0) and slowed down
@@ -221,6 +222,8 @@ net waitjson "http://127.0.0.1:$RP/workers" 20 \
 h one "$RP" /v1/completions 32000 12 pd-long >long.json || fail "PD stream, long prompt"
 h one "$RP" /v1/completions 8 12 pd-short >short.json || fail "PD stream, short prompt"
 h load "$RP" /v1/chat/completions 4 1 64 16 >pdchat.json || fail "PD chat streams"
+# a burst of 64 connections at once (a benchmark's start) all get through
+h load "$RP" /v1/completions 64 1 8 2 >burst.json || fail "a burst of 64 streams through the router"
 echo "measured PD long prompt: $(cat long.json)"
 echo "measured PD short prompt: $(cat short.json)"
 # the prefill of 32000 tokens runs on the prefill worker, yet delays the
@@ -237,7 +240,7 @@ for rid in ('pd-long', 'pd-short'):
     assert by['prefill']['port'] == $PP and by['decode']['port'] == $DP, by
     assert by['prefill']['bootstrap_room'] == by['decode']['bootstrap_room'], by
     assert by['prefill']['stream'] is True and by['decode']['stream'] is True, by
-assert len(reqs) == 2 * (2 + 4), len(reqs)
+assert len(reqs) == 2 * (2 + 4 + 64), len(reqs)
 " || fail "PD request records"
 # (the prefill worker streams one token only: the 12 the client got, checked
 # by \`one\`, came from the decode worker)
