@@ -3,6 +3,7 @@
 # makes a scratch directory $work and enters it; every PID a test appends to
 # `pids` is killed, and $work removed, on exit.
 
+fakes_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d)
 pids=()
 cleanup() {
@@ -44,4 +45,21 @@ reap() { # PID SECONDS: RC=exit status of the child PID, or "timeout"
 expect_rc() { # WANT PID SECONDS WHAT
 	reap "$2" "$3"
 	[[ $RC == "$1" ]] || fail "$4: exit status $RC, expected $1"
+}
+
+net() { # freeports N | waitup PORT SECONDS | waitjson URL SECONDS PYEXPR(d): fakes_net.py
+	python3 "$fakes_lib_dir/fakes_net.py" "$@"
+}
+
+start() { # LOG CMD...: start in the background, PID in SPID (killed on exit)
+	local log=$1
+	shift
+	"$@" >"$log" 2>&1 &
+	SPID=$!
+	pids+=("$SPID")
+}
+
+stop() { # PID WHAT: SIGTERM, exit 0
+	kill -TERM "$1"
+	expect_rc 0 "$1" 10 "$2 SIGTERM"
 }

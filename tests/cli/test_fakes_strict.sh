@@ -205,17 +205,6 @@ refused 2 "error: unexpected argument '--pol' found" "vllm-router has no abbrevi
 ###########################################################################
 # default bind addresses (ports given, hosts left to the program)
 
-start() { # LOG CMD...: start in the background, PID in SPID
-	local log=$1
-	shift
-	"$@" >"$log" 2>&1 &
-	SPID=$!
-	pids+=("$SPID")
-}
-stop() { # PID WHAT: SIGTERM, exit 0
-	kill -TERM "$1"
-	expect_rc 0 "$1" 10 "$2 SIGTERM"
-}
 read -r P1 P2 P3 P4 < <(h freeports 4)
 start b1.log "$SGL" --model-path /model --port "$P1"
 S1=$SPID

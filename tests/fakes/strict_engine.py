@@ -17,6 +17,15 @@ one does:
   accepts a connection;
 - SGLang ranks > 0 and vLLM --headless processes serve no HTTP.
 
+A streaming completion ("stream": true) is answered as the real servers
+stream it, one server-sent event per output token, timed by the
+performance model of perfmodel.py: the prompt's prefill, then one decode
+step per token, slower with more requests in flight, faster with more TP.
+A SGLang decode worker starts only once the prefill worker named by the
+request's bootstrap fields finished that request's prefill (it asks that
+worker's bootstrap server), as a real one waits for the KV cache.
+Answers without "stream" are one JSON body, as before.
+
 The process record (fake_engine's, plus "options": dest -> value and a few
 derived fields) is written once the checks pass.  Each completion request
 a worker answers is appended to requests.jsonl in the record directory.
@@ -26,14 +35,20 @@ Python 3 standard library only.
 
 import importlib.machinery
 import importlib.util
+import itertools
 import json
 import os
 import socket
 import sys
 import threading
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import perfmodel  # noqa: E402
 
 
 def load_fake_engine():
@@ -260,7 +275,85 @@ class Worker(FE.Handler):
         self.note(p, body, problem)
         if problem:
             return self.reply(problem[0], {"error": problem[1]})
+        if body.get("stream") is True:
+            return self.stream(p, body)
+        if self.prefill_only(body):
+            # a PD prefill takes its time (the router waits for it) and
+            # hands the KV cache over; the answer is the same JSON body
+            LOAD.enter()
+            try:
+                perfmodel.sleep_until(LOAD.prefill_end(perfmodel.prompt_tokens(body)))
+            finally:
+                LOAD.leave()
+            ROOMS.done(body.get("bootstrap_room"))
         return self.reply(200, self.answer(p, body))
+
+    def prefill_only(self, body):
+        """Is this request the prefill half of a PD pair?"""
+        if self.info["engine"] == "sglang":
+            return self.info["role"] == "prefill"
+        kv = body.get("kv_transfer_params")
+        return isinstance(kv, dict) and kv.get("do_remote_decode") is True
+
+    # -- streaming ---------------------------------------------------------
+
+    def stream(self, path, body):
+        """Answer a streaming request: one event per output token, timed
+        by the performance model, then usage (when asked) and [DONE]."""
+        n_prompt, n_out = perfmodel.prompt_tokens(body), perfmodel.max_tokens(body)
+        role, sglang = self.info["role"], self.info["engine"] == "sglang"
+        key = object()
+        if sglang and role == "decode":
+            # the first token comes with the KV cache, once the prefill is done
+            err = wait_kv(body)
+            if err:
+                return self.reply(500, {"error": err})
+            first = time.monotonic() + LOAD.kv_delay(n_prompt)
+            LOAD.enter()
+        elif not sglang and isinstance(body.get("kv_transfer_params"), dict) \
+                and body["kv_transfer_params"].get("do_remote_prefill"):
+            first = time.monotonic() + LOAD.kv_delay(n_prompt)   # vllm-router prefilled first
+            LOAD.enter()
+        else:
+            LOAD.enter()
+            first = LOAD.prefill_end(n_prompt)
+        if sglang and role == "prefill":
+            n_out = min(n_out, 1)   # the prefill makes the first token; decode streams them all
+        try:
+            self.start_stream()
+            chunks = Chunks(path, body, self.info["served"][0], n_prompt, n_out)
+            perfmodel.sleep_until(first)
+            if sglang and role == "prefill":
+                ROOMS.done(body.get("bootstrap_room"))
+            deadline = first
+            for i in range(n_out):
+                if i:
+                    deadline += LOAD.step()
+                    perfmodel.sleep_until(deadline)
+                self.event(chunks.token(i))
+                LOAD.hold(key, n_prompt + i + 1)
+            if chunks.usage_chunk():
+                self.event(chunks.usage_chunk())
+            self.event(None)
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            self.close_connection = True     # the client went away
+        finally:
+            LOAD.leave(key)
+
+    def start_stream(self):
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def event(self, obj):
+        """One server-sent event (data: JSON, or data: [DONE] for None) as
+        one HTTP chunk in one write."""
+        data = ("data: %s\n\n" % ("[DONE]" if obj is None else json.dumps(obj))).encode()
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
 
     def pd_problem(self, body):
         """(status, message) when a PD worker could not serve this request."""
@@ -312,15 +405,135 @@ class Worker(FE.Handler):
         for k in ("bootstrap_host", "bootstrap_port", "bootstrap_room", "kv_transfer_params"):
             if k in body:
                 rec[k] = body[k]
+        if body.get("stream") is True:
+            rec["stream"] = True
         FE.append_line(os.path.join(d, "requests.jsonl"), rec)
+
+
+class Chunks:
+    """The events of one streamed answer, shaped as SGLang and vLLM shape
+    them: /v1/completions text_completion chunks, /v1/chat/completions
+    chat.completion.chunk deltas, /generate cumulative text + meta_info.
+    Every token is the word "tok", so the text has n_out words."""
+
+    serial = itertools.count(1)
+
+    def __init__(self, path, body, served, n_prompt, n_out):
+        self.path, self.n_prompt, self.n_out = path, n_prompt, n_out
+        self.id = "%s-%d-%x" % ("chatcmpl" if path.endswith("chat/completions") else "cmpl",
+                                os.getpid(), next(self.serial))
+        self.model = body.get("model") or served
+        self.created = int(time.time())
+        opts = body.get("stream_options")
+        self.with_usage = isinstance(opts, dict) and opts.get("include_usage") is True
+
+    def usage(self, done):
+        return {"prompt_tokens": self.n_prompt, "completion_tokens": done,
+                "total_tokens": self.n_prompt + done}
+
+    def token(self, i):
+        text = "tok" if i == 0 else " tok"
+        last = i == self.n_out - 1
+        if self.path == "/generate":
+            return {"text": "tok" + " tok" * i, "index": 0, "meta_info": {
+                "id": self.id, "prompt_tokens": self.n_prompt, "completion_tokens": i + 1,
+                "finish_reason": {"type": "length", "length": self.n_out} if last else None}}
+        choice = {"index": 0, "logprobs": None, "finish_reason": "length" if last else None}
+        if self.path.endswith("chat/completions"):
+            choice["delta"] = {"role": "assistant", "content": text} if i == 0 else \
+                {"content": text}
+            obj = "chat.completion.chunk"
+        else:
+            choice["text"] = text
+            obj = "text_completion"
+        return {"id": self.id, "object": obj, "created": self.created, "model": self.model,
+                "choices": [choice], "usage": None}
+
+    def usage_chunk(self):
+        """The closing usage chunk, when stream_options.include_usage."""
+        if not self.with_usage or self.path == "/generate":
+            return None
+        obj = "chat.completion.chunk" if self.path.endswith("chat/completions") \
+            else "text_completion"
+        return {"id": self.id, "object": obj, "created": self.created, "model": self.model,
+                "choices": [], "usage": self.usage(self.n_out)}
+
+
+class Rooms:
+    """Bootstrap rooms whose prefill finished on this (prefill) worker.
+    A decode worker asks the bootstrap server for its room and waits."""
+
+    KEEP = 600.0        # forget a room nobody asked for after this long
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.rooms = {}     # room -> (Event, creation time)
+        self.limit = 1000   # prune old rooms when there are more (amortized)
+
+    def get(self, room):
+        now = time.monotonic()
+        with self.lock:
+            if len(self.rooms) > self.limit:
+                self.rooms = {r: v for r, v in self.rooms.items() if now - v[1] < self.KEEP}
+                self.limit = max(1000, 2 * len(self.rooms))
+            if room not in self.rooms:
+                self.rooms[room] = (threading.Event(), now)
+            return self.rooms[room][0]
+
+    def done(self, room):
+        if room is not None:
+            self.get(str(room)).set()
+
+    def wait(self, room, timeout):
+        ok = self.get(room).wait(timeout)
+        if ok:
+            with self.lock:
+                self.rooms.pop(room, None)
+        return ok
+
+
+ROOMS = Rooms()
+LOAD = perfmodel.Load(1)    # replaced by serve() with the worker's TP
+
+
+def wait_kv(body):
+    """A SGLang decode worker waits for the prefill of its bootstrap room:
+    None once done, else why not (within $FAKE_KV_TIMEOUT seconds, 60)."""
+    timeout = FE.env_float("FAKE_KV_TIMEOUT", 60.0)
+    url = "http://%s:%s/kv/%s?timeout=%s" % (
+        body["bootstrap_host"], body.get("bootstrap_port") or 8998,
+        urllib.parse.quote(str(body["bootstrap_room"]), safe=""), timeout)
+    try:
+        with urllib.request.urlopen(url, timeout=timeout + 5) as r:
+            r.read()
+        return None
+    except urllib.error.HTTPError as e:
+        return "KV transfer failed: bootstrap room %s: %s" % (body["bootstrap_room"], e.code)
+    except (OSError, ValueError) as e:
+        return "KV transfer failed: bootstrap server %s unreachable: %s" % (url, e)
 
 
 class Bootstrap(FE.Handler):
     """The prefill side's bootstrap server: decode workers connect to it.
-    Only reachability matters here; every GET answers 200."""
+    GET /kv/ROOM?timeout=S waits until this worker finished the prefill of
+    that room (200) or S seconds passed (504); any other GET answers 200."""
 
     def do_GET(self):
-        return self.reply(200, {})
+        path, _, query = self.path.partition("?")
+        if not path.startswith("/kv/"):
+            return self.reply(200, {})
+        timeout = 60.0
+        for item in query.split("&"):
+            k, _, v = item.partition("=")
+            if k == "timeout":
+                try:
+                    timeout = float(v)
+                except ValueError:
+                    pass
+        room = urllib.parse.unquote(path[4:])
+        if ROOMS.wait(room, timeout):
+            return self.reply(200, {"room": room, "ready": True})
+        return self.reply(504, {"room": room, "ready": False})
 
 
 def listen(host, port, handler, what):
@@ -397,6 +610,8 @@ def serve(plan, stop):
         servers.append(listen(bind_host(), plan["bootstrap_port"], Bootstrap, "bootstrap"))
         say("bootstrap server listening on port %d" % plan["bootstrap_port"])
     if plan["http"]:
+        global LOAD
+        LOAD = perfmodel.Load(plan["tp"])
         Worker.info = plan
         servers.append(listen(plan["host"], plan["port"], Worker, "http"))
         say("INFO:     Uvicorn running on http://%s:%d (Press CTRL+C to quit)"
@@ -456,6 +671,7 @@ def sglang_plan(ns):
                       "LoRA adapters)" % name)
     return {"engine": "sglang", "prog": "sglang.launch_server", "options": ns, "role": role,
             "model": ns["model_path"], "served": [name], "owner": "sglang",
+            "tp": ns.get("tp_size") or 1,
             "host": ns["host"], "port": ns["port"], "advertise": ns["host"],
             "rank": ns["node_rank"], "nnodes": ns["nnodes"], "dist": dist,
             "http": ns["node_rank"] == 0,
@@ -481,6 +697,7 @@ def vllm_plan(ns):
     host = ns["host"] or "0.0.0.0"
     return {"engine": "vllm", "prog": "vllm serve", "options": ns, "role": role,
             "model": model, "served": ns["served_model_name"] or [model], "owner": "vllm",
+            "tp": ns.get("tensor_parallel_size") or 1,
             "host": host, "port": ns["port"], "advertise": socket.gethostname(),
             "rank": ns["node_rank"], "nnodes": ns["nnodes"], "dist": dist,
             "http": not ns["headless"] and ns["node_rank"] == 0, "bootstrap_port": None}

@@ -24,6 +24,7 @@ HTTP surface:
 Python 3 standard library only.
 """
 
+import http.client
 import json
 import os
 import random
@@ -111,6 +112,38 @@ def post(url, body, request_id, timeout=30.0):
         return status, {"error": data.decode("utf-8", "replace")}
 
 
+STREAM_TIMEOUT = 600.0     # seconds a streaming worker may stay silent
+
+
+def open_stream(url, body, request_id):
+    """POST JSON and read the answer's head: (status, response, connection)
+    with the body unread, or (502, error dict, None)."""
+    u = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(u.hostname, u.port or 80, timeout=STREAM_TIMEOUT)
+    try:
+        conn.request("POST", u.path or "/", body=json.dumps(body).encode(),
+                     headers={"Content-Type": "application/json", "X-Request-Id": request_id})
+        conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        resp = conn.getresponse()
+    except (OSError, http.client.HTTPException) as e:
+        conn.close()
+        return 502, {"error": "worker %s unreachable: %s" % (url, e)}, None
+    return resp.status, resp, conn
+
+
+def read_event(resp):
+    """The next server-sent event (its lines up to the blank one), b''
+    at the end of the stream."""
+    lines = []
+    while True:
+        line = resp.readline()
+        if not line:
+            return b"".join(lines)
+        lines.append(line)
+        if line in (b"\n", b"\r\n"):
+            return b"".join(lines)
+
+
 class Router(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     workers = None
@@ -157,6 +190,8 @@ class Router(BaseHTTPRequestHandler):
         except (ValueError, AssertionError):
             return self.reply(400, {"error": "request body is not a JSON object"})
         rid = self.headers.get("X-Request-Id") or "req-" + uuid.uuid4().hex
+        if body.get("stream") is True:
+            return self.stream(p, body, rid)
         if self.pd:
             split = pd_sglang if self.flavour == "sglang" else pd_vllm
             status, out = split(self.workers, p, body, rid)
@@ -167,14 +202,79 @@ class Router(BaseHTTPRequestHandler):
         return self.reply(status, out)
 
 
+    def stream(self, path, body, rid):
+        if not self.pd:
+            w = self.workers.pick("regular")
+            if w is None:
+                return self.reply(503, {"error": "no healthy worker"})
+            got = open_stream(w["url"].rstrip("/") + path, body, rid)
+        elif self.flavour == "sglang":
+            got = pd_sglang_stream(self.workers, path, body, rid)
+        else:
+            got = pd_vllm_stream(self.workers, path, body, rid)
+        status, resp, conn = got
+        if conn is None:
+            return self.reply(status, resp)
+        try:
+            self.relay(resp)
+        finally:
+            conn.close()
+
+    def relay(self, resp):
+        """Pass a worker's answer on: JSON as JSON, an event stream event by
+        event as it arrives."""
+        if resp.status != 200 or not (resp.getheader("Content-Type") or "").startswith(
+                "text/event-stream"):
+            data = resp.read()
+            try:
+                out = json.loads(data)
+            except ValueError:
+                out = {"error": data.decode("utf-8", "replace")}
+            return self.reply(resp.status, out)
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.send_response(200)
+        self.send_header("Content-Type", resp.getheader("Content-Type"))
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            while True:
+                ev = read_event(resp)
+                if not ev:
+                    break
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(ev), ev))
+            self.wfile.write(b"0\r\n\r\n")
+        except (OSError, http.client.HTTPException):
+            self.close_connection = True     # either side went away
+
+
+NO_PAIR = (503, {"error": "PD mode needs a healthy prefill and a healthy decode worker"})
+
+
+def with_bootstrap(body, pf):
+    """The body a SGLang router sends to both halves of a PD pair."""
+    return dict(body, bootstrap_host=urllib.parse.urlsplit(pf["url"]).hostname,
+                bootstrap_port=pf["bootstrap_port"], bootstrap_room=random.getrandbits(63))
+
+
+def vllm_prefill_body(body):
+    """The body vllm-router sends to the prefill: one token, not streamed,
+    the KV cache left for a remote decode."""
+    first = dict(body, max_tokens=1, stream=False,
+                 kv_transfer_params={"do_remote_decode": True, "do_remote_prefill": False,
+                                     "remote_engine_id": None, "remote_block_ids": None,
+                                     "remote_host": None, "remote_port": None})
+    first.pop("stream_options", None)
+    return first
+
+
 def pd_sglang(workers, path, body, rid):
     """One prefill and one decode at once, bootstrap fields added; the
     decode's answer is the router's."""
     pf, dc = workers.pick("prefill"), workers.pick("decode")
     if pf is None or dc is None:
-        return 503, {"error": "PD mode needs a healthy prefill and a healthy decode worker"}
-    body = dict(body, bootstrap_host=urllib.parse.urlsplit(pf["url"]).hostname,
-                bootstrap_port=pf["bootstrap_port"], bootstrap_room=random.getrandbits(63))
+        return NO_PAIR
+    body = with_bootstrap(body, pf)
     result = {}
 
     def send(key, w):
@@ -196,16 +296,65 @@ def pd_vllm(workers, path, body, rid):
     decode with the prefill's kv_transfer_params."""
     pf, dc = workers.pick("prefill"), workers.pick("decode")
     if pf is None or dc is None:
-        return 503, {"error": "PD mode needs a healthy prefill and a healthy decode worker"}
-    first = dict(body, max_tokens=1, stream=False,
-                 kv_transfer_params={"do_remote_decode": True, "do_remote_prefill": False,
-                                     "remote_engine_id": None, "remote_block_ids": None,
-                                     "remote_host": None, "remote_port": None})
-    st, out = post(pf["url"].rstrip("/") + path, first, rid)
+        return NO_PAIR
+    st, out = post(pf["url"].rstrip("/") + path, vllm_prefill_body(body), rid)
     if st != 200:
         return 502, {"error": "prefill %s answered %s" % (pf["url"], st), "detail": out}
     second = dict(body, kv_transfer_params=out.get("kv_transfer_params") or {})
     return post(dc["url"].rstrip("/") + path, second, rid)
+
+
+def pd_sglang_stream(workers, path, body, rid):
+    """The streaming form of pd_sglang: prefill and decode at once; the
+    prefill's answer is read and dropped, the decode's is relayed (its
+    first event comes once the prefill handed the KV cache over).
+    (status, response, connection) as open_stream."""
+    pf, dc = workers.pick("prefill"), workers.pick("decode")
+    if pf is None or dc is None:
+        return NO_PAIR + (None,)
+    body = with_bootstrap(body, pf)
+    lock, got = threading.Lock(), {}
+
+    def prefill():
+        got["p"] = post(pf["url"].rstrip("/") + path, body, rid, timeout=STREAM_TIMEOUT)
+
+    def decode():
+        d = open_stream(dc["url"].rstrip("/") + path, body, rid)
+        with lock:
+            got["d"] = d
+            abandoned = got.get("abandoned")
+        if abandoned and d[2] is not None:
+            d[2].close()
+
+    tp = threading.Thread(target=prefill, daemon=True)
+    td = threading.Thread(target=decode, daemon=True)
+    tp.start()
+    td.start()
+    tp.join()
+    if got["p"][0] != 200:
+        with lock:
+            got["abandoned"] = True
+            d = got.get("d")
+        if d is not None and d[2] is not None:
+            d[2].close()
+        return 502, {"error": "prefill %s answered %s" % (pf["url"], got["p"][0]),
+                     "detail": got["p"][1]}, None
+    td.join()
+    return got["d"]
+
+
+def pd_vllm_stream(workers, path, body, rid):
+    """The streaming form of pd_vllm: the prefill as there (not
+    streamed), then the decode's stream."""
+    pf, dc = workers.pick("prefill"), workers.pick("decode")
+    if pf is None or dc is None:
+        return NO_PAIR + (None,)
+    st, out = post(pf["url"].rstrip("/") + path, vllm_prefill_body(body), rid,
+                   timeout=STREAM_TIMEOUT)
+    if st != 200:
+        return 502, {"error": "prefill %s answered %s" % (pf["url"], st), "detail": out}, None
+    second = dict(body, kv_transfer_params=out.get("kv_transfer_params") or {})
+    return open_stream(dc["url"].rstrip("/") + path, second, rid)
 
 
 # ---------------------------------------------------------------------------
