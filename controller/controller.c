@@ -9,6 +9,8 @@
  * the job it submitted (and adopts it) or no job (and submits).
  */
 #include "controller/controller.h"
+#include "controller/internal.h"
+#include "runplan/points.h"
 #include "runplan/rundir.h"
 #include "reconcilers/runs.h"
 #include "recipe/compile.h"
@@ -235,6 +237,7 @@ static enum srt_rc_agent agent_phase(enum srt_run_phase p)
 struct ingest_ctx {
 	struct srt_controller *c;
 	const char *run;
+	const char *dir; /* the run directory */
 	size_t n;
 	int64_t expected; /* the next seq: the cursor + 1 */
 	bool refused;	  /* a seq far ahead was refused (said once per pass) */
@@ -292,6 +295,9 @@ static int ingest_one(void *vctx, const struct srt_rundir_event *ev)
 		rc = srt_store_event_at(s, at, ev->warning ? "Warning" : "Normal", ev->reason,
 					kind, name, "agent", ev->message ? ev->message : "",
 					x->err);
+	/* A campaign point's report changes its point in the same transaction. */
+	if (rc == 0)
+		rc = srt_ctl_ingest_point_event(s, x->run, x->dir, ev, x->err);
 	free(name);
 	if (rc != 0)
 		return 1; /* a database error: stop, roll back */
@@ -440,7 +446,7 @@ static int ingest_run(struct srt_controller *c, const struct srt_run_row *run, s
 	struct srt_rundir_status st;
 	struct srt_error rerr, eerr;
 	char *dir = srt_controller_run_dir(c, run->name);
-	struct ingest_ctx x = { c, run->name, 0, 0, false, err };
+	struct ingest_ctx x = { c, run->name, dir, 0, 0, false, err };
 	struct srt_rundir_events_read er = { .pos = *pos };
 	int64_t cursor = 0, last = 0;
 	int rc, src, r = 0;
@@ -818,6 +824,23 @@ static int submit(struct srt_controller *c, const char *run_name, struct srt_err
 		rc = run_dir_failed(c, run.name, serr.msg, "nothing is submitted", err);
 		goto out;
 	}
+	/* A campaign deployment's run: the points it runs (runplan/points.h). */
+	{
+		char *points = NULL;
+		int prc = srt_ctl_points_file(c->store, c->cluster, recipe.name, run.name, &points,
+					      err);
+
+		if (prc < 0)
+			goto out;
+		if (prc > 0 &&
+		    srt_rundir_write_file_at(dfd, dir, SRT_RUNDIR_POINTS, points, strlen(points),
+					     SRT_RUNDIR_FILE_MODE, uid, gid, &serr) != 0) {
+			free(points);
+			rc = run_dir_failed(c, run.name, serr.msg, "nothing is submitted", err);
+			goto out;
+		}
+		free(points);
+	}
 	script = srt_script_render_agent(x.plan,
 					 &(struct srt_script_agent_opts){
 						 .job_name = run.job_name,
@@ -1077,6 +1100,15 @@ static int act(struct srt_controller *c, const struct srt_rc_action *x, struct s
 
 /* ---- the pass ---- */
 
+static void log_campaign(void *arg, const struct srt_cc_action *x)
+{
+	static const char *const kinds[] = { "activate", "retire", "give back points",
+					     "fail points", "stop submitting" };
+
+	logf_(arg, "campaign/%s: %s%s%s: %s", x->campaign, kinds[x->kind], x->deployment ? " " : "",
+	      x->deployment ? x->deployment : "", x->message);
+}
+
 static int64_t tv_usec(const struct timeval *tv)
 {
 	return (int64_t)tv->tv_sec * 1000000 + tv->tv_usec;
@@ -1244,6 +1276,21 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 			first = *err;
 	}
 	stats->actions = actions.n;
+	/* Campaigns: which deployments run (their child recipes), after the runs' own actions. */
+	{
+		struct srt_ctl_view v = {
+			c->store, recipes, nrecipes, runs, nruns, log_campaign, c
+		};
+		size_t ncc = 0;
+
+		srt_error_clear(err);
+		if (srt_ctl_campaigns_pass(&v, &ncc, err) != 0) {
+			logf_(c, "error: %s", err->msg);
+			if (!stats->action_errors++)
+				first = *err;
+		}
+		stats->actions += ncc;
+	}
 	stats->runs = nruns;
 	rc = 0;
 	if (stats->action_errors) {

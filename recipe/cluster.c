@@ -31,6 +31,9 @@ static const char *const default_cmds[SRT_CMD_COUNT][4] = {
 	[SRT_CMD_SRTCTL] = { "srtctl", NULL },
 	[SRT_CMD_SGLANG_ROUTER] = { "python3", "-m", "sglang_router.launch_router", NULL },
 	[SRT_CMD_VLLM_ROUTER] = { "vllm-router", NULL },
+	[SRT_CMD_VLLM_BENCH] = { "vllm", "bench", "serve", NULL },
+	[SRT_CMD_SA_BENCH] = { "python3", "-u", "/srtctl-benchmarks/sa-bench/benchmark_serving.py",
+			       NULL },
 };
 
 /* NULL-terminated: also the list of allowed keys under `commands:`. */
@@ -44,6 +47,8 @@ static const char *const cmd_names[SRT_CMD_COUNT + 1] = {
 	[SRT_CMD_SRTCTL] = "srtctl",
 	[SRT_CMD_SGLANG_ROUTER] = "sglang_router",
 	[SRT_CMD_VLLM_ROUTER] = "vllm_router",
+	[SRT_CMD_VLLM_BENCH] = "vllm_bench",
+	[SRT_CMD_SA_BENCH] = "sa_bench",
 	[SRT_CMD_COUNT] = NULL,
 };
 

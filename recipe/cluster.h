@@ -26,6 +26,8 @@
  *     srtctl: [srtctl]
  *     sglang_router: [python3, -m, sglang_router.launch_router]
  *     vllm_router:   [vllm-router]
+ *     vllm_bench:    [vllm, bench, serve]      # campaign benchmark.tool: vllm-bench
+ *     sa_bench:      [python3, -u, /srtctl-benchmarks/sa-bench/benchmark_serving.py]
  *   visible_devices_env: CUDA_VISIBLE_DEVICES  # the GPU-set variable (ROCm: ROCR_VISIBLE_DEVICES)
  *   notify:                         # the controller's notifications (docs/operations.md)
  *     command: [/usr/local/bin/page-oncall]   # one JSON event on stdin
@@ -65,6 +67,8 @@ enum srt_cmd_kind {
 	SRT_CMD_SRTCTL,
 	SRT_CMD_SGLANG_ROUTER,
 	SRT_CMD_VLLM_ROUTER,
+	SRT_CMD_VLLM_BENCH,
+	SRT_CMD_SA_BENCH,
 	SRT_CMD_COUNT,
 };
 

@@ -323,6 +323,94 @@ int srt_store_point_list(struct srt_store *s, const char *campaign, bool include
 			 struct srt_point_row **rows, size_t *n, struct srt_error *err);
 void srt_point_rows_free(struct srt_point_row *rows, size_t n);
 
+/* ---- driving campaigns (store/points.c) ---- */
+
+/* One deployment of a campaign with the work it has left, for the controller's pass. */
+struct srt_world_deployment {
+	char *campaign, *campaign_spec, *campaign_state;
+	bool campaign_deleted;
+	char *name; /* the deployment = its child recipe's name */
+	int64_t position, nodes;
+	int64_t pending, running, final, failed; /* current points; failed: failed + invalid */
+	int64_t node_ms; /* node-milliseconds its runs used (started to finished, or now) */
+};
+/*
+ * Every current deployment of every campaign (a deleted campaign's too, so
+ * its active deployments can be retired), by campaign name and position.
+ */
+int srt_store_campaign_world(struct srt_store *s, struct srt_world_deployment **rows, size_t *n,
+			     struct srt_error *err);
+void srt_world_deployments_free(struct srt_world_deployment *rows, size_t n);
+
+/*
+ * Make deployment `name` active: its child recipe (the deployment's spec) is
+ * applied as desired state (a new generation when it was retired before),
+ * with a DeploymentStarted event on its campaign saying `why`.
+ */
+int srt_store_deployment_activate(struct srt_store *s, const char *name, const char *why,
+				  struct srt_error *err);
+/*
+ * The campaign of deployment `name` (a child recipe's name) and its spec,
+ * malloc'd: 1 found, 0 `name` is no deployment, -1 error.
+ */
+int srt_store_deployment_campaign(struct srt_store *s, const char *name, char **campaign,
+				  char **spec, struct srt_error *err);
+/* Retire it: its child recipe is deleted (DeploymentEnded event). */
+int srt_store_deployment_retire(struct srt_store *s, const char *campaign, const char *name,
+				const char *why, struct srt_error *err);
+/* Its running points go back to pending (PointsGivenBack Warning): no attempt is charged. */
+int srt_store_points_reset(struct srt_store *s, const char *campaign, const char *deployment,
+			   const char *why, struct srt_error *err);
+/* Its pending and running points fail with message `why` (DeploymentFailed Warning). */
+int srt_store_points_fail(struct srt_store *s, const char *campaign, const char *deployment,
+			  const char *why, struct srt_error *err);
+/*
+ * campaigns.state = `state` ("Running", "Suspended", "Stopped", "OutOfBudget",
+ * "Done"); an event with reason `state` when it changed.
+ */
+int srt_store_campaign_set_state(struct srt_store *s, const char *campaign, const char *state,
+				 const char *why, struct srt_error *err);
+
+/* A point given to a run (its points.json). */
+struct srt_assigned_point {
+	char *point_id, *tool, *params;
+	int64_t seq, isl, osl, concurrency, prompts, warmup, repeat;
+};
+/*
+ * Give the deployment's pending points to run `run` (their run_name) and
+ * return them by seq.  Repeatable: the same run gets the same points.
+ */
+int srt_store_points_assign(struct srt_store *s, const char *deployment, const char *run,
+			    struct srt_assigned_point **out, size_t *n, struct srt_error *err);
+void srt_assigned_points_free(struct srt_assigned_point *p, size_t n);
+
+/*
+ * The agent of `run` started point `point_id`: pending -> running (and a
+ * PointStarted event on the campaign).  1 changed, 0 nothing to change (not
+ * this run's point, or not pending: a report read twice), -1 error.
+ */
+int srt_store_point_started(struct srt_store *s, const char *run, const char *point_id, int64_t seq,
+			    int64_t at, struct srt_error *err);
+
+struct srt_point_finish {
+	const char *point_id;
+	int64_t seq;
+	const char *state; /* done | failed | invalid */
+	int64_t attempts;
+	const char *message;
+	int64_t started_at, finished_at;
+	const char *raw_path, *raw_sha256, *raw_json; /* may be NULL */
+	int slo_met;				      /* -1 unknown */
+	double metrics[SRT_POINT_NMETRICS];	      /* NAN: unknown */
+};
+/*
+ * The agent of `run` finished point f->point_id: pending|running -> final
+ * with its results, in the caller's transaction (the event ingest's), and a
+ * PointFinished event.  1 changed, 0 nothing to change, -1 error.
+ */
+int srt_store_point_finished(struct srt_store *s, const char *run, const struct srt_point_finish *f,
+			     struct srt_error *err);
+
 /* ---- events ---- */
 
 struct srt_event_row {

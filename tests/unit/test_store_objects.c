@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <ftw.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -514,6 +515,113 @@ static void test_campaigns(void **state)
 	srt_campaign_rows_free(rows, n);
 }
 
+/* Driving a campaign: world, activate/retire, assign, started/finished, reset, fail, state. */
+static void test_campaign_points(void **state)
+{
+	struct fixture *f = *state;
+	static const char ID1[] =
+		"1111111111111111111111111111111111111111111111111111111111111111";
+	static const char ID2[] =
+		"2222222222222222222222222222222222222222222222222222222222222222";
+	const struct srt_store_campaign_deployment dep = { "cp-aaaaaaaa", "{}", "{\"name\":\"x\"}",
+							   "h1", 1 };
+	const struct srt_store_campaign_point pts[] = {
+		{ ID1, 0, 1, 128, 16, 1, 10, 2, 1 },
+		{ ID2, 0, 2, 128, 16, 2, 20, 4, 1 },
+	};
+	const struct srt_store_campaign_in in = { .name = "cp",
+						  .spec = "{}",
+						  .spec_hash = "c1",
+						  .tool = "vllm-bench",
+						  .params = "{}",
+						  .deployments = &dep,
+						  .ndeployments = 1,
+						  .points = pts,
+						  .npoints = 2 };
+	struct srt_world_deployment *w;
+	struct srt_assigned_point *ap;
+	struct srt_recipe_row recipe;
+	struct srt_run_row run = { 0 };
+	struct srt_point_finish fin = { .point_id = ID1,
+					.seq = 1,
+					.state = "done",
+					.attempts = 1,
+					.started_at = T0,
+					.finished_at = T0 + 5,
+					.raw_path = "points/x.json",
+					.raw_sha256 = "ab",
+					.raw_json = "{}",
+					.slo_met = 1 };
+	struct srt_point_row *rows;
+	size_t n;
+
+	for (int k = 0; k < SRT_POINT_NMETRICS; k++)
+		fin.metrics[k] = NAN;
+	fin.metrics[0] = 10;
+	OK(srt_store_campaign_apply(f->s, &in, NULL, NULL, NULL, &f->err));
+	OK(srt_store_campaign_world(f->s, &w, &n, &f->err));
+	assert_int_equal(n, 1);
+	assert_string_equal(w[0].campaign, "cp");
+	assert_string_equal(w[0].name, "cp-aaaaaaaa");
+	assert_int_equal(w[0].pending, 2);
+	assert_int_equal(w[0].final, 0);
+	srt_world_deployments_free(w, n);
+
+	/* active: its child recipe is desired state, and it gets a run */
+	OK(srt_store_deployment_activate(f->s, "cp-aaaaaaaa", "test", &f->err));
+	assert_int_equal(srt_store_recipe_get(f->s, "cp-aaaaaaaa", &recipe, &f->err), 1);
+	assert_string_equal(recipe.spec, "{\"name\":\"x\"}");
+	srt_recipe_row_release(&recipe);
+	OK(srt_store_run_create(f->s, "cp-aaaaaaaa", 1, &run, &f->err));
+	OK(srt_store_points_assign(f->s, "cp-aaaaaaaa", run.name, &ap, &n, &f->err));
+	assert_int_equal(n, 2);
+	assert_string_equal(ap[0].point_id, ID1);
+	assert_int_equal(ap[1].concurrency, 2);
+	srt_assigned_points_free(ap, n);
+
+	/* a report counts once, and only from the run the point was given to */
+	assert_int_equal(srt_store_point_started(f->s, "other-run", ID1, 1, T0, &f->err), 0);
+	assert_int_equal(srt_store_point_started(f->s, run.name, ID1, 1, T0, &f->err), 1);
+	assert_int_equal(srt_store_point_started(f->s, run.name, ID1, 1, T0, &f->err), 0);
+	assert_int_equal(srt_store_point_finished(f->s, run.name, &fin, &f->err), 1);
+	assert_int_equal(srt_store_point_finished(f->s, run.name, &fin, &f->err), 0);
+	assert_int_equal(srt_store_point_started(f->s, run.name, ID2, 2, T0 + 6, &f->err), 1);
+	OK(srt_store_campaign_world(f->s, &w, &n, &f->err));
+	assert_int_equal(w[0].pending, 0);
+	assert_int_equal(w[0].running, 1);
+	assert_int_equal(w[0].final, 1);
+	srt_world_deployments_free(w, n);
+
+	/* the job died during point 2: it is given back, then an exhausted deployment fails it */
+	OK(srt_store_points_reset(f->s, "cp", "cp-aaaaaaaa", "job ended", &f->err));
+	OK(srt_store_point_list(f->s, "cp", false, &rows, &n, &f->err));
+	assert_string_equal(rows[0].state, "done");
+	assert_int_equal(rows[0].attempts, 1);
+	assert_true(rows[0].metrics[0] == 10);
+	assert_true(isnan(rows[0].metrics[1]));
+	assert_string_equal(rows[0].raw_sha256, "ab");
+	assert_int_equal(rows[0].slo_met, 1);
+	assert_string_equal(rows[1].state, "pending");
+	srt_point_rows_free(rows, n);
+	OK(srt_store_points_fail(f->s, "cp", "cp-aaaaaaaa", "never ready", &f->err));
+	OK(srt_store_point_list(f->s, "cp", false, &rows, &n, &f->err));
+	assert_string_equal(rows[1].state, "failed");
+	assert_string_equal(rows[1].message, "never ready");
+	srt_point_rows_free(rows, n);
+
+	/* retire, state changes with one event each */
+	OK(srt_store_deployment_retire(f->s, "cp", "cp-aaaaaaaa", "done", &f->err));
+	assert_int_equal(srt_store_recipe_get(f->s, "cp-aaaaaaaa", &recipe, &f->err), 1);
+	assert_true(recipe.deleted_at != 0);
+	srt_recipe_row_release(&recipe);
+	OK(srt_store_campaign_set_state(f->s, "cp", "Done", "all finished", &f->err));
+	OK(srt_store_campaign_set_state(f->s, "cp", "Done", "all finished", &f->err));
+	assert_int_equal(count_events(f, "campaign", "cp", "Done"), 1);
+	assert_int_equal(count_events(f, "campaign", "cp", "DeploymentStarted"), 1);
+	assert_int_equal(count_events(f, "campaign", "cp", "PointFinished"), 1);
+	srt_run_row_release(&run);
+}
+
 /* ---- events ---- */
 
 static void test_event_dedup(void **state)
@@ -833,6 +941,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_services, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaigns, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_points, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_dedup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_dedup_scan_bound, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_list_filters, setup, teardown),
