@@ -482,6 +482,46 @@ void srt_point_result_release(struct srt_point_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
+const char *const srt_point_metric_names[SRT_POINT_NMETRICS] = {
+	"completed",
+	"duration_s",
+	"total_input_tokens",
+	"total_output_tokens",
+	"request_throughput",
+	"output_throughput",
+	"total_token_throughput",
+	"mean_ttft_ms",
+	"median_ttft_ms",
+	"p99_ttft_ms",
+	"mean_tpot_ms",
+	"median_tpot_ms",
+	"p99_tpot_ms",
+	"mean_itl_ms",
+	"median_itl_ms",
+	"p99_itl_ms",
+	"mean_e2el_ms",
+	"median_e2el_ms",
+	"p99_e2el_ms",
+	"errors",
+};
+
+void srt_loadgen_metrics(const struct srt_point_result *r, double out[SRT_POINT_NMETRICS])
+{
+	size_t k = 0;
+
+	out[k++] = (double)r->completed;
+	out[k++] = r->duration_s;
+	out[k++] = (double)r->total_input_tokens;
+	out[k++] = (double)r->total_output_tokens;
+	out[k++] = r->request_throughput;
+	out[k++] = r->output_throughput;
+	out[k++] = r->total_token_throughput;
+	for (int m = 0; m < SRT_SLO_NMETRICS; m++)
+		for (int s = 0; s < SRT_SLO_NSTATS; s++)
+			out[k++] = r->ms[m][s];
+	out[k] = (double)r->errors;
+}
+
 static int get_num(const json_t *o, const char *key, double *out, struct srt_error *err)
 {
 	const json_t *v = json_object_get(o, key);

@@ -128,6 +128,19 @@ int srt_loadgen_parse_result(struct srt_point_result *out, enum srt_bench_tool t
 			     struct srt_error *err);
 void srt_point_result_release(struct srt_point_result *r);
 
+/*
+ * The normalised result columns of a point (campaign_points, the metrics of
+ * a PointFinished report), in this order: completed, duration_s,
+ * total_input_tokens, total_output_tokens, request_throughput,
+ * output_throughput, total_token_throughput, {mean,median,p99}_ttft_ms,
+ * ..._tpot_ms, ..._itl_ms, ..._e2el_ms, errors.
+ */
+#define SRT_POINT_NMETRICS 20
+extern const char *const srt_point_metric_names[SRT_POINT_NMETRICS];
+
+/* r's columns into out, in srt_point_metric_names order. */
+void srt_loadgen_metrics(const struct srt_point_result *r, double out[SRT_POINT_NMETRICS]);
+
 /* The validity thresholds (a campaign's `validity`). */
 struct srt_loadgen_validity {
 	double min_completed_ratio;	/* completed / requested prompts */

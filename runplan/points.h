@@ -37,7 +37,7 @@
  *       to DIR; null when no file), "raw_sha256": "<64 hex>" | null,
  *       "started_at": MS, "finished_at": MS, "slo_met": true | false | null,
  *       "metrics": {"completed": N, "duration_s": X, ... every column of
- *       srt_point_metric_names (store/store.h), null when unknown}}
+ *       srt_point_metric_names (loadgen/loadgen.h), null when unknown}}
  *   A point whose job ends before its PointFinished has no report: the
  *   controller gives it back (reconcilers/campaigns.h, RESET_POINTS).
  */
@@ -90,6 +90,14 @@ int srt_points_parse(const char *text, size_t len, const char *what, struct srt_
 		     struct srt_error *err);
 void srt_points_file_release(struct srt_points_file *f);
 
+/*
+ * Read and parse DIR/points.json (the agent): a regular file, not followed
+ * through a symbolic link, at most SRT_POINTS_MAX_BYTES.  1 when there is
+ * none (not a campaign run), 0 read, -1 err set.  Release *out in every
+ * case.
+ */
+int srt_points_read(const char *dir, struct srt_points_file *out, struct srt_error *err);
+
 /* A PointFinished report as the controller reads it from an event's JSON. */
 struct srt_point_report {
 	char id[65];
@@ -100,7 +108,7 @@ struct srt_point_report {
 	const char *raw_path, *raw_sha256; /* borrowed; NULL when none */
 	int64_t started_at, finished_at;
 	int slo_met;			   /* -1 unknown, 0, 1 */
-	double metrics[20];		   /* in srt_point_metric_names order; NAN unknown */
+	double metrics[SRT_POINT_NMETRICS]; /* in srt_point_metric_names order; NAN unknown */
 };
 
 /*

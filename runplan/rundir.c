@@ -441,7 +441,7 @@ static int slurp_at(int dirfd, const char *name, const char *path, size_t max, s
 	return 0;
 }
 
-static int slurp(const char *path, size_t max, struct srt_buf *out, struct srt_error *err)
+int srt_rundir_read_file(const char *path, size_t max, struct srt_buf *out, struct srt_error *err)
 {
 	return slurp_at(AT_FDCWD, path, path, max, out, err);
 }
@@ -835,7 +835,7 @@ int srt_rundir_read_status(const char *dir, struct srt_rundir_status *st, struct
 	memset(st, 0, sizeof(*st));
 	st->exit_code = -1;
 	srt_buf_init(&b);
-	rc = slurp(path, SRT_RUNDIR_STATUS_MAX, &b, err);
+	rc = srt_rundir_read_file(path, SRT_RUNDIR_STATUS_MAX, &b, err);
 	if (rc)
 		goto out;
 	rc = -1;
@@ -1310,6 +1310,8 @@ int srt_rundir_events_append(struct srt_rundir_events *w, struct srt_rundir_even
 	json_object_set_new(o, "message", text_json(ev->message));
 	json_object_set_new(o, "job_id", str_or_null(ev->job_id));
 	json_object_set_new(o, "generation", json_integer(ev->generation));
+	if (ev->point)
+		json_object_set_new(o, "point", json_deep_copy(ev->point));
 	text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!text)

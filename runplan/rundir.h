@@ -134,6 +134,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "util/buf.h"
 #include "util/err.h"
 
 #define SRT_RUNDIR_VERSION 1
@@ -184,6 +185,14 @@ int srt_rundir_write_file(const char *path, const void *data, size_t len, unsign
  */
 int srt_rundir_write_file_at(int dirfd, const char *dir, const char *name, const void *data,
 			     size_t len, unsigned mode, long uid, long gid, struct srt_error *err);
+
+/*
+ * Append the bytes of `path` to *out: a regular file opened with
+ * O_NOFOLLOW (a symbolic link is refused, not followed), at most `max`
+ * bytes (a larger file is refused, nothing read past the limit).  0 read,
+ * 1 no such file, -1 err set.
+ */
+int srt_rundir_read_file(const char *path, size_t max, struct srt_buf *out, struct srt_error *err);
 
 /*
  * Create DIR and DIR/logs (like mkdir -p, one component at a time without
@@ -401,6 +410,8 @@ struct srt_rundir_event {
 	const char *job_id; /* may be NULL */
 	int64_t generation; /* plan generation; 0 when unknown */
 	const json_t *json; /* reader: the whole line (borrowed) */
+	/* writer: a "point" member (a campaign run's Point* events, runplan/points.h), or NULL */
+	const json_t *point;
 };
 
 /* The writer's handle on DIR/events.jsonl. */

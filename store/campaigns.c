@@ -76,29 +76,6 @@ static const char SQL_D_LIST[] =
 	"d.removed_at FROM campaign_deployments d JOIN campaigns c ON c.id = d.campaign_id "
 	"WHERE c.name = ?1 ORDER BY d.removed_at IS NOT NULL, d.position, d.name";
 
-const char *const srt_point_metric_names[SRT_POINT_NMETRICS] = {
-	"completed",
-	"duration_s",
-	"total_input_tokens",
-	"total_output_tokens",
-	"request_throughput",
-	"output_throughput",
-	"total_token_throughput",
-	"mean_ttft_ms",
-	"median_ttft_ms",
-	"p99_ttft_ms",
-	"mean_tpot_ms",
-	"median_tpot_ms",
-	"p99_tpot_ms",
-	"mean_itl_ms",
-	"median_itl_ms",
-	"p99_itl_ms",
-	"mean_e2el_ms",
-	"median_e2el_ms",
-	"p99_e2el_ms",
-	"errors",
-};
-
 #define P_METRICS                                                                             \
 	"p.completed, p.duration_s, p.total_input_tokens, p.total_output_tokens, "            \
 	"p.request_throughput, p.output_throughput, p.total_token_throughput, "               \

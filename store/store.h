@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "loadgen/loadgen.h" /* SRT_POINT_NMETRICS, srt_point_metric_names */
 #include "util/clock.h"
 #include "util/err.h"
 
@@ -302,10 +303,8 @@ int srt_store_deployment_list(struct srt_store *s, const char *campaign,
 			      struct srt_deployment_row **rows, size_t *n, struct srt_error *err);
 void srt_deployment_rows_free(struct srt_deployment_row *rows, size_t n);
 
-/* The result columns of a point, in this order (NAN when not known). */
-#define SRT_POINT_NMETRICS 20
-extern const char *const srt_point_metric_names[SRT_POINT_NMETRICS];
-
+/* The result columns of a point: srt_point_metric_names (loadgen/loadgen.h) order, NAN when
+ * not known. */
 struct srt_point_row {
 	int64_t id;
 	char *point_id, *campaign, *deployment, *axes, *tool, *params, *state, *run_name, *message,
