@@ -788,7 +788,7 @@ static void ladder_attempt_done(struct agent *a, int code)
 	if (valid)
 		ladder_event(a, false, "PointFinished", srt_point_report_json(&rep),
 			     "point seq %" PRId64 " done after %" PRId64 " attempt(s): %" PRId64
-			     " of %" PRId64 " requests in %.1f s, %.1f output tok/s; SLO %s%s%s",
+			     " of %" PRId64 " requests in %.2f s, %.1f output tok/s; SLO %s%s%s",
 			     pt->seq, l->attempt, res.completed, pt->load.prompts, res.duration_s,
 			     res.output_throughput,
 			     slo == SRT_SLO_NONE ? "not set" :
