@@ -213,7 +213,9 @@ struct srt_agent_opts {
 
 /*
  * Realise the plan until the run ends: the benchmark finished (Succeeded
- * when it exits 0, else Failed; *exit_code is its status), a critical
+ * when it exits 0, else Failed; *exit_code is its status), or, in a
+ * campaign run (DIR/points.json, runplan/points.h), the last load point was
+ * reported (Succeeded, 0: the ladder replaces the benchmark), a critical
  * process failed beyond its restart policy or never became ready (Failed,
  * 1), or SIGTERM/SIGINT (Stopped, 128 + the signal).  Every process is
  * stopped before it returns: workers and the rest first, then stores,
