@@ -27,6 +27,8 @@
 #include "agent/supervise.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -40,6 +42,8 @@
 #include <unistd.h>
 
 #include "probe/probe.h"
+#include "runplan/points.h"
+#include "util/sha256.h"
 #include "util/strutil.h"
 
 /* A failure message carries the last TAIL_LINES lines of the log, at most
@@ -63,6 +67,30 @@ struct rt {
 	bool probing;
 	char message[512];
 	char *log_path;
+};
+
+/*
+ * A campaign run (DIR/points.json): its load points, run one attempt at a
+ * time on the benchmark's step once the run is Ready (docs/agent.md).
+ */
+struct ladder {
+	bool on;       /* points.json exists */
+	bool begun;    /* the first point was started */
+	bool finished; /* every point reported: the run ends */
+	struct srt_points_file f;
+	struct srt_runplan_proc tmpl;  /* where and how the tool runs: the benchmark's step */
+	const char *model, *tokenizer; /* the plan's served model name and model path */
+	char *points_dir;	       /* DIR/points */
+	size_t i;		       /* the point running */
+	int64_t attempt;	       /* its attempt, from 1 */
+	pid_t pid;		       /* > 0 while the tool runs */
+	bool warming;		       /* sa-bench: the warmup run is running */
+	bool truncate;		       /* the next spawn starts the point's log afresh */
+	bool timed_out;		       /* SIGTERM sent at the deadline */
+	struct srt_loadgen_cmd cmd;
+	char *result_rel, *result_abs, *log_path;
+	int64_t started_at, timeout_ms, deadline_m, kill_at;
+	char why[4096]; /* why the attempt failed or is invalid */
 };
 
 struct agent {
@@ -113,6 +141,8 @@ struct agent {
 	int64_t write_warned_m;
 	struct pollfd *pfd; /* the loop's poll set (poll_set()) */
 	size_t npfd_cap;
+	struct ladder ld;
+	const json_t *ev_point; /* the next event's "point" member */
 };
 
 static int64_t now_wall(struct agent *a)
@@ -193,6 +223,7 @@ static void event(struct agent *a, struct rt *r, bool warning, const char *reaso
 		ev.object_name = a->plan_loaded ? a->plan.recipe : "";
 	}
 	ev.message = msg;
+	ev.point = a->ev_point;
 	ev.job_id = a->job_id;
 	ev.generation = a->plan_loaded ? a->plan.generation : 0;
 	if (a->ev_open && srt_rundir_events_append(&a->ev, &ev, &e) < 0)
@@ -450,6 +481,376 @@ static void end_run(struct agent *a, struct rt *r, int code)
 	}
 }
 
+/* ---- a campaign run: the ladder of load points ---- */
+
+#define POINT_TAIL_LINES 5
+#define POINT_TAIL_BYTES 1024
+
+/* The point process's step: the plan's benchmark (its node, container, env), else one like it. */
+static void ladder_template(struct agent *a)
+{
+	struct srt_runplan_proc *t = &a->ld.tmpl;
+	const struct srt_runplan_proc *like = NULL, *bench = NULL;
+
+	for (size_t i = 0; i < a->plan.nprocs; i++) {
+		const struct srt_runplan_proc *p = &a->plan.procs[i];
+
+		if (p->kind == SRT_PROC_BENCHMARK)
+			bench = p;
+		else if (!like && (p->kind == SRT_PROC_FRONTEND || p->kind == SRT_PROC_WORKER))
+			like = p;
+	}
+	if (bench) {
+		*t = *bench;
+		return;
+	}
+	memset(t, 0, sizeof(*t));
+	t->kind = SRT_PROC_BENCHMARK;
+	t->name = "benchmark";
+	t->node = a->plan.head;
+	t->host = a->plan.hosts[a->plan.head];
+	t->ip = a->plan.ips[a->plan.head];
+	t->container = like ? like->container : NULL;
+	t->model_mount = like ? like->model_mount : NULL;
+}
+
+/* The argv of the point step running words (with env added), in tmp. */
+static const char **ladder_step_argv(struct agent *a, struct srt_arena *tmp, char **words)
+{
+	const struct srt_loadgen_cmd *c = &a->ld.cmd;
+	struct srt_runplan_proc p = a->ld.tmpl;
+	size_t nenv = 0, n = 0, ncmd = 0;
+	const char **argv;
+
+	while (words[n])
+		n++;
+	while (c->env && c->env[ncmd])
+		ncmd++;
+	p.name = srt_arena_printf(tmp, "benchmark_point_%04" PRId64, a->ld.f.points[a->ld.i].seq);
+	p.argv = (const char **)words;
+	p.argc = n;
+	p.env_names = srt_arena_alloc(tmp, (p.nenv + ncmd + 1) * sizeof(char *));
+	p.env_values = srt_arena_alloc(tmp, (p.nenv + ncmd + 1) * sizeof(char *));
+	/* The benchmark's env, less what the point sets itself, then the point's. */
+	for (size_t i = 0; i < a->ld.tmpl.nenv; i++) {
+		const char *name = a->ld.tmpl.env_names[i];
+		bool mine = false;
+
+		for (size_t k = 0; k < ncmd && !mine; k++)
+			mine = !strncmp(c->env[k], name, strlen(name)) &&
+			       c->env[k][strlen(name)] == '=';
+		if (mine)
+			continue;
+		p.env_names[nenv] = name;
+		p.env_values[nenv++] = a->ld.tmpl.env_values[i];
+	}
+	for (size_t k = 0; k < ncmd; k++) {
+		size_t eq = strcspn(c->env[k], "=");
+
+		p.env_names[nenv] = srt_arena_strndup(tmp, c->env[k], eq);
+		p.env_values[nenv++] = c->env[k] + eq + (c->env[k][eq] ? 1 : 0);
+	}
+	p.nenv = nenv;
+	argv = srt_agent_step_argv(tmp, &a->plan, &p, &n);
+	/* In a container, the result file's directory is mounted where the agent reads it. */
+	for (size_t i = 0; i < n; i++)
+		if (srt_str_has_prefix(argv[i], "--container-mounts="))
+			argv[i] = srt_arena_printf(tmp, "%s,%s:%s", argv[i], a->ld.points_dir,
+						   a->ld.points_dir);
+	return argv;
+}
+
+/* Spawn words (the warmup run or the measured run) as the point's step. */
+static int ladder_spawn(struct agent *a, char **words, struct srt_error *err)
+{
+	struct srt_arena tmp;
+	const char **argv;
+	char ts[40], *hdr;
+	pid_t pid;
+
+	srt_arena_init(&tmp);
+	argv = ladder_step_argv(a, &tmp, words);
+	srt_time_rfc3339(now_wall(a), ts, sizeof(ts));
+	hdr = srt_xasprintf("srtctl agent: %s point seq %" PRId64 " attempt %" PRId64 ": %s run\n",
+			    ts, a->ld.f.points[a->ld.i].seq, a->ld.attempt,
+			    words == a->ld.cmd.warmup_argv ? "warmup" : "measured");
+	pid = srt_agent_spawn(argv, a->ld.log_path, a->ld.truncate, hdr, err);
+	a->ld.truncate = false;
+	free(hdr);
+	srt_arena_release(&tmp);
+	if (pid < 0)
+		return -1;
+	a->ld.pid = pid;
+	a->dirty = true;
+	return 0;
+}
+
+static void ladder_event(struct agent *a, bool warning, const char *reason, json_t *point,
+			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* A run event with a "point" member (taken). */
+static void ladder_event(struct agent *a, bool warning, const char *reason, json_t *point,
+			 const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = srt_xvasprintf(fmt, ap);
+	va_end(ap);
+	a->ev_point = point;
+	event(a, NULL, warning, reason, "%s", msg);
+	a->ev_point = NULL;
+	json_decref(point);
+	free(msg);
+}
+
+static void ladder_attempt_done(struct agent *a, int code);
+
+/* Start the next attempt of point ld.i (or end the run after the last point). */
+static void ladder_start(struct agent *a)
+{
+	struct ladder *l = &a->ld;
+	const struct srt_points_entry *pt;
+	struct srt_loadgen_spec spec;
+	struct srt_error e;
+	char *rel;
+
+	if (l->i == l->f.npoints) {
+		l->finished = true;
+		a->exit_code = 0;
+		set_message(a, "the campaign's %zu load point(s) ran", l->f.npoints);
+		a->phase = SRT_RUN_SUCCEEDED;
+		event(a, NULL, false, "RunSucceeded", "%zu load point(s) of campaign '%s' ran",
+		      l->f.npoints, l->f.campaign);
+		begin_stop(a, SRT_RUN_SUCCEEDED);
+		return;
+	}
+	pt = &l->f.points[l->i];
+	l->attempt++;
+	l->timed_out = false;
+	l->kill_at = 0;
+	srt_loadgen_cmd_release(&l->cmd);
+	free(l->result_rel);
+	free(l->result_abs);
+	l->result_rel = rel = srt_agent_point_file(pt->seq, pt->id, l->attempt);
+	l->result_abs = srt_xasprintf("%s/%s", a->dir, rel);
+	(void)unlink(l->result_abs); /* an earlier job's file of this attempt is not this one's */
+	if (l->attempt == 1) {
+		free(l->log_path);
+		l->log_path =
+			srt_xasprintf("%s/benchmark_point_%04" PRId64 ".out", a->log_dir, pt->seq);
+		l->truncate = true;
+	}
+	memset(&spec, 0, sizeof(spec));
+	spec.tool = l->f.tool;
+	spec.params_json = l->f.params_json;
+	spec.prefix = (const char *const *)l->f.prefix;
+	for (spec.nprefix = 0; l->f.prefix && l->f.prefix[spec.nprefix]; spec.nprefix++)
+		;
+	spec.command = (const char *const *)l->f.command;
+	for (spec.ncommand = 0; l->f.command && l->f.command[spec.ncommand]; spec.ncommand++)
+		;
+	spec.command_shell = l->f.command_shell;
+	spec.frontend_url = a->plan.frontend_url;
+	spec.model = l->f.model ? l->f.model : l->model;
+	spec.tokenizer = l->f.tokenizer ? l->f.tokenizer : l->tokenizer;
+	spec.point = pt->load;
+	spec.result_file = l->result_abs;
+	l->started_at = now_wall(a);
+	l->timeout_ms = a->o->point_timeout_ms > 0 ? a->o->point_timeout_ms :
+						     srt_agent_point_timeout_ms(&pt->load);
+	ladder_event(a, false, "PointStarted",
+		     srt_point_attempt_json(pt->id, pt->seq, l->attempt, NULL, NULL),
+		     "point seq %" PRId64 " (%zu of %zu), attempt %" PRId64 " of %" PRId64
+		     ": isl %" PRId64 ", osl %" PRId64 ", concurrency %" PRId64 ", %" PRId64
+		     " prompts, %" PRId64
+		     " warmup; %s against %s; log %s, result %s, timeout %lld s",
+		     pt->seq, l->i + 1, l->f.npoints, l->attempt, l->f.retries + 1, pt->load.isl,
+		     pt->load.osl, pt->load.concurrency, pt->load.prompts, pt->load.warmup,
+		     srt_points_tool_name(l->f.tool),
+		     a->plan.frontend_url ? a->plan.frontend_url : "(no frontend)",
+		     strrchr(l->log_path, '/') + 1, rel, (long long)(l->timeout_ms / 1000));
+	l->deadline_m = srt_monotonic_ms() + l->timeout_ms;
+	if (srt_loadgen_build(&l->cmd, &spec, &e) < 0 ||
+	    ladder_spawn(a, l->cmd.warmup_argv ? l->cmd.warmup_argv : l->cmd.argv, &e) < 0) {
+		snprintf(l->why, sizeof(l->why), "could not start: %s", e.msg);
+		ladder_attempt_done(a, -1);
+		return;
+	}
+	l->warming = l->cmd.warmup_argv != NULL;
+}
+
+/* The attempt's result file, parsed and judged: 0 done, -1 invalid (why set), -2 no file. */
+static int ladder_judge(struct agent *a, struct srt_point_result *res, struct srt_buf *raw,
+			bool *valid)
+{
+	struct ladder *l = &a->ld;
+	const struct srt_points_entry *pt = &l->f.points[l->i];
+	struct srt_error e;
+	int rc;
+
+	*valid = false;
+	rc = srt_rundir_read_file(l->result_abs, SRT_LOADGEN_MAX_RESULT_BYTES, raw, &e);
+	if (rc == 1) {
+		snprintf(l->why, sizeof(l->why),
+			 "the tool exited with status 0 and wrote no result "
+			 "file");
+		return -2;
+	}
+	if (rc < 0) {
+		snprintf(l->why, sizeof(l->why), "%s", e.msg);
+		return -2;
+	}
+	if (srt_loadgen_parse_result(res, l->f.tool, raw->data, raw->len, &pt->load, &e) < 0) {
+		snprintf(l->why, sizeof(l->why), "%s", e.msg);
+		return -1;
+	}
+	*valid = srt_loadgen_valid(res, &pt->load, &l->f.validity, l->why, sizeof(l->why));
+	return *valid ? 0 : -1;
+}
+
+/*
+ * The attempt ended with status code (-1: it never ran): judge it, then
+ * retry it (PointRetrying), or report the point (PointFinished) and go on.
+ */
+static void ladder_attempt_done(struct agent *a, int code)
+{
+	struct ladder *l = &a->ld;
+	const struct srt_points_entry *pt = &l->f.points[l->i];
+	struct srt_point_report rep;
+	struct srt_point_result res;
+	struct srt_buf raw;
+	char sha[65], slo_why[256], *tail;
+	enum srt_slo_verdict slo = SRT_SLO_NONE;
+	bool valid = false, parsed = false;
+	int judged = -2;
+
+	memset(&res, 0, sizeof(res));
+	srt_buf_init(&raw);
+	l->pid = 0;
+	l->deadline_m = l->kill_at = 0;
+	if (code < 0) {
+		; /* l->why says why it did not start */
+	} else if (l->timed_out) {
+		snprintf(l->why, sizeof(l->why), "timed out after %lld s",
+			 (long long)(l->timeout_ms / 1000));
+	} else if (code != 0) {
+		tail = srt_agent_log_tail(l->log_path, POINT_TAIL_LINES, POINT_TAIL_BYTES);
+		snprintf(l->why, sizeof(l->why),
+			 "the tool exited with status %d; last lines of %s:\n%s", code,
+			 strrchr(l->log_path, '/') + 1, tail);
+		free(tail);
+	} else {
+		judged = ladder_judge(a, &res, &raw, &valid);
+		parsed = judged != -2 && res.raw_json;
+	}
+	if (!valid && l->attempt <= l->f.retries) {
+		ladder_event(a, true, "PointRetrying",
+			     srt_point_attempt_json(pt->id, pt->seq, l->attempt,
+						    judged == -1 ? "invalid" : "failed", l->why),
+			     "point seq %" PRId64 " attempt %" PRId64
+			     " %s: %s; trying again (%" PRId64 " retr%s allowed)",
+			     pt->seq, l->attempt, judged == -1 ? "is invalid" : "failed", l->why,
+			     l->f.retries, l->f.retries == 1 ? "y" : "ies");
+		srt_point_result_release(&res);
+		srt_buf_release(&raw);
+		ladder_start(a);
+		return;
+	}
+	memset(&rep, 0, sizeof(rep));
+	memcpy(rep.id, pt->id, sizeof(rep.id));
+	rep.seq = pt->seq;
+	rep.attempts = l->attempt;
+	rep.state = valid ? "done" : judged == -1 ? "invalid" : "failed";
+	rep.exit_code = code;
+	rep.reason = valid ? "" : l->why;
+	rep.started_at = l->started_at;
+	rep.finished_at = now_wall(a);
+	rep.slo_met = -1;
+	for (size_t k = 0; k < SRT_POINT_NMETRICS; k++)
+		rep.metrics[k] = NAN;
+	if (judged != -2 && raw.len) {
+		srt_sha256_hex(raw.data, raw.len, sha);
+		rep.raw_path = l->result_rel;
+		rep.raw_sha256 = sha;
+	}
+	if (parsed)
+		srt_loadgen_metrics(&res, rep.metrics);
+	slo_why[0] = '\0';
+	if (valid) {
+		slo = srt_loadgen_slo(&res, (const double(*)[SRT_SLO_NSTATS])l->f.slo_ms, slo_why,
+				      sizeof(slo_why));
+		rep.slo_met = slo == SRT_SLO_NONE ? -1 : slo == SRT_SLO_MET;
+		if (slo == SRT_SLO_MISSED)
+			rep.reason = slo_why;
+	}
+	if (valid)
+		ladder_event(a, false, "PointFinished", srt_point_report_json(&rep),
+			     "point seq %" PRId64 " done after %" PRId64 " attempt(s): %" PRId64
+			     " of %" PRId64 " requests in %.2f s, %.1f output tok/s; SLO %s%s%s",
+			     pt->seq, l->attempt, res.completed, pt->load.prompts, res.duration_s,
+			     res.output_throughput,
+			     slo == SRT_SLO_NONE ? "not set" :
+			     slo == SRT_SLO_MET	 ? "met" :
+						   "missed",
+			     slo == SRT_SLO_MISSED ? ": " : "", slo_why);
+	else
+		ladder_event(a, true, "PointFinished", srt_point_report_json(&rep),
+			     "point seq %" PRId64 " %s after %" PRId64 " attempt(s): %s", pt->seq,
+			     rep.state, l->attempt, l->why);
+	srt_point_result_release(&res);
+	srt_buf_release(&raw);
+	l->i++;
+	l->attempt = 0;
+	ladder_start(a);
+}
+
+/* The point's step exited with status code. */
+static void ladder_exited(struct agent *a, int code)
+{
+	struct ladder *l = &a->ld;
+	struct srt_error e;
+
+	l->pid = 0;
+	a->dirty = true;
+	if (a->stopping)
+		return; /* stopped with the run: no report, the controller gives the point back */
+	if (l->warming && code == 0 && !l->timed_out) {
+		l->warming = false;
+		if (ladder_spawn(a, l->cmd.argv, &e) < 0) {
+			snprintf(l->why, sizeof(l->why), "could not start the measured run: %s",
+				 e.msg);
+			ladder_attempt_done(a, -1);
+		}
+		return;
+	}
+	ladder_attempt_done(a, code);
+}
+
+/* Each tick: start the ladder once the run is ready; bound the running attempt. */
+static void ladder_tick(struct agent *a)
+{
+	struct ladder *l = &a->ld;
+	int64_t m = srt_monotonic_ms();
+
+	if (!l->on || l->finished || a->stopping || !a->run_ready)
+		return;
+	if (!l->begun) {
+		l->begun = true;
+		ladder_start(a);
+		return;
+	}
+	if (l->pid > 0 && !l->timed_out && m >= l->deadline_m) {
+		l->timed_out = true;
+		l->kill_at = m + a->grace_ms;
+		srt_agent_signal(l->pid, SIGTERM);
+	} else if (l->pid > 0 && l->kill_at && m >= l->kill_at) {
+		l->kill_at = 0;
+		srt_agent_signal(l->pid, SIGKILL);
+	}
+}
+
 /* What the run says to each process's step. */
 static void sup_ctx(const struct agent *a, struct srt_sup_ctx *c)
 {
@@ -651,6 +1052,8 @@ static void tier_running(const struct agent *a, size_t running[SRT_RUNPLAN_TIERS
 	for (size_t i = 0; i < a->n; i++)
 		if (a->rt[i].pid > 0)
 			running[a->rt[i].s.spec->tier]++;
+	if (a->ld.pid > 0)
+		running[0]++; /* a point's tool stops with the benchmark's tier */
 }
 
 /* Carry out what the stop machine says, for every process with a pid in the tier. */
@@ -666,6 +1069,13 @@ static void stop_acts(struct agent *a, const struct srt_sup_stop_acts *sa)
 			event(a, NULL, false, "Stopped", "every process of the run has stopped");
 			a->done = true;
 			continue;
+		}
+		if (x->tier == 0 && a->ld.pid > 0) {
+			if (x->kind == SRT_SUP_TIER_ABANDON)
+				a->ld.pid = 0;
+			else
+				srt_agent_signal(a->ld.pid,
+						 x->kind == SRT_SUP_TIER_TERM ? SIGTERM : SIGKILL);
 		}
 		ob.kind = x->kind == SRT_SUP_TIER_TERM ? SRT_SUP_ON_STOP_TERM :
 			  x->kind == SRT_SUP_TIER_KILL ? SRT_SUP_ON_STOP_KILL :
@@ -1009,6 +1419,9 @@ static void launch_groups(struct agent *a)
 			for (size_t i = 0; i < a->n && !a->stopping; i++) {
 				struct rt *r = &a->rt[i];
 
+				/* A campaign run's ladder replaces the benchmark. */
+				if (a->ld.on && r->s.spec->kind == SRT_PROC_BENCHMARK)
+					continue;
 				if (r->s.spec->group == a->next_group && !r->s.spec->external &&
 				    !r->s.launched &&
 				    (r->s.spec->kind == SRT_PROC_BENCHMARK) == (bench == 1))
@@ -1177,6 +1590,7 @@ static void tick(struct agent *a)
 	launch_groups(a);
 	check_run_ready(a);
 	update_degraded(a);
+	ladder_tick(a);
 	drop_retired(a);
 	check_rollout(a);
 	check_plan(a);
@@ -1212,6 +1626,10 @@ static int next_wake(struct agent *a)
 				SOONER(r->s.restart_at);
 		}
 	}
+	if (a->ld.pid > 0 && !a->stopping) {
+		SOONER(a->ld.deadline_m);
+		SOONER(a->ld.kill_at);
+	}
 	SOONER(a->status_m + SRT_RUNDIR_HEARTBEAT_MS);
 #undef SOONER
 	next -= m;
@@ -1243,6 +1661,8 @@ static void reap(struct agent *a)
 			r->pid = 0;
 			cancel_probes(r);
 			observe(a, r, &ob);
+		} else if (a->ld.pid > 0 && pid == a->ld.pid) {
+			ladder_exited(a, srt_agent_exit_code(st));
 		}
 	}
 }
@@ -1305,6 +1725,27 @@ static int setup_failed(struct agent *a, struct srt_error *err)
 	return -1;
 }
 
+/* A campaign run: the tool's step, the model it asks for, DIR/points. */
+static int ladder_setup(struct agent *a, struct srt_error *err)
+{
+	struct ladder *l = &a->ld;
+	struct stat sb;
+
+	ladder_template(a);
+	srt_agent_plan_model(&a->plan, &l->model, &l->tokenizer);
+	if (!l->model)
+		l->model = l->tokenizer;
+	l->points_dir = srt_xasprintf("%s/" SRT_RUNDIR_POINTS_DIR, a->dir);
+	if (mkdir(l->points_dir, SRT_RUNDIR_DIR_MODE) < 0 && errno != EEXIST)
+		return srt_error_set(err, "cannot create '%s': %s", l->points_dir, strerror(errno));
+	if (lstat(l->points_dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		return srt_error_set(err,
+				     "'%s' is not a directory (a symbolic link?); remove it: the "
+				     "agent creates it for the points' result files",
+				     l->points_dir);
+	return 0;
+}
+
 static int setup(struct agent *a, struct srt_error *err)
 {
 	struct srt_agent_nodes nodes = { NULL, NULL, 0 };
@@ -1334,6 +1775,20 @@ static int setup(struct agent *a, struct srt_error *err)
 	event(a, NULL, false, "PlanLoaded",
 	      "plan generation %lld of recipe '%s': %zu process(es) on %zu node(s)",
 	      (long long)a->plan.generation, a->plan.recipe, a->plan.nprocs, a->plan.nnodes);
+	r = srt_points_read(a->dir, &a->ld.f, err);
+	if (r < 0) {
+		setup_failed(a, err);
+		goto out;
+	}
+	a->ld.on = r == 0;
+	if (a->ld.on)
+		event(a, NULL, false, "PointsLoaded",
+		      "campaign '%s', deployment '%s': %zu load point(s) with %s after the run is "
+		      "ready%s",
+		      a->ld.f.campaign, a->ld.f.deployment, a->ld.f.npoints,
+		      srt_points_tool_name(a->ld.f.tool),
+		      srt_runplan_find(&a->plan, "benchmark") ? "; they replace the benchmark" :
+								"");
 	r = srt_agent_nodes_resolve(&nodes, getenv("SLURM_JOB_NODELIST"), a->plan.network_interface,
 				    a->plan.nnodes, SRT_AGENT_RESOLVE_TIMEOUT_MS, a->sfd, err);
 	if (r == -2) {
@@ -1382,6 +1837,10 @@ static int setup(struct agent *a, struct srt_error *err)
 		event(a, NULL, false, "StoreConfigWritten", "wrote %s: %.*s",
 		      a->plan.store_config_path, (int)strcspn(a->plan.store_config_text, "\n"),
 		      a->plan.store_config_text);
+	}
+	if (a->ld.on && ladder_setup(a, err) < 0) {
+		setup_failed(a, err);
+		goto out;
 	}
 	a->n = a->plan.nprocs;
 	a->rt = srt_xcalloc(a->n + 1, sizeof(*a->rt));
@@ -1496,6 +1955,12 @@ out:
 	}
 	free(a->rt);
 	free(a->pfd);
+	srt_points_file_release(&a->ld.f);
+	srt_loadgen_cmd_release(&a->ld.cmd);
+	free(a->ld.points_dir);
+	free(a->ld.result_rel);
+	free(a->ld.result_abs);
+	free(a->ld.log_path);
 	if (a->plan_loaded)
 		srt_runplan_release(&a->plan);
 	for (size_t i = 0; i < a->nold; i++)

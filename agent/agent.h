@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "loadgen/loadgen.h"
 #include "runplan/plan.h"
 #include "runplan/rundir.h"
 #include "runplan/runplan.h"
@@ -179,6 +180,24 @@ int srt_agent_nodes_resolve(struct srt_agent_nodes *out, const char *nodelist, c
 			    size_t need, int timeout_ms, int cancel_fd, struct srt_error *err);
 void srt_agent_nodes_release(struct srt_agent_nodes *nodes);
 
+/* ---- a campaign run's load points (agent/ladder.c, pure) ---- */
+
+/* The bound on one attempt of a point unless --point-timeout says otherwise: 600 s +
+ * (prompts + warmup) x (isl / 1000 + osl x 0.2) s, i.e. as if every request ran alone at
+ * 1,000 prompt tokens/s and 200 ms per output token (docs/agent.md). */
+int64_t srt_agent_point_timeout_ms(const struct srt_loadgen_point *p);
+
+/* The result file of an attempt, relative to the run directory:
+ * "points/<seq, 4 digits or more>-<first 12 hex of id>-a<attempt>.json".  Caller frees. */
+char *srt_agent_point_file(int64_t seq, const char *id, int64_t attempt);
+
+/*
+ * The served model name and the model path the plan's first worker is
+ * given (--served-model-name; --model-path, --model, or vLLM's word after
+ * `serve`), borrowed from p; each NULL when the argv does not say.
+ */
+void srt_agent_plan_model(const struct srt_runplan *p, const char **served, const char **path);
+
 /* ---- the loop (agent/agent.c) ---- */
 
 struct srt_agent_opts {
@@ -189,11 +208,14 @@ struct srt_agent_opts {
 	int liveness_failures;	       /* 0: SRT_AGENT_LIVENESS_FAILURES */
 	const struct srt_clock *clock; /* NULL: the system clock (timestamps) */
 	FILE *log;		       /* one line per event; NULL: stderr */
+	int64_t point_timeout_ms; /* a campaign point's attempt; 0: srt_agent_point_timeout_ms() */
 };
 
 /*
  * Realise the plan until the run ends: the benchmark finished (Succeeded
- * when it exits 0, else Failed; *exit_code is its status), a critical
+ * when it exits 0, else Failed; *exit_code is its status), or, in a
+ * campaign run (DIR/points.json, runplan/points.h), the last load point was
+ * reported (Succeeded, 0: the ladder replaces the benchmark), a critical
  * process failed beyond its restart policy or never became ready (Failed,
  * 1), or SIGTERM/SIGINT (Stopped, 128 + the signal).  Every process is
  * stopped before it returns: workers and the rest first, then stores,

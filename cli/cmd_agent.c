@@ -10,6 +10,7 @@
 
 static const char usage_text[] =
 	"usage: srtctl agent --run-dir DIR [--plan FILE] [--stop-timeout D] [--probe-timeout D]\n"
+	"                    [--point-timeout D]\n"
 	"\n"
 	"The in-allocation supervisor. The batch script of a controller-submitted job runs it on\n"
 	"the first node of the allocation; you do not normally start it yourself. It reads\n"
@@ -25,6 +26,8 @@ static const char usage_text[] =
 	"                       after D (default 10s)\n"
 	"  --probe-timeout D    the limit of one readiness or liveness probe (default 2s; a\n"
 	"                       probe interval shorter than D is the limit instead)\n"
+	"  --point-timeout D    the limit of one attempt of a campaign's load point (default:\n"
+	"                       600s + (prompts + warmup) x (isl/1000 + osl x 0.2) s)\n"
 	"  -h, --help           show this help\n"
 	"\n"
 	"Exit codes: the benchmark's status when the run ends with it; 1 the run failed (or\n"
@@ -38,6 +41,7 @@ int srt_cmd_agent(int argc, char **argv)
 		{ "plan", required_argument, NULL, 'p' },
 		{ "stop-timeout", required_argument, NULL, 's' },
 		{ "probe-timeout", required_argument, NULL, 't' },
+		{ "point-timeout", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -65,6 +69,14 @@ int srt_cmd_agent(int argc, char **argv)
 					"and 1h (e.g. 10s)",
 					c == 's' ? "stop-timeout" : "probe-timeout", optarg);
 			*(c == 's' ? &o.stop_grace_ms : &o.probe_timeout_ms) = (int)ms;
+			break;
+		case 'T':
+			if (srt_duration_parse(optarg, &ms) < 0 || ms <= 0 || ms > 7 * 86400000LL)
+				return srt_cli_usage_error("agent",
+							   "--point-timeout '%s' is not a duration "
+							   "between 1ms and 7d (e.g. 30m)",
+							   optarg);
+			o.point_timeout_ms = ms;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

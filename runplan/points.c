@@ -47,6 +47,11 @@ static const char *const point_keys[] = { "id",		 "seq",	    "isl",    "osl",
 
 /* ---- writing ---- */
 
+const char *srt_points_tool_name(enum srt_bench_tool t)
+{
+	return (size_t)t < NELEM(tool_names) ? tool_names[t] : "custom";
+}
+
 static json_t *words_json(char *const *v)
 {
 	json_t *a;
@@ -72,7 +77,7 @@ char *srt_points_to_json(const struct srt_points_file *f)
 	json_object_set_new(o, "version", json_integer(SRT_POINTS_VERSION));
 	json_object_set_new(o, "campaign", str_or_null(f->campaign));
 	json_object_set_new(o, "deployment", str_or_null(f->deployment));
-	json_object_set_new(o, "tool", json_string(tool_names[f->tool]));
+	json_object_set_new(o, "tool", json_string(srt_points_tool_name(f->tool)));
 	if (f->params_json && *f->params_json)
 		params = json_loads(f->params_json, JSON_REJECT_DUPLICATES, NULL);
 	json_object_set_new(o, "params", json_is_object(params) ? params : json_object());
@@ -447,6 +452,48 @@ void srt_points_file_release(struct srt_points_file *f)
 }
 
 /* ---- PointFinished ---- */
+
+json_t *srt_point_attempt_json(const char *id, int64_t seq, int64_t attempt, const char *state,
+			       const char *reason)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", json_string(id));
+	json_object_set_new(o, "seq", json_integer(seq));
+	json_object_set_new(o, "attempt", json_integer(attempt));
+	if (state) {
+		json_object_set_new(o, "state", json_string(state));
+		json_object_set_new(o, "reason", str_or_null(reason));
+	}
+	return o;
+}
+
+json_t *srt_point_report_json(const struct srt_point_report *r)
+{
+	json_t *o = json_object(), *m = json_object();
+
+	json_object_set_new(o, "id", json_string(r->id));
+	json_object_set_new(o, "seq", json_integer(r->seq));
+	json_object_set_new(o, "attempts", json_integer(r->attempts));
+	json_object_set_new(o, "state", json_string(r->state));
+	json_object_set_new(o, "exit_code",
+			    r->exit_code >= 0 ? json_integer(r->exit_code) : json_null());
+	json_object_set_new(o, "reason", str_or_null(r->reason));
+	json_object_set_new(o, "raw_path", str_or_null(r->raw_path));
+	json_object_set_new(o, "raw_sha256", str_or_null(r->raw_sha256));
+	json_object_set_new(o, "started_at", json_integer(r->started_at));
+	json_object_set_new(o, "finished_at", json_integer(r->finished_at));
+	json_object_set_new(o, "slo_met", r->slo_met < 0 ? json_null() : json_boolean(r->slo_met));
+	for (size_t k = 0; k < SRT_POINT_NMETRICS; k++)
+		json_object_set_new(m, srt_point_metric_names[k],
+				    isnan(r->metrics[k]) ? json_null() :
+				    r->metrics[k] == floor(r->metrics[k]) &&
+						    r->metrics[k] < 9007199254740992.0 ?
+							   json_integer((json_int_t)r->metrics[k]) :
+							   json_real(r->metrics[k]));
+	json_object_set_new(o, "metrics", m);
+	return o;
+}
 
 /* "points/<name>" with names of [A-Za-z0-9._-] only, no "." or ".." component. */
 static bool raw_path_ok(const char *s)

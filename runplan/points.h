@@ -77,6 +77,9 @@ struct srt_points_file {
 	size_t npoints;
 };
 
+/* "vllm-bench", "sa-bench", "custom": the tool's name in points.json. */
+const char *srt_points_tool_name(enum srt_bench_tool t);
+
 /* points.json's text for `f` (malloc'd, ends with '\n'). */
 char *srt_points_to_json(const struct srt_points_file *f);
 
@@ -110,6 +113,20 @@ struct srt_point_report {
 	int slo_met;			   /* -1 unknown, 0, 1 */
 	double metrics[SRT_POINT_NMETRICS]; /* in srt_point_metric_names order; NAN unknown */
 };
+
+/*
+ * The "point" member of a PointStarted (state and reason NULL) or
+ * PointRetrying event (the agent, the one writer).  New reference.
+ */
+json_t *srt_point_attempt_json(const char *id, int64_t seq, int64_t attempt, const char *state,
+			       const char *reason);
+
+/*
+ * The "point" member of a PointFinished event for r (the agent): what
+ * srt_point_report_read() reads back.  NAN metrics are written as null.
+ * New reference.
+ */
+json_t *srt_point_report_json(const struct srt_point_report *r);
 
 /*
  * Read the "point" member of a PointFinished event (`ev` is the event's

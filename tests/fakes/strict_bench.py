@@ -13,8 +13,8 @@ The load generator speaks the OpenAI completions stream (`data: {...}`
 lines, `data: [DONE]`); a server that answers one JSON body instead counts
 as one chunk (TTFT = E2EL, no ITL), as the real tools would measure it.
 
-Fault knobs (environment): FAKE_BENCH_FAIL_AT_CONCURRENCY, FAKE_BENCH_ZERO_OUTPUT,
-FAKE_BENCH_ERROR_RATIO, FAKE_BENCH_TRUNCATE, FAKE_BENCH_HANG (README.md).
+Fault knobs (environment): FAKE_BENCH_FAIL_AT_CONCURRENCY, FAKE_BENCH_ZERO_OUTPUT[_AT_CONCURRENCY],
+FAKE_BENCH_ERROR_RATIO, FAKE_BENCH_TRUNCATE, FAKE_BENCH_HANG[_AT_CONCURRENCY] (README.md).
 
 Python 3 standard library only.
 """
@@ -286,13 +286,21 @@ def peak_tokens_per_s(outputs):
 # ---------------------------------------------------------------------------
 # Faults and the run
 
+def at_concurrency(ns, knob):
+    """Is the knob on for this run: KNOB set, or KNOB_AT_CONCURRENCY the run's --max-concurrency?"""
+    if os.environ.get(knob) not in (None, "", "0"):
+        return True
+    at = os.environ.get(knob + "_AT_CONCURRENCY")
+    return bool(at) and ns.get("max_concurrency") is not None and int(at) == ns["max_concurrency"]
+
+
 def faults_before_load(ns):
     at = os.environ.get("FAKE_BENCH_FAIL_AT_CONCURRENCY")
     if at and ns.get("max_concurrency") is not None and int(at) == ns["max_concurrency"]:
         sys.stderr.write("Traceback (most recent call last):\n"
                          "RuntimeError: FAKE_BENCH_FAIL_AT_CONCURRENCY=%s: failing on purpose\n" % at)
         sys.exit(1)
-    if os.environ.get("FAKE_BENCH_HANG") not in (None, "", "0"):
+    if at_concurrency(ns, "FAKE_BENCH_HANG"):
         sys.stdout.write("FAKE_BENCH_HANG: sleeping until killed\n")
         sys.stdout.flush()
         while True:
@@ -381,7 +389,7 @@ def main_vllm_bench(args):
     # random datasets with an OpenAI-compatible backend always ignore EOS
     outputs, duration, peak = run_load(base + ns["endpoint"], ns["served_model_name"] or model,
                                        lens, ns["max_concurrency"], True, ns["num_warmups"])
-    m = metrics(outputs, duration, os.environ.get("FAKE_BENCH_ZERO_OUTPUT") not in (None, "", "0"))
+    m = metrics(outputs, duration, at_concurrency(ns, "FAKE_BENCH_ZERO_OUTPUT"))
     print_head(m, duration, ns["max_concurrency"], ns["request_rate"], True)
     peak_tps = peak_tokens_per_s(outputs)
     print("{:<40} {:<10.2f}".format("Peak output token throughput (tok/s):", peak_tps))
@@ -451,7 +459,7 @@ def main_sa_bench(args):
     print("Traffic request rate: %s" % ns["request_rate"])
     print("Maximum request concurrency: %s" % ns["max_concurrency"])
     outputs, duration, _ = run_load(url, model, lens, ns["max_concurrency"], ns["ignore_eos"], 0)
-    m = metrics(outputs, duration, os.environ.get("FAKE_BENCH_ZERO_OUTPUT") not in (None, "", "0"))
+    m = metrics(outputs, duration, at_concurrency(ns, "FAKE_BENCH_ZERO_OUTPUT"))
     print_head(m, duration, None, None, False)
     peak_tps = peak_tokens_per_s(outputs)
     print("{:<40} {:<10.2f}".format("Peak output token throughput (tok/s):", peak_tps))

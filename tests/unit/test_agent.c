@@ -782,6 +782,44 @@ static void test_nodes_without_slurm(void **state)
 	assert_non_null(strstr(err.msg, "SLURM_JOB_NODELIST is not set"));
 }
 
+/* A campaign point: its timeout, its result file's name, the model the plan's workers serve. */
+static void test_ladder_helpers(void **state)
+{
+	struct srt_loadgen_point pt = { 1000, 100, 8, 80, 16, 1 };
+	struct srt_runplan p;
+	struct srt_runplan_proc w;
+	const char *argv[] = { "vllm", "serve",	 "/models/x", "--served-model-name",
+			       "x",    "--port", "8000" };
+	const char *served, *path;
+	char *f;
+
+	(void)state;
+	/* 600 s + (80 + 16) x (1 + 20) s */
+	assert_int_equal(srt_agent_point_timeout_ms(&pt), (600 + 96 * 21) * 1000);
+	f = srt_agent_point_file(7, "0123456789abcdef0123", 2);
+	assert_string_equal(f, "points/0007-0123456789ab-a2.json");
+	free(f);
+	f = srt_agent_point_file(12345, "abcdefabcdefabcdef", 1);
+	assert_string_equal(f, "points/12345-abcdefabcdef-a1.json");
+	free(f);
+	memset(&p, 0, sizeof(p));
+	memset(&w, 0, sizeof(w));
+	w.kind = SRT_PROC_WORKER;
+	w.argv = argv;
+	w.argc = 7;
+	p.procs = &w;
+	p.nprocs = 1;
+	srt_agent_plan_model(&p, &served, &path);
+	assert_string_equal(served, "x");
+	assert_string_equal(path, "/models/x");
+	argv[0] = "--model-path";
+	argv[1] = "/m";
+	argv[3] = "--port";
+	srt_agent_plan_model(&p, &served, &path);
+	assert_null(served);
+	assert_string_equal(path, "/m");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -800,6 +838,7 @@ int main(void)
 		cmocka_unit_test(test_spawn_log_and_tail),
 		cmocka_unit_test(test_log_tail_long_lines),
 		cmocka_unit_test(test_nodes_without_slurm),
+		cmocka_unit_test(test_ladder_helpers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,50 @@
+/*
+ * agent/ladder.c: the pure parts of a campaign run's ladder of load points:
+ * how long one attempt may take, where its result file goes, and which
+ * model the plan's workers serve (the benchmark's default model and
+ * tokenizer).  The effects (spawning the tool, reading its result,
+ * reporting) are in agent/agent.c.
+ */
+#include "agent/agent.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "runplan/points.h"
+#include "util/buf.h"
+
+int64_t srt_agent_point_timeout_ms(const struct srt_loadgen_point *p)
+{
+	double per = (double)p->isl / 1000.0 + (double)p->osl * 0.2;
+	double s = 600.0 + (double)(p->prompts + p->warmup) * per;
+
+	return s > 1e12 ? (int64_t)1e15 : (int64_t)(s * 1000.0);
+}
+
+char *srt_agent_point_file(int64_t seq, const char *id, int64_t attempt)
+{
+	return srt_xasprintf("%s/%04" PRId64 "-%.12s-a%" PRId64 ".json", SRT_RUNDIR_POINTS_DIR, seq,
+			     id, attempt);
+}
+
+void srt_agent_plan_model(const struct srt_runplan *p, const char **served, const char **path)
+{
+	*served = *path = NULL;
+	for (size_t i = 0; i < p->nprocs; i++) {
+		const struct srt_runplan_proc *pr = &p->procs[i];
+
+		if (pr->kind != SRT_PROC_WORKER)
+			continue;
+		for (size_t k = 0; k + 1 < pr->argc; k++) {
+			const char *w = pr->argv[k], *v = pr->argv[k + 1];
+
+			if (!strcmp(w, "--served-model-name") && !*served)
+				*served = v;
+			else if ((!strcmp(w, "--model-path") || !strcmp(w, "--model")) && !*path)
+				*path = v;
+			else if (!strcmp(w, "serve") && v[0] != '-' && !*path)
+				*path = v;
+		}
+		return;
+	}
+}
