@@ -191,6 +191,8 @@ static int one_campaign(const struct srt_ctl_view *v, const struct srt_world_dep
 	}
 	srt_reconcile_campaign(&cc, &actions);
 	for (size_t i = 0; i < actions.n && rc == 0; i++) {
+		if (actions.v[i].kind == SRT_CC_ACTIVATE)
+			any_active = true;
 		rc = act(v->store, &actions.v[i], err);
 		if (rc != 0)
 			srt_error_prefix(err, "campaign/%s", cc.name);
@@ -203,9 +205,10 @@ static int one_campaign(const struct srt_ctl_view *v, const struct srt_world_dep
 		rc = srt_store_campaign_set_state(v->store, cc.name, "Done",
 						  "every point of the campaign is finished", err);
 		++*nactions;
-	} else if (rc == 0 && !cc.deleted && any_active && !strcmp(w->campaign_state, "Pending")) {
+	} else if (rc == 0 && !cc.deleted && any_active &&
+		   (!strcmp(w->campaign_state, "Pending") || !strcmp(w->campaign_state, "Done"))) {
 		rc = srt_store_campaign_set_state(v->store, cc.name, "Running",
-						  "its first deployment started", err);
+						  "a deployment started", err);
 	}
 	srt_cc_actions_release(&actions);
 	settings_release(&set);
