@@ -512,6 +512,20 @@ static void ladder_template(struct agent *a)
 	t->ip = a->plan.ips[a->plan.head];
 	t->container = like ? like->container : NULL;
 	t->model_mount = like ? like->model_mount : NULL;
+	/* The recipe's `environment` reaches every process, the points too. */
+	if (!like || !like->env_src)
+		return;
+	t->env_names = srt_arena_alloc(&a->plan.arena, (like->nenv + 1) * sizeof(char *));
+	t->env_values = srt_arena_alloc(&a->plan.arena, (like->nenv + 1) * sizeof(char *));
+	for (size_t i = 0; i < like->nenv; i++) {
+		const struct srt_runplan_envsrc *src = &like->env_src[i];
+
+		if (!src->layer || strcmp(src->layer, "environment") != 0 ||
+		    (like->env_runtime && like->env_runtime[i]))
+			continue;
+		t->env_names[t->nenv] = like->env_names[i];
+		t->env_values[t->nenv++] = like->env_values[i];
+	}
 }
 
 /* The argv of the point step running words (with env added), in tmp. */

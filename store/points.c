@@ -42,10 +42,16 @@ static const char SQL_FAIL[] =
 	"UPDATE campaign_points SET state = 'failed', updated_at = ?2, finished_at = ?2, "
 	"message = ?3 WHERE deployment_id = (SELECT id FROM campaign_deployments WHERE name = ?1) "
 	"AND state IN ('pending', 'running') AND removed_at IS NULL";
+/*
+ * A deployment has one run at a time, so a point still marked running when
+ * its next run is submitted was cut short by the end of the previous job
+ * (node failure, preemption, a cancel): it is given back with the rest.
+ */
 static const char SQL_ASSIGN[] =
-	"UPDATE campaign_points SET run_name = ?2, slurm_job_id = NULL, updated_at = ?3 "
+	"UPDATE campaign_points SET run_name = ?2, state = 'pending', slurm_job_id = NULL, "
+	"updated_at = ?3 "
 	"WHERE deployment_id = (SELECT id FROM campaign_deployments WHERE name = ?1) "
-	"AND state = 'pending' AND removed_at IS NULL";
+	"AND state IN ('pending', 'running') AND removed_at IS NULL";
 static const char SQL_ASSIGNED[] =
 	"SELECT p.point_id, p.seq, p.tool, p.params, p.isl, p.osl, p.concurrency, p.prompts, "
 	"p.warmup, p.repeat_idx FROM campaign_points p WHERE p.run_name = ?1 AND "

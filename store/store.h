@@ -378,7 +378,9 @@ struct srt_assigned_point {
 };
 /*
  * Give the deployment's pending points to run `run` (their run_name) and
- * return them by seq.  Repeatable: the same run gets the same points.
+ * return them by seq; points still marked running (their job ended during
+ * them) are pending again and given too.  Repeatable: the same run gets the
+ * same points.
  */
 int srt_store_points_assign(struct srt_store *s, const char *deployment, const char *run,
 			    struct srt_assigned_point **out, size_t *n, struct srt_error *err);

@@ -19,7 +19,17 @@
 #  4. a re-apply with one more concurrency runs exactly the 4 new points (one
 #     per deployment, in a new job each); the finished points keep their
 #     results untouched;
-#  5. deleting the campaign leaves no job of it.
+#  5. deleting the campaign leaves no job of it;
+#  6. kill -9 the controller CAMPAIGN_KILLS times (30; 10 when CI=true) at
+#     random moments while a campaign runs: it ends Done with one SLURM job
+#     per run (slurmrestd's list), each point finished once (one
+#     PointFinished event, attempts 1);
+#  7. a point whose benchmark reports 0 output tokens is invalid, retried
+#     once, then stays invalid (attempts 2); the others are done;
+#  8. a job cancelled behind srtctl's back after its first point: a new
+#     attempt (a new job) runs the unfinished points only;
+#  9. budget.nodeHours spent: no new deployment starts (OutOfBudget), the
+#     running one finishes, the others' points stay pending.
 # Order and causality only: no wall-clock assertion.
 set -uo pipefail
 
@@ -59,11 +69,12 @@ S() { "$SRTCTL" "$@" --db "$DB"; }
 py() { python3 - "$@"; }
 
 # Our jobs in SLURM's own listing that have not ended (job names start with the campaign's).
-our_jobs() { squeue -h -o '%i %j %T' 2>/dev/null | awk '$2 ~ /^ct-/ && $3 != "COMPLETED" {print $1}'; }
+our_jobs() { squeue -h -o '%i %j %T' 2>/dev/null | awk '$2 ~ /^ct[0-9]*-/ && $3 != "COMPLETED" {print $1}'; }
 
 cleanup() {
 	[ -n "$SAMPLER_PID" ] && kill "$SAMPLER_PID" 2>/dev/null
-	S delete campaign ct >/dev/null 2>&1 || true
+	for c in ct ct6 ct7 ct8 ct9; do S delete campaign "$c" >/dev/null 2>&1 || true; done
+	start_ctl
 	if [ -n "$CTL_PID" ]; then
 		for _ in $(seq 1 60); do [ -z "$(our_jobs)" ] && break; sleep 1; done
 		kill "$CTL_PID" 2>/dev/null || true
@@ -108,11 +119,13 @@ roles:
 frontend:
   type: sglang-router
 YAML
-write_campaign() { # CONCURRENCY
-	cat >"$WORK/campaign.yaml" <<YAML
+write_campaign() { # CONCURRENCY [NAME [TEMPLATE [POLICY]]]
+	local name=${2:-ct} tpl=${3:-template.yaml} policy=${4:-}
+	[ -n "$policy" ] || policy='{maxConcurrentJobs: 2}'
+	cat >"$WORK/$name.yaml" <<YAML
 kind: Campaign
-name: ct
-template: template.yaml
+name: $name
+template: $tpl
 deployments:
   grid:
     roles.agg.args.tensor-parallel-size: [1, 2]
@@ -121,12 +134,22 @@ load:
   shapes: [{isl: 128, osl: 16}]
   concurrency: "$1"
 benchmark: {tool: vllm-bench}
-policy: {maxConcurrentJobs: 2}
+policy: $policy
 YAML
 }
 
-"$SRTCTL" controller --db "$DB" --interval 1s >"$WORK/controller.log" 2>&1 &
-CTL_PID=$!
+start_ctl() { # one controller at a time
+	if [ -n "$CTL_PID" ] && kill -0 "$CTL_PID" 2>/dev/null; then return 0; fi
+	"$SRTCTL" controller --db "$DB" --interval 1s >>"$WORK/controller.log" 2>&1 &
+	CTL_PID=$!
+}
+kill9_ctl() {
+	[ -n "$CTL_PID" ] || return 0
+	kill -9 "$CTL_PID" 2>/dev/null
+	wait "$CTL_PID" 2>/dev/null
+	CTL_PID=
+}
+start_ctl
 
 # The listing, sampled while the campaign runs: the most of our jobs seen at once.
 (
@@ -139,24 +162,28 @@ CTL_PID=$!
 ) &
 SAMPLER_PID=$!
 
-# wait_state STATE SECONDS: until the campaign's state is STATE (bounded).
+# campaign_state [NAME]: the campaign's state ("" when unknown).
+campaign_state() {
+	S get campaigns -o json 2>/dev/null | python3 -c '
+import json, sys
+items = [c for c in json.load(sys.stdin)["items"] if c["name"] == sys.argv[1]]
+print(items[0]["state"] if items else "")' "${1:-ct}" 2>/dev/null
+}
+# wait_state STATE SECONDS [NAME]: until the campaign's state is STATE (bounded).
 wait_state() {
 	local deadline=$((SECONDS + $2)) st=
 	while [ $SECONDS -lt $deadline ]; do
-		st=$(S get campaigns -o json 2>/dev/null | python3 -c '
-import json, sys
-items = [c for c in json.load(sys.stdin)["items"] if c["name"] == "ct"]
-print(items[0]["state"] if items else "")' 2>/dev/null)
+		st=$(campaign_state "${3:-ct}")
 		[ "$st" = "$1" ] && return 0
 		sleep 1
 	done
-	echo "# campaign state: '$st' (waited for $1)"
+	echo "# campaign ${3:-ct} state: '$st' (waited for $1)"
 	return 1
 }
 
 # ---- 1. the campaign runs to Done -------------------------------------------------
 write_campaign 1x2x4x8
-S apply -f "$WORK/campaign.yaml" >"$WORK/apply1.out" 2>&1
+S apply -f "$WORK/ct.yaml" >"$WORK/apply1.out" 2>&1
 check "1. the campaign is applied: 4 deployments, 16 points" grep -q '4 deployments, 16 points' "$WORK/apply1.out"
 wait_state Done 400
 check "1. the campaign ends Done" test $? -eq 0
@@ -234,7 +261,7 @@ check "3. one SLURM job per deployment; its points ran one after another in seq 
 
 # ---- 4. one more concurrency ------------------------------------------------------
 write_campaign 1x2x4x8x16
-S apply -f "$WORK/campaign.yaml" >"$WORK/apply2.out" 2>&1
+S apply -f "$WORK/ct.yaml" >"$WORK/apply2.out" 2>&1
 check "4. re-apply: 4 new points, 16 kept" grep -q '20 points: 4 new, 16 kept, 0 removed' "$WORK/apply2.out"
 wait_state Running 60 || true # it may pass through Running quickly
 wait_state Done 400
@@ -263,6 +290,149 @@ check "4. exactly the 4 new points ran, in 4 new jobs; the finished ones are unt
 S delete campaign ct >/dev/null 2>&1
 for _ in $(seq 1 60); do [ -z "$(our_jobs)" ] && break; sleep 1; done
 check "5. after delete campaign, no job of it is left" test -z "$(our_jobs)"
+
+# points_of NAME FILE: the campaign's points as JSON.
+points_of() { S get points --campaign "$1" -o json >"$2"; }
+
+# ---- 6. kill -9 the controller while a campaign runs ------------------------------
+if [ "${CI:-}" = true ]; then KILLS=${CAMPAIGN_KILLS:-10}; else KILLS=${CAMPAIGN_KILLS:-30}; fi
+write_campaign 1x2x4x8x16x32 ct6
+S apply -f "$WORK/ct6.yaml" >/dev/null 2>&1
+kills=0
+for _ in $(seq 1 "$KILLS"); do
+	[ "$(campaign_state ct6)" = Done ] && break
+	sleep "0.$((RANDOM % 10))$((RANDOM % 10))"
+	kill9_ctl
+	kills=$((kills + 1))
+	start_ctl
+	sleep 0.5
+done
+echo "# controller killed $kills times during campaign ct6"
+wait_state Done 400 ct6
+check "6. after $kills kill -9 of the controller the campaign ends Done" test $? -eq 0
+points_of ct6 "$WORK/points6.json"
+S events --for campaign/ct6 -o json >"$WORK/events6.json"
+S get runs -o json >"$WORK/runs6.json"
+curl -sS -m 10 -H "X-SLURM-USER-NAME: ${SRT_SLURM_USER:-slurmci}" -H "X-SLURM-USER-TOKEN: $(cat "$SRT_SLURM_TOKEN_FILE")" \
+	"$SRT_SLURMRESTD_URL/slurm/v0.0.38/jobs" >"$WORK/jobs6.json"
+py "$WORK/points6.json" "$WORK/events6.json" "$WORK/runs6.json" "$WORK/jobs6.json" <<'PY'
+import json, sys, collections
+pts = json.load(open(sys.argv[1]))["items"]
+evs = json.load(open(sys.argv[2]))["items"]
+runs = [r for r in json.load(open(sys.argv[3]))["items"] if r["recipe"].startswith("ct6-")]
+jobs = json.load(open(sys.argv[4]))["jobs"]
+assert len(pts) == 24 and all(p["state"] == "done" and p["attempts"] == 1 for p in pts), \
+    [(p["seq"], p["state"], p["attempts"]) for p in pts]
+fin = collections.Counter(e["message"].split()[2] for e in evs if e["reason"] == "PointFinished")
+assert len(fin) == 24 and all(v == 1 for v in fin.values()), fin
+comments = collections.Counter(j.get("comment") for j in jobs)
+ours = [r["job_comment"] for r in runs]
+assert all(comments[c] <= 1 for c in ours), {c: comments[c] for c in ours}
+assert len({r["slurm_job_id"] for r in runs if r["slurm_job_id"]}) == len([r for r in runs if r["slurm_job_id"]])
+print(f"# {len(runs)} runs, {len(pts)} points, each finished once")
+PY
+check "6. one SLURM job per run, every point finished exactly once (attempts 1)" test $? -eq 0
+
+# ---- 7. an invalid point is retried once, then stays invalid ---------------------------
+sed -e 's/^name: ct-template/name: ct7-template/' "$WORK/template.yaml" >"$WORK/template7.yaml"
+cat >>"$WORK/template7.yaml" <<'YAML'
+environment: {FAKE_BENCH_ZERO_OUTPUT_AT_CONCURRENCY: "2"}
+YAML
+cat >"$WORK/ct7.yaml" <<YAML
+kind: Campaign
+name: ct7
+template: template7.yaml
+load:
+  shapes: [{isl: 128, osl: 16}]
+  concurrency: "1x2x4"
+benchmark: {tool: vllm-bench}
+YAML
+S apply -f "$WORK/ct7.yaml" >"$WORK/apply7.out" 2>&1
+check "7. a one-deployment campaign is applied" test $? -eq 0
+wait_state Done 300 ct7
+check "7. it ends Done" test $? -eq 0
+points_of ct7 "$WORK/points7.json"
+py "$WORK/points7.json" <<'PY'
+import json, sys
+pts = {p["concurrency"]: p for p in json.load(open(sys.argv[1]))["items"]}
+assert pts[2]["state"] == "invalid" and pts[2]["attempts"] == 2, pts[2]
+assert "output" in (pts[2]["message"] or ""), pts[2]["message"]
+for c in (1, 4):
+    assert pts[c]["state"] == "done" and pts[c]["attempts"] == 1, pts[c]
+PY
+check "7. the 0-output-token point is invalid after 2 attempts; the others are done" test $? -eq 0
+
+# ---- 8. a job cancelled behind srtctl's back after its first point ------------------------
+# Its concurrency-8 point is held (FAKE_BENCH_HOLD_FILE) until the job is cancelled, so the
+# cancel lands during the ladder whatever the machine's speed.
+sed -e 's/^name: ct-template/name: ct8-template/' "$WORK/template.yaml" >"$WORK/template8.yaml"
+cat >>"$WORK/template8.yaml" <<YAML
+environment: {FAKE_BENCH_HOLD_AT_CONCURRENCY: "8", FAKE_BENCH_HOLD_FILE: "$WORK/hold8"}
+YAML
+touch "$WORK/hold8"
+write_campaign 1x2x4x8 ct8 template8.yaml "{maxConcurrentJobs: 1}"
+sed -i '/^deployments:/,/^load:/{/^load:/!d}' "$WORK/ct8.yaml" # one deployment
+S apply -f "$WORK/ct8.yaml" >/dev/null 2>&1
+first_done() { points_of ct8 "$WORK/p8.json" && python3 -c '
+import json, sys
+sys.exit(0 if any(p["state"] == "done" for p in json.load(open(sys.argv[1]))["items"]) else 1)' "$WORK/p8.json"; }
+deadline=$((SECONDS + 300))
+while ! first_done && [ $SECONDS -lt $deadline ]; do sleep 0.5; done
+job8=$(python3 -c 'import json,sys; print([p["slurm_job_id"] for p in json.load(open(sys.argv[1]))["items"] if p["state"] == "done"][0])' "$WORK/p8.json")
+scancel "$job8"
+echo "# cancelled job $job8 after its first point"
+for _ in $(seq 1 60); do squeue -h -j "$job8" 2>/dev/null | grep -q . || break; sleep 0.5; done
+rm -f "$WORK/hold8" # the next job's concurrency-8 point may run
+wait_state Done 300 ct8
+check "8. the campaign ends Done after its job was cancelled" test $? -eq 0
+points_of ct8 "$WORK/points8.json"
+S events --for campaign/ct8 -o json >"$WORK/events8.json"
+py "$WORK/points8.json" "$job8" "$WORK/events8.json" <<'PY'
+import json, sys, collections
+after = json.load(open(sys.argv[1]))["items"]
+job = int(sys.argv[2])
+evs = json.load(open(sys.argv[3]))["items"]
+assert all(p["state"] == "done" and p["attempts"] == 1 for p in after), \
+    [(p["seq"], p["state"], p["attempts"]) for p in after]
+# every point ran once: one PointFinished each
+fin = collections.Counter(e["message"].split()[1] for e in evs if e["reason"] == "PointFinished")
+assert len(fin) == 4 and set(fin.values()) == {1}, fin
+old = [p for p in after if p["slurm_job_id"] == job]
+new = [p for p in after if p["slurm_job_id"] != job]
+assert old and old[0]["seq"] == 1, [(p["seq"], p["slurm_job_id"]) for p in after]
+# the held point (concurrency 8) ran in the new job, and the new job ran only what was left
+assert [p["concurrency"] for p in new][-1:] == [8], [(p["seq"], p["slurm_job_id"]) for p in after]
+assert max(p["seq"] for p in old) < min(p["seq"] for p in new)
+assert len({p["slurm_job_id"] for p in new}) == 1
+PY
+check "8. the finished points were not rerun; the rest ran in a new job" test $? -eq 0
+
+# ---- 9. budget.nodeHours spent -------------------------------------------------------
+write_campaign 1x2 ct9 template.yaml "{maxConcurrentJobs: 1, budget: {nodeHours: 0.0001}}"
+S apply -f "$WORK/ct9.yaml" >"$WORK/apply9.out" 2>&1
+check "9. a campaign with a tiny node-hour budget is applied" test $? -eq 0
+wait_state OutOfBudget 300 ct9
+check "9. it stops submitting: OutOfBudget" test $? -eq 0
+# the deployment that was running finishes; nothing else starts
+for _ in $(seq 1 120); do [ -z "$(our_jobs)" ] && break; sleep 1; done
+points_of ct9 "$WORK/points9.json"
+S events --for campaign/ct9 -o json >"$WORK/events9.json"
+py "$WORK/points9.json" "$WORK/events9.json" <<'PY'
+import json, sys, collections
+pts = json.load(open(sys.argv[1]))["items"]
+evs = json.load(open(sys.argv[2]))["items"]
+started = [e for e in evs if e["reason"] == "DeploymentStarted"]
+assert len(started) == 1, [e["message"] for e in started]
+by = collections.defaultdict(set)
+for p in pts:
+    by[p["deployment"]].add(p["state"])
+ran = [d for d, s in by.items() if s == {"done"}]
+idle = [d for d, s in by.items() if s == {"pending"}]
+assert len(ran) == 1 and len(idle) == 3, dict(by)
+assert any("budget.nodeHours spent" in e["message"] for e in evs if e["reason"] == "OutOfBudget"), \
+    [e["message"] for e in evs]
+PY
+check "9. one deployment ran to the end; the other 3 never started" test $? -eq 0
 
 echo "1..$n"
 echo "# $passed passed, $failed failed"

@@ -305,6 +305,15 @@ def faults_before_load(ns):
         sys.stdout.flush()
         while True:
             time.sleep(3600)
+    hold = os.environ.get("FAKE_BENCH_HOLD_FILE")
+    if hold and at_concurrency(ns, "FAKE_BENCH_HOLD"):
+        # Held while the file exists (at most 10 minutes): a test decides when this point may run.
+        sys.stdout.write("FAKE_BENCH_HOLD: waiting while %s exists\n" % hold)
+        sys.stdout.flush()
+        for _ in range(6000):
+            if not os.path.exists(hold):
+                break
+            time.sleep(0.1)
 
 
 def sample_lens(ns, range_ratio_low):
