@@ -940,6 +940,32 @@ static char *canon_json(json_t *j)
 	return s ? s : srt_xstrdup("null");
 }
 
+/*
+ * policy.jobAttempts as the child recipe's slurm.max_attempts (the run
+ * reconciler's attempt budget), unless the template sets its own.
+ */
+static struct srt_ynode *with_job_attempts(struct srt_ydoc *doc, struct srt_ynode *root,
+					   int64_t attempts)
+{
+	const struct srt_ynode *slurm = srt_ynode_get(root, "slurm");
+	struct srt_ynode *v =
+		srt_ynode_new_str(doc, srt_arena_printf(&doc->arena, "%" PRId64, attempts), true);
+
+	if (slurm && slurm->kind == SRT_Y_MAP) {
+		if (srt_ynode_get(slurm, "max_attempts"))
+			return root;
+		return cow_set(doc, root, (const char *const[]){ "slurm", "max_attempts" }, 2, v);
+	}
+	if (slurm && !srt_ynode_is_null(slurm))
+		return root; /* not a mapping: the recipe's own error */
+	{
+		struct srt_ynode *m = srt_ynode_new_map(doc);
+
+		srt_ynode_map_set(doc, m, "max_attempts", v);
+		return cow_set(doc, root, (const char *const[]){ "slurm" }, 1, m);
+	}
+}
+
 static bool excluded(struct srt_campaign *c, const struct srt_campaign_axis *const *axes,
 		     const struct srt_ynode *const *vals, size_t nax)
 {
@@ -1133,6 +1159,7 @@ size_t srt_campaign_expand(struct srt_campaign *c, struct srt_ydoc *tdoc,
 		d->name = srt_xasprintf("%s-%.8s", c->name, hash);
 		root = cow_set(tdoc, root, (const char *const[]){ "name" }, 1,
 			       srt_ynode_new_str(tdoc, d->name, true));
+		root = with_job_attempts(tdoc, root, c->job_attempts);
 		d->root = root;
 		srt_diags_init(&local);
 		r = srt_recipe_parse(tdoc, root, d->name, &local);

@@ -129,6 +129,14 @@ static void test_minimal(void **state)
 	/* The child recipe is named and keeps the template's values. */
 	assert_non_null(strstr(f.plan.deployments[0].spec, "\"name\":\"camp-"));
 	assert_non_null(strstr(f.plan.deployments[0].spec, "\"tensor-parallel-size\":4"));
+	/* policy.jobAttempts (default 3) is its attempt budget */
+	assert_non_null(strstr(f.plan.deployments[0].spec, "\"slurm\":{\"max_attempts\":3}"));
+	release(&f);
+	free(y);
+	y = srt_xasprintf("kind: Campaign\nname: camp\n" TEMPLATE "%spolicy: {jobAttempts: 5}\n",
+			  base_load);
+	ok(&f, y);
+	assert_non_null(strstr(f.plan.deployments[0].spec, "\"max_attempts\":5"));
 	release(&f);
 	free(y);
 }
