@@ -17,6 +17,11 @@
 #include <unistd.h>
 
 #include "controller/controller.h"
+#include "recipe/campaign.h"
+#include "runplan/points.h"
+#include "util/sha256.h"
+#include <math.h>
+#include <sys/stat.h>
 #include "recipe/canon.h"
 #include "recipe/compile.h"
 #include "runplan/rundir.h"
@@ -791,6 +796,262 @@ static void test_new_refuses_a_relative_root(void **state)
 	srt_controller_free(NULL);
 }
 
+/* ---- campaigns (issue #15) ---- */
+
+/* Apply campaign YAML `y` (an inline template) as `srtctl apply` does. */
+static void apply_campaign(struct fx *f, const char *y)
+{
+	struct srt_diags d;
+	struct srt_error err;
+	struct srt_campaign_plan plan;
+	struct srt_ydoc *doc;
+	struct srt_campaign *c;
+	struct srt_store_campaign_deployment *deps;
+	struct srt_store_campaign_point *pts;
+
+	srt_diags_init(&d);
+	doc = srt_ydoc_parse(y, strlen(y), "c.yaml", &d);
+	assert_non_null(doc);
+	c = srt_campaign_parse(doc, &d);
+	assert_non_null(c);
+	if (srt_campaign_expand(c, doc, c->template_node, &f->cl, &plan, &d)) {
+		srt_diags_print(&d, stderr);
+		fail_msg("the campaign does not expand");
+	}
+	deps = srt_xcalloc(plan.ndeployments, sizeof(*deps));
+	pts = srt_xcalloc(plan.npoints, sizeof(*pts));
+	for (size_t i = 0; i < plan.ndeployments; i++)
+		deps[i] = (struct srt_store_campaign_deployment){ plan.deployments[i].name,
+								  plan.deployments[i].axes,
+								  plan.deployments[i].spec,
+								  plan.deployments[i].spec_hash,
+								  plan.deployments[i].nodes };
+	for (size_t i = 0; i < plan.npoints; i++)
+		pts[i] = (struct srt_store_campaign_point){
+			plan.points[i].id,	plan.points[i].deployment,
+			plan.points[i].seq,	plan.points[i].isl,
+			plan.points[i].osl,	plan.points[i].concurrency,
+			plan.points[i].prompts, plan.points[i].warmup,
+			plan.points[i].repeat
+		};
+	assert_int_equal(srt_store_campaign_apply(
+				 f->store,
+				 &(struct srt_store_campaign_in){ .name = c->name,
+								  .spec = plan.spec,
+								  .spec_hash = plan.spec_hash,
+								  .tool = "vllm-bench",
+								  .params = plan.bench_params,
+								  .deployments = deps,
+								  .ndeployments = plan.ndeployments,
+								  .points = pts,
+								  .npoints = plan.npoints },
+				 NULL, NULL, NULL, &err),
+			 0);
+	free(deps);
+	free(pts);
+	srt_campaign_plan_release(&plan);
+	srt_ydoc_free(doc);
+	srt_diags_release(&d);
+}
+
+static const char CAMPAIGN[] = "kind: Campaign\n"
+			       "name: cc\n"
+			       "template:\n"
+			       "  engine: sglang\n"
+			       "  model: {path: /models/m, container: img}\n"
+			       "  resources: {gpus_per_node: 4}\n"
+			       "  roles:\n"
+			       "    agg: {workers: 1, args: {tensor-parallel-size: 1}}\n"
+			       "  frontend: {type: sglang-router}\n"
+			       "deployments:\n"
+			       "  grid:\n"
+			       "    roles.agg.args.tensor-parallel-size: [1, 2, 4]\n"
+			       "load:\n"
+			       "  shapes: [{isl: 128, osl: 16}]\n"
+			       "  concurrency: [1, 2]\n"
+			       "benchmark: {tool: vllm-bench}\n"
+			       "policy: {maxConcurrentJobs: 2}\n";
+
+/* The campaign's points by seq of deployment `dep`. */
+static struct srt_point_row *points_of(struct fx *f, size_t *n)
+{
+	struct srt_point_row *rows;
+	struct srt_error err;
+
+	assert_int_equal(srt_store_point_list(f->store, "cc", false, &rows, n, &err), 0);
+	return rows;
+}
+
+/* The agent of run `run` reports point `id` started and finished `state`, with a raw file. */
+static void report_point(struct fx *f, const char *run, const char *id, int64_t seq,
+			 const char *state, const char *raw, const char *sha_override)
+{
+	char *dir = srt_xasprintf("%s/%s", f->root, run);
+	char *pdir = srt_xasprintf("%s/points", dir);
+	char *rel = srt_xasprintf("points/%04lld-%.12s-a1.json", (long long)seq, id);
+	char *abs = srt_xasprintf("%s/%s", dir, rel);
+	struct srt_rundir_events w;
+	struct srt_point_report r = { .seq = seq,
+				      .attempts = 1,
+				      .state = state,
+				      .exit_code = 0,
+				      .raw_path = rel,
+				      .started_at = 1,
+				      .finished_at = 2,
+				      .slo_met = -1 };
+	char sha[65];
+	struct srt_error err;
+	json_t *pj;
+	FILE *fp;
+
+	snprintf(r.id, sizeof(r.id), "%s", id);
+	for (int k = 0; k < SRT_POINT_NMETRICS; k++)
+		r.metrics[k] = NAN;
+	r.metrics[0] = 10;
+	(void)mkdir(pdir, 0700);
+	fp = fopen(abs, "w");
+	assert_non_null(fp);
+	fputs(raw, fp);
+	fclose(fp);
+	srt_sha256_hex(raw, strlen(raw), sha);
+	r.raw_sha256 = sha_override ? sha_override : sha;
+	assert_int_equal(srt_rundir_events_open(&w, dir, &err), 0);
+	pj = srt_point_attempt_json(id, seq, 1, NULL, NULL);
+	assert_int_equal(
+		srt_rundir_events_append(&w,
+					 &(struct srt_rundir_event){ .time = 1,
+								     .reason = "PointStarted",
+								     .object_kind = "run",
+								     .object_name = run,
+								     .object_index = -1,
+								     .message = "started",
+								     .point = pj },
+					 &err),
+		0);
+	json_decref(pj);
+	pj = srt_point_report_json(&r);
+	assert_int_equal(
+		srt_rundir_events_append(&w,
+					 &(struct srt_rundir_event){ .time = 2,
+								     .reason = "PointFinished",
+								     .object_kind = "run",
+								     .object_name = run,
+								     .object_index = -1,
+								     .message = "finished",
+								     .point = pj },
+					 &err),
+		0);
+	json_decref(pj);
+	srt_rundir_events_close(&w);
+	free(dir);
+	free(pdir);
+	free(rel);
+	free(abs);
+}
+
+/*
+ * The controller drives a campaign: at most maxConcurrentJobs deployments
+ * active, points.json for each run, the agent's point reports ingested once
+ * (a raw file that does not match its sha256 makes the point invalid), a run
+ * that ends with points left gives them back and runs again later.
+ */
+static void test_campaign_drives_deployments(void **state)
+{
+	struct fx *f = *state;
+	struct srt_recipe_row *recipes;
+	struct srt_point_row *pts;
+	struct srt_points_file pf;
+	struct srt_error err;
+	char *runs[2], *pdir;
+	size_t n, nr, active = 0;
+
+	apply_campaign(f, CAMPAIGN);
+	pass(f); /* activates 2 of 3 deployments */
+	assert_int_equal(srt_store_recipe_list(f->store, false, &recipes, &nr, &err), 0);
+	assert_int_equal(nr, 2);
+	for (size_t i = 0; i < nr; i++)
+		runs[i] = srt_xasprintf("%s-1-1", recipes[i].name);
+	srt_recipe_rows_free(recipes, nr);
+	pass(f); /* creates and submits their runs */
+	for (size_t i = 0; i < 2; i++) {
+		struct run r = run(f, runs[i]);
+
+		assert_string_equal(r.phase, "Submitted");
+		pdir = srt_xasprintf("%s/%s", f->root, runs[i]);
+		assert_int_equal(srt_points_read(pdir, &pf, &err), 0);
+		assert_int_equal(pf.npoints, 2);
+		assert_int_equal(pf.points[0].load.concurrency, 1);
+		assert_int_equal(pf.points[1].load.prompts, 20);
+		srt_points_file_release(&pf);
+		free(pdir);
+		assert_int_equal(
+			srt_slurm_fake_set_state(f->fake, r.job_id, SRT_JOB_RUNNING, -1, NULL), 0);
+	}
+	pass(f);
+	pass(f); /* a third deployment does not start: the cap */
+	assert_int_equal(srt_store_recipe_list(f->store, false, &recipes, &nr, &err), 0);
+	assert_int_equal(nr, 2);
+	srt_recipe_rows_free(recipes, nr);
+
+	/* Run 0 reports its first point done; its second point's file does not match its hash. */
+	pts = points_of(f, &n);
+	assert_int_equal(n, 6);
+	{
+		char id0[65], id1[65];
+
+		for (size_t i = 0, k = 0; i < n && k < 2; i++)
+			if (pts[i].run_name && !strcmp(pts[i].run_name, runs[0]))
+				snprintf(k++ ? id1 : id0, 65, "%s", pts[i].point_id);
+		srt_point_rows_free(pts, n);
+		report_point(f, runs[0], id0, 1, "done", "{\"completed\": 10}", NULL);
+		pass(f);
+		report_point(f, runs[0], id1, 2, "done", "{\"completed\": 20}",
+			     "0000000000000000000000000000000000000000000000000000000000000000");
+		pass(f);
+		pass(f); /* read again: nothing changes twice */
+	}
+	pts = points_of(f, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (!pts[i].run_name || strcmp(pts[i].run_name, runs[0]))
+			continue;
+		if (pts[i].seq == 1) {
+			assert_string_equal(pts[i].state, "done");
+			assert_non_null(pts[i].raw_sha256);
+			assert_int_equal(strlen(pts[i].raw_sha256), 64);
+			assert_true(pts[i].metrics[0] == 10);
+			assert_int_equal(pts[i].attempts, 1);
+		} else {
+			assert_string_equal(pts[i].state, "invalid");
+			assert_non_null(strstr(pts[i].message, "cannot be trusted"));
+		}
+	}
+	srt_point_rows_free(pts, n);
+
+	/* Run 1 ends (its job completed) with both points unreported: retired, then again. */
+	{
+		struct run r = run(f, runs[1]);
+
+		assert_int_equal(
+			srt_slurm_fake_set_state(f->fake, r.job_id, SRT_JOB_COMPLETED, 0, NULL), 0);
+	}
+	pass(f); /* the run Succeeded */
+	pass(f); /* retired; the third deployment starts in the free slot */
+	pass(f);
+	assert_int_equal(srt_store_recipe_list(f->store, false, &recipes, &nr, &err), 0);
+	for (size_t i = 0; i < nr; i++)
+		active += strncmp(runs[1], recipes[i].name, strlen(recipes[i].name)) != 0;
+	assert_int_equal(nr, 2);
+	srt_recipe_rows_free(recipes, nr);
+	assert_int_equal(active, 2); /* run 0's deployment and the third; run 1's is retired */
+	pts = points_of(f, &n);
+	for (size_t i = 0; i < n; i++)
+		if (pts[i].run_name && !strcmp(pts[i].run_name, runs[1]))
+			assert_string_equal(pts[i].state, "pending"); /* they run again later */
+	srt_point_rows_free(pts, n);
+	for (size_t i = 0; i < 2; i++)
+		free(runs[i]);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -804,6 +1065,7 @@ int main(void)
 		T(test_generation_that_fits_rolls_out_in_place),
 		T(test_generation_that_does_not_fit_needs_a_new_job),
 		T(test_frontend_url_ingested),
+		T(test_campaign_drives_deployments),
 		T(test_no_frontend_no_url),
 		T(test_delete_cancels_the_job),
 		T(test_slurm_down_leaves_the_run_pending),
