@@ -82,6 +82,23 @@ static const char *state_of_stop(enum srt_cc_stop s)
 	return "Running";
 }
 
+/*
+ * Did the job end for a reason that is the cluster's, not the deployment's
+ * (a node failed, it was preempted, it never booted, SLURM lost it)?  Such
+ * an end spends none of the deployment's attempts: the deployment is
+ * retired with its points given back and runs again as a new generation,
+ * at most SRT_CAMPAIGN_MAX_ACTIVATIONS times.
+ */
+static bool infrastructure_end(const char *slurm_state)
+{
+	static const char *const infra[] = { "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "GONE" };
+
+	for (size_t i = 0; slurm_state && i < sizeof(infra) / sizeof(infra[0]); i++)
+		if (!strcmp(slurm_state, infra[i]))
+			return true;
+	return false;
+}
+
 /* What became of deployment `name`'s child recipe and its runs. */
 static void observe_runs(const struct srt_ctl_view *v, struct srt_cc_deployment *d)
 {
@@ -119,10 +136,13 @@ static void observe_runs(const struct srt_ctl_view *v, struct srt_cc_deployment 
 			d->run = SRT_CC_RUN_LIVE;
 		else if (p == SRT_RC_SUCCEEDED)
 			d->run = SRT_CC_RUN_ENDED;
-		else if (newest->attempt >= srt_rc_spec_max_attempts(recipe->spec))
-			d->run = SRT_CC_RUN_EXHAUSTED;
-		else
+		else if (newest->attempt < srt_rc_spec_max_attempts(recipe->spec))
 			d->run = SRT_CC_RUN_LIVE; /* the run reconciler makes its next attempt */
+		else if (infrastructure_end(newest->slurm_state) &&
+			 recipe->generation < SRT_CAMPAIGN_MAX_ACTIVATIONS)
+			d->run = SRT_CC_RUN_ENDED; /* not the deployment's fault: it runs again */
+		else
+			d->run = SRT_CC_RUN_EXHAUSTED;
 	}
 }
 

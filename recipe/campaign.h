@@ -44,6 +44,12 @@
 #define SRT_CAMPAIGN_MAX_DEPLOYMENTS 10000u
 #define SRT_CAMPAIGN_MAX_POINTS 100000u
 #define SRT_CAMPAIGN_MAX_CONCURRENCY 1000000
+/*
+ * Generations of one deployment's child recipe (each activation is one):
+ * beyond this, a deployment whose jobs keep ending for infrastructure
+ * reasons fails its points instead of running again.
+ */
+#define SRT_CAMPAIGN_MAX_ACTIVATIONS 100
 
 /* Defaults. */
 #define SRT_CAMPAIGN_PROMPTS_PER_CONCURRENCY 10 /* srt-slurm's num_prompts_mult */

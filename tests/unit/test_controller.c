@@ -854,23 +854,27 @@ static void apply_campaign(struct fx *f, const char *y)
 	srt_diags_release(&d);
 }
 
-static const char CAMPAIGN[] = "kind: Campaign\n"
-			       "name: cc\n"
-			       "template:\n"
-			       "  engine: sglang\n"
-			       "  model: {path: /models/m, container: img}\n"
-			       "  resources: {gpus_per_node: 4}\n"
-			       "  roles:\n"
-			       "    agg: {workers: 1, args: {tensor-parallel-size: 1}}\n"
-			       "  frontend: {type: sglang-router}\n"
-			       "deployments:\n"
-			       "  grid:\n"
-			       "    roles.agg.args.tensor-parallel-size: [1, 2, 4]\n"
-			       "load:\n"
-			       "  shapes: [{isl: 128, osl: 16}]\n"
-			       "  concurrency: [1, 2]\n"
-			       "benchmark: {tool: vllm-bench}\n"
-			       "policy: {maxConcurrentJobs: 2}\n";
+#define CC_HEAD                                                    \
+	"kind: Campaign\n"                                         \
+	"name: cc\n"                                               \
+	"template:\n"                                              \
+	"  engine: sglang\n"                                       \
+	"  model: {path: /models/m, container: img}\n"             \
+	"  resources: {gpus_per_node: 4}\n"                        \
+	"  roles:\n"                                               \
+	"    agg: {workers: 1, args: {tensor-parallel-size: 1}}\n" \
+	"  frontend: {type: sglang-router}\n"
+#define CC_LOAD                             \
+	"load:\n"                           \
+	"  shapes: [{isl: 128, osl: 16}]\n" \
+	"  concurrency: [1, 2]\n"           \
+	"benchmark: {tool: vllm-bench}\n"
+
+static const char CAMPAIGN[] = CC_HEAD
+	"deployments:\n"
+	"  grid:\n"
+	"    roles.agg.args.tensor-parallel-size: [1, 2, 4]\n" CC_LOAD
+	"policy: {maxConcurrentJobs: 2}\n";
 
 /* The campaign's points by seq of deployment `dep`. */
 static struct srt_point_row *points_of(struct fx *f, size_t *n)
@@ -1052,6 +1056,57 @@ static void test_campaign_drives_deployments(void **state)
 		free(runs[i]);
 }
 
+/*
+ * A deployment's job that ends for the cluster's reasons (NODE_FAIL) spends
+ * none of its attempts: it runs again as a new generation, its points kept.
+ * One that fails for its own (FAILED) with its attempts spent fails them.
+ */
+static void test_campaign_infrastructure_end(void **state)
+{
+	struct fx *f = *state;
+	struct srt_recipe_row *recipes;
+	struct srt_point_row *pts;
+	struct srt_error err;
+	char *name, *run1, *run2;
+	size_t n, nr;
+	struct run r;
+
+	apply_campaign(f, CC_HEAD CC_LOAD "policy: {maxConcurrentJobs: 1, jobAttempts: 1}\n");
+	pass(f);
+	assert_int_equal(srt_store_recipe_list(f->store, false, &recipes, &nr, &err), 0);
+	assert_int_equal(nr, 1);
+	name = srt_xstrdup(recipes[0].name);
+	srt_recipe_rows_free(recipes, nr);
+	run1 = srt_xasprintf("%s-1-1", name);
+	run2 = srt_xasprintf("%s-2-1", name);
+	pass(f);
+	r = run(f, run1);
+	assert_int_equal(srt_slurm_fake_set_state(f->fake, r.job_id, SRT_JOB_NODE_FAIL, -1, NULL),
+			 0);
+	for (int i = 0; i < 4; i++)
+		pass(f);
+	assert_string_equal(run(f, run1).phase, "Failed");
+	r = run(f, run2);
+	assert_true(r.exists); /* a new generation, a new job */
+	assert_string_equal(r.phase, "Submitted");
+	pts = points_of(f, &n);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(pts[i].state, "pending");
+	srt_point_rows_free(pts, n);
+
+	/* Its own failure, attempts spent: the points fail. */
+	assert_int_equal(srt_slurm_fake_set_state(f->fake, r.job_id, SRT_JOB_FAILED, 1, NULL), 0);
+	for (int i = 0; i < 3; i++)
+		pass(f);
+	pts = points_of(f, &n);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(pts[i].state, "failed");
+	srt_point_rows_free(pts, n);
+	free(name);
+	free(run1);
+	free(run2);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1066,6 +1121,7 @@ int main(void)
 		T(test_generation_that_does_not_fit_needs_a_new_job),
 		T(test_frontend_url_ingested),
 		T(test_campaign_drives_deployments),
+		T(test_campaign_infrastructure_end),
 		T(test_no_frontend_no_url),
 		T(test_delete_cancels_the_job),
 		T(test_slurm_down_leaves_the_run_pending),
