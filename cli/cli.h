@@ -45,6 +45,9 @@ int srt_cmd_agent(int argc, char **argv);
 int srt_cmd_doctor(int argc, char **argv);
 int srt_cmd_controller(int argc, char **argv);
 int srt_cmd_wait(int argc, char **argv);
+int srt_cmd_suspend(int argc, char **argv);
+int srt_cmd_resume(int argc, char **argv);
+int srt_cmd_retry(int argc, char **argv);
 
 /*
  * Follow the current runs of recipes `names` until Ready (or ended, with
@@ -52,6 +55,53 @@ int srt_cmd_wait(int argc, char **argv);
  * duration or NULL (30m).  Returns an exit code.
  */
 int srt_cli_wait(const char *db, char *const *names, size_t n, bool for_done, const char *timeout);
+
+/*
+ * Follow campaign `name` until it is Done (cli/cmd_wait.c), with a live
+ * progress line on a TTY.  `timeout` is a duration or NULL (no limit).
+ * Returns an exit code.
+ */
+int srt_cli_wait_campaign(const char *db, const char *name, const char *timeout);
+
+/* A campaign's progress (cli/progress.c). */
+
+struct srt_campaign_row;
+struct srt_store;
+struct srt_error;
+
+struct srt_cli_progress {
+	double node_hours;	     /* used by the runs of its current deployments */
+	int64_t eta_ms;		     /* -1: unknown, or it will not finish by itself */
+	int64_t parallel;	     /* deployments with work left that may run at once */
+	int64_t max_concurrent_jobs; /* its policy (1 when the spec does not parse) */
+	int64_t max_failed_points;   /* 0: no limit */
+	double budget_node_hours;    /* 0: no budget */
+};
+
+/*
+ * The time left, in ms: the mean duration of the timed_points finished
+ * points (timed_ms in all) x the `remaining` points / `parallel` (at least
+ * 1).  0 when nothing remains; -1 (unknown) before the first point finished.
+ * Pure.
+ */
+int64_t srt_cli_eta_ms(int64_t timed_points, int64_t timed_ms, int64_t remaining, int64_t parallel);
+/* Suspended, Stopped or OutOfBudget: it starts nothing new by itself. */
+bool srt_cli_campaign_halted(const char *state);
+/*
+ * Fill out[0..n) for rows[0..n) from one read of the controller's view of
+ * every campaign (srt_store_campaign_world()).  0, or -1 with err set.
+ */
+int srt_cli_progress(struct srt_store *s, const struct srt_campaign_row *rows, size_t n,
+		     struct srt_cli_progress *out, struct srt_error *err);
+/* The ETA for a table: "12m", "unknown", the halted state, or "deleted".  Returns buf. */
+const char *srt_cli_eta_text(const struct srt_campaign_row *r, const struct srt_cli_progress *p,
+			     char *buf, size_t n);
+
+/*
+ * The campaign named by argv[first..argc): "campaign NAME" or
+ * "campaign/NAME", nothing else.  NULL after printing a usage error for `verb`.
+ */
+const char *srt_cli_campaign_arg(const char *verb, int argc, char **argv, int first);
 
 /* Shared helpers (cli/load.c). */
 

@@ -384,15 +384,20 @@ static int describe_campaign(struct desc *d, const char *name, struct srt_error 
 {
 	struct srt_campaign_row c;
 	struct srt_deployment_row *deps = NULL;
-	size_t ndeps = 0;
+	struct srt_world_deployment *w = NULL;
+	struct srt_cli_progress p;
+	size_t ndeps = 0, nw = 0;
 	struct srt_table t;
-	char counts[256];
+	char counts[256], eta[32];
 	int found;
 
 	found = srt_store_campaign_get(d->store, name, &c, err);
 	if (found <= 0)
 		return found;
-	if (srt_store_deployment_list(d->store, name, &deps, &ndeps, err) != 0) {
+	if (srt_store_deployment_list(d->store, name, &deps, &ndeps, err) != 0 ||
+	    srt_cli_progress(d->store, &c, 1, &p, err) != 0 ||
+	    srt_store_campaign_world(d->store, &w, &nw, err) != 0) {
+		srt_deployment_rows_free(deps, ndeps);
 		srt_campaign_row_release(&c);
 		return -1;
 	}
@@ -411,16 +416,53 @@ static int describe_campaign(struct desc *d, const char *name, struct srt_error 
 		 (long long)c.done, (long long)c.running, (long long)c.pending, (long long)c.failed,
 		 (long long)c.invalid);
 	field(0, "Points", counts);
+	if (p.budget_node_hours > 0)
+		fieldf(0, "Node-Hours", "%.1f used of a budget of %.1f", p.node_hours,
+		       p.budget_node_hours);
+	else
+		fieldf(0, "Node-Hours", "%.1f used (no budget)", p.node_hours);
+	srt_cli_eta_text(&c, &p, eta, sizeof(eta));
+	if (c.timed_points > 0 && p.eta_ms >= 0) {
+		char mean[32];
+
+		srt_duration_human(c.timed_ms / c.timed_points, mean, sizeof(mean));
+		fieldf(0, "ETA", "%s (mean point %s x %lld left / %lld at once)", eta, mean,
+		       (long long)(c.pending + c.running),
+		       (long long)(p.parallel ? p.parallel : 1));
+	} else {
+		field(0, "ETA", eta);
+	}
 	printf("Deployments:\n");
-	srt_table_init(&t, 5);
+	srt_table_init(&t, 7);
 	srt_table_add(&t, "NAME");
 	srt_table_add(&t, "NODES");
+	srt_table_add(&t, "ACTIVE");
+	srt_table_add(&t, "DONE/TOTAL");
 	srt_table_add(&t, "AXES");
 	srt_table_add(&t, "SPEC");
 	srt_table_add(&t, "REMOVED");
 	for (size_t i = 0; i < ndeps; i++) {
+		const struct srt_world_deployment *wd = NULL;
+		struct srt_recipe_row child;
+		struct srt_error rerr;
+
+		for (size_t j = 0; j < nw && !wd; j++)
+			if (!strcmp(w[j].name, deps[i].name))
+				wd = &w[j];
+		memset(&child, 0, sizeof(child));
 		srt_table_add(&t, deps[i].name);
 		srt_table_add_int(&t, deps[i].nodes, 0);
+		srt_table_add(&t,
+			      srt_store_recipe_get(d->store, deps[i].name, &child, &rerr) == 1 &&
+					      !child.deleted_at ?
+				      "yes" :
+				      "no");
+		srt_recipe_row_release(&child);
+		if (wd)
+			srt_table_addf(&t, "%lld/%lld", (long long)(wd->final - wd->failed),
+				       (long long)(wd->pending + wd->running + wd->final));
+		else
+			srt_table_add(&t, NULL);
 		srt_table_add(&t, deps[i].axes);
 		srt_table_addf(&t, "%.12s", deps[i].spec_hash ? deps[i].spec_hash : "");
 		if (deps[i].removed_at)
@@ -435,6 +477,7 @@ static int describe_campaign(struct desc *d, const char *name, struct srt_error 
 	srt_table_release(&t);
 	printf("  (`srtctl get points --campaign %s` lists the points)\n", c.name);
 	found = print_events(d, "campaign", c.name) == 0 ? 1 : -2;
+	srt_world_deployments_free(w, nw);
 	srt_deployment_rows_free(deps, ndeps);
 	srt_campaign_row_release(&c);
 	return found;

@@ -30,7 +30,11 @@ static const char usage_text[] =
 	"the SLURM job id; for services the instance name; for workers ROLE-INDEX\n"
 	"(prefill-0); for points a prefix of the point id.\n"
 	"\n"
-	"campaigns: points done, running, pending, failed and invalid per campaign.\n"
+	"campaigns: points done, running, pending, failed and invalid per campaign, and\n"
+	"ETA: the mean duration of its finished points x the points left / the\n"
+	"deployments that run at once (\"unknown\" before a point finished; its state\n"
+	"when Suspended, Stopped or OutOfBudget). -o wide adds STATE and NODE-HOURS\n"
+	"(node-hours used by its deployments' runs, as its budget counts them).\n"
 	"points: one row per point of a campaign (deployment x shape x concurrency x\n"
 	"repeat) with its state, attempts, key metrics and whether it met the SLO.\n"
 	"\n"
@@ -397,18 +401,26 @@ static int get_workers(struct get_ctx *c, struct srt_table *t, json_t *items, st
 static int get_campaigns(struct get_ctx *c, struct srt_table *t, json_t *items,
 			 struct srt_error *err)
 {
-	static const char *const base[] = { "NAME",    "GEN",	  "DEPLOYMENTS", "POINTS",  "DONE",
-					    "RUNNING", "PENDING", "FAILED",	 "INVALID", "AGE" };
-	static const char *const more[] = { "STATE", "DELETED", "SOURCE" };
+	static const char *const base[] = { "NAME",    "GEN",	  "DEPLOYMENTS", "POINTS",
+					    "DONE",    "RUNNING", "PENDING",	 "FAILED",
+					    "INVALID", "ETA",	  "AGE" };
+	static const char *const more[] = { "STATE", "NODE-HOURS", "DELETED", "SOURCE" };
 	struct srt_campaign_row *rows = NULL;
+	struct srt_cli_progress *prog = NULL;
 	size_t n = 0;
+	int rc = 0;
 
 	HEADERS(t, c->wide, base, more);
 	if (srt_store_campaign_list(c->store, &rows, &n, err) != 0)
 		return -1;
-	for (size_t i = 0; i < n; i++) {
+	prog = srt_xcalloc(n ? n : 1, sizeof(*prog));
+	if (srt_cli_progress(c->store, rows, n, prog, err) != 0)
+		rc = -1;
+	for (size_t i = 0; i < n && rc == 0; i++) {
 		const struct srt_campaign_row *r = &rows[i];
+		const struct srt_cli_progress *p = &prog[i];
 		int64_t total = r->pending + r->running + r->done + r->failed + r->invalid;
+		char eta[32];
 
 		if (c->name && (!r->name || strcmp(c->name, r->name)))
 			continue;
@@ -421,9 +433,11 @@ static int get_campaigns(struct get_ctx *c, struct srt_table *t, json_t *items,
 		srt_table_add_int(t, r->pending, 0);
 		srt_table_add_int(t, r->failed, 0);
 		srt_table_add_int(t, r->invalid, 0);
+		srt_table_add(t, srt_cli_eta_text(r, p, eta, sizeof(eta)));
 		srt_table_add_age(t, c->now, r->created_at);
 		if (c->wide) {
 			srt_table_add(t, r->state);
+			srt_table_addf(t, "%.1f", p->node_hours);
 			if (r->deleted_at)
 				srt_table_add_age(t, c->now, r->deleted_at);
 			else
@@ -433,7 +447,7 @@ static int get_campaigns(struct get_ctx *c, struct srt_table *t, json_t *items,
 		ADD_ITEM(items,
 			 json_pack(
 				 "{s:o, s:o, s:I, s:o, s:o, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I}, "
-				 "s:o, s:o, s:o, s:o, s:o}",
+				 "s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
 				 "name", srt_json_str(r->name), "uid", srt_json_str(r->uid),
 				 "generation", (json_int_t)r->generation, "spec_hash",
 				 srt_json_str(r->spec_hash), "state", srt_json_str(r->state),
@@ -441,14 +455,17 @@ static int get_campaigns(struct get_ctx *c, struct srt_table *t, json_t *items,
 				 (json_int_t)total, "done", (json_int_t)r->done, "running",
 				 (json_int_t)r->running, "pending", (json_int_t)r->pending,
 				 "failed", (json_int_t)r->failed, "invalid", (json_int_t)r->invalid,
+				 "node_hours", p->node_hours, "eta_seconds",
+				 p->eta_ms < 0 ? json_null() : json_integer(p->eta_ms / 1000),
 				 "source_file", srt_json_str(r->source_file), "created_at",
 				 srt_json_time(r->created_at), "applied_at",
 				 srt_json_time(r->applied_at), "updated_at",
 				 srt_json_time(r->updated_at), "deleted_at",
 				 srt_json_time(r->deleted_at)));
 	}
+	free(prog);
 	srt_campaign_rows_free(rows, n);
-	return 0;
+	return rc;
 }
 
 /* ---- points ---- */

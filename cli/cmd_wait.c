@@ -16,9 +16,11 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage_text[] =
 	"usage: srtctl wait [recipe/]NAME [...] [--for ready|done] [--timeout DURATION] [--db PATH]\n"
+	"       srtctl wait campaign NAME [--for done] [--timeout DURATION] [--db PATH]\n"
 	"\n"
 	"Follow each recipe's run of its current generation and print what happens\n"
 	"(phase changes, and the events of the run, its services and its workers) until\n"
@@ -26,18 +28,30 @@ static const char usage_text[] =
 	"fails while the recipe has attempts left is followed into its next attempt.\n"
 	"A running controller (srtctl controller) does the work; wait only reads.\n"
 	"\n"
+	"A campaign (campaign NAME or campaign/NAME) is followed until it is Done (every\n"
+	"point finished): on a terminal one live line (points done/total, failed,\n"
+	"invalid, running, pending, and the ETA: the mean duration of its finished\n"
+	"points x the points left / the deployments that run at once; \"ETA unknown\"\n"
+	"before the first point finished), else one line per change. A Stopped\n"
+	"(policy.maxFailedPoints reached) or OutOfBudget campaign will not finish by\n"
+	"itself: wait says what to do and exits 1. A Suspended one is waited for.\n"
+	"Without --timeout a campaign is waited for as long as it takes.\n"
+	"\n"
 	"Options:\n"
-	"      --for ready|done     Ready (or Succeeded), or any end (default ready)\n"
-	"      --timeout DURATION   give up after this long (default 30m)\n"
+	"      --for ready|done     Ready (or Succeeded), or any end (default ready;\n"
+	"                           campaigns: done only)\n"
+	"      --timeout DURATION   give up after this long (default 30m; campaigns:\n"
+	"                           none)\n"
 	"      --db PATH            the state database\n"
 	"  -h, --help               show this help\n"
 	"\n"
-	"Exit codes: 0 reached (done: Succeeded), 1 failed, cancelled, deleted or timed\n"
-	"out, 2 usage or I/O.\n"
+	"Exit codes: 0 reached (done: Succeeded; a campaign: Done), 1 failed, cancelled,\n"
+	"deleted, timed out, or a campaign Stopped or OutOfBudget, 2 usage or I/O.\n"
 	"\n"
 	"Examples:\n"
 	"  srtctl wait qwen3-mooncake\n"
-	"  srtctl apply -f recipe.yaml --wait --timeout 20m\n";
+	"  srtctl apply -f recipe.yaml --wait --timeout 20m\n"
+	"  srtctl wait campaign qwen3-sweep --for done --timeout 12h\n";
 
 struct follow {
 	char *recipe;
@@ -243,6 +257,151 @@ out:
 	return rc;
 }
 
+/* ---- a campaign ---- */
+
+/* Its progress line: "campaign/NAME: STATE 3/8 done, 1 failed, ... ETA 12m". Caller frees. */
+static char *campaign_line(const struct srt_campaign_row *r, const struct srt_cli_progress *p)
+{
+	char eta[32];
+
+	if (srt_cli_campaign_halted(r->state) || r->deleted_at)
+		snprintf(eta, sizeof(eta), "no ETA");
+	else if (p->eta_ms < 0)
+		snprintf(eta, sizeof(eta), "ETA unknown");
+	else {
+		memcpy(eta, "ETA ", 4);
+		srt_duration_human(p->eta_ms, eta + 4, sizeof(eta) - 4);
+	}
+	return srt_xasprintf(
+		"campaign/%s: %s, %lld/%lld done, %lld failed, %lld invalid, %lld "
+		"running, %lld pending, %s",
+		r->name, r->state, (long long)r->done,
+		(long long)(r->pending + r->running + r->done + r->failed + r->invalid),
+		(long long)r->failed, (long long)r->invalid, (long long)r->running,
+		(long long)r->pending, eta);
+}
+
+/*
+ * Done, or a state it will not leave by itself: print why (after `nl`, which
+ * ends a live line) and return the exit code.  -1: keep waiting.
+ */
+static int campaign_verdict(const struct srt_campaign_row *r, const struct srt_cli_progress *p,
+			    const char *nl)
+{
+	if (!strcmp(r->state, "Done") && !r->pending && !r->running) {
+		printf("%scampaign/%s: Done: all %lld points finished (%lld done, %lld failed, %lld "
+		       "invalid)%s%s%s\n",
+		       nl, r->name, (long long)(r->done + r->failed + r->invalid),
+		       (long long)r->done, (long long)r->failed, (long long)r->invalid,
+		       r->failed + r->invalid ? "; `srtctl retry campaign " : "",
+		       r->failed + r->invalid ? r->name : "",
+		       r->failed + r->invalid ? "` runs the failed and invalid ones again" : "");
+		return SRT_EXIT_OK;
+	}
+	if (!strcmp(r->state, "Stopped")) {
+		printf("%scampaign/%s: Stopped: policy.maxFailedPoints reached (%lld of %lld points "
+		       "failed or invalid); it will not finish by itself: `srtctl retry campaign "
+		       "%s` runs them again, or raise policy.maxFailedPoints and apply it again\n",
+		       nl, r->name, (long long)(r->failed + r->invalid),
+		       (long long)p->max_failed_points, r->name);
+		return SRT_EXIT_INVALID;
+	}
+	if (!strcmp(r->state, "OutOfBudget")) {
+		printf("%scampaign/%s: OutOfBudget: budget.nodeHours spent (%.1f of %.1f node-hours "
+		       "used); it will not finish by itself: raise budget.nodeHours in %s and "
+		       "`srtctl apply` it again\n",
+		       nl, r->name, p->node_hours, p->budget_node_hours,
+		       r->source_file ? r->source_file : "its file");
+		return SRT_EXIT_INVALID;
+	}
+	return -1;
+}
+
+/* One look; returns an exit code when the wait is over, else -1. */
+static int campaign_step(struct srt_store *s, const char *name, bool tty, char **last_line,
+			 char **last_state)
+{
+	struct srt_campaign_row r;
+	struct srt_cli_progress p;
+	struct srt_error err;
+	char *line;
+	int found, rc = -1;
+
+	found = srt_store_campaign_get(s, name, &r, &err);
+	if (found < 0 || (found == 1 && srt_cli_progress(s, &r, 1, &p, &err) != 0)) {
+		fprintf(stderr, "%ssrtctl wait: %s\n", tty && *last_line ? "\n" : "", err.msg);
+		srt_campaign_row_release(&r);
+		return SRT_EXIT_USAGE;
+	}
+	if (found == 0 || r.deleted_at) {
+		printf("%scampaign/%s: %s; it will not finish\n", tty && *last_line ? "\n" : "",
+		       name, found ? "deleted (`srtctl apply` brings it back)" : "not found");
+		srt_campaign_row_release(&r);
+		return SRT_EXIT_INVALID;
+	}
+	line = campaign_line(&r, &p);
+	if (!*last_line || strcmp(line, *last_line)) {
+		if (tty)
+			printf("\r\033[K%s", line);
+		else
+			printf("%s\n", line);
+	}
+	free(*last_line);
+	*last_line = line;
+	if (!*last_state || strcmp(*last_state, r.state)) {
+		if (!strcmp(r.state, "Suspended"))
+			printf("%scampaign/%s: Suspended: no new deployment starts; waiting for "
+			       "`srtctl resume campaign %s`\n",
+			       tty ? "\n" : "", name, name);
+		free(*last_state);
+		*last_state = srt_xstrdup(r.state);
+	}
+	rc = campaign_verdict(&r, &p, tty ? "\n" : "");
+	srt_campaign_row_release(&r);
+	return rc;
+}
+
+int srt_cli_wait_campaign(const char *db, const char *name, const char *timeout)
+{
+	struct srt_store *s = NULL;
+	struct srt_watch w;
+	char *line = NULL, *state = NULL;
+	bool tty = isatty(STDOUT_FILENO) != 0;
+	int rc, orc;
+
+	orc = srt_cli_db_open("wait", db, SRT_STORE_READONLY, &s);
+	if (orc != 0) {
+		if (orc == 1)
+			srt_cli_db_missing("wait", db);
+		return orc == 1 ? SRT_EXIT_INVALID : SRT_EXIT_USAGE;
+	}
+	if (srt_watch_init(&w, "wait", db, timeout, s) != 0) {
+		srt_store_close(s);
+		return SRT_EXIT_USAGE;
+	}
+	for (;;) {
+		rc = campaign_step(s, name, tty, &line, &state);
+		fflush(stdout);
+		if (rc >= 0)
+			break;
+		if (!srt_watch_wait(&w, s)) {
+			bool timed_out = w.deadline && srt_monotonic_ms() >= w.deadline;
+
+			printf("%scampaign/%s: %s; %s\n", tty ? "\n" : "", name,
+			       timed_out ? "gave up waiting: the timeout passed" :
+					   "stopped waiting (signal)",
+			       line ? line + strlen("campaign/") + strlen(name) + 2 : "");
+			rc = SRT_EXIT_INVALID;
+			break;
+		}
+	}
+	srt_watch_release(&w);
+	free(line);
+	free(state);
+	srt_store_close(s);
+	return rc;
+}
+
 int srt_cmd_wait(int argc, char **argv)
 {
 	enum { OPT_DB = 256, OPT_FOR, OPT_TIMEOUT };
@@ -254,7 +413,7 @@ int srt_cmd_wait(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *db_arg = NULL, *timeout = NULL;
-	bool for_done = false;
+	bool for_done = false, for_ready = false;
 	char *db;
 	int c, rc;
 
@@ -264,7 +423,9 @@ int srt_cmd_wait(int argc, char **argv)
 		case OPT_FOR:
 			if (!strcmp(optarg, "done"))
 				for_done = true;
-			else if (strcmp(optarg, "ready"))
+			else if (!strcmp(optarg, "ready"))
+				for_ready = true;
+			else
 				return srt_cli_usage_error("wait", "--for takes ready or done, not '%s'",
 							   optarg);
 			break;
@@ -283,6 +444,21 @@ int srt_cmd_wait(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return srt_cli_usage_error("wait", "name the recipe(s) to wait for");
+	if (!strcmp(argv[optind], "campaign") || !strcmp(argv[optind], "campaigns") ||
+	    !strncmp(argv[optind], "campaign/", 9)) {
+		const char *name = srt_cli_campaign_arg("wait", argc, argv, optind);
+
+		if (!name)
+			return SRT_EXIT_USAGE;
+		if (for_ready)
+			return srt_cli_usage_error("wait",
+						   "a campaign is waited for until it is done: "
+						   "--for done");
+		db = srt_cli_db_path(db_arg);
+		rc = srt_cli_wait_campaign(db, name, timeout);
+		free(db);
+		return rc;
+	}
 	db = srt_cli_db_path(db_arg);
 	rc = srt_cli_wait(db, argv + optind, (size_t)(argc - optind), for_done, timeout);
 	free(db);

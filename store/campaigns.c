@@ -58,6 +58,10 @@ static const char SQL_P_REMOVE[] =
 static const char SQL_P_COUNT[] =
 	"SELECT count(*) FROM campaign_points WHERE campaign_id = ?1 AND removed_at IS NULL";
 
+/* A finished point whose duration is known (a deployment failure has no start). */
+#define C_TIMED                                                                       \
+	"(p.state IN ('done', 'failed', 'invalid') AND p.started_at IS NOT NULL AND " \
+	"p.finished_at IS NOT NULL)"
 #define C_COLUMNS                                                                                \
 	"c.id, c.uid, c.name, c.spec, c.spec_hash, c.state, c.source_file, c.generation, "       \
 	"c.created_at, c.updated_at, c.applied_at, c.deleted_at, "                               \
@@ -65,7 +69,9 @@ static const char SQL_P_COUNT[] =
 	"d.removed_at IS NULL), "                                                                \
 	"coalesce(sum(p.state = 'pending'), 0), coalesce(sum(p.state = 'running'), 0), "         \
 	"coalesce(sum(p.state = 'done'), 0), coalesce(sum(p.state = 'failed'), 0), "             \
-	"coalesce(sum(p.state = 'invalid'), 0) "                                                 \
+	"coalesce(sum(p.state = 'invalid'), 0), "                                                \
+	"coalesce(sum(" C_TIMED "), 0), coalesce(sum(CASE WHEN " C_TIMED                         \
+	" THEN p.finished_at - p.started_at END), 0) "                                           \
 	"FROM campaigns c LEFT JOIN campaign_points p ON p.campaign_id = c.id AND p.removed_at " \
 	"IS NULL "
 static const char SQL_C_LIST[] = "SELECT " C_COLUMNS "GROUP BY c.id ORDER BY c.name";
@@ -422,6 +428,8 @@ static void read_campaign(sqlite3_stmt *st, struct srt_campaign_row *c)
 	c->done = sqlite3_column_int64(st, 15);
 	c->failed = sqlite3_column_int64(st, 16);
 	c->invalid = sqlite3_column_int64(st, 17);
+	c->timed_points = sqlite3_column_int64(st, 18);
+	c->timed_ms = sqlite3_column_int64(st, 19);
 }
 
 int srt_store_campaign_list(struct srt_store *s, struct srt_campaign_row **rows, size_t *n,

@@ -279,6 +279,8 @@ struct srt_campaign_row {
 	int64_t generation, created_at, updated_at, applied_at, deleted_at;
 	/* current (not removed) deployments and points by state */
 	int64_t deployments, pending, running, done, failed, invalid;
+	/* finished points with both times, and the sum of their durations (ms) */
+	int64_t timed_points, timed_ms;
 };
 /* All campaigns by name, deleted ones included (deleted_at != 0). */
 int srt_store_campaign_list(struct srt_store *s, struct srt_campaign_row **rows, size_t *n,
@@ -370,6 +372,45 @@ int srt_store_points_fail(struct srt_store *s, const char *campaign, const char 
  */
 int srt_store_campaign_set_state(struct srt_store *s, const char *campaign, const char *state,
 				 const char *why, struct srt_error *err);
+
+/* ---- a user steering a campaign (store/steer.c) ---- */
+
+/* No such campaign, or it is deleted (err says which): the caller's "not found". */
+#define SRT_STORE_NO_CAMPAIGN (-2)
+
+/*
+ * Suspend campaign `name`: campaigns.state "Suspended" with a
+ * CampaignSuspended event (source "cli"), in one transaction.  The
+ * controller then activates no new deployment; running ones finish.
+ * state[0..n) gets the state it had.  Returns 1 suspended, 0 it already was
+ * (nothing written), SRT_STORE_NO_CAMPAIGN, or -1 on a database error.
+ */
+int srt_store_campaign_suspend(struct srt_store *s, const char *name, char *state, size_t n,
+			       struct srt_error *err);
+/*
+ * Resume it: "Suspended" -> "Running" with a CampaignResumed event, in one
+ * transaction (the controller's next pass records a stop reason that still
+ * holds).  Returns 1 resumed, 0 it is not suspended (state[0..n) says what it
+ * is; nothing written), SRT_STORE_NO_CAMPAIGN, or -1.
+ */
+int srt_store_campaign_resume(struct srt_store *s, const char *name, char *state, size_t n,
+			      struct srt_error *err);
+
+struct srt_campaign_retry {
+	bool failed, invalid;		     /* in: which points go back */
+	int64_t reset_failed, reset_invalid; /* out: how many did */
+	char state_before[32], state_after[32];
+};
+/*
+ * The failed and/or invalid points (r->failed, r->invalid) of campaign
+ * `name`'s current deployments go back to pending: attempts 0, results, raw
+ * file, run, job and times cleared, message "retried by user at TIME (was:
+ * OLD)".  When any did, one PointsRetried event with the counts, and a Done
+ * or Stopped campaign becomes Running; all in one transaction.  Returns 1
+ * (counts may be 0), SRT_STORE_NO_CAMPAIGN, or -1.
+ */
+int srt_store_campaign_retry(struct srt_store *s, const char *name, struct srt_campaign_retry *r,
+			     struct srt_error *err);
 
 /* A point given to a run (its points.json). */
 struct srt_assigned_point {

@@ -115,7 +115,13 @@ _srtctl() {
 	fi
 	case $verb in
 	wait)
-		mapfile -t COMPREPLY < <(compgen -W "$(_srtctl_names "$bin" recipes "${db[@]}")" -- "$cur")
+		# wait [recipe/]NAME... | wait campaign NAME
+		if [[ ${args[0]-} == campaign ]]; then
+			[[ ${#args[@]} -eq 1 ]] &&
+				mapfile -t COMPREPLY < <(compgen -W "$(_srtctl_names "$bin" campaigns "${db[@]}")" -- "$cur")
+		else
+			mapfile -t COMPREPLY < <(compgen -W "$(_srtctl_names "$bin" recipes "${db[@]}") campaign" -- "$cur")
+		fi
 		;;
 	esac
 }

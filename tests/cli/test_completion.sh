@@ -54,13 +54,28 @@ expect "campaign recipe run service" srtctl describe ""
 expect "json wide yaml" srtctl get runs -o ""
 expect "csv json wide yaml" srtctl get points -o ""
 expect "json text" srtctl doctor -o ""
+expect "campaign" srtctl suspend ""
+expect "campaign" srtctl resume c
+expect "--db --failed --help --invalid" srtctl retry campaign x --
+expect "render resume retry" srtctl re
 
 # Names from the database: $SRTCTL_DB, then the --db on the line.
 apply_pd "$work/a.db"
+cat >c.yaml <<'YAML'
+kind: Campaign
+name: sweepy
+template: r.yaml
+deployments: {grid: {roles.decode.workers: [1]}}
+load: {shapes: [{isl: 8, osl: 8}], concurrency: [1]}
+benchmark: {tool: vllm-bench}
+YAML
+run 0 "$SRTCTL" apply -f c.yaml --db "$work/a.db"
 export SRTCTL_DB=$work/a.db
+expect "sweepy" srtctl retry campaign ""
+expect "sweepy" srtctl wait campaign s
 expect "alpha" srtctl get recipes ""
 expect "alpha" srtctl describe recipe a
-expect "alpha" srtctl wait ""
+expect "alpha campaign" srtctl wait ""
 expect "alpha" srtctl delete recipe ""
 unset SRTCTL_DB
 expect "" srtctl get recipes ""
