@@ -146,7 +146,8 @@ static void observe_runs(const struct srt_ctl_view *v, struct srt_cc_deployment 
 	}
 }
 
-static int act(struct srt_store *store, const struct srt_cc_action *x, struct srt_error *err)
+static int act(struct srt_store *store, const struct srt_cc_action *x, const char *state,
+	       struct srt_error *err)
 {
 	switch (x->kind) {
 	case SRT_CC_ACTIVATE:
@@ -159,8 +160,8 @@ static int act(struct srt_store *store, const struct srt_cc_action *x, struct sr
 	case SRT_CC_FAIL_POINTS:
 		return srt_store_points_fail(store, x->campaign, x->deployment, x->message, err);
 	case SRT_CC_STOP_SUBMITTING:
-		return srt_store_campaign_set_state(store, x->campaign, state_of_stop(x->stop),
-						    x->message, err);
+		return srt_store_campaign_set_state(store, x->campaign, state,
+						    state_of_stop(x->stop), x->message, err);
 	}
 	return 0;
 }
@@ -213,7 +214,7 @@ static int one_campaign(const struct srt_ctl_view *v, const struct srt_world_dep
 	for (size_t i = 0; i < actions.n && rc == 0; i++) {
 		if (actions.v[i].kind == SRT_CC_ACTIVATE)
 			any_active = true;
-		rc = act(v->store, &actions.v[i], err);
+		rc = act(v->store, &actions.v[i], w->campaign_state, err);
 		if (rc != 0)
 			srt_error_prefix(err, "campaign/%s", cc.name);
 		else if (v->log)
@@ -222,12 +223,12 @@ static int one_campaign(const struct srt_ctl_view *v, const struct srt_world_dep
 	*nactions += actions.n;
 	if (rc == 0 && !cc.deleted && all_final && !any_active &&
 	    strcmp(w->campaign_state, "Done") != 0) {
-		rc = srt_store_campaign_set_state(v->store, cc.name, "Done",
+		rc = srt_store_campaign_set_state(v->store, cc.name, w->campaign_state, "Done",
 						  "every point of the campaign is finished", err);
 		++*nactions;
 	} else if (rc == 0 && !cc.deleted && any_active &&
 		   (!strcmp(w->campaign_state, "Pending") || !strcmp(w->campaign_state, "Done"))) {
-		rc = srt_store_campaign_set_state(v->store, cc.name, "Running",
+		rc = srt_store_campaign_set_state(v->store, cc.name, w->campaign_state, "Running",
 						  "a deployment started", err);
 	}
 	srt_cc_actions_release(&actions);

@@ -33,7 +33,8 @@ static const char SQL_D_CAMPAIGN[] =
 	"SELECT c.name, c.spec FROM campaign_deployments d JOIN campaigns c ON c.id = d.campaign_id "
 	"WHERE d.name = ?1";
 static const char SQL_SET_STATE[] =
-	"UPDATE campaigns SET state = ?2, updated_at = ?3 WHERE name = ?1 AND state != ?2";
+	"UPDATE campaigns SET state = ?2, updated_at = ?3 WHERE name = ?1 AND state = ?4 "
+	"AND state != ?2";
 static const char SQL_RESET[] =
 	"UPDATE campaign_points SET state = 'pending', updated_at = ?2, message = ?3 "
 	"WHERE deployment_id = (SELECT id FROM campaign_deployments WHERE name = ?1) "
@@ -247,8 +248,8 @@ int srt_store_points_fail(struct srt_store *s, const char *campaign, const char 
 			     err);
 }
 
-int srt_store_campaign_set_state(struct srt_store *s, const char *campaign, const char *state,
-				 const char *why, struct srt_error *err)
+int srt_store_campaign_set_state(struct srt_store *s, const char *campaign, const char *from,
+				 const char *state, const char *why, struct srt_error *err)
 {
 	sqlite3_stmt *st = srt_store_stmt(s, SQL_SET_STATE, err);
 	bool own;
@@ -259,6 +260,7 @@ int srt_store_campaign_set_state(struct srt_store *s, const char *campaign, cons
 	srt_store_bind_text(st, 1, campaign);
 	srt_store_bind_text(st, 2, state);
 	sqlite3_bind_int64(st, 3, srt_store_now(s));
+	srt_store_bind_text(st, 4, from);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)

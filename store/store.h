@@ -367,11 +367,13 @@ int srt_store_points_reset(struct srt_store *s, const char *campaign, const char
 int srt_store_points_fail(struct srt_store *s, const char *campaign, const char *deployment,
 			  const char *why, struct srt_error *err);
 /*
- * campaigns.state = `state` ("Running", "Suspended", "Stopped", "OutOfBudget",
- * "Done"); an event with reason `state` when it changed.
+ * campaigns.state `from` -> `state` ("Running", "Stopped", "OutOfBudget",
+ * "Done"), with an event whose reason is `state`; nothing when the state is
+ * no longer `from` (the user suspended or resumed it meanwhile: the next
+ * pass decides again) or is `state` already.
  */
-int srt_store_campaign_set_state(struct srt_store *s, const char *campaign, const char *state,
-				 const char *why, struct srt_error *err);
+int srt_store_campaign_set_state(struct srt_store *s, const char *campaign, const char *from,
+				 const char *state, const char *why, struct srt_error *err);
 
 /* ---- a user steering a campaign (store/steer.c) ---- */
 

@@ -9,8 +9,9 @@
 #
 # A 2x2 deployment grid (TP 1/2 x two perf scales) x 4 concurrencies, with
 # policy.maxConcurrentJobs 2, run by a controller in the background:
-#  1. the campaign ends Done; every point is done, with the benchmark's
-#     results (completed == prompts), its raw file's sha256, its run and job;
+#  1. the campaign ends Done (`srtctl wait campaign --for done`); every point
+#     is done, with the benchmark's results (completed == prompts), its raw
+#     file's sha256, its run and job;
 #  2. never more than 2 deployments active at once (the campaign's events,
 #     replayed in order) and never more than 2 of its jobs in SLURM's
 #     listing (sampled throughout);
@@ -185,7 +186,7 @@ wait_state() {
 write_campaign 1x2x4x8
 S apply -f "$WORK/ct.yaml" >"$WORK/apply1.out" 2>&1
 check "1. the campaign is applied: 4 deployments, 16 points" grep -q '4 deployments, 16 points' "$WORK/apply1.out"
-wait_state Done 400
+S wait campaign ct --for done --timeout 400s >>"$WORK/wait.out" 2>&1
 check "1. the campaign ends Done" test $? -eq 0
 S get points --campaign ct -o json >"$WORK/points1.json"
 py "$WORK/points1.json" <<'PY'
@@ -263,8 +264,7 @@ check "3. one SLURM job per deployment; its points ran one after another in seq 
 write_campaign 1x2x4x8x16
 S apply -f "$WORK/ct.yaml" >"$WORK/apply2.out" 2>&1
 check "4. re-apply: 4 new points, 16 kept" grep -q '20 points: 4 new, 16 kept, 0 removed' "$WORK/apply2.out"
-wait_state Running 60 || true # it may pass through Running quickly
-wait_state Done 400
+S wait campaign ct --for done --timeout 400s >>"$WORK/wait.out" 2>&1
 check "4. the campaign ends Done again" test $? -eq 0
 S get points --campaign ct -o json >"$WORK/points2.json"
 py "$WORK/points1.json" "$WORK/points2.json" <<'PY'
@@ -308,7 +308,7 @@ for _ in $(seq 1 "$KILLS"); do
 	sleep 0.5
 done
 echo "# controller killed $kills times during campaign ct6"
-wait_state Done 400 ct6
+S wait campaign ct6 --for done --timeout 400s >>"$WORK/wait.out" 2>&1
 check "6. after $kills kill -9 of the controller the campaign ends Done" test $? -eq 0
 points_of ct6 "$WORK/points6.json"
 S events --for campaign/ct6 -o json >"$WORK/events6.json"
@@ -349,7 +349,7 @@ benchmark: {tool: vllm-bench}
 YAML
 S apply -f "$WORK/ct7.yaml" >"$WORK/apply7.out" 2>&1
 check "7. a one-deployment campaign is applied" test $? -eq 0
-wait_state Done 300 ct7
+S wait campaign ct7 --for done --timeout 300s >>"$WORK/wait.out" 2>&1
 check "7. it ends Done" test $? -eq 0
 points_of ct7 "$WORK/points7.json"
 py "$WORK/points7.json" <<'PY'
@@ -383,7 +383,7 @@ scancel "$job8"
 echo "# cancelled job $job8 after its first point"
 for _ in $(seq 1 60); do squeue -h -j "$job8" 2>/dev/null | grep -q . || break; sleep 0.5; done
 rm -f "$WORK/hold8" # the next job's concurrency-8 point may run
-wait_state Done 300 ct8
+S wait campaign ct8 --for done --timeout 300s >>"$WORK/wait.out" 2>&1
 check "8. the campaign ends Done after its job was cancelled" test $? -eq 0
 points_of ct8 "$WORK/points8.json"
 S events --for campaign/ct8 -o json >"$WORK/events8.json"

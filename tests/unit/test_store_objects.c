@@ -614,9 +614,12 @@ static void test_campaign_points(void **state)
 	assert_int_equal(srt_store_recipe_get(f->s, "cp-aaaaaaaa", &recipe, &f->err), 1);
 	assert_true(recipe.deleted_at != 0);
 	srt_recipe_row_release(&recipe);
-	OK(srt_store_campaign_set_state(f->s, "cp", "Done", "all finished", &f->err));
-	OK(srt_store_campaign_set_state(f->s, "cp", "Done", "all finished", &f->err));
+	OK(srt_store_campaign_set_state(f->s, "cp", "Pending", "Done", "all finished", &f->err));
+	OK(srt_store_campaign_set_state(f->s, "cp", "Pending", "Done", "all finished", &f->err));
+	/* not from the state it is in (a user changed it meanwhile): nothing */
+	OK(srt_store_campaign_set_state(f->s, "cp", "Running", "Stopped", "x", &f->err));
 	assert_int_equal(count_events(f, "campaign", "cp", "Done"), 1);
+	assert_int_equal(count_events(f, "campaign", "cp", "Stopped"), 0);
 	assert_int_equal(count_events(f, "campaign", "cp", "DeploymentStarted"), 1);
 	assert_int_equal(count_events(f, "campaign", "cp", "PointFinished"), 1);
 	srt_run_row_release(&run);
