@@ -83,6 +83,55 @@ static const char *state_of_stop(enum srt_cc_stop s)
 }
 
 /*
+ * The pass's recipes by name and runs by recipe, sorted once per pass, so
+ * that each deployment finds its own in O(log n) instead of scanning every
+ * recipe and run (1,000 deployments x 1,100 runs was ~2M strcmp a pass).
+ */
+struct by_name {
+	const struct srt_recipe_row **recipes; /* by name (unique) */
+	const struct srt_run_row **runs;       /* by recipe */
+	size_t nrecipes, nruns;
+};
+
+static int recipe_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const struct srt_recipe_row *const *)a)->name,
+		      (*(const struct srt_recipe_row *const *)b)->name);
+}
+
+/* bsearch: a name against a recipe. */
+static int name_recipe_cmp(const void *name, const void *b)
+{
+	return strcmp(name, (*(const struct srt_recipe_row *const *)b)->name);
+}
+
+static int run_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const struct srt_run_row *const *)a)->recipe,
+		      (*(const struct srt_run_row *const *)b)->recipe);
+}
+
+static void by_name_init(struct by_name *x, const struct srt_ctl_view *v)
+{
+	x->nrecipes = v->nrecipes;
+	x->nruns = v->nruns;
+	x->recipes = srt_xcalloc(v->nrecipes + 1, sizeof(*x->recipes));
+	x->runs = srt_xcalloc(v->nruns + 1, sizeof(*x->runs));
+	for (size_t i = 0; i < v->nrecipes; i++)
+		x->recipes[i] = &v->recipes[i];
+	for (size_t i = 0; i < v->nruns; i++)
+		x->runs[i] = &v->runs[i];
+	qsort(x->recipes, x->nrecipes, sizeof(*x->recipes), recipe_cmp);
+	qsort(x->runs, x->nruns, sizeof(*x->runs), run_cmp);
+}
+
+static void by_name_release(struct by_name *x)
+{
+	free(x->recipes);
+	free(x->runs);
+}
+
+/*
  * Did the job end for a reason that is the cluster's, not the deployment's
  * (a node failed, it was preempted, it never booted, SLURM lost it)?  Such
  * an end spends none of the deployment's attempts: the deployment is
@@ -99,26 +148,30 @@ static bool infrastructure_end(const char *slurm_state)
 	return false;
 }
 
-/* What became of deployment `name`'s child recipe and its runs. */
-static void observe_runs(const struct srt_ctl_view *v, struct srt_cc_deployment *d)
+/* What became of deployment `d`'s child recipe and its runs. */
+static void observe_runs(const struct by_name *x, struct srt_cc_deployment *d)
 {
-	const struct srt_recipe_row *recipe = NULL;
+	const struct srt_recipe_row *const *found =
+		bsearch(d->name, x->recipes, x->nrecipes, sizeof(*x->recipes), name_recipe_cmp);
+	const struct srt_recipe_row *recipe = found ? *found : NULL;
 	const struct srt_run_row *newest = NULL;
+	size_t lo = 0, hi = x->nruns;
 
-	for (size_t i = 0; i < v->nrecipes; i++)
-		if (!strcmp(v->recipes[i].name, d->name)) {
-			recipe = &v->recipes[i];
-			break;
-		}
 	d->active = recipe && !recipe->deleted_at;
 	d->run = SRT_CC_RUN_NONE;
 	d->job_live = false;
-	for (size_t i = 0; i < v->nruns; i++) {
-		const struct srt_run_row *r = &v->runs[i];
+	while (lo < hi) { /* the first run of this recipe */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(x->runs[mid]->recipe, d->name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < x->nruns && !strcmp(x->runs[i]->recipe, d->name); i++) {
+		const struct srt_run_row *r = x->runs[i];
 		enum srt_rc_phase p = SRT_RC_PENDING;
 
-		if (strcmp(r->recipe, d->name))
-			continue;
 		srt_rc_phase_parse(r->phase, &p);
 		if (!srt_rc_phase_is_final(p))
 			d->job_live = true;
@@ -167,8 +220,9 @@ static int act(struct srt_store *store, const struct srt_cc_action *x, const cha
 }
 
 /* Decide and act for the deployments rows[first, end) of one campaign. */
-static int one_campaign(const struct srt_ctl_view *v, const struct srt_world_deployment *rows,
-			size_t first, size_t end, size_t *nactions, struct srt_error *err)
+static int one_campaign(const struct srt_ctl_view *v, const struct by_name *x,
+			const struct srt_world_deployment *rows, size_t first, size_t end,
+			size_t *nactions, struct srt_error *err)
 {
 	const struct srt_world_deployment *w = &rows[first];
 	struct srt_cc_deployment *deps = srt_xcalloc(end - first, sizeof(*deps));
@@ -206,7 +260,7 @@ static int one_campaign(const struct srt_ctl_view *v, const struct srt_world_dep
 		d->final = rows[i].final;
 		cc.failed_points += rows[i].failed;
 		cc.node_hours_used += (double)rows[i].node_ms / 3.6e6;
-		observe_runs(v, d);
+		observe_runs(x, d);
 		all_final = all_final && !d->pending && !d->running;
 		any_active = any_active || d->active || d->job_live;
 	}
@@ -240,18 +294,21 @@ static int one_campaign(const struct srt_ctl_view *v, const struct srt_world_dep
 int srt_ctl_campaigns_pass(const struct srt_ctl_view *v, size_t *nactions, struct srt_error *err)
 {
 	struct srt_world_deployment *rows = NULL;
+	struct by_name x;
 	size_t n = 0, first = 0;
 	int rc = 0;
 
 	*nactions = 0;
 	if (srt_store_campaign_world(v->store, &rows, &n, err) != 0)
 		return -1;
+	by_name_init(&x, v);
 	for (size_t i = 1; i <= n && rc == 0; i++) {
 		if (i < n && !strcmp(rows[i].campaign, rows[first].campaign))
 			continue;
-		rc = one_campaign(v, rows, first, i, nactions, err);
+		rc = one_campaign(v, &x, rows, first, i, nactions, err);
 		first = i;
 	}
+	by_name_release(&x);
 	srt_world_deployments_free(rows, n);
 	return rc;
 }

@@ -57,9 +57,19 @@ static const char SQL_ASSIGNED[] =
 	"SELECT p.point_id, p.seq, p.tool, p.params, p.isl, p.osl, p.concurrency, p.prompts, "
 	"p.warmup, p.repeat_idx FROM campaign_points p WHERE p.run_name = ?1 AND "
 	"p.state = 'pending' AND p.removed_at IS NULL ORDER BY p.seq, p.id";
+/*
+ * The campaign of run ?2 (its recipe is a deployment): with it, a report's
+ * UPDATE finds its point through UNIQUE (campaign_id, point_id) instead of
+ * scanning every point (point_id alone has no index).
+ */
+#define SQL_RUN_CAMPAIGN                                                            \
+	"(SELECT d.campaign_id FROM runs r JOIN recipes rc ON rc.id = r.recipe_id " \
+	"JOIN campaign_deployments d ON d.name = rc.name WHERE r.name = ?2)"
 static const char SQL_STARTED[] =
 	"UPDATE campaign_points SET state = 'running', started_at = ?3, updated_at = ?3, "
-	"message = NULL, slurm_job_id = (SELECT slurm_job_id FROM runs WHERE name = ?2) WHERE point_id = ?1 AND run_name = ?2 AND state = 'pending' "
+	"message = NULL, slurm_job_id = (SELECT slurm_job_id FROM runs WHERE name = ?2) "
+	"WHERE campaign_id = " SQL_RUN_CAMPAIGN " AND point_id = ?1 AND run_name = ?2 "
+	"AND state = 'pending' "
 	"RETURNING (SELECT name FROM campaigns WHERE id = campaign_id)";
 static const char SQL_FINISHED[] =
 	"UPDATE campaign_points SET state = ?3, attempts = attempts + ?4, message = ?5, "
@@ -72,7 +82,8 @@ static const char SQL_FINISHED[] =
 	"mean_itl_ms = ?25, median_itl_ms = ?26, p99_itl_ms = ?27, "
 	"mean_e2el_ms = ?28, median_e2el_ms = ?29, p99_e2el_ms = ?30, errors = ?31, "
 	"slurm_job_id = (SELECT slurm_job_id FROM runs WHERE name = ?2) "
-	"WHERE point_id = ?1 AND run_name = ?2 AND state IN ('pending', 'running') "
+	"WHERE campaign_id = " SQL_RUN_CAMPAIGN " AND point_id = ?1 AND run_name = ?2 "
+	"AND state IN ('pending', 'running') "
 	"RETURNING (SELECT name FROM campaigns WHERE id = campaign_id)";
 
 int srt_store_campaign_world(struct srt_store *s, struct srt_world_deployment **rows, size_t *n,
