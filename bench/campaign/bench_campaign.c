@@ -3,7 +3,6 @@
  * campaign, and the ingest of point results (issue 15's benchmarks).
  *
  *   build-rel/bench/campaign/bench_campaign [-p PASSES] [-d DIR] [--setup-only]
- *                                           [--proposed-index]
  *
  * Builds, in DIR (default: a new /tmp/srt-bench-camp.XXXXXX, removed at the
  * end unless -d names it), a state database with one campaign "bench" of
@@ -34,15 +33,11 @@
  *      result file with its sha256 under points/), then the passes that
  *      ingest them: reports per second, CPU per report.
  * With --setup-only it builds the database (DIR/state.db) and exits: that is
- * how bench/campaign/bench_get_points.sh gets its 10,000 rows.  With
- * --proposed-index it adds an index the schema lacks before measuring
- * (campaign_points (deployment_id, removed_at, state)): the figures with and
- * without it show what a migration adding it would change.
+ * how bench/campaign/bench_get_points.sh gets its 10,000 rows.
  * It prints figures; it asserts nothing but that the setup worked.
  */
 #include <errno.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -709,30 +704,9 @@ static void ingest(struct bench *b)
 	printf("  peak RSS after ingest: %.1f MiB  (goal < 20 MiB)\n", peak_rss_mib());
 }
 
-/*
- * --proposed-index: an index the schema does not have (a proposal, not a
- * migration), so that the campaign world's point counts read a small index
- * instead of the points' rows with their results.
- */
-static void add_proposed_index(const char *db)
-{
-	static const char sql[] = "CREATE INDEX bench_points_deployment_state ON campaign_points "
-				  "(deployment_id, removed_at, state)";
-	sqlite3 *h = NULL;
-
-	if (sqlite3_open(db, &h) != SQLITE_OK ||
-	    sqlite3_exec(h, sql, NULL, NULL, NULL) != SQLITE_OK) {
-		fprintf(stderr, "bench_campaign: %s: %s\n", sql, sqlite3_errmsg(h));
-		exit(1);
-	}
-	sqlite3_close(h);
-	printf("proposed index: %s\n", sql);
-}
-
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_campaign [-p PASSES] [-d DIR] [--setup-only] "
-			"[--proposed-index]\n");
+	fprintf(stderr, "usage: bench_campaign [-p PASSES] [-d DIR] [--setup-only]\n");
 	exit(2);
 }
 
@@ -743,7 +717,7 @@ int main(int argc, char **argv)
 	const char *dir = NULL;
 	struct bench b = { 0 };
 	struct srt_error err;
-	bool setup_only = false, proposed_index = false;
+	bool setup_only = false;
 	int npasses = 20, status;
 	char *db, *root;
 	pid_t pid;
@@ -755,8 +729,6 @@ int main(int argc, char **argv)
 			dir = argv[++i];
 		else if (!strcmp(argv[i], "--setup-only"))
 			setup_only = true;
-		else if (!strcmp(argv[i], "--proposed-index"))
-			proposed_index = true;
 		else
 			usage();
 	}
@@ -790,8 +762,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	if (proposed_index)
-		add_proposed_index(db);
 	b.root = root;
 	b.db = db;
 	srt_cluster_defaults(&b.cl);
