@@ -410,25 +410,35 @@ out:
  */
 static char *read_raw(const char *run_dir, const struct srt_point_report *r, char *why, size_t nwhy)
 {
-	char *path = srt_xasprintf("%s/%s", run_dir, r->raw_path);
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	const char *name = r->raw_path + strlen(SRT_RUNDIR_POINTS_DIR "/");
+	int dfd = -1, pfd = -1, fd = -1;
 	struct srt_buf b;
 	struct stat stt;
 	char hex[65];
-	ssize_t got;
+	ssize_t got = -1;
 
-	free(path);
 	srt_buf_init(&b);
+	/*
+	 * The job's user owns the run directory: no link is followed, neither
+	 * points/ nor the file (srt_point_report_read() has checked that
+	 * raw_path is points/NAME with no other directory in it).
+	 */
+	dfd = open(run_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0)
+		pfd = openat(dfd, SRT_RUNDIR_POINTS_DIR,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd >= 0)
+		fd = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
-		snprintf(why, nwhy, "cannot open %s: %s", r->raw_path, strerror(errno));
-		return NULL;
+		snprintf(why, nwhy, "cannot open %s without following a link: %s", r->raw_path,
+			 strerror(errno));
+		goto out;
 	}
 	if (fstat(fd, &stt) != 0 || !S_ISREG(stt.st_mode) ||
 	    (uint64_t)stt.st_size > SRT_LOADGEN_MAX_RESULT_BYTES) {
 		snprintf(why, nwhy, "%s is not a regular file of at most %u bytes", r->raw_path,
 			 (unsigned)SRT_LOADGEN_MAX_RESULT_BYTES);
-		close(fd);
-		return NULL;
+		goto out;
 	}
 	for (;;) {
 		char chunk[65536];
@@ -440,16 +450,24 @@ static char *read_raw(const char *run_dir, const struct srt_point_report *r, cha
 			break;
 		srt_buf_append(&b, chunk, (size_t)got);
 	}
-	close(fd);
 	if (got != 0) {
 		snprintf(why, nwhy, "cannot read %s whole", r->raw_path);
-		srt_buf_release(&b);
-		return NULL;
+		goto out;
 	}
 	srt_sha256_hex(b.data ? b.data : "", b.len, hex);
 	if (!r->raw_sha256 || strcmp(hex, r->raw_sha256)) {
-		snprintf(why, nwhy, "%s has sha256 %.12s..., not the %.12s... the agent reported",
-			 r->raw_path, hex, r->raw_sha256 ? r->raw_sha256 : "(none)");
+		snprintf(why, nwhy, "%s does not match the sha256 the agent reported", r->raw_path);
+		got = -1;
+		goto out;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (pfd >= 0)
+		close(pfd);
+	if (dfd >= 0)
+		close(dfd);
+	if (got != 0) {
 		srt_buf_release(&b);
 		return NULL;
 	}

@@ -1031,7 +1031,38 @@ static void test_campaign_drives_deployments(void **state)
 	}
 	srt_point_rows_free(pts, n);
 
-	/* Run 1 ends (its job completed) with both points unreported: retired, then again. */
+	/*
+	 * Run 1's first point: its points/ is a link planted by the job's user
+	 * (to a directory with a file whose hash matches): the controller follows
+	 * no link, so the point is invalid and nothing is read through it.
+	 */
+	{
+		char *link = srt_xasprintf("%s/%s/points", f->root, runs[1]);
+		char *real = srt_xasprintf("%s/elsewhere", f->dir);
+		char id[65] = "";
+
+		assert_int_equal(mkdir(real, 0700), 0);
+		assert_int_equal(symlink(real, link), 0);
+		pts = points_of(f, &n);
+		for (size_t i = 0; i < n; i++)
+			if (pts[i].run_name && !strcmp(pts[i].run_name, runs[1]) && pts[i].seq == 1)
+				snprintf(id, sizeof(id), "%s", pts[i].point_id);
+		srt_point_rows_free(pts, n);
+		report_point(f, runs[1], id, 1, "done", "{\"completed\": 10}", NULL);
+		pass(f);
+		pts = points_of(f, &n);
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(pts[i].point_id, id)) {
+				assert_string_equal(pts[i].state, "invalid");
+				assert_non_null(strstr(pts[i].message, "without following a link"));
+				assert_null(pts[i].raw_sha256);
+			}
+		srt_point_rows_free(pts, n);
+		free(link);
+		free(real);
+	}
+
+	/* Run 1 ends (its job completed) with its second point unreported: retired, then again. */
 	{
 		struct run r = run(f, runs[1]);
 
@@ -1049,8 +1080,8 @@ static void test_campaign_drives_deployments(void **state)
 	assert_int_equal(active, 2); /* run 0's deployment and the third; run 1's is retired */
 	pts = points_of(f, &n);
 	for (size_t i = 0; i < n; i++)
-		if (pts[i].run_name && !strcmp(pts[i].run_name, runs[1]))
-			assert_string_equal(pts[i].state, "pending"); /* they run again later */
+		if (pts[i].run_name && !strcmp(pts[i].run_name, runs[1]) && pts[i].seq == 2)
+			assert_string_equal(pts[i].state, "pending"); /* it runs again later */
 	srt_point_rows_free(pts, n);
 	for (size_t i = 0; i < 2; i++)
 		free(runs[i]);
