@@ -377,19 +377,18 @@ static int open_regular(int dirfd, const char *name, const char *path, struct st
 		if (errno == ENOENT)
 			return -2;
 		if (errno == ELOOP)
-			srt_error_set(
-				err,
-				"'%s' is a symbolic link; the controller reads only a regular "
-				"file there: remove the link (the agent writes the file itself)",
-				path);
+			srt_error_set(err,
+				      "'%s' is a symbolic link; srtctl reads only a regular file "
+				      "there: remove the link (srtctl writes that file itself)",
+				      path);
 		else
 			srt_error_set(err, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, sb) < 0 || !S_ISREG(sb->st_mode)) {
 		srt_error_set(err,
-			      "'%s' is %s; the controller reads only a regular file there: "
-			      "remove it (the agent writes the file itself)",
+			      "'%s' is %s; srtctl reads only a regular file there: remove it "
+			      "(srtctl writes that file itself)",
 			      path, srt_file_kind(sb->st_mode));
 		close(fd);
 		return -1;
