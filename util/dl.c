@@ -8,7 +8,14 @@
 void *srt_dl_load(const char *soname, const struct srt_dl_sym *syms, size_t n, void *api,
 		  const char *why, const char *install, char *errbuf, size_t errlen)
 {
-	void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+	/*
+	 * RTLD_NODELETE: srt_dl_unload() drops the reference but the library stays
+	 * mapped until exit.  These libraries (and the TLS and crypto libraries
+	 * they pull in) keep thread-local storage; unmapping it leaves stale
+	 * pointers in the threads' TLS vectors, which LeakSanitizer's exit scan
+	 * followed into a crash (seen once in CI after a failed --listen).
+	 */
+	void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 
 	if (!handle) {
 		snprintf(errbuf, errlen,

@@ -33,7 +33,7 @@ struct srt_dl_sym {
 void *srt_dl_load(const char *soname, const struct srt_dl_sym *syms, size_t n, void *api,
 		  const char *why, const char *install, char *errbuf, size_t errlen);
 
-/* dlclose(handle) when it is not NULL. */
+/* dlclose(handle) when it is not NULL (the library stays mapped: RTLD_NODELETE). */
 void srt_dl_unload(void *handle);
 
 #endif
