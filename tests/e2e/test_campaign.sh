@@ -417,11 +417,20 @@ PY
 check "8. the finished points were not rerun; the rest ran in a new job" test $? -eq 0
 
 # ---- 9. budget.nodeHours spent -------------------------------------------------------
-write_campaign 1x2 ct9 template.yaml "{maxConcurrentJobs: 1, budget: {nodeHours: 0.0001}}"
+# Its last point is held until the campaign is OutOfBudget: node-hours count from when the
+# controller sees the run start, and a deployment that ran in under a pass would count none
+# (the node-hours come from the runs' recorded times, not SLURM's).
+sed -e 's/^name: ct-template/name: ct9-template/' "$WORK/template.yaml" >"$WORK/template9.yaml"
+cat >>"$WORK/template9.yaml" <<YAML
+environment: {FAKE_BENCH_HOLD_AT_CONCURRENCY: "2", FAKE_BENCH_HOLD_FILE: "$WORK/hold9"}
+YAML
+touch "$WORK/hold9"
+write_campaign 1x2 ct9 template9.yaml "{maxConcurrentJobs: 1, budget: {nodeHours: 0.0001}}"
 S apply -f "$WORK/ct9.yaml" >"$WORK/apply9.out" 2>&1
 check "9. a campaign with a tiny node-hour budget is applied" test $? -eq 0
 wait_state OutOfBudget 300 ct9
 check "9. it stops submitting: OutOfBudget" test $? -eq 0
+rm -f "$WORK/hold9"
 # the deployment that was running finishes; nothing else starts
 for _ in $(seq 1 120); do [ -z "$(our_jobs)" ] && break; sleep 1; done
 points_of ct9 "$WORK/points9.json"
