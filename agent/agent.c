@@ -89,6 +89,7 @@ struct ladder {
 	bool timed_out;		       /* SIGTERM sent at the deadline */
 	struct srt_loadgen_cmd cmd;
 	char *result_rel, *result_abs, *log_path;
+	char *named_abs; /* custom: the file benchmark.resultFile names for it, or NULL */
 	int64_t started_at, timeout_ms, deadline_m, kill_at;
 	char why[4096]; /* why the attempt failed or is invalid */
 };
@@ -686,6 +687,17 @@ static void ladder_start(struct agent *a)
 		     a->plan.frontend_url ? a->plan.frontend_url : "(no frontend)",
 		     strrchr(l->log_path, '/') + 1, rel, (long long)(l->timeout_ms / 1000));
 	l->deadline_m = srt_monotonic_ms() + l->timeout_ms;
+	free(l->named_abs);
+	l->named_abs = NULL;
+	if (l->f.result_file &&
+	    srt_loadgen_result_path(l->f.result_file, &spec, a->dir, &l->named_abs, &e) < 0) {
+		snprintf(l->why, sizeof(l->why), "benchmark.resultFile: %s", e.msg);
+		ladder_attempt_done(a, -1);
+		return;
+	}
+	/* What an earlier attempt or job left there is not this attempt's result. */
+	if (l->named_abs)
+		(void)unlink(l->named_abs);
 	if (srt_loadgen_build(&l->cmd, &spec, &e) < 0 ||
 	    ladder_spawn(a, l->cmd.warmup_argv ? l->cmd.warmup_argv : l->cmd.argv, &e) < 0) {
 		snprintf(l->why, sizeof(l->why), "could not start: %s", e.msg);
@@ -705,15 +717,22 @@ static int ladder_judge(struct agent *a, struct srt_point_result *res, struct sr
 	int rc;
 
 	*valid = false;
-	rc = srt_rundir_read_file(l->result_abs, SRT_LOADGEN_MAX_RESULT_BYTES, raw, &e);
+	rc = srt_rundir_read_file(l->named_abs ? l->named_abs : l->result_abs,
+				  SRT_LOADGEN_MAX_RESULT_BYTES, raw, &e);
 	if (rc == 1) {
-		snprintf(l->why, sizeof(l->why),
-			 "the tool exited with status 0 and wrote no result "
-			 "file");
+		snprintf(l->why, sizeof(l->why), "the tool exited with status 0 and wrote no %s%s",
+			 l->named_abs ? "result file " : "result file",
+			 l->named_abs ? l->named_abs : "");
 		return -2;
 	}
 	if (rc < 0) {
 		snprintf(l->why, sizeof(l->why), "%s", e.msg);
+		return -2;
+	}
+	/* The named file is the tool's; the point's raw result is srtctl's copy of it. */
+	if (l->named_abs && srt_rundir_write_file(l->result_abs, raw->data, raw->len,
+						  SRT_RUNDIR_FILE_MODE, &e) != 0) {
+		snprintf(l->why, sizeof(l->why), "cannot keep a copy of the result: %s", e.msg);
 		return -2;
 	}
 	if (srt_loadgen_parse_result(res, l->f.tool, raw->data, raw->len, &pt->load, &e) < 0) {
@@ -1974,6 +1993,7 @@ out:
 	free(a->ld.points_dir);
 	free(a->ld.result_rel);
 	free(a->ld.result_abs);
+	free(a->ld.named_abs);
 	free(a->ld.log_path);
 	if (a->plan_loaded)
 		srt_runplan_release(&a->plan);

@@ -365,6 +365,8 @@ int srt_ctl_points_file(struct srt_store *store, const struct srt_cluster *clust
 	f.params_json = n ? srt_xstrdup(pts[0].params) : NULL;
 	if (f.tool == SRT_BENCH_CUSTOM) {
 		custom_command(set.c->bench_command, &f);
+		if (set.c->bench_result_file)
+			f.result_file = srt_xstrdup(set.c->bench_result_file);
 	} else {
 		const struct srt_argv *cmd =
 			&cluster->commands[f.tool == SRT_BENCH_VLLM ? SRT_CMD_VLLM_BENCH :

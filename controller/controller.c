@@ -1084,8 +1084,15 @@ static int act(struct srt_controller *c, const struct srt_rc_action *x, struct s
 		return rc;
 	}
 	case SRT_RC_OBSERVE_JOB:
-		return srt_store_run_update(c->store, x->run, NULL, -1,
-					    srt_job_state_name(x->job_state), NULL, err);
+		if (srt_store_begin(c->store, err) != 0)
+			return -1;
+		if (x->job_state != SRT_JOB_STATE_COUNT)
+			rc = srt_store_run_update(c->store, x->run, NULL, -1,
+						  srt_job_state_name(x->job_state), NULL, err);
+		if (rc == 0 && (x->job_started_at || x->job_ended_at))
+			rc = srt_store_run_set_job_times(c->store, x->run, x->job_started_at,
+							 x->job_ended_at, err);
+		return finish_tx(c, rc, err);
 	case SRT_RC_SLURM_UNKNOWN:
 		msg = srt_xasprintf(
 			"slurmrestd did not answer (%s); the run's job state is unknown: "
@@ -1236,6 +1243,8 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 		wruns[i].job_id = runs[i].slurm_job_id;
 		wruns[i].job_comment = runs[i].job_comment;
 		wruns[i].slurm_state = runs[i].slurm_state;
+		wruns[i].job_started_at = runs[i].job_started_at;
+		wruns[i].job_ended_at = runs[i].job_ended_at;
 		wruns[i].agent = obs[i].agent;
 		wruns[i].agent_message = obs[i].agent_message;
 	}
@@ -1249,6 +1258,8 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 			wjobs[i].state = cur->jobs[i].state;
 			wjobs[i].exit_code = cur->jobs[i].exit_code;
 			wjobs[i].reason = cur->jobs[i].reason;
+			wjobs[i].started_at = cur->jobs[i].start_time * 1000;
+			wjobs[i].ended_at = cur->jobs[i].end_time * 1000;
 		}
 		srt_reconcile_runs(&(struct srt_rc_world){ wr, nrecipes, wruns, nruns, wjobs,
 							   stats->slurm_known ? cur->n : 0,

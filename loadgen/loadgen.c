@@ -265,21 +265,133 @@ static void add_prefix(struct vec *a, const struct srt_loadgen_spec *s)
 		vec_add(a, p[i]);
 }
 
-static void add_env(struct vec *e, const struct srt_loadgen_spec *s)
+/* The variables a point's processes get, in their order (srt_loadgen_cmd.env). */
+static const char *const env_names[] = {
+	"SRT_FRONTEND_URL", "SRT_BENCH_MODEL",	     "SRT_BENCH_TOKENIZER", "SRT_BENCH_ISL",
+	"SRT_BENCH_OSL",    "SRT_BENCH_CONCURRENCY", "SRT_BENCH_PROMPTS",   "SRT_BENCH_WARMUP",
+	"SRT_BENCH_REPEAT", "SRT_BENCH_RESULT_FILE",
+};
+#define NENV (sizeof(env_names) / sizeof(env_names[0]))
+
+/* The value of env_names[i] for spec `s` (malloc'd). */
+static char *env_value(const struct srt_loadgen_spec *s, size_t i)
 {
 	const struct srt_loadgen_point *p = &s->point;
+	const int64_t nums[] = { p->isl, p->osl, p->concurrency, p->prompts, p->warmup, p->repeat };
 
-	vec_push(e, srt_xasprintf("SRT_FRONTEND_URL=%s", s->frontend_url));
-	vec_push(e, srt_xasprintf("SRT_BENCH_MODEL=%s", s->model));
-	vec_push(e,
-		 srt_xasprintf("SRT_BENCH_TOKENIZER=%s", s->tokenizer ? s->tokenizer : s->model));
-	vec_push(e, srt_xasprintf("SRT_BENCH_ISL=%" PRId64, p->isl));
-	vec_push(e, srt_xasprintf("SRT_BENCH_OSL=%" PRId64, p->osl));
-	vec_push(e, srt_xasprintf("SRT_BENCH_CONCURRENCY=%" PRId64, p->concurrency));
-	vec_push(e, srt_xasprintf("SRT_BENCH_PROMPTS=%" PRId64, p->prompts));
-	vec_push(e, srt_xasprintf("SRT_BENCH_WARMUP=%" PRId64, p->warmup));
-	vec_push(e, srt_xasprintf("SRT_BENCH_REPEAT=%" PRId64, p->repeat));
-	vec_push(e, srt_xasprintf("SRT_BENCH_RESULT_FILE=%s", s->result_file));
+	switch (i) {
+	case 0:
+		return srt_xstrdup(s->frontend_url);
+	case 1:
+		return srt_xstrdup(s->model);
+	case 2:
+		return srt_xstrdup(s->tokenizer ? s->tokenizer : s->model);
+	case NENV - 1:
+		return srt_xstrdup(s->result_file);
+	default:
+		return srt_xasprintf("%" PRId64, nums[i - 3]);
+	}
+}
+
+static void add_env(struct vec *e, const struct srt_loadgen_spec *s)
+{
+	for (size_t i = 0; i < NENV; i++) {
+		char *v = env_value(s, i);
+
+		vec_push(e, srt_xasprintf("%s=%s", env_names[i], v));
+		free(v);
+	}
+}
+
+/*
+ * Expand $NAME and ${NAME} of env_names in `tmpl` with spec `s`'s values
+ * (s NULL: only check the names).  *out malloc'd (NULL when s is NULL).
+ */
+static int expand(const char *tmpl, const struct srt_loadgen_spec *s, char **out,
+		  struct srt_error *err)
+{
+	struct srt_buf b;
+
+	*out = NULL;
+	srt_buf_init(&b);
+	for (const char *p = tmpl; *p;) {
+		const char *name, *end;
+		size_t i, len;
+		bool brace;
+
+		if (*p != '$') {
+			srt_buf_putc(&b, *p);
+			p++;
+			continue;
+		}
+		brace = p[1] == '{';
+		name = p + 1 + brace;
+		for (end = name; (*end >= 'A' && *end <= 'Z') || (*end >= '0' && *end <= '9') ||
+				 *end == '_' || (*end >= 'a' && *end <= 'z');
+		     end++)
+			;
+		len = (size_t)(end - name);
+		for (i = 0; i < NENV; i++)
+			if (strlen(env_names[i]) == len && !strncmp(name, env_names[i], len))
+				break;
+		if (i == NENV || (brace && *end != '}')) {
+			srt_buf_release(&b);
+			return srt_error_set(err,
+					     "'%.*s' is not a variable srtctl sets; write $NAME or "
+					     "${NAME} with one of SRT_BENCH_ISL, SRT_BENCH_OSL, "
+					     "SRT_BENCH_CONCURRENCY, SRT_BENCH_PROMPTS, "
+					     "SRT_BENCH_WARMUP, SRT_BENCH_REPEAT, SRT_BENCH_MODEL, "
+					     "SRT_BENCH_TOKENIZER, SRT_FRONTEND_URL, "
+					     "SRT_BENCH_RESULT_FILE",
+					     (int)(end - p + (brace && *end == '}')), p);
+		}
+		if (s) {
+			char *v = env_value(s, i);
+
+			srt_buf_puts(&b, v);
+			free(v);
+		}
+		p = end + brace;
+	}
+	if (s)
+		*out = srt_buf_detach(&b);
+	srt_buf_release(&b);
+	return 0;
+}
+
+int srt_loadgen_result_file_check(const char *tmpl, struct srt_error *err)
+{
+	char *unused;
+
+	if (!*tmpl)
+		return srt_error_set(err, "the result file is empty");
+	if (strlen(tmpl) > SRT_LOADGEN_MAX_RESULT_PATH)
+		return srt_error_set(err, "the result file's name is longer than %d bytes",
+				     SRT_LOADGEN_MAX_RESULT_PATH);
+	return expand(tmpl, NULL, &unused, err);
+}
+
+int srt_loadgen_result_path(const char *tmpl, const struct srt_loadgen_spec *s, const char *dir,
+			    char **out, struct srt_error *err)
+{
+	char *p;
+
+	*out = NULL;
+	if (srt_loadgen_result_file_check(tmpl, err) != 0 || expand(tmpl, s, &p, err) != 0)
+		return -1;
+	if (!*p || p[strlen(p) - 1] == '/' || strlen(p) > SRT_LOADGEN_MAX_RESULT_PATH) {
+		srt_error_set(err, "the result file '%s' (from '%s') %s", p, tmpl,
+			      *p && p[strlen(p) - 1] == '/' ? "names a directory" : "is too long");
+		free(p);
+		return -1;
+	}
+	if (p[0] == '/') {
+		*out = p;
+	} else {
+		*out = srt_xasprintf("%s/%s", dir, p);
+		free(p);
+	}
+	return 0;
 }
 
 /* The flags vllm-bench and sa-bench share, in their order. */
@@ -558,8 +670,14 @@ static int get_count(const json_t *o, const char *key, int64_t *out, struct srt_
 static const char *const metric_names[SRT_SLO_NMETRICS] = { "ttft", "tpot", "itl", "e2el" };
 static const char *const stat_names[SRT_SLO_NSTATS] = { "mean", "median", "p99" };
 
+/*
+ * latencies_optional (custom): a latency the file does not have is unknown
+ * (NaN), as vLLM's bench serve leaves out e2el unless --percentile-metrics
+ * names it; srtctl asks vllm-bench and sa-bench for every one.
+ */
 static int parse_obj(struct srt_point_result *r, const json_t *o,
-		     const struct srt_loadgen_point *point, struct srt_error *err)
+		     const struct srt_loadgen_point *point, bool latencies_optional,
+		     struct srt_error *err)
 {
 	const json_t *errs;
 
@@ -576,7 +694,9 @@ static int parse_obj(struct srt_point_result *r, const json_t *o,
 			char key[32];
 
 			snprintf(key, sizeof(key), "%s_%s_ms", stat_names[s], metric_names[m]);
-			if (get_num(o, key, &r->ms[m][s], err) < 0)
+			if (latencies_optional && !json_object_get(o, key))
+				r->ms[m][s] = NAN;
+			else if (get_num(o, key, &r->ms[m][s], err) < 0)
 				return -1;
 		}
 	}
@@ -639,7 +759,7 @@ int srt_loadgen_parse_result(struct srt_point_result *out, enum srt_bench_tool t
 		srt_error_set(err, "%s result: not a JSON object", name);
 		goto out;
 	}
-	if (parse_obj(out, o, point, err) < 0) {
+	if (parse_obj(out, o, point, tool == SRT_BENCH_CUSTOM, err) < 0) {
 		srt_error_prefix(err, "%s result", name);
 		goto out;
 	}
@@ -707,6 +827,15 @@ enum srt_slo_verdict srt_loadgen_slo(const struct srt_point_result *r,
 			if (slo_ms[m][s] <= 0)
 				continue;
 			any = true;
+			if (isnan(r->ms[m][s])) { /* a custom tool's file without it */
+				if (reason && reason_size)
+					snprintf(reason, reason_size,
+						 "%s %s unknown (the result has no %s_%s_ms) "
+						 "> slo %g ms",
+						 stat_names[s], metric_names[m], stat_names[s],
+						 metric_names[m], slo_ms[m][s]);
+				return SRT_SLO_MISSED;
+			}
 			if (r->ms[m][s] > slo_ms[m][s]) {
 				if (reason && reason_size)
 					snprintf(reason, reason_size, "%s %s %.1f ms > slo %g ms",

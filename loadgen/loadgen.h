@@ -96,6 +96,24 @@ int srt_loadgen_build(struct srt_loadgen_cmd *out, const struct srt_loadgen_spec
 		      struct srt_error *err);
 void srt_loadgen_cmd_release(struct srt_loadgen_cmd *c);
 
+/* The longest result file name a custom tool may give (benchmark.resultFile). */
+#define SRT_LOADGEN_MAX_RESULT_PATH 1024
+
+/*
+ * benchmark.resultFile, the file a custom tool writes its result to: a path
+ * in which $NAME and ${NAME} stand for the variables the point's processes
+ * get (SRT_BENCH_CONCURRENCY, ...; any other $ is an error, so a typo is
+ * caught at apply), relative to the run directory unless absolute.
+ *
+ * srt_loadgen_result_file_check() checks a template (0, or -1 with err
+ * saying what is wrong: empty, too long, an unknown variable);
+ * srt_loadgen_result_path() expands it for point spec `s` into *out
+ * (malloc'd; a relative result is joined to `dir`).
+ */
+int srt_loadgen_result_file_check(const char *tmpl, struct srt_error *err);
+int srt_loadgen_result_path(const char *tmpl, const struct srt_loadgen_spec *s, const char *dir,
+			    char **out, struct srt_error *err);
+
 /* One point's result, the columns of campaign_points. */
 struct srt_point_result {
 	int64_t num_prompts; /* requested (from the file; else the point's) */
@@ -118,7 +136,9 @@ struct srt_point_result {
  * output_throughput, total_token_throughput, {mean,median,p99}_{ttft,tpot,
  * itl,e2el}_ms, num_prompts; errors: `failed` (vllm-bench, custom), else
  * the length of the `errors` list minus `completed` (sa-bench writes one
- * entry per request).  Returns 0, or -1 with err set: more than
+ * entry per request).  A custom tool's file may leave latencies out (vLLM's
+ * default --percentile-metrics has no e2el): they are NaN, unknown.
+ * Returns 0, or -1 with err set: more than
  * SRT_LOADGEN_MAX_RESULT_BYTES, not JSON (truncated), not an object, a key
  * missing, a value that is not a finite number, a count that is negative
  * or not an integer, completed + errors above num_prompts.
@@ -167,7 +187,8 @@ enum srt_slo_verdict {
 /*
  * Does the result meet the SLO table (milliseconds, 0 = not set; a
  * campaign's slo_ms)?  SRT_SLO_MISSED names the first metric that is over
- * in `reason` ("p99 ttft 812.4 ms > slo 500 ms"); reason may be NULL.
+ * in `reason` ("p99 ttft 812.4 ms > slo 500 ms"); an unknown (NaN) metric
+ * the SLO sets misses it.  reason may be NULL.
  */
 enum srt_slo_verdict srt_loadgen_slo(const struct srt_point_result *r,
 				     const double slo_ms[SRT_SLO_NMETRICS][SRT_SLO_NSTATS],

@@ -10,6 +10,7 @@
  * the identity rules.
  */
 #include "recipe/campaign.h"
+#include "loadgen/loadgen.h"
 #include "recipe/canon.h"
 #include "recipe/model.h"
 #include "recipe/render.h"
@@ -586,10 +587,18 @@ static void parse_benchmark(struct cctx *c, struct srt_campaign *cp, const struc
 		else if (cp->bench_command->kind == SRT_Y_MAP)
 			err(c, cp->bench_command, "benchmark.command",
 			    "'benchmark.command' must be a string or a list, not a mapping");
-		if (!cp->bench_result_file)
-			err(c, n, "benchmark.resultFile",
-			    "the custom tool needs 'resultFile': the JSON file it writes, which "
-			    "srtctl reads (vLLM bench serve's result format)");
+		if (srt_ynode_get(n, "resultFile")) {
+			const struct srt_ynode *rf = srt_ynode_get(n, "resultFile");
+			struct srt_error e;
+
+			if (!cp->bench_result_file)
+				err(c, rf, "benchmark.resultFile",
+				    "'resultFile' must be a string: the file the command writes "
+				    "(relative to the run directory; $SRT_BENCH_RESULT_FILE when "
+				    "not set)");
+			else if (srt_loadgen_result_file_check(cp->bench_result_file, &e) != 0)
+				err(c, rf, "benchmark.resultFile", "%s", e.msg);
+		}
 	} else if (t && s) {
 		if (cp->bench_command)
 			err(c, srt_ynode_get_pair(n, "command")->key, "benchmark.command",

@@ -148,7 +148,7 @@ struct srt_campaign {
 	enum srt_bench_tool tool;
 	const struct srt_ynode *bench_params;  /* mapping or NULL */
 	const struct srt_ynode *bench_command; /* custom: string or list */
-	const char *bench_result_file;	       /* custom */
+	const char *bench_result_file; /* custom: resultFile, NULL: $SRT_BENCH_RESULT_FILE */
 
 	double min_completed_ratio, max_error_ratio, min_output_tokens_ratio;
 	double slo_ms[SRT_SLO_NMETRICS][SRT_SLO_NSTATS]; /* 0 = not set */

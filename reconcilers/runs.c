@@ -397,21 +397,34 @@ void srt_reconcile_runs(const struct srt_rc_world *world, struct srt_rc_actions 
 		memcpy(jobs, world->jobs, world->njobs * sizeof(*jobs));
 	qsort(jobs, world->njobs, sizeof(*jobs), job_id_cmp);
 	iw.jobs = jobs;
-	/* Ended runs: keep their job's recorded state in step with the listing. */
+	/*
+	 * Keep what SLURM says of a run's job recorded: the state of an ended
+	 * run's job (a live run's follows from its phase below), and when the
+	 * job started and ended (a campaign's node-hours count from these).
+	 */
 	for (size_t k = 0; world->jobs_known && k < world->nruns; k++) {
 		const struct srt_rc_run *run = &world->runs[k];
 		const struct srt_rc_job *job;
 		struct srt_rc_action *x;
+		bool state, start, end;
 
-		if (!srt_rc_phase_is_final(run->phase) || !run->job_id)
+		if (!run->job_id)
 			continue;
-		job = find_job(w, run);
-		if (!job || job->id != run->job_id ||
-		    (run->slurm_state && !strcmp(run->slurm_state, srt_job_state_name(job->state))))
+		job = job_by_id(w, run->job_id);
+		if (!job)
+			continue;
+		state = srt_rc_phase_is_final(run->phase) &&
+			(!run->slurm_state ||
+			 strcmp(run->slurm_state, srt_job_state_name(job->state)));
+		start = job->started_at > 0 && job->started_at != run->job_started_at;
+		end = job->ended_at > 0 && job->ended_at != run->job_ended_at;
+		if (!state && !start && !end)
 			continue;
 		x = push(out, SRT_RC_OBSERVE_JOB, run->recipe, run);
 		x->job_id = job->id;
-		x->job_state = job->state;
+		x->job_state = state ? job->state : SRT_JOB_STATE_COUNT;
+		x->job_started_at = start ? job->started_at : 0;
+		x->job_ended_at = end ? job->ended_at : 0;
 	}
 	for (size_t k = 0; k < world->nruns; k++)
 		byr[k] = &world->runs[k];

@@ -93,6 +93,7 @@ struct srt_rc_run {
 	enum srt_rc_agent agent; /* from status.json */
 	const char *agent_message;
 	const char *slurm_state; /* the job state last recorded ("RUNNING"); NULL: none */
+	int64_t job_started_at, job_ended_at; /* SLURM's times last recorded (ms); 0: none */
 };
 
 /* A SLURM job seen in this pass's listing. */
@@ -102,6 +103,7 @@ struct srt_rc_job {
 	enum srt_job_state state;
 	int exit_code;
 	const char *reason;
+	int64_t started_at, ended_at; /* ms; 0 until it started / ended (slurm/job.c) */
 };
 
 struct srt_rc_world {
@@ -139,11 +141,14 @@ enum srt_rc_action_kind {
 	 */
 	SRT_RC_SLURM_UNKNOWN,
 	/*
-	 * run, job_id, job_state: a run that has ended still has its job in the
-	 * listing, in another state than the one recorded (it ended while its
-	 * job was COMPLETING, or a cancel was accepted before the job ended):
-	 * record the job's state, no event (an observation, not a decision), so
-	 * that `get jobs` never shows a job alive that SLURM has ended.
+	 * run, job_id, job_state, job_started_at, job_ended_at: record what the
+	 * listing says of the run's job, no event (an observation, not a
+	 * decision).  job_state (SRT_JOB_STATE_COUNT: unchanged) when a run that
+	 * has ended still has its job in the listing in another state than the
+	 * one recorded (it ended while its job was COMPLETING, or a cancel was
+	 * accepted before the job ended), so that `get jobs` never shows a job
+	 * alive that SLURM has ended; the times (0: unchanged) when SLURM's start
+	 * or end of the job is new, for a campaign's node-hours.
 	 */
 	SRT_RC_OBSERVE_JOB,
 };
@@ -158,6 +163,7 @@ struct srt_rc_action {
 	enum srt_rc_phase phase;
 	enum srt_job_state job_state;
 	int exit_code;
+	int64_t job_started_at, job_ended_at; /* OBSERVE_JOB: SLURM's times, 0: unchanged */
 	char message[256];
 	bool warning; /* the event for this action is a Warning */
 };
@@ -169,8 +175,9 @@ struct srt_rc_actions {
 
 /*
  * Decide.  Appends to *out (init it zeroed; free with srt_rc_actions_release).
- * Order: OBSERVE_JOB of ended runs first, then per recipe in the world's order; within a recipe, cancellations of
- * old generations first, then the current run's action.
+ * Order: OBSERVE_JOB first, then per recipe in the world's order; within a
+ * recipe, cancellations of old generations first, then the current run's
+ * action.
  *
  * A new generation of a recipe whose run has a job (submitted or running)
  * is rolled out in place: ROLLOUT for the newest such run, which then

@@ -34,10 +34,10 @@
 static const char *const tool_names[] = { "vllm-bench", "sa-bench", "custom" };
 static const char *const slo_metric[SRT_SLO_NMETRICS] = { "ttft", "tpot", "itl", "e2el" };
 static const char *const slo_stat[SRT_SLO_NSTATS] = { "mean", "median", "p99" };
-static const char *const top_keys[] = { "version",   "campaign", "deployment", "tool",
-					"params",    "command",	 "prefix",     "model",
-					"tokenizer", "retries",	 "validity",   "slo",
-					"points" };
+static const char *const top_keys[] = { "version",   "campaign",   "deployment", "tool",
+					"params",    "command",	   "prefix",	 "model",
+					"tokenizer", "retries",	   "validity",	 "slo",
+					"points",    "result_file" };
 static const char *const point_keys[] = { "id",		 "seq",	    "isl",    "osl",
 					  "concurrency", "prompts", "warmup", "repeat" };
 
@@ -87,6 +87,8 @@ char *srt_points_to_json(const struct srt_points_file *f)
 			    f->command	     ? words_json(f->command) :
 			    f->command_shell ? json_string(f->command_shell) :
 					       json_null());
+	if (f->result_file) /* only then: an agent from before it reads the file */
+		json_object_set_new(o, "result_file", json_string(f->result_file));
 	json_object_set_new(o, "prefix", words_json(f->prefix));
 	json_object_set_new(o, "model", str_or_null(f->model));
 	json_object_set_new(o, "tokenizer", str_or_null(f->tokenizer));
@@ -315,6 +317,21 @@ static int parse_tool_command(const json_t *o, struct srt_points_file *f, struct
 			return -1;
 		}
 	}
+	if (json_object_get(o, "result_file")) {
+		const char *s;
+		struct srt_error e;
+
+		if (f->tool != SRT_BENCH_CUSTOM)
+			return srt_error_set(err,
+					     "'result_file' is only for the custom tool, not %s",
+					     tool_names[t]);
+		if (get_str(o, "result_file", 1, SRT_LOADGEN_MAX_RESULT_PATH, false, &s, NULL,
+			    err) < 0)
+			return -1;
+		if (srt_loadgen_result_file_check(s, &e) != 0)
+			return srt_error_set(err, "'result_file': %s", e.msg);
+		f->result_file = srt_xstrdup(s);
+	}
 	if (!pre)
 		return srt_error_set(err, "'prefix' is missing");
 	if (!json_is_null(pre) && get_words(pre, "prefix", &f->prefix, NULL, err) < 0)
@@ -444,6 +461,7 @@ void srt_points_file_release(struct srt_points_file *f)
 	free(f->params_json);
 	words_free(f->command);
 	free(f->command_shell);
+	free(f->result_file);
 	words_free(f->prefix);
 	free(f->model);
 	free(f->tokenizer);

@@ -16,6 +16,9 @@
  *     "tool": "vllm-bench" | "sa-bench" | "custom",
  *     "params": {...},            benchmark.params (an object; {} when none)
  *     "command": [..] | "..." | null,    custom only: argv, or a shell string
+ *     "result_file": "...",       custom only, optional: benchmark.resultFile, the
+ *                                 file the command writes (srt_loadgen_result_path());
+ *                                 absent: $SRT_BENCH_RESULT_FILE
  *     "prefix": [..] | null,      the tool's command prefix; null: the default
  *     "model": "...", "tokenizer": "..." | null (null: from the plan's workers)
  *     "retries": 1,               point retries after a failed or invalid attempt
@@ -68,6 +71,7 @@ struct srt_points_file {
 	enum srt_bench_tool tool;
 	char *params_json;			   /* canonical JSON object; NULL = {} */
 	char **command, *command_shell;		   /* custom: argv (NULL-terminated) or a string */
+	char *result_file;			   /* custom: benchmark.resultFile, or NULL */
 	char **prefix;				   /* NULL-terminated, or NULL: the default */
 	char *model, *tokenizer;		   /* NULL: from the plan */
 	int64_t retries;			   /* >= 0 */

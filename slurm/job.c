@@ -176,6 +176,13 @@ void srt_job_normalise(struct srt_job *j)
 	 */
 	if (j->state == SRT_JOB_PENDING || j->state == SRT_JOB_REQUEUED)
 		j->start_time = 0;
+	/* A time before the epoch or after the year 9999 is no time (and would overflow as ms). */
+	if (j->submit_time < 0 || j->submit_time > SRT_JOB_TIME_MAX)
+		j->submit_time = 0;
+	if (j->start_time < 0 || j->start_time > SRT_JOB_TIME_MAX)
+		j->start_time = 0;
+	if (j->end_time < 0 || j->end_time > SRT_JOB_TIME_MAX)
+		j->end_time = 0;
 	if (!srt_job_state_is_final(j->state) && !srt_job_state_is_final(j->base_state)) {
 		j->end_time = 0;
 		j->exit_code = -1;

@@ -202,6 +202,9 @@ bool srt_job_state_is_final(enum srt_job_state st);
  * A job as slurmctld reports it.  Strings are never NULL ("" when Slurm
  * gave none).  Times are Unix seconds, 0 when not (yet) known.
  */
+/* The latest time a job's listing may carry (seconds: 9999-12-31T23:59:59Z). */
+#define SRT_JOB_TIME_MAX INT64_C(253402300799)
+
 struct srt_job {
 	int64_t id;
 	char *name;
@@ -224,7 +227,7 @@ struct srt_job {
 	char *nodes; /* Slurm's node list ("node[1-3]"); "" while pending.  See srt_slurm_hostlist_expand(). */
 	int64_t node_count;
 	int64_t submit_time, start_time,
-		end_time;   /* start 0 until it starts, end 0 until it ends */
+		end_time; /* s, 0..SRT_JOB_TIME_MAX: start 0 until it starts, end 0 until it ends */
 	int64_t time_limit; /* minutes; -1 = none */
 	char *batch_host;
 	char *cwd;

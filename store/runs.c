@@ -29,7 +29,7 @@ static const char SQL_RUN_INSERT[] =
 	"r.id, r.uid, r.name, c.name, r.phase, r.job_name, r.job_comment, r.slurm_state, "  \
 	"r.run_dir, r.message, r.generation, r.attempt, r.slurm_job_id, r.exit_code, "      \
 	"r.created_at, r.updated_at, r.started_at, r.finished_at, r.frontend_url_planned, " \
-	"r.frontend_url "                                                                   \
+	"r.frontend_url, r.job_started_at, r.job_ended_at "                                 \
 	"FROM runs r JOIN recipes c ON c.id = r.recipe_id "
 static const char SQL_RUN_GET[] = "SELECT " RUN_COLUMNS "WHERE r.name = ?1";
 static const char SQL_RUN_LIST[] = "SELECT " RUN_COLUMNS "ORDER BY c.name, r.generation, r.attempt";
@@ -46,6 +46,11 @@ static const char SQL_RUN_UPDATE[] =
 	"'Succeeded', 'Failed') THEN ?6 ELSE started_at END, "
 	"finished_at = CASE WHEN finished_at IS NULL AND ?2 IN ('Succeeded', 'Failed', "
 	"'Cancelled') THEN ?6 ELSE finished_at END "
+	"WHERE name = ?1";
+/* SLURM's times only move forward from unknown (a requeued job starts again). */
+static const char SQL_RUN_JOB_TIMES[] =
+	"UPDATE runs SET job_started_at = CASE WHEN ?2 > 0 THEN ?2 ELSE job_started_at END, "
+	"job_ended_at = CASE WHEN ?3 > 0 THEN ?3 ELSE job_ended_at END, updated_at = ?4 "
 	"WHERE name = ?1";
 static const char SQL_RUN_DETAILS[] =
 	"UPDATE runs SET run_dir = coalesce(?2, run_dir), "
@@ -189,6 +194,8 @@ static void read_run(sqlite3_stmt *st, struct srt_run_row *r)
 	r->finished_at = sqlite3_column_int64(st, 17);
 	r->frontend_url_planned = srt_store_col_text(st, 18);
 	r->frontend_url = srt_store_col_text(st, 19);
+	r->job_started_at = sqlite3_column_int64(st, 20);
+	r->job_ended_at = sqlite3_column_int64(st, 21);
 }
 
 static int create_locked(struct srt_store *s, const char *recipe, int64_t attempt, char **name_out,
@@ -433,6 +440,21 @@ int srt_store_run_set_details(struct srt_store *s, const char *name, const char 
 		sqlite3_bind_null(st, 3);
 	sqlite3_bind_int64(st, 4, srt_store_now(s));
 	return update_one(s, st, own, name, "update the details", err) == 0 ? 0 : -1;
+}
+
+int srt_store_run_set_job_times(struct srt_store *s, const char *name, int64_t started_at,
+				int64_t ended_at, struct srt_error *err)
+{
+	bool own;
+	sqlite3_stmt *st = begin_update(s, SQL_RUN_JOB_TIMES, &own, err);
+
+	if (!st)
+		return -1;
+	srt_store_bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, started_at);
+	sqlite3_bind_int64(st, 3, ended_at);
+	sqlite3_bind_int64(st, 4, srt_store_now(s));
+	return update_one(s, st, own, name, "record the job's start and end", err) == 0 ? 0 : -1;
 }
 
 /* UPDATE `sql` (?1 the run, ?2 a text value, ?3 now) of run `name`. */

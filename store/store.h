@@ -119,6 +119,8 @@ struct srt_run_row {
 	/* The plan's frontend URL with placeholders ("http://<prefill_node_0_ip>:8000"),
 	 * NULL without a frontend; and the URL the agent bound, NULL until known. */
 	char *frontend_url_planned, *frontend_url;
+	/* When SLURM says the job started and ended (ms; 0 when not known). */
+	int64_t job_started_at, job_ended_at;
 };
 
 struct srt_condition_row {
@@ -166,7 +168,12 @@ int srt_store_run_get(struct srt_store *s, const char *name, struct srt_run_row 
 int srt_store_run_update(struct srt_store *s, const char *name, const char *phase,
 			 int64_t slurm_job_id, const char *slurm_state, const char *message,
 			 struct srt_error *err);
-/* Insert or update by (run, type); last_transition_at changes only with the status. */
+/*
+ * Record when SLURM says the run's job started and ended (ms since the
+ * epoch; 0 leaves a time alone).  A campaign's node-hours count from these.
+ */
+int srt_store_run_set_job_times(struct srt_store *s, const char *name, int64_t started_at,
+				int64_t ended_at, struct srt_error *err);
 /* Record the run directory and/or the job's exit code (NULL / !set_exit_code leave them). */
 int srt_store_run_set_details(struct srt_store *s, const char *name, const char *run_dir,
 			      bool set_exit_code, int64_t exit_code, struct srt_error *err);

@@ -16,6 +16,11 @@
 #    "timed out after N s".
 # 4. SIGTERM while a point runs: the tool is stopped with the run, no
 #    PointFinished for it, Stopped.
+# 5. custom, a bash command with the point in its env and resultFile naming
+#    where it writes (a variable in the name): the named file is read and
+#    kept as the point's raw result; a point whose command writes nothing
+#    there fails saying which file, and a file an earlier job left there is
+#    not taken for this attempt's.
 # Order and causality only (seq), never wall-clock.
 set -euo pipefail
 
@@ -38,8 +43,9 @@ points() {
 	python3 - "$F" "$@" <<'PY'
 import hashlib, json, sys
 F, tool, retries, concs = sys.argv[1], sys.argv[2], int(sys.argv[3]), [int(c) for c in sys.argv[4:]]
+import os
 prefix = {"vllm-bench": ["python3", F + "/vllm", "bench", "serve"],
-          "sa-bench": ["python3", "-u", F + "/sa_bench"]}[tool]
+          "sa-bench": ["python3", "-u", F + "/sa_bench"], "custom": None}[tool]
 pts = [{"id": hashlib.sha256(b"point%d" % c).hexdigest(), "seq": i + 1, "isl": 64, "osl": 8,
         "concurrency": c, "prompts": 4 * c, "warmup": 1, "repeat": 1} for i, c in enumerate(concs)]
 stat = {"mean": 0, "median": 0, "p99": 0}
@@ -49,6 +55,10 @@ doc = {"version": 1, "campaign": "sweep", "deployment": "sweep-1a2b3c4d", "tool"
        "validity": {"min_completed_ratio": 0.99, "max_error_ratio": 0.01, "min_output_tokens_ratio": 0.5},
        "slo": {"ttft": {"mean": 0, "median": 0, "p99": 60000}, "tpot": stat, "itl": stat, "e2el": stat},
        "points": pts}
+if tool == "custom":     # the command (a bash string) and resultFile from the environment
+    doc["command"] = os.environ["CUSTOM_COMMAND"]
+    if os.environ.get("CUSTOM_RESULT_FILE"):
+        doc["result_file"] = os.environ["CUSTOM_RESULT_FILE"]
 json.dump(doc, open("run/points.json", "w"), indent=1)
 PY
 }
@@ -173,3 +183,38 @@ for p in $(python3 -c 'import json; [print(json.loads(l)["pid"]) for l in open("
 	alive "$p" && fail "term: the tool (pid $p) still runs"
 done
 echo "ok 4 SIGTERM while a point runs: the tool is stopped, no PointFinished, Stopped"
+
+# ---- 5. custom: the command's own result file (benchmark.resultFile) ----
+
+new_case custom "$RECIPE"
+mkdir -p out
+echo '{"completed": 1}' >out/c2.json # left by an earlier job: not this attempt's result
+export CUSTOM_RESULT_FILE="$PWD/out/c\${SRT_BENCH_CONCURRENCY}.json"
+export CUSTOM_COMMAND='[ "$SRT_BENCH_CONCURRENCY" = 2 ] && exit 0
+exec python3 '"$F"'/vllm bench serve --backend vllm --base-url "$SRT_FRONTEND_URL" \
+  --model "$SRT_BENCH_MODEL" --dataset-name random --random-input-len "$SRT_BENCH_ISL" \
+  --random-output-len "$SRT_BENCH_OSL" --num-prompts "$SRT_BENCH_PROMPTS" \
+  --max-concurrency "$SRT_BENCH_CONCURRENCY" --ignore-eos --save-result \
+  --result-dir '"$PWD"'/out --result-filename "c$SRT_BENCH_CONCURRENCY.json"'
+points custom 0 1 2
+unset CUSTOM_COMMAND CUSTOM_RESULT_FILE
+start_agent n1
+finish_agent 120
+[[ $rc == 0 ]] || fail "custom: agent exit status $rc"
+check "custom: the named result file" "$LADDER"'
+import hashlib
+assert trace() == [("PointStarted", 1, 1), ("PointFinished", 1, 1),
+                   ("PointStarted", 2, 1), ("PointFinished", 2, 1)], trace()
+fin = {e["point"]["seq"]: e["point"] for e in ev("PointFinished")}
+p = fin[1]
+assert p["state"] == "done" and p["metrics"]["completed"] == 4, p
+named = open("out/c1.json", "rb").read()
+assert open("run/" + p["raw_path"], "rb").read() == named       # kept: a copy of it
+assert p["raw_sha256"] == hashlib.sha256(named).hexdigest()
+p = fin[2]
+assert p["state"] == "failed" and p["exit_code"] == 0, p
+assert p["reason"].startswith("the tool exited with status 0 and wrote no result file "), p
+assert p["reason"].endswith("/out/c2.json"), p
+'
+[[ ! -e out/c2.json ]] || fail "custom: the earlier job's out/c2.json was read, not removed"
+echo "ok 5 custom: the file resultFile names is read and kept; none written: failed, naming it"

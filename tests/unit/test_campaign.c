@@ -329,6 +329,18 @@ static void test_schema_errors(void **state)
 		  "load: {shapes: [{isl: 1, osl: 1}], concurrency: 4}\n"
 		  "benchmark: {tool: sa-bench, command: x}\n",
 		  "custom tool only" },
+		{ "",
+		  "load: {shapes: [{isl: 1, osl: 1}], concurrency: 4}\n"
+		  "benchmark: {tool: custom, command: x, resultFile: 'out/c${SRT_BENCH_CONC}.json'}\n",
+		  "'${SRT_BENCH_CONC}' is not a variable srtctl sets" },
+		{ "",
+		  "load: {shapes: [{isl: 1, osl: 1}], concurrency: 4}\n"
+		  "benchmark: {tool: custom, command: x, resultFile: [a]}\n",
+		  "'resultFile' must be a string" },
+		{ "",
+		  "load: {shapes: [{isl: 1, osl: 1}], concurrency: 4}\n"
+		  "benchmark: {tool: vllm-bench, resultFile: x.json}\n",
+		  "'resultFile' is for the custom tool only" },
 		{ "validity: {minCompletedRatio: 1.5}\n", NULL, "between 0" },
 		{ "slo: {ttftP99ms: 10}\n", NULL, "did you mean 'ttftP99Ms'" },
 		{ "policy: {maxConcurrentJobs: 0}\n", NULL, "between 1 and" },

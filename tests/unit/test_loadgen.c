@@ -234,6 +234,80 @@ static void test_refusals(void **state)
 	srt_loadgen_cmd_release(&c);
 }
 
+/* benchmark.resultFile: the point's variables expanded, relative to the run directory. */
+static void test_result_path(void **state)
+{
+	struct srt_loadgen_spec s = spec_of(SRT_BENCH_CUSTOM, NULL);
+	struct srt_error err;
+	char *p;
+
+	(void)state;
+	assert_int_equal(
+		srt_loadgen_result_path("out/c${SRT_BENCH_CONCURRENCY}-$SRT_BENCH_ISL.json", &s,
+					"/runs/r1", &p, &err),
+		0);
+	assert_string_equal(p, "/runs/r1/out/c8-1024.json");
+	free(p);
+	assert_int_equal(srt_loadgen_result_path("/data/$SRT_BENCH_REPEAT/x.json", &s, "/runs/r1",
+						 &p, &err),
+			 0);
+	assert_string_equal(p, "/data/1/x.json");
+	free(p);
+	assert_int_equal(srt_loadgen_result_path("a$HOME.json", &s, "/r", &p, &err), -1);
+	assert_string_equal(
+		err.msg, "'$HOME' is not a variable srtctl sets; write $NAME or ${NAME} with one "
+			 "of SRT_BENCH_ISL, SRT_BENCH_OSL, SRT_BENCH_CONCURRENCY, "
+			 "SRT_BENCH_PROMPTS, SRT_BENCH_WARMUP, SRT_BENCH_REPEAT, "
+			 "SRT_BENCH_MODEL, SRT_BENCH_TOKENIZER, SRT_FRONTEND_URL, "
+			 "SRT_BENCH_RESULT_FILE");
+	assert_null(p);
+	assert_int_equal(srt_loadgen_result_path("${SRT_BENCH_ISL", &s, "/r", &p, &err), -1);
+	assert_non_null(strstr(err.msg, "'${SRT_BENCH_ISL' is not a variable"));
+	assert_int_equal(srt_loadgen_result_path("a$", &s, "/r", &p, &err), -1);
+	assert_int_equal(srt_loadgen_result_path("out/", &s, "/r", &p, &err), -1);
+	assert_non_null(strstr(err.msg, "names a directory"));
+	assert_int_equal(srt_loadgen_result_file_check("", &err), -1);
+	assert_int_equal(srt_loadgen_result_file_check("out/${SRT_BENCH_OSL}.json", &err), 0);
+}
+
+/* A custom tool's file may leave latencies out: unknown, and an SLO on one is missed. */
+static void test_parse_custom_without_e2el(void **state)
+{
+	static const char doc[] =
+		"{\"completed\": 4, \"failed\": 0, \"duration\": 1.5, \"total_input_tokens\": 40, "
+		"\"total_output_tokens\": 8, \"request_throughput\": 2.6, "
+		"\"output_throughput\": 5.3, \"total_token_throughput\": 32, "
+		"\"mean_ttft_ms\": 1, \"median_ttft_ms\": 1, \"p99_ttft_ms\": 2, "
+		"\"mean_tpot_ms\": 1, \"median_tpot_ms\": 1, \"p99_tpot_ms\": 2, "
+		"\"mean_itl_ms\": 1, \"median_itl_ms\": 1, \"p99_itl_ms\": 2}";
+	struct srt_loadgen_point p4 = { 64, 2, 1, 4, 0, 1 };
+	double slo[SRT_SLO_NMETRICS][SRT_SLO_NSTATS] = { { 0 } };
+	struct srt_point_result r;
+	struct srt_error err;
+	char why[200];
+
+	(void)state;
+	assert_int_equal(
+		srt_loadgen_parse_result(&r, SRT_BENCH_CUSTOM, doc, strlen(doc), &p4, &err), 0);
+	assert_true(isnan(r.ms[SRT_SLO_E2EL][SRT_SLO_P99]));
+	assert_true(r.ms[SRT_SLO_TTFT][SRT_SLO_P99] == 2);
+	slo[SRT_SLO_TTFT][SRT_SLO_P99] = 10;
+	assert_int_equal(srt_loadgen_slo(&r, (const double(*)[SRT_SLO_NSTATS])slo, why,
+					 sizeof(why)),
+			 SRT_SLO_MET);
+	slo[SRT_SLO_E2EL][SRT_SLO_P99] = 10;
+	assert_int_equal(srt_loadgen_slo(&r, (const double(*)[SRT_SLO_NSTATS])slo, why,
+					 sizeof(why)),
+			 SRT_SLO_MISSED);
+	assert_string_equal(why, "p99 e2el unknown (the result has no p99_e2el_ms) > slo 10 ms");
+	srt_point_result_release(&r);
+	/* vllm-bench: srtctl asked for every latency, so one missing is an error */
+	assert_int_equal(srt_loadgen_parse_result(&r, SRT_BENCH_VLLM, doc, strlen(doc), &p4, &err),
+			 -1);
+	assert_string_equal(err.msg, "vllm-bench result: key 'mean_e2el_ms' is missing");
+	srt_point_result_release(&r);
+}
+
 static void test_parse_vllm(void **state)
 {
 	size_t len;
@@ -504,10 +578,16 @@ static int print_argv(char **argv)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_argv_vllm),   cmocka_unit_test(test_argv_sa),
-		cmocka_unit_test(test_argv_custom), cmocka_unit_test(test_refusals),
-		cmocka_unit_test(test_parse_vllm),  cmocka_unit_test(test_parse_sa),
-		cmocka_unit_test(test_hostile),	    cmocka_unit_test(test_validity),
+		cmocka_unit_test(test_argv_vllm),
+		cmocka_unit_test(test_argv_sa),
+		cmocka_unit_test(test_argv_custom),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_result_path),
+		cmocka_unit_test(test_parse_custom_without_e2el),
+		cmocka_unit_test(test_parse_vllm),
+		cmocka_unit_test(test_parse_sa),
+		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_validity),
 		cmocka_unit_test(test_slo),
 	};
 

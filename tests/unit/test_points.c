@@ -125,6 +125,30 @@ static void test_custom_command(void **state)
 	text = srt_points_to_json(&f);
 	assert_int_equal(srt_points_parse(text, strlen(text), "p", &g, &e), 0);
 	assert_string_equal(g.command_shell, f.command_shell);
+	assert_null(g.result_file);
+	srt_points_file_release(&g);
+	free(text);
+	/* the file the command names, kept only when set */
+	assert_null(strstr(text = srt_points_to_json(&f), "result_file"));
+	free(text);
+	f.result_file = "out/c${SRT_BENCH_CONCURRENCY}.json";
+	text = srt_points_to_json(&f);
+	assert_int_equal(srt_points_parse(text, strlen(text), "p", &g, &e), 0);
+	assert_string_equal(g.result_file, f.result_file);
+	srt_points_file_release(&g);
+	free(text);
+	f.result_file = "out/$NOPE.json";
+	text = srt_points_to_json(&f);
+	assert_int_equal(srt_points_parse(text, strlen(text), "p", &g, &e), -1);
+	assert_non_null(strstr(e.msg, "'result_file': '$NOPE' is not a variable srtctl sets"));
+	srt_points_file_release(&g);
+	free(text);
+	f.tool = SRT_BENCH_VLLM;
+	f.command_shell = NULL;
+	f.result_file = "x.json";
+	text = srt_points_to_json(&f);
+	assert_int_equal(srt_points_parse(text, strlen(text), "p", &g, &e), -1);
+	assert_non_null(strstr(e.msg, "'result_file' is only for the custom tool"));
 	srt_points_file_release(&g);
 	free(text);
 }

@@ -41,8 +41,10 @@ static void test_new_recipe_gets_a_run(void **state)
 
 static void test_pending_run_submitted_only_when_listing_known(void **state)
 {
-	struct srt_rc_run run = { "r1-1-1",	     "r1", 1,	1, SRT_RC_PENDING, 0, "srtctl:u1:1",
-				  SRT_RC_AGENT_NONE, NULL, NULL };
+	struct srt_rc_run run = {
+		"r1-1-1", "r1", 1, 1, SRT_RC_PENDING, 0, "srtctl:u1:1", SRT_RC_AGENT_NONE,
+		NULL,	  NULL, 0, 0
+	};
 	struct srt_rc_actions a = decide(&R1, 1, &run, 1, NULL, 0, false);
 
 	(void)state;
@@ -60,11 +62,13 @@ static void test_pending_run_submitted_only_when_listing_known(void **state)
 
 static void test_crash_after_submit_adopts(void **state)
 {
-	struct srt_rc_run run = { "r1-1-1",	     "r1", 1,	1, SRT_RC_PENDING, 0, "srtctl:u1:1",
-				  SRT_RC_AGENT_NONE, NULL, NULL };
+	struct srt_rc_run run = {
+		"r1-1-1", "r1", 1, 1, SRT_RC_PENDING, 0, "srtctl:u1:1", SRT_RC_AGENT_NONE,
+		NULL,	  NULL, 0, 0
+	};
 	struct srt_rc_job jobs[] = {
-		{ 40, "srtctl:other:1", SRT_JOB_RUNNING, -1, "None" },
-		{ 41, "srtctl:u1:1", SRT_JOB_PENDING, -1, "Priority" },
+		{ 40, "srtctl:other:1", SRT_JOB_RUNNING, -1, "None", 0, 0 },
+		{ 41, "srtctl:u1:1", SRT_JOB_PENDING, -1, "Priority", 0, 0 },
 	};
 	struct srt_rc_actions a = decide(&R1, 1, &run, 1, jobs, N(jobs), true);
 
@@ -98,10 +102,10 @@ static void test_phases_follow_job_and_agent(void **state)
 	(void)state;
 	for (size_t i = 0; i < N(cases); i++) {
 		struct srt_rc_run run = {
-			"r1-1-1", "r1",		 1,	      1,    SRT_RC_SUBMITTED,
-			7,	  "srtctl:u1:1", cases[i].ag, NULL, NULL
+			"r1-1-1", "r1", 1, 1, SRT_RC_SUBMITTED, 7, "srtctl:u1:1", cases[i].ag,
+			NULL,	  NULL, 0, 0
 		};
-		struct srt_rc_job job = { 7, "srtctl:u1:1", cases[i].js, 3, "None" };
+		struct srt_rc_job job = { 7, "srtctl:u1:1", cases[i].js, 3, "None", 0, 0 };
 		struct srt_rc_actions a = decide(&R1, 1, &run, 1, &job, 1, true);
 
 		if (cases[i].want == SRT_RC_SUBMITTED) {
@@ -118,10 +122,10 @@ static void test_phases_follow_job_and_agent(void **state)
 static void test_failed_job_message(void **state)
 {
 	struct srt_rc_run run = {
-		"r1-1-1",	   "r1", 1,   1, SRT_RC_STARTING, 7, "srtctl:u1:1",
-		SRT_RC_AGENT_NONE, NULL, NULL
+		"r1-1-1", "r1", 1, 1, SRT_RC_STARTING, 7, "srtctl:u1:1", SRT_RC_AGENT_NONE,
+		NULL,	  NULL, 0, 0
 	};
-	struct srt_rc_job job = { 7, "srtctl:u1:1", SRT_JOB_FAILED, 3, "NonZeroExitCode" };
+	struct srt_rc_job job = { 7, "srtctl:u1:1", SRT_JOB_FAILED, 3, "NonZeroExitCode", 0, 0 };
 	struct srt_rc_actions a = decide(&R1, 1, &run, 1, &job, 1, true);
 
 	(void)state;
@@ -134,12 +138,12 @@ static void test_failed_job_message(void **state)
 static void test_unknown_is_never_dead(void **state)
 {
 	struct srt_rc_run run = {
-		"r1-1-1",	   "r1", 1,   1, SRT_RC_STARTING, 7, "srtctl:u1:1",
-		SRT_RC_AGENT_NONE, NULL, NULL
+		"r1-1-1", "r1", 1, 1, SRT_RC_STARTING, 7, "srtctl:u1:1", SRT_RC_AGENT_NONE,
+		NULL,	  NULL, 0, 0
 	};
 	struct srt_rc_run done = {
-		"r1-0-1",	   "r1", 1,   0, SRT_RC_SUCCEEDED, 6, "srtctl:u0:1",
-		SRT_RC_AGENT_NONE, NULL, NULL
+		"r1-0-1", "r1", 1, 0, SRT_RC_SUCCEEDED, 6, "srtctl:u0:1", SRT_RC_AGENT_NONE,
+		NULL,	  NULL, 0, 0
 	};
 	struct srt_rc_run both[2];
 	struct srt_rc_actions a = decide(&R1, 1, &run, 1, NULL, 0, false);
@@ -170,8 +174,8 @@ static void test_unknown_is_never_dead(void **state)
 static void test_job_missing_from_listing(void **state)
 {
 	struct srt_rc_run run = {
-		"r1-1-1",	   "r1", 1,   1, SRT_RC_STARTING, 7, "srtctl:u1:1",
-		SRT_RC_AGENT_NONE, NULL, NULL
+		"r1-1-1", "r1", 1, 1, SRT_RC_STARTING, 7, "srtctl:u1:1", SRT_RC_AGENT_NONE,
+		NULL,	  NULL, 0, 0
 	};
 	struct srt_rc_actions a = decide(&R1, 1, &run, 1, NULL, 0, true);
 
@@ -185,7 +189,7 @@ static void test_retry_until_budget(void **state)
 {
 	struct srt_rc_run run = {
 		"r1-1-2", "r1", 1, 2, SRT_RC_FAILED, 8, "srtctl:u2:2", SRT_RC_AGENT_FAILED,
-		NULL,	  NULL
+		NULL,	  NULL, 0, 0
 	};
 	struct srt_rc_actions a = decide(&R1, 1, &run, 1, NULL, 0, true);
 
@@ -217,17 +221,18 @@ static void test_deleted_recipe_cancels(void **state)
 	struct srt_rc_recipe r = { "r1", 1, true, 3, NULL, NULL };
 	struct srt_rc_run runs[] = {
 		{ "r1-1-1", "r1", 1, 1, SRT_RC_READY, 7, "srtctl:a:1", SRT_RC_AGENT_READY, NULL,
-		  NULL },
+		  NULL, 0, 0 },
 		{ "r1-1-2", "r1", 1, 2, SRT_RC_PENDING, 0, "srtctl:b:2", SRT_RC_AGENT_NONE, NULL,
-		  NULL },
+		  NULL, 0, 0 },
 		{ "r1-1-3", "r1", 1, 3, SRT_RC_PENDING, 0, "srtctl:c:3", SRT_RC_AGENT_NONE, NULL,
-		  NULL },
+		  NULL, 0, 0 },
 		{ "r1-1-4", "r1", 1, 4, SRT_RC_SUCCEEDED, 5, "srtctl:d:4", SRT_RC_AGENT_NONE, NULL,
-		  NULL },
+		  NULL, 0, 0 },
 	};
 	struct srt_rc_job jobs[] = {
-		{ 7, "srtctl:a:1", SRT_JOB_RUNNING, -1, "None" },
-		{ 9, "srtctl:b:2", SRT_JOB_PENDING, -1, "None" }, /* submitted, id never recorded */
+		{ 7, "srtctl:a:1", SRT_JOB_RUNNING, -1, "None", 0, 0 },
+		{ 9, "srtctl:b:2", SRT_JOB_PENDING, -1, "None", 0,
+		  0 }, /* submitted, id never recorded */
 	};
 	struct srt_rc_actions a = decide(&r, 1, runs, N(runs), jobs, N(jobs), true);
 
@@ -255,9 +260,11 @@ static void test_deleted_recipe_cancels(void **state)
 static void test_new_generation_rolls_out_in_place(void **state)
 {
 	struct srt_rc_recipe r = { "r1", 2, false, 3, NULL, NULL };
-	struct srt_rc_run run = { "r1-1-1",	      "r1", 1,	 1, SRT_RC_READY, 7, "srtctl:a:1",
-				  SRT_RC_AGENT_READY, NULL, NULL };
-	struct srt_rc_job job = { 7, "srtctl:a:1", SRT_JOB_RUNNING, -1, "None" };
+	struct srt_rc_run run = {
+		"r1-1-1", "r1", 1, 1, SRT_RC_READY, 7, "srtctl:a:1", SRT_RC_AGENT_READY,
+		NULL,	  NULL, 0, 0
+	};
+	struct srt_rc_job job = { 7, "srtctl:a:1", SRT_JOB_RUNNING, -1, "None", 0, 0 };
 	struct srt_rc_actions a = decide(&r, 1, &run, 1, &job, 1, true);
 
 	(void)state;
@@ -290,12 +297,12 @@ static void test_new_generation_supersedes(void **state)
 	struct srt_rc_run runs[] = {
 		/* not submitted yet: nothing to roll, so it is retired */
 		{ "r1-1-1", "r1", 1, 1, SRT_RC_PENDING, 0, "srtctl:a:1", SRT_RC_AGENT_NONE, NULL,
-		  NULL },
+		  NULL, 0, 0 },
 		/* cancelling already (a rollout refused for its shape) */
 		{ "r1-2-1", "r1", 2, 1, SRT_RC_CANCELLING, 8, "srtctl:b:1", SRT_RC_AGENT_READY,
-		  NULL, NULL },
+		  NULL, NULL, 0, 0 },
 	};
-	struct srt_rc_job job = { 8, "srtctl:b:1", SRT_JOB_CANCELLED, -1, "None" };
+	struct srt_rc_job job = { 8, "srtctl:b:1", SRT_JOB_CANCELLED, -1, "None", 0, 0 };
 	struct srt_rc_actions a = decide(&r, 1, runs, N(runs), &job, 1, true);
 
 	(void)state;
@@ -316,13 +323,13 @@ static void test_current_generation_run_retires_older_jobs(void **state)
 	struct srt_rc_recipe r = { "r1", 2, false, 3, NULL, NULL };
 	struct srt_rc_run runs[] = {
 		{ "r1-1-1", "r1", 1, 1, SRT_RC_READY, 7, "srtctl:a:1", SRT_RC_AGENT_READY, NULL,
-		  NULL },
+		  NULL, 0, 0 },
 		{ "r1-2-1", "r1", 2, 1, SRT_RC_SUBMITTED, 9, "srtctl:c:1", SRT_RC_AGENT_NONE, NULL,
-		  NULL },
+		  NULL, 0, 0 },
 	};
 	struct srt_rc_job jobs[] = {
-		{ 7, "srtctl:a:1", SRT_JOB_RUNNING, -1, "None" },
-		{ 9, "srtctl:c:1", SRT_JOB_PENDING, -1, "Resources" },
+		{ 7, "srtctl:a:1", SRT_JOB_RUNNING, -1, "None", 0, 0 },
+		{ 9, "srtctl:c:1", SRT_JOB_PENDING, -1, "Resources", 0, 0 },
 	};
 	struct srt_rc_actions a = decide(&r, 1, runs, N(runs), jobs, N(jobs), true);
 
@@ -341,7 +348,7 @@ static void test_max_attempts_from_spec(void **state)
 	struct srt_rc_recipe r = { "r1", 1, false, 0, spec5, "h5" };
 	struct srt_rc_run run = {
 		"r1-1-4", "r1", 1, 4, SRT_RC_FAILED, 8, "srtctl:u4:4", SRT_RC_AGENT_FAILED,
-		NULL,	  NULL
+		NULL,	  NULL, 0, 0
 	};
 	struct srt_rc_memo *memo = srt_rc_memo_new();
 	struct srt_rc_world w = { &r, 1, &run, 1, NULL, 0, true, memo };
@@ -485,10 +492,10 @@ static void test_ended_run_follows_its_job_state(void **state)
 	/* Failed while its job was COMPLETING (agent FAILED); max_attempts 1: no retry */
 	static const struct srt_rc_recipe R = { "r1", 1, false, 1, NULL, NULL };
 	struct srt_rc_run run = {
-		"r1-1-1", "r1",	       1, 1, SRT_RC_FAILED, 7, "srtctl:u1:1", SRT_RC_AGENT_FAILED,
-		NULL,	  "COMPLETING"
+		"r1-1-1", "r1",		1, 1, SRT_RC_FAILED, 7, "srtctl:u1:1", SRT_RC_AGENT_FAILED,
+		NULL,	  "COMPLETING", 0, 0
 	};
-	struct srt_rc_job job = { 7, "srtctl:u1:1", SRT_JOB_COMPLETED, 1, "None" };
+	struct srt_rc_job job = { 7, "srtctl:u1:1", SRT_JOB_COMPLETED, 1, "None", 0, 0 };
 	struct srt_rc_actions a = decide(&R, 1, &run, 1, &job, 1, true);
 
 	(void)state;
@@ -515,6 +522,55 @@ static void test_ended_run_follows_its_job_state(void **state)
 	srt_rc_actions_release(&a);
 }
 
+/*
+ * SLURM's start and end of a run's job are recorded once each (a campaign's
+ * node-hours count from them), for a live run too, and a time the listing
+ * does not have (0) never clears one recorded.
+ */
+static void test_job_times_recorded_once(void **state)
+{
+	static const struct srt_rc_recipe R = { "r1", 1, false, 1, NULL, NULL };
+	struct srt_rc_run run = {
+		"r1-1-1", "r1",	     1, 1, SRT_RC_STARTING, 7, "srtctl:u1:1", SRT_RC_AGENT_STARTING,
+		NULL,	  "RUNNING", 0, 0
+	};
+	struct srt_rc_job job = { 7, "srtctl:u1:1", SRT_JOB_RUNNING, -1, "None", 5000, 0 };
+	struct srt_rc_actions a = decide(&R, 1, &run, 1, &job, 1, true);
+
+	(void)state;
+	assert_int_equal(a.n, 1);
+	assert_int_equal(a.v[0].kind, SRT_RC_OBSERVE_JOB);
+	assert_int_equal(a.v[0].job_state, SRT_JOB_STATE_COUNT); /* a live run's state: its phase */
+	assert_int_equal(a.v[0].job_started_at, 5000);
+	assert_int_equal(a.v[0].job_ended_at, 0);
+	srt_rc_actions_release(&a);
+
+	run.job_started_at = 5000;
+	a = decide(&R, 1, &run, 1, &job, 1, true);
+	assert_int_equal(a.n, 0);
+	srt_rc_actions_release(&a);
+
+	/* it ended between two passes: the end, with the run's own phase change */
+	job.state = SRT_JOB_COMPLETED;
+	job.exit_code = 0;
+	job.ended_at = 9000;
+	a = decide(&R, 1, &run, 1, &job, 1, true);
+	assert_true(a.n >= 1);
+	assert_int_equal(a.v[0].kind, SRT_RC_OBSERVE_JOB);
+	assert_int_equal(a.v[0].job_started_at, 0);
+	assert_int_equal(a.v[0].job_ended_at, 9000);
+	srt_rc_actions_release(&a);
+
+	/* a job the listing has lost its times for (requeued): nothing is cleared */
+	run.job_ended_at = 9000;
+	job.state = SRT_JOB_RUNNING;
+	job.started_at = job.ended_at = 0;
+	a = decide(&R, 1, &run, 1, &job, 1, true);
+	for (size_t i = 0; i < a.n; i++)
+		assert_int_not_equal(a.v[i].kind, SRT_RC_OBSERVE_JOB);
+	srt_rc_actions_release(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -535,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_rollout_fit),
 		cmocka_unit_test(test_phase_names),
 		cmocka_unit_test(test_ended_run_follows_its_job_state),
+		cmocka_unit_test(test_job_times_recorded_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -541,7 +541,7 @@ static void test_campaign_points(void **state)
 	struct srt_world_deployment *w;
 	struct srt_assigned_point *ap;
 	struct srt_recipe_row recipe;
-	struct srt_run_row run = { 0 };
+	struct srt_run_row run = { 0 }, run2 = { 0 };
 	struct srt_point_finish fin = { .point_id = ID1,
 					.seq = 1,
 					.state = "done",
@@ -578,6 +578,30 @@ static void test_campaign_points(void **state)
 	assert_string_equal(ap[0].point_id, ID1);
 	assert_int_equal(ap[1].concurrency, 2);
 	srt_assigned_points_free(ap, n);
+
+	/*
+	 * node-time: from when srtctl saw the job start until now, then from
+	 * SLURM's start and end once the listing gave them (a job that ran
+	 * between two passes is counted in full).
+	 */
+	OK(srt_store_run_update(f->s, run.name, "Starting", 7, "RUNNING", NULL, &f->err));
+	f->now = T0 + 1000;
+	OK(srt_store_campaign_world(f->s, &w, &n, &f->err));
+	assert_int_equal(w[0].node_ms, 1000);
+	srt_world_deployments_free(w, n);
+	OK(srt_store_run_set_job_times(f->s, run.name, T0 - 4000, 0, &f->err));
+	OK(srt_store_campaign_world(f->s, &w, &n, &f->err));
+	assert_int_equal(w[0].node_ms, 5000);
+	srt_world_deployments_free(w, n);
+	OK(srt_store_run_set_job_times(f->s, run.name, 0, T0 + 500, &f->err));
+	f->now = T0 + 9000;
+	OK(srt_store_campaign_world(f->s, &w, &n, &f->err));
+	assert_int_equal(w[0].node_ms, 4500);
+	srt_world_deployments_free(w, n);
+	OK(srt_store_run_get(f->s, run.name, &run2, &f->err) == 1 ? 0 : -1);
+	assert_int_equal(run2.job_started_at, T0 - 4000);
+	assert_int_equal(run2.job_ended_at, T0 + 500);
+	srt_run_row_release(&run2);
 
 	/* a report counts once, and only from the run the point was given to */
 	assert_int_equal(srt_store_point_started(f->s, "other-run", ID1, 1, T0, &f->err), 0);
