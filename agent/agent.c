@@ -530,6 +530,47 @@ static void ladder_template(struct agent *a)
 }
 
 /* The argv of the point step running words (with env added), in tmp. */
+/* The ids of the points this run directory's events say were finished. */
+struct done_ids {
+	char (*v)[65];
+	size_t n, cap;
+};
+
+static int collect_done(void *ctx, const struct srt_rundir_event *ev)
+{
+	struct done_ids *d = ctx;
+	const json_t *pt = json_object_get(ev->json, "point");
+	const char *id = json_string_value(json_object_get(pt, "id"));
+
+	if (!ev->reason || strcmp(ev->reason, "PointFinished") || !id || strlen(id) != 64)
+		return 0;
+	if (d->n == d->cap) {
+		d->cap = d->cap ? d->cap * 2 : 16;
+		d->v = srt_xrealloc(d->v, d->cap * sizeof(*d->v));
+	}
+	memcpy(d->v[d->n++], id, 65);
+	return 0;
+}
+
+/*
+ * A requeued job starts again in the same run directory with the same
+ * points.json: the points it already reported finished (events.jsonl)
+ * are dropped, so none runs twice; *dropped says how many.
+ */
+static int points_done_before(struct agent *a, size_t *dropped, struct srt_error *err)
+{
+	struct done_ids d = { 0 };
+
+	*dropped = 0;
+	if (srt_rundir_read_events(a->dir, 0, collect_done, &d, NULL, NULL, err) != 0) {
+		free(d.v);
+		return -1;
+	}
+	*dropped = srt_agent_points_drop(&a->ld.f, d.v, d.n);
+	free(d.v);
+	return 0;
+}
+
 static const char **ladder_step_argv(struct agent *a, struct srt_arena *tmp, char **words)
 {
 	const struct srt_loadgen_cmd *c = &a->ld.cmd;
@@ -1814,14 +1855,26 @@ static int setup(struct agent *a, struct srt_error *err)
 		goto out;
 	}
 	a->ld.on = r == 0;
-	if (a->ld.on)
+	if (a->ld.on) {
+		size_t dropped = 0;
+		char note[96] = "";
+
+		if (points_done_before(a, &dropped, err) < 0) {
+			setup_failed(a, err);
+			goto out;
+		}
+		if (dropped)
+			snprintf(note, sizeof(note),
+				 "; %zu finished before this job was requeued, not run again",
+				 dropped);
 		event(a, NULL, false, "PointsLoaded",
 		      "campaign '%s', deployment '%s': %zu load point(s) with %s after the run is "
-		      "ready%s",
+		      "ready%s%s",
 		      a->ld.f.campaign, a->ld.f.deployment, a->ld.f.npoints,
 		      srt_points_tool_name(a->ld.f.tool),
-		      srt_runplan_find(&a->plan, "benchmark") ? "; they replace the benchmark" :
-								"");
+		      srt_runplan_find(&a->plan, "benchmark") ? "; they replace the benchmark" : "",
+		      note);
+	}
 	r = srt_agent_nodes_resolve(&nodes, getenv("SLURM_JOB_NODELIST"), a->plan.network_interface,
 				    a->plan.nnodes, SRT_AGENT_RESOLVE_TIMEOUT_MS, a->sfd, err);
 	if (r == -2) {

@@ -38,6 +38,7 @@
 #include "loadgen/loadgen.h"
 #include "runplan/plan.h"
 #include "runplan/rundir.h"
+#include "runplan/points.h"
 #include "runplan/runplan.h"
 #include "util/arena.h"
 #include "util/buf.h"
@@ -197,6 +198,15 @@ char *srt_agent_point_file(int64_t seq, const char *id, int64_t attempt);
  * `serve`), borrowed from p; each NULL when the argv does not say.
  */
 void srt_agent_plan_model(const struct srt_runplan *p, const char **served, const char **path);
+
+/*
+ * Drop from f->points the points whose id is in `done` (ndone ids, each 64
+ * hex): those this job already reported finished before it was requeued
+ * (SLURM restarts a requeued batch job in the same run directory, with the
+ * same points.json).  The order of the rest is kept.  Returns how many were
+ * dropped.
+ */
+size_t srt_agent_points_drop(struct srt_points_file *f, char (*done)[65], size_t ndone);
 
 /* ---- the loop (agent/agent.c) ---- */
 

@@ -8,6 +8,7 @@
 #include "agent/agent.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "runplan/points.h"
@@ -47,4 +48,24 @@ void srt_agent_plan_model(const struct srt_runplan *p, const char **served, cons
 		}
 		return;
 	}
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+size_t srt_agent_points_drop(struct srt_points_file *f, char (*done)[65], size_t ndone)
+{
+	size_t k = 0;
+
+	if (!ndone)
+		return 0;
+	qsort(done, ndone, sizeof(*done), id_cmp);
+	for (size_t i = 0; i < f->npoints; i++)
+		if (!bsearch(f->points[i].id, done, ndone, sizeof(*done), id_cmp))
+			f->points[k++] = f->points[i];
+	k = f->npoints - k;
+	f->npoints -= k;
+	return k;
 }

@@ -70,6 +70,12 @@ struct get_ctx {
 	bool include_deleted;
 	bool want_json; /* -o json|yaml, or --watch (which compares items) */
 	int64_t now;
+	/*
+	 * Points with -o json or csv and no --watch: each item is printed here
+	 * as it is read (stream_item()), none is kept; `streamed` counts them.
+	 */
+	FILE *stream;
+	size_t streamed;
 };
 
 /*
@@ -492,6 +498,118 @@ static size_t metric(const char *name)
 	return 0;
 }
 
+struct points_walk {
+	struct get_ctx *c;
+	struct srt_table *t;
+	json_t *items;
+};
+
+static json_t *point_item(const struct srt_point_row *r)
+{
+	json_t *m = json_object(), *params, *axes;
+
+	for (size_t k = 0; k < SRT_POINT_NMETRICS; k++)
+		json_object_set_new(m, srt_point_metric_names[k], metric_json(r->metrics[k]));
+	params = r->params ? json_loads(r->params, 0, NULL) : NULL;
+	axes = r->axes ? json_loads(r->axes, 0, NULL) : NULL;
+	return json_pack("{s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:I, "
+			 "s:I, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "point_id", srt_json_str(r->point_id), "campaign",
+			 srt_json_str(r->campaign), "deployment", srt_json_str(r->deployment),
+			 "axes", axes ? axes : json_null(), "seq", (json_int_t)r->seq, "tool",
+			 srt_json_str(r->tool), "params", params ? params : json_null(), "isl",
+			 (json_int_t)r->isl, "osl", (json_int_t)r->osl, "concurrency",
+			 (json_int_t)r->concurrency, "prompts", (json_int_t)r->prompts, "warmup",
+			 (json_int_t)r->warmup, "repeat", (json_int_t)r->repeat, "state",
+			 srt_json_str(r->state), "attempts", (json_int_t)r->attempts, "run",
+			 srt_json_str(r->run_name), "slurm_job_id",
+			 r->slurm_job_id ? json_integer(r->slurm_job_id) : json_null(), "message",
+			 srt_json_str(r->message), "slo_met",
+			 r->slo_met < 0 ? json_null() : json_boolean(r->slo_met), "results", m,
+			 "raw_path", srt_json_str(r->raw_path), "raw_sha256",
+			 srt_json_str(r->raw_sha256), "started_at", srt_json_time(r->started_at),
+			 "finished_at", srt_json_time(r->finished_at));
+}
+
+static void print_csv_line(FILE *out, const json_t *item, bool header);
+
+/*
+ * Print one item of a streamed list: exactly what srt_print_list() (JSON)
+ * or print_csv() would print for the whole list, one item at a time.
+ */
+static void stream_item(struct get_ctx *c, json_t *item)
+{
+	char *text, *line, *nl;
+
+	if (c->fmt == SRT_OUT_CSV) {
+		if (!c->streamed)
+			print_csv_line(c->stream, item, true);
+		print_csv_line(c->stream, item, false);
+	} else {
+		fputs(c->streamed ? ",\n" : "{\n  \"kind\": \"List\",\n  \"items\": [\n",
+		      c->stream);
+		text = json_dumps(item, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		/* JSON text has no raw line break inside a string: indent it line by line */
+		for (line = text; line && *line; line = nl ? nl + 1 : NULL) {
+			nl = strchr(line, '\n');
+			fprintf(c->stream, "    %.*s%s", nl ? (int)(nl - line) : (int)strlen(line),
+				line, nl ? "\n" : "");
+		}
+		free(text);
+	}
+	c->streamed++;
+}
+
+/* Close a streamed list that has items (an empty one is print_nothing()'s). */
+static void stream_end(struct get_ctx *c)
+{
+	if (c->streamed && c->fmt == SRT_OUT_JSON)
+		fputs("\n  ]\n}\n", c->stream);
+}
+
+static int point_row(void *ctx, struct srt_point_row *r)
+{
+	struct points_walk *pw = ctx;
+	struct get_ctx *c = pw->c;
+	struct srt_table *t = pw->t;
+	size_t out_tps = metric("output_throughput"), ttft = metric("p99_ttft_ms"),
+	       tpot = metric("median_tpot_ms");
+
+	if (c->name && strncmp(r->point_id, c->name, strlen(c->name)))
+		return 0;
+	if (c->stream) {
+		json_t *item = point_item(r);
+
+		stream_item(c, item);
+		json_decref(item);
+		return 0;
+	}
+	srt_table_add(t, r->campaign);
+	srt_table_add(t, r->deployment);
+	srt_table_add_int(t, r->isl, 0);
+	srt_table_add_int(t, r->osl, 0);
+	srt_table_add_int(t, r->concurrency, 0);
+	srt_table_add_int(t, r->repeat, 0);
+	srt_table_add(t, r->state);
+	srt_table_add_int(t, r->attempts, 0);
+	add_metric(t, r->metrics[out_tps]);
+	add_metric(t, r->metrics[ttft]);
+	add_metric(t, r->metrics[tpot]);
+	srt_table_add(t, r->slo_met < 0 ? NULL : r->slo_met ? "yes" : "no");
+	if (c->wide) {
+		srt_table_addf(t, "%.12s", r->point_id);
+		srt_table_add(t, r->axes);
+		srt_table_add_int(t, r->prompts, 0);
+		srt_table_add_int(t, r->warmup, 0);
+		srt_table_add(t, r->tool);
+		srt_table_add(t, r->run_name);
+		srt_table_add_int(t, r->slurm_job_id, 1);
+		srt_table_add(t, r->message);
+	}
+	ADD_ITEM(pw->items, point_item(r));
+	return 0;
+}
+
 static int get_points(struct get_ctx *c, struct srt_table *t, json_t *items, struct srt_error *err)
 {
 	static const char *const base[] = { "CAMPAIGN",	 "DEPLOYMENT", "ISL",	   "OSL",
@@ -499,74 +617,10 @@ static int get_points(struct get_ctx *c, struct srt_table *t, json_t *items, str
 					    "OUT-TOK/S", "TTFT-P99",   "TPOT-MED", "SLO" };
 	static const char *const more[] = { "POINT", "AXES", "PROMPTS", "WARMUP",
 					    "TOOL",  "RUN",  "JOB",	"MESSAGE" };
-	size_t out_tps = metric("output_throughput"), ttft = metric("p99_ttft_ms"),
-	       tpot = metric("median_tpot_ms");
-	struct srt_point_row *rows = NULL;
-	size_t n = 0;
+	struct points_walk pw = { c, t, items };
 
 	HEADERS(t, c->wide, base, more);
-	if (srt_store_point_list(c->store, c->campaign, false, &rows, &n, err) != 0)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		const struct srt_point_row *r = &rows[i];
-		json_t *m, *params, *axes;
-
-		if (c->name && strncmp(r->point_id, c->name, strlen(c->name)))
-			continue;
-		srt_table_add(t, r->campaign);
-		srt_table_add(t, r->deployment);
-		srt_table_add_int(t, r->isl, 0);
-		srt_table_add_int(t, r->osl, 0);
-		srt_table_add_int(t, r->concurrency, 0);
-		srt_table_add_int(t, r->repeat, 0);
-		srt_table_add(t, r->state);
-		srt_table_add_int(t, r->attempts, 0);
-		add_metric(t, r->metrics[out_tps]);
-		add_metric(t, r->metrics[ttft]);
-		add_metric(t, r->metrics[tpot]);
-		srt_table_add(t, r->slo_met < 0 ? NULL : r->slo_met ? "yes" : "no");
-		if (c->wide) {
-			srt_table_addf(t, "%.12s", r->point_id);
-			srt_table_add(t, r->axes);
-			srt_table_add_int(t, r->prompts, 0);
-			srt_table_add_int(t, r->warmup, 0);
-			srt_table_add(t, r->tool);
-			srt_table_add(t, r->run_name);
-			srt_table_add_int(t, r->slurm_job_id, 1);
-			srt_table_add(t, r->message);
-		}
-		if (!items)
-			continue;
-		m = json_object();
-		for (size_t k = 0; k < SRT_POINT_NMETRICS; k++)
-			json_object_set_new(m, srt_point_metric_names[k],
-					    metric_json(r->metrics[k]));
-		params = r->params ? json_loads(r->params, 0, NULL) : NULL;
-		axes = r->axes ? json_loads(r->axes, 0, NULL) : NULL;
-		ADD_ITEM(items,
-			 json_pack("{s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:I, "
-				   "s:I, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-				   "point_id", srt_json_str(r->point_id), "campaign",
-				   srt_json_str(r->campaign), "deployment",
-				   srt_json_str(r->deployment), "axes", axes ? axes : json_null(),
-				   "seq", (json_int_t)r->seq, "tool", srt_json_str(r->tool),
-				   "params", params ? params : json_null(), "isl",
-				   (json_int_t)r->isl, "osl", (json_int_t)r->osl, "concurrency",
-				   (json_int_t)r->concurrency, "prompts", (json_int_t)r->prompts,
-				   "warmup", (json_int_t)r->warmup, "repeat", (json_int_t)r->repeat,
-				   "state", srt_json_str(r->state), "attempts",
-				   (json_int_t)r->attempts, "run", srt_json_str(r->run_name),
-				   "slurm_job_id",
-				   r->slurm_job_id ? json_integer(r->slurm_job_id) : json_null(),
-				   "message", srt_json_str(r->message), "slo_met",
-				   r->slo_met < 0 ? json_null() : json_boolean(r->slo_met),
-				   "results", m, "raw_path", srt_json_str(r->raw_path),
-				   "raw_sha256", srt_json_str(r->raw_sha256), "started_at",
-				   srt_json_time(r->started_at), "finished_at",
-				   srt_json_time(r->finished_at)));
-	}
-	srt_point_rows_free(rows, n);
-	return 0;
+	return srt_store_point_each(c->store, c->campaign, false, point_row, &pw, err);
 }
 
 /* ---- csv (RFC 4180: fields with a comma, quote or line break are quoted) ---- */
@@ -603,51 +657,55 @@ static void csv_value(FILE *out, const json_t *v)
 	}
 }
 
-/* One line per item: its fields in order, an object field "results" flattened as results.KEY. */
-static void print_csv(FILE *out, const json_t *items)
+/*
+ * One CSV line of an item: its field names (header) or its values, in
+ * order, an object field "results" flattened as results.KEY.
+ */
+static void print_csv_line(FILE *out, const json_t *item, bool header)
 {
-	const json_t *first = json_array_get(items, 0), *v, *sub;
+	const json_t *v, *sub;
 	const char *key, *k2;
-	size_t i;
 	bool comma = false;
 
-	if (!first)
-		return;
-	json_object_foreach((json_t *)first, key, v)
+	json_object_foreach((json_t *)item, key, v)
 	{
-		if (!strcmp(key, "results") && json_is_object(v)) {
-			json_object_foreach((json_t *)v, k2, sub)
-			{
-				fprintf(out, "%sresults.%s", comma ? "," : "", k2);
-				comma = true;
-			}
-			continue;
+		bool flat = !strcmp(key, "results") && json_is_object(v);
+
+		json_object_foreach((json_t *)(flat ? v : NULL), k2, sub)
+		{
+			if (comma)
+				fputc(',', out);
+			if (header)
+				fprintf(out, "results.%s", k2);
+			else
+				csv_value(out, sub);
+			comma = true;
 		}
-		fprintf(out, "%s%s", comma ? "," : "", key);
+		if (flat)
+			continue;
+		if (comma)
+			fputc(',', out);
+		if (header)
+			fputs(key, out);
+		else
+			csv_value(out, v);
 		comma = true;
 	}
 	fputc('\n', out);
-	json_array_foreach(items, i, first)
+}
+
+/* A header from the first item's keys ("results.NAME" for each result), then a row per item. */
+static void print_csv(FILE *out, const json_t *items)
+{
+	const json_t *item;
+	size_t i;
+
+	if (!json_array_size(items))
+		return;
+	print_csv_line(out, json_array_get(items, 0), true);
+	json_array_foreach(items, i, item)
 	{
-		comma = false;
-		json_object_foreach((json_t *)first, key, v)
-		{
-			if (!strcmp(key, "results") && json_is_object(v)) {
-				json_object_foreach((json_t *)v, k2, sub)
-				{
-					if (comma)
-						fputc(',', out);
-					csv_value(out, sub);
-					comma = true;
-				}
-				continue;
-			}
-			if (comma)
-				fputc(',', out);
-			csv_value(out, v);
-			comma = true;
-		}
-		fputc('\n', out);
+		print_csv_line(out, item, false);
 	}
 }
 
@@ -726,6 +784,40 @@ static void print_nothing(const struct get_ctx *c)
 		fputs("No resources found.\n", stderr);
 }
 
+/*
+ * Points as JSON or CSV, printed as they are read: 10,000 rows cost what one
+ * does in memory.  The output is byte for byte what render() prints.
+ */
+static int stream_get(struct get_ctx *c, const struct kind *k)
+{
+	struct srt_table t;
+	struct srt_error err;
+	int rc;
+
+	c->stream = stdout;
+	c->streamed = 0;
+	c->want_json = false;
+	c->now = srt_store_now(c->store);
+	srt_error_clear(&err);
+	rc = k->fn(c, &t, NULL, &err);
+	srt_table_release(&t);
+	stream_end(c);
+	if (rc != 0) {
+		fflush(stdout);
+		fprintf(stderr, "srtctl get: %s\n", err.msg);
+		return SRT_EXIT_USAGE;
+	}
+	if (!c->streamed && c->name) {
+		fprintf(stderr, "srtctl get: %s '%s' not found; `srtctl get %s` lists them\n",
+			k->singular, c->name, k->plural);
+		return SRT_EXIT_INVALID;
+	}
+	if (!c->streamed)
+		print_nothing(c);
+	fflush(stdout);
+	return SRT_EXIT_OK;
+}
+
 static int run_get(struct get_ctx *c, const struct kind *k, const char *db, bool watch,
 		   const char *watch_timeout)
 {
@@ -736,6 +828,8 @@ static int run_get(struct get_ctx *c, const struct kind *k, const char *db, bool
 	size_t count = 0;
 	int rc = SRT_EXIT_OK;
 
+	if (!watch && k->fn == get_points && (c->fmt == SRT_OUT_JSON || c->fmt == SRT_OUT_CSV))
+		return stream_get(c, k);
 	srt_buf_init(&text);
 	c->want_json = watch || c->fmt == SRT_OUT_JSON || c->fmt == SRT_OUT_YAML ||
 		       c->fmt == SRT_OUT_CSV;

@@ -621,49 +621,81 @@ static void read_point(sqlite3_stmt *st, struct srt_point_row *p)
 	p->slo_met = sqlite3_column_type(st, c) == SQLITE_NULL ? -1 : sqlite3_column_int(st, c);
 }
 
-int srt_store_point_list(struct srt_store *s, const char *campaign, bool include_removed,
-			 struct srt_point_row **rows, size_t *n, struct srt_error *err)
+static void point_row_release(struct srt_point_row *p)
+{
+	free(p->point_id);
+	free(p->campaign);
+	free(p->deployment);
+	free(p->axes);
+	free(p->tool);
+	free(p->params);
+	free(p->state);
+	free(p->run_name);
+	free(p->message);
+	free(p->raw_path);
+	free(p->raw_sha256);
+}
+
+int srt_store_point_each(struct srt_store *s, const char *campaign, bool include_removed,
+			 srt_point_fn fn, void *ctx, struct srt_error *err)
 {
 	sqlite3_stmt *st = srt_store_stmt(s, SQL_P_LIST, err);
-	size_t cap = 0;
-	int rc;
+	int rc, frc = 0;
 
-	*rows = NULL;
-	*n = 0;
 	if (!st)
 		return -1;
 	srt_store_bind_text(st, 1, campaign);
 	sqlite3_bind_int(st, 2, include_removed);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*rows = srt_store_grow(*rows, n, &cap, sizeof(**rows));
-		read_point(st, &(*rows)[*n - 1]);
+	while (!frc && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct srt_point_row row;
+
+		read_point(st, &row);
+		frc = fn(ctx, &row);
+		point_row_release(&row);
 	}
 	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		srt_point_rows_free(*rows, *n);
+	if (frc)
+		return frc;
+	if (rc != SQLITE_DONE)
+		return srt_store_sql_error(s, err, rc, "cannot list points");
+	return 0;
+}
+
+struct point_rows {
+	struct srt_point_row *v;
+	size_t n, cap;
+};
+
+/* Keep a copy of the row: its strings are taken over (the caller's copy is zeroed). */
+static int keep_point(void *ctx, struct srt_point_row *row)
+{
+	struct point_rows *r = ctx;
+
+	r->v = srt_store_grow(r->v, &r->n, &r->cap, sizeof(*r->v));
+	r->v[r->n - 1] = *row;
+	memset(row, 0, sizeof(*row));
+	return 0;
+}
+
+int srt_store_point_list(struct srt_store *s, const char *campaign, bool include_removed,
+			 struct srt_point_row **rows, size_t *n, struct srt_error *err)
+{
+	struct point_rows r = { 0 };
+
+	if (srt_store_point_each(s, campaign, include_removed, keep_point, &r, err) != 0) {
+		srt_point_rows_free(r.v, r.n);
 		*rows = NULL;
 		*n = 0;
-		return srt_store_sql_error(s, err, rc, "cannot list points");
+		return -1;
 	}
+	*rows = r.v;
+	*n = r.n;
 	return 0;
 }
 
 void srt_point_rows_free(struct srt_point_row *rows, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		struct srt_point_row *p = &rows[i];
-
-		free(p->point_id);
-		free(p->campaign);
-		free(p->deployment);
-		free(p->axes);
-		free(p->tool);
-		free(p->params);
-		free(p->state);
-		free(p->run_name);
-		free(p->message);
-		free(p->raw_path);
-		free(p->raw_sha256);
-	}
+	for (size_t i = 0; i < n; i++)
+		point_row_release(&rows[i]);
 	free(rows);
 }

@@ -330,6 +330,15 @@ struct srt_point_row {
  */
 int srt_store_point_list(struct srt_store *s, const char *campaign, bool include_removed,
 			 struct srt_point_row **rows, size_t *n, struct srt_error *err);
+/*
+ * The same rows one at a time, without holding them all: fn gets each, and
+ * its strings are freed after fn returns (fn takes them by zeroing the row);
+ * a non-zero return stops the walk and is returned (err untouched).  0, or
+ * -1 with err set.
+ */
+typedef int (*srt_point_fn)(void *ctx, struct srt_point_row *row);
+int srt_store_point_each(struct srt_store *s, const char *campaign, bool include_removed,
+			 srt_point_fn fn, void *ctx, struct srt_error *err);
 void srt_point_rows_free(struct srt_point_row *rows, size_t n);
 
 /* ---- driving campaigns (store/points.c) ---- */

@@ -21,6 +21,10 @@
 #    kept as the point's raw result; a point whose command writes nothing
 #    there fails saying which file, and a file an earlier job left there is
 #    not taken for this attempt's.
+# 6. a job requeued by SLURM (node failure) starts again in the same run
+#    directory with the same points.json: the agent killed with everything
+#    it started during point 2, then started again, runs points 2 and 3
+#    only (point 1 was reported finished before).
 # Order and causality only (seq), never wall-clock.
 set -euo pipefail
 
@@ -218,3 +222,34 @@ assert p["reason"].endswith("/out/c2.json"), p
 '
 [[ ! -e out/c2.json ]] || fail "custom: the earlier job's out/c2.json was read, not removed"
 echo "ok 5 custom: the file resultFile names is read and kept; none written: failed, naming it"
+
+# ---- 6. requeued: the points finished before are not run again ----
+
+new_case requeue "$RECIPE"
+points vllm-bench 0 1 2 4
+start_agent n1 FAKE_BENCH_HANG_AT_CONCURRENCY=2
+until_py 60 '[e for e in ev("PointStarted") if e["point"]["seq"] == 2]'
+until_py 60 'len([l for l in open("rec/bench.jsonl")]) >= 2' # the hung tool's own record
+first="$(step_pids) $(python3 -c 'import json; [print(json.loads(l)["pid"]) for l in open("rec/bench.jsonl")]')"
+kill -KILL "$agent_pid"
+for p in $first; do kill -KILL "$p" 2>/dev/null || true; done
+wait "$agent_pid" 2>/dev/null || true
+for p in $first; do
+	for ((i = 0; i < 100; i++)); do alive "$p" || break; sleep 0.1; done
+done
+cut=$(wc -l <run/events.jsonl)
+start_agent n1
+finish_agent 120
+[[ $rc == 0 ]] || fail "requeue: agent exit status $rc"
+check "requeue: only the unfinished points" "$LADDER"'
+cut = int(sys.argv[1])
+again = [e for e in pev() if e["seq"] > events()[cut - 1]["seq"]]
+assert [(e["reason"], e["point"]["seq"]) for e in again] == [
+    ("PointStarted", 2), ("PointFinished", 2), ("PointStarted", 3), ("PointFinished", 3)], again
+loaded = ev("PointsLoaded")
+assert len(loaded) == 2 and "2 load point(s)" in loaded[1]["message"], loaded[1]["message"]
+assert "1 finished before this job was requeued, not run again" in loaded[1]["message"]
+assert [e["point"]["seq"] for e in ev("PointFinished")] == [1, 2, 3]
+assert status()["phase"] == "Succeeded"
+' "$cut"
+echo "ok 6 requeued job: point 1 (finished before) is not run again; 2 and 3 run"

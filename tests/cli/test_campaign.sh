@@ -91,6 +91,19 @@ head -1 out | grep -q '^point_id,campaign,deployment,axes,' || fail "csv header:
 grep -q '"{""roles.decode.workers"":1}"' out || fail "csv quoting: $(cat out)"
 run 0 "$SRTCTL" get points -o wide --db "$DB"
 grep -q 'vllm-bench' out || fail "get points -o wide"
+# -o json and csv are printed as the rows are read (no list kept): JSON byte for byte what
+# --watch, which renders the whole list, prints first; CSV is checked above.
+run 0 "$SRTCTL" get points -o json --db "$DB"
+mv out streamed.json
+run 0 "$SRTCTL" get points -o json --watch --watch-timeout 100ms --db "$DB"
+cmp -s out streamed.json || fail "get points -o json: streamed differs from rendered: $(diff out streamed.json | head)"
+jq -e '.items | length == 4' streamed.json >/dev/null || fail "streamed json: $(head -c 300 streamed.json)"
+run 0 "$SRTCTL" get points --campaign nosuch -o json --db "$DB"
+[[ $(jq -c . out) == '{"kind":"List","items":[]}' ]] || fail "no points, json: $(cat out)"
+run 0 "$SRTCTL" get points --campaign nosuch -o csv --db "$DB"
+[[ ! -s out ]] || fail "no points, csv: $(cat out)"
+run 1 "$SRTCTL" get point ffffffff -o json --db "$DB"
+grep -q "point 'ffffffff' not found" err || fail "not found: $(cat err)"
 run 2 "$SRTCTL" get runs -o csv --db "$DB"
 run 2 "$SRTCTL" get runs --campaign sweep1 --db "$DB"
 run 1 "$SRTCTL" get campaign nosuch --db "$DB"

@@ -31,6 +31,10 @@
 #     attempt (a new job) runs the unfinished points only;
 #  9. budget.nodeHours spent: no new deployment starts (OutOfBudget), the
 #     running one finishes, the others' points stay pending.
+# 10. the node under a running deployment fails (scontrol: state=down) after
+#     two of its points: SLURM ends the job NODE_FAIL and requeues it (or
+#     srtctl starts a new job); the campaign ends Done, the two points are
+#     not run again, the rest ran after the failure.
 # Order and causality only: no wall-clock assertion.
 set -uo pipefail
 
@@ -72,9 +76,11 @@ py() { python3 - "$@"; }
 # Our jobs in SLURM's own listing that have not ended (job names start with the campaign's).
 our_jobs() { squeue -h -o '%i %j %T' 2>/dev/null | awk '$2 ~ /^ct[0-9]*-/ && $3 != "COMPLETED" {print $1}'; }
 
+DOWNED=
 cleanup() {
 	[ -n "$SAMPLER_PID" ] && kill "$SAMPLER_PID" 2>/dev/null
-	for c in ct ct6 ct7 ct8 ct9; do S delete campaign "$c" >/dev/null 2>&1 || true; done
+	[ -n "$DOWNED" ] && scontrol update nodename="$DOWNED" state=resume >/dev/null 2>&1
+	for c in ct ct6 ct7 ct8 ct9 ct10; do S delete campaign "$c" >/dev/null 2>&1 || true; done
 	start_ctl
 	if [ -n "$CTL_PID" ]; then
 		for _ in $(seq 1 60); do [ -z "$(our_jobs)" ] && break; sleep 1; done
@@ -293,17 +299,43 @@ check "5. after delete campaign, no job of it is left" test -z "$(our_jobs)"
 
 # points_of NAME FILE: the campaign's points as JSON.
 points_of() { S get points --campaign "$1" -o json >"$2"; }
+# ONCE: Python that reads a campaign's points (argv 1, in seq order) and events (argv 3) and
+# checks that each of its 4 points is done, ran once (attempts 1) and was reported once.
+ONCE='import json, sys, collections
+pts = sorted(json.load(open(sys.argv[1]))["items"], key=lambda p: p["seq"])
+events = json.load(open(sys.argv[3]))["items"]
+assert all(p["state"] == "done" and p["attempts"] == 1 for p in pts), \
+    [(p["seq"], p["state"], p["attempts"]) for p in pts]
+fin = collections.Counter(e["message"].split()[1] for e in events if e["reason"] == "PointFinished")
+assert len(fin) == 4 and set(fin.values()) == {1}, fin'
+# held_template N CONCURRENCY: templateN.yaml, whose benchmark holds at CONCURRENCY while
+# $WORK/holdN exists (FAKE_BENCH_HOLD_FILE), so a fault lands mid-ladder at any speed.
+held_template() {
+	sed -e "s/^name: ct-template/name: ct$1-template/" "$WORK/template.yaml" >"$WORK/template$1.yaml"
+	cat >>"$WORK/template$1.yaml" <<YAML
+environment: {FAKE_BENCH_HOLD_AT_CONCURRENCY: "$2", FAKE_BENCH_HOLD_FILE: "$WORK/hold$1"}
+YAML
+	touch "$WORK/hold$1"
+}
+# until_done CAMPAIGN COUNT FILE: until COUNT of its points are done (at most 300 s); the
+# points' JSON is left in FILE.
+until_done() {
+	local deadline=$((SECONDS + 300))
+	while [ $SECONDS -lt $deadline ]; do
+		points_of "$1" "$3" && python3 -c '
+import json, sys
+sys.exit(0 if sum(p["state"] == "done" for p in json.load(open(sys.argv[1]))["items"]) >= int(sys.argv[2]) else 1)' "$3" "$2" && return 0
+		sleep 0.5
+	done
+	return 1
+}
 
 # ---- 6. kill -9 the controller while a campaign runs ------------------------------
 if [ "${CI:-}" = true ]; then KILLS=${CAMPAIGN_KILLS:-10}; else KILLS=${CAMPAIGN_KILLS:-30}; fi
 # The last point of each deployment is held (FAKE_BENCH_HOLD_FILE) for the first half of
 # the kills, so they land while jobs run whatever the machine's speed; the second half
 # comes while the held points finish and the other deployments start.
-sed -e 's/^name: ct-template/name: ct6-template/' "$WORK/template.yaml" >"$WORK/template6.yaml"
-cat >>"$WORK/template6.yaml" <<YAML
-environment: {FAKE_BENCH_HOLD_AT_CONCURRENCY: "4", FAKE_BENCH_HOLD_FILE: "$WORK/hold6"}
-YAML
-touch "$WORK/hold6"
+held_template 6 4
 write_campaign 1x2x4 ct6 template6.yaml
 S apply -f "$WORK/ct6.yaml" >/dev/null 2>&1
 kills=0
@@ -374,19 +406,11 @@ check "7. the 0-output-token point is invalid after 2 attempts; the others are d
 # ---- 8. a job cancelled behind srtctl's back after its first point ------------------------
 # Its concurrency-8 point is held (FAKE_BENCH_HOLD_FILE) until the job is cancelled, so the
 # cancel lands during the ladder whatever the machine's speed.
-sed -e 's/^name: ct-template/name: ct8-template/' "$WORK/template.yaml" >"$WORK/template8.yaml"
-cat >>"$WORK/template8.yaml" <<YAML
-environment: {FAKE_BENCH_HOLD_AT_CONCURRENCY: "8", FAKE_BENCH_HOLD_FILE: "$WORK/hold8"}
-YAML
-touch "$WORK/hold8"
+held_template 8 8
 write_campaign 1x2x4x8 ct8 template8.yaml "{maxConcurrentJobs: 1}"
 sed -i '/^deployments:/,/^load:/{/^load:/!d}' "$WORK/ct8.yaml" # one deployment
 S apply -f "$WORK/ct8.yaml" >/dev/null 2>&1
-first_done() { points_of ct8 "$WORK/p8.json" && python3 -c '
-import json, sys
-sys.exit(0 if any(p["state"] == "done" for p in json.load(open(sys.argv[1]))["items"]) else 1)' "$WORK/p8.json"; }
-deadline=$((SECONDS + 300))
-while ! first_done && [ $SECONDS -lt $deadline ]; do sleep 0.5; done
+until_done ct8 1 "$WORK/p8.json"
 job8=$(python3 -c 'import json,sys; print([p["slurm_job_id"] for p in json.load(open(sys.argv[1]))["items"] if p["state"] == "done"][0])' "$WORK/p8.json")
 scancel "$job8"
 echo "# cancelled job $job8 after its first point"
@@ -396,16 +420,9 @@ S wait campaign ct8 --for done --timeout 300s >>"$WORK/wait.out" 2>&1
 check "8. the campaign ends Done after its job was cancelled" test $? -eq 0
 points_of ct8 "$WORK/points8.json"
 S events --for campaign/ct8 -o json >"$WORK/events8.json"
-py "$WORK/points8.json" "$job8" "$WORK/events8.json" <<'PY'
-import json, sys, collections
-after = json.load(open(sys.argv[1]))["items"]
-job = int(sys.argv[2])
-evs = json.load(open(sys.argv[3]))["items"]
-assert all(p["state"] == "done" and p["attempts"] == 1 for p in after), \
-    [(p["seq"], p["state"], p["attempts"]) for p in after]
-# every point ran once: one PointFinished each
-fin = collections.Counter(e["message"].split()[1] for e in evs if e["reason"] == "PointFinished")
-assert len(fin) == 4 and set(fin.values()) == {1}, fin
+py "$WORK/points8.json" "$job8" "$WORK/events8.json" <<PY
+$ONCE
+after, job, evs = pts, int(sys.argv[2]), events
 old = [p for p in after if p["slurm_job_id"] == job]
 new = [p for p in after if p["slurm_job_id"] != job]
 assert old and old[0]["seq"] == 1, [(p["seq"], p["slurm_job_id"]) for p in after]
@@ -417,14 +434,9 @@ PY
 check "8. the finished points were not rerun; the rest ran in a new job" test $? -eq 0
 
 # ---- 9. budget.nodeHours spent -------------------------------------------------------
-# Its last point is held until the campaign is OutOfBudget: node-hours count from when the
-# controller sees the run start, and a deployment that ran in under a pass would count none
-# (the node-hours come from the runs' recorded times, not SLURM's).
-sed -e 's/^name: ct-template/name: ct9-template/' "$WORK/template.yaml" >"$WORK/template9.yaml"
-cat >>"$WORK/template9.yaml" <<YAML
-environment: {FAKE_BENCH_HOLD_AT_CONCURRENCY: "2", FAKE_BENCH_HOLD_FILE: "$WORK/hold9"}
-YAML
-touch "$WORK/hold9"
+# Its last point is held until the campaign is OutOfBudget, so the budget is spent while the
+# deployment runs whatever the machine's speed (node-hours count from SLURM's start of the job).
+held_template 9 2
 write_campaign 1x2 ct9 template9.yaml "{maxConcurrentJobs: 1, budget: {nodeHours: 0.0001}}"
 S apply -f "$WORK/ct9.yaml" >"$WORK/apply9.out" 2>&1
 check "9. a campaign with a tiny node-hour budget is applied" test $? -eq 0
@@ -451,6 +463,45 @@ assert any("budget.nodeHours spent" in e["message"] for e in evs if e["reason"] 
     [e["message"] for e in evs]
 PY
 check "9. one deployment ran to the end; the other 3 never started" test $? -eq 0
+
+# ---- 10. the node under a running deployment fails ---------------------------------------
+# Its concurrency-4 point is held until the node is down, so the failure lands during the
+# ladder, after points 1 and 2, whatever the machine's speed.
+held_template 10 4
+write_campaign 1x2x4x8 ct10 template10.yaml "{maxConcurrentJobs: 1}"
+sed -i '/^deployments:/,/^load:/{/^load:/!d}' "$WORK/ct10.yaml" # one deployment
+S apply -f "$WORK/ct10.yaml" >/dev/null 2>&1
+until_done ct10 2 "$WORK/p10.json"
+job10=$(python3 -c 'import json,sys; print([p["slurm_job_id"] for p in json.load(open(sys.argv[1]))["items"] if p["state"] == "done"][0])' "$WORK/p10.json")
+node10=$(squeue -h -j "$job10" -o %N 2>/dev/null)
+DOWNED=$node10
+scontrol update nodename="$node10" state=down reason=srtctl-campaign-test
+check "10. node $node10 of job $job10 set down after two points" test $? -eq 0
+for _ in $(seq 1 60); do
+	st=$(squeue -h -j "$job10" -o %T 2>/dev/null)
+	[ "$st" != RUNNING ] && break
+	sleep 0.5
+done
+echo "# job $job10 after the node failure: $(scontrol show job "$job10" 2>/dev/null | grep -oE 'JobState=[A-Z_]+|Restarts=[0-9]+' | tr '\n' ' ')"
+scontrol update nodename="$node10" state=resume >/dev/null 2>&1 # ReturnToService may have done it
+DOWNED=
+rm -f "$WORK/hold10"
+S wait campaign ct10 --for done --timeout 300s >>"$WORK/wait.out" 2>&1
+check "10. the campaign ends Done after the node failure" test $? -eq 0
+points_of ct10 "$WORK/points10.json"
+S events --for campaign/ct10 -o json >"$WORK/events10.json"
+S get runs -o json >"$WORK/runs10.json"
+py "$WORK/points10.json" "$job10" "$WORK/events10.json" <<PY
+$ONCE
+job = int(sys.argv[2])
+before = [p for p in pts if p["finished_at"] and p["concurrency"] in (1, 2)]
+after = [p for p in pts if p["concurrency"] in (4, 8)]
+assert len(before) == 2 and all(p["slurm_job_id"] == job for p in before), before
+# the held point and the next ran after the failure: later than the first two
+assert min(p["started_at"] for p in after) >= max(p["finished_at"] for p in before), \
+    [(p["seq"], p["started_at"], p["finished_at"]) for p in pts]
+PY
+check "10. the two points finished before the failure were not run again; the rest ran after it" test $? -eq 0
 
 echo "1..$n"
 echo "# $passed passed, $failed failed"

@@ -820,6 +820,30 @@ static void test_ladder_helpers(void **state)
 	assert_string_equal(path, "/m");
 }
 
+/* A requeued job drops the points it already finished, keeping the others' order. */
+static void test_points_drop(void **state)
+{
+	struct srt_points_entry pts[4] = { 0 };
+	struct srt_points_file f = { .points = pts, .npoints = 4 };
+	char done[3][65];
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		memset(pts[i].id, 'a' + i, 64);
+		pts[i].seq = i + 1;
+	}
+	memcpy(done[0], pts[2].id, 65);
+	memcpy(done[1], pts[0].id, 65);
+	memset(done[2], 'z', 64); /* not one of this file's */
+	done[2][64] = '\0';
+	assert_int_equal(srt_agent_points_drop(&f, done, 0), 0);
+	assert_int_equal(f.npoints, 4);
+	assert_int_equal(srt_agent_points_drop(&f, done, 3), 2);
+	assert_int_equal(f.npoints, 2);
+	assert_int_equal(pts[0].seq, 2);
+	assert_int_equal(pts[1].seq, 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -839,6 +863,7 @@ int main(void)
 		cmocka_unit_test(test_log_tail_long_lines),
 		cmocka_unit_test(test_nodes_without_slurm),
 		cmocka_unit_test(test_ladder_helpers),
+		cmocka_unit_test(test_points_drop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
