@@ -2,6 +2,7 @@
 #include "reconcilers/campaigns.h"
 
 #include <stdarg.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,12 +120,26 @@ static int candidate_cmp(const void *a, const void *b)
 	return (x->d->position > y->d->position) - (x->d->position < y->d->position);
 }
 
+/* The figures behind a stop reason, " (...)", in buf; "" when it has none. */
+static const char *stop_detail(const struct srt_cc_campaign *c, enum srt_cc_stop stop, char buf[96])
+{
+	buf[0] = '\0';
+	if (stop == SRT_CC_STOP_FAILED_POINTS)
+		snprintf(buf, 96, " (%" PRId64 " failed or invalid point(s), at most %" PRId64 ")",
+			 c->failed_points, c->max_failed_points);
+	else if (stop == SRT_CC_STOP_BUDGET)
+		snprintf(buf, 96, " (%.1f of %.1f node-hours used)", c->node_hours_used,
+			 c->budget_node_hours);
+	return buf;
+}
+
 void srt_reconcile_campaign(const struct srt_cc_campaign *c, struct srt_cc_actions *out)
 {
 	struct candidate *cand;
 	size_t ncand = 0;
 	int64_t live = 0, nodes = 0;
 	enum srt_cc_stop stop;
+	char detail[96];
 
 	if (c->deleted) {
 		for (size_t i = 0; i < c->ndeps; i++)
@@ -155,8 +170,8 @@ void srt_reconcile_campaign(const struct srt_cc_campaign *c, struct srt_cc_actio
 				     "submitting again (no longer %s)",
 				     srt_cc_stop_name(c->stopped)) :
 				push(out, SRT_CC_STOP_SUBMITTING, c, NULL,
-				     "no new deployment starts: %s; running ones finish",
-				     srt_cc_stop_name(stop));
+				     "no new deployment starts: %s%s; running ones finish",
+				     srt_cc_stop_name(stop), stop_detail(c, stop, detail));
 
 		x->stop = stop;
 	}

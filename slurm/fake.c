@@ -335,6 +335,19 @@ int srt_slurm_fake_set_state(struct srt_slurm_fake *f, int64_t id, enum srt_job_
 	return 0;
 }
 
+int srt_slurm_fake_set_times(struct srt_slurm_fake *f, int64_t id, int64_t start_time,
+			     int64_t end_time)
+{
+	struct srt_job *j = find(f, id);
+
+	if (!j)
+		return -1;
+	j->start_time = start_time;
+	j->end_time = end_time;
+	f->version++;
+	return 0;
+}
+
 int srt_slurm_fake_purge(struct srt_slurm_fake *f, int64_t id)
 {
 	struct srt_job *j = find(f, id);

@@ -63,6 +63,9 @@ int64_t srt_slurm_fake_add(struct srt_slurm_fake *f, const char *name, const cha
  */
 int srt_slurm_fake_set_state(struct srt_slurm_fake *f, int64_t id, enum srt_job_state state,
 			     int exit_code, const char *reason);
+/* Set when SLURM says a job started and ended (seconds; 0: not yet).  0, or -1 when unknown. */
+int srt_slurm_fake_set_times(struct srt_slurm_fake *f, int64_t id, int64_t start_time,
+			     int64_t end_time);
 /* Forget a job, as slurmctld does MinJobAge after it ends.  0, or -1 when unknown. */
 int srt_slurm_fake_purge(struct srt_slurm_fake *f, int64_t id);
 

@@ -189,10 +189,11 @@ static char *comment_of(struct fx *f, const char *name)
 	return c;
 }
 
-/* The summed count of run/NAME's events with this reason; *type gets the last one's type. */
-static int64_t events(struct fx *f, const char *name, const char *reason, char **message)
+/* The summed count of KIND/NAME's events with this reason; *message gets the last one's. */
+static int64_t events_of(struct fx *f, const char *kind, const char *name, const char *reason,
+			 char **message)
 {
-	struct srt_event_filter flt = { .kind = "run", .name = name, .reason = reason };
+	struct srt_event_filter flt = { .kind = kind, .name = name, .reason = reason };
 	struct srt_event_row *rows = NULL;
 	struct srt_error err;
 	size_t n = 0;
@@ -205,6 +206,11 @@ static int64_t events(struct fx *f, const char *name, const char *reason, char *
 		*message = n ? srt_xstrdup(rows[n - 1].message) : NULL;
 	srt_event_rows_free(rows, n);
 	return count;
+}
+
+static int64_t events(struct fx *f, const char *name, const char *reason, char **message)
+{
+	return events_of(f, "run", name, reason, message);
 }
 
 /* Submitted and running: the job the next tests play with. */
@@ -1138,6 +1144,118 @@ static void test_campaign_infrastructure_end(void **state)
 	free(run2);
 }
 
+/* Campaign cc's events with this reason (summed counts); *message gets the last one's. */
+static int64_t cc_events(struct fx *f, const char *reason, char **message)
+{
+	return events_of(f, "campaign", "cc", reason, message);
+}
+
+static char *cc_state(struct fx *f)
+{
+	struct srt_campaign_row c;
+	struct srt_error err;
+	char *st;
+
+	assert_int_equal(srt_store_campaign_get(f->store, "cc", &c, &err), 1);
+	st = srt_xstrdup(c.state);
+	srt_campaign_row_release(&c);
+	return st;
+}
+
+/* The one active deployment's run (generation 1, attempt 1), submitted: its name. */
+static char *cc_first_run(struct fx *f)
+{
+	struct srt_recipe_row *recipes;
+	struct srt_error err;
+	size_t nr;
+	char *run_name;
+
+	pass(f);
+	assert_int_equal(srt_store_recipe_list(f->store, false, &recipes, &nr, &err), 0);
+	assert_int_equal(nr, 1);
+	run_name = srt_xasprintf("%s-1-1", recipes[0].name);
+	srt_recipe_rows_free(recipes, nr);
+	pass(f);
+	return run_name;
+}
+
+/*
+ * policy.maxFailedPoints: the failed point that reaches it stops the
+ * campaign (Stopped, one event saying why); the running deployment ends,
+ * no other starts.
+ */
+static void test_campaign_max_failed_points(void **state)
+{
+	struct fx *f = *state;
+	struct srt_point_row *pts;
+	char *run_name, *msg, *st;
+	size_t n;
+	struct run r;
+
+	apply_campaign(f, CC_HEAD "deployments:\n  grid:\n"
+				  "    roles.agg.args.tensor-parallel-size: [1, 2, 4]\n" CC_LOAD
+				  "policy: {maxConcurrentJobs: 1, maxFailedPoints: 1}\n");
+	run_name = cc_first_run(f);
+	r = run(f, run_name);
+	assert_int_equal(srt_slurm_fake_set_state(f->fake, r.job_id, SRT_JOB_RUNNING, -1, NULL), 0);
+	pass(f);
+	pts = points_of(f, &n);
+	for (size_t i = 0; i < n; i++)
+		if (pts[i].run_name && !strcmp(pts[i].run_name, run_name) && pts[i].seq == 1)
+			report_point(f, run_name, pts[i].point_id, 1, "failed", "{}", NULL);
+	srt_point_rows_free(pts, n);
+	pass(f);
+	st = cc_state(f);
+	assert_string_equal(st, "Stopped");
+	free(st);
+	assert_int_equal(cc_events(f, "Stopped", &msg), 1);
+	assert_non_null(strstr(msg, "maxFailedPoints"));
+	free(msg);
+	/* the running deployment ends; nothing else starts */
+	assert_int_equal(srt_slurm_fake_set_state(f->fake, r.job_id, SRT_JOB_COMPLETED, 0, NULL),
+			 0);
+	for (int i = 0; i < 4; i++)
+		pass(f);
+	assert_int_equal(cc_events(f, "DeploymentStarted", NULL), 1);
+	st = cc_state(f);
+	assert_string_equal(st, "Stopped");
+	free(st);
+	free(run_name);
+}
+
+/*
+ * budget.nodeHours counts SLURM's start and end of each job: a deployment
+ * whose job ran an hour between two controller passes (srtctl never saw it
+ * running) spends the budget, and no other deployment starts.
+ */
+static void test_campaign_budget_from_slurm_times(void **state)
+{
+	struct fx *f = *state;
+	char *run_name, *msg, *st;
+	struct run r;
+
+	apply_campaign(f, CC_HEAD "deployments:\n  grid:\n"
+				  "    roles.agg.args.tensor-parallel-size: [1, 2, 4]\n" CC_LOAD
+				  "policy: {maxConcurrentJobs: 1, budget: {nodeHours: 1}}\n");
+	run_name = cc_first_run(f);
+	r = run(f, run_name);
+	assert_string_equal(r.phase, "Submitted");
+	assert_int_equal(srt_slurm_fake_set_state(f->fake, r.job_id, SRT_JOB_COMPLETED, 0, NULL),
+			 0);
+	assert_int_equal(srt_slurm_fake_set_times(f->fake, r.job_id, 1800000000, 1800003601), 0);
+	for (int i = 0; i < 4; i++)
+		pass(f);
+	assert_string_equal(run(f, run_name).phase, "Succeeded");
+	st = cc_state(f);
+	assert_string_equal(st, "OutOfBudget");
+	free(st);
+	assert_int_equal(cc_events(f, "OutOfBudget", &msg), 1);
+	assert_non_null(strstr(msg, "1.0 of 1.0 node-hours"));
+	free(msg);
+	assert_int_equal(cc_events(f, "DeploymentStarted", NULL), 1);
+	free(run_name);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1153,6 +1271,8 @@ int main(void)
 		T(test_frontend_url_ingested),
 		T(test_campaign_drives_deployments),
 		T(test_campaign_infrastructure_end),
+		T(test_campaign_max_failed_points),
+		T(test_campaign_budget_from_slurm_times),
 		T(test_no_frontend_no_url),
 		T(test_delete_cancels_the_job),
 		T(test_slurm_down_leaves_the_run_pending),
