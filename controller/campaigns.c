@@ -222,7 +222,7 @@ static int act(struct srt_store *store, const struct srt_cc_action *x, const cha
 /* Decide and act for the deployments rows[first, end) of one campaign. */
 static int one_campaign(const struct srt_ctl_view *v, const struct by_name *x,
 			const struct srt_world_deployment *rows, size_t first, size_t end,
-			size_t *nactions, struct srt_error *err)
+			size_t *nactions, bool *clocked, struct srt_error *err)
 {
 	const struct srt_world_deployment *w = &rows[first];
 	struct srt_cc_deployment *deps = srt_xcalloc(end - first, sizeof(*deps));
@@ -275,6 +275,8 @@ static int one_campaign(const struct srt_ctl_view *v, const struct by_name *x,
 			v->log(v->log_arg, &actions.v[i]);
 	}
 	*nactions += actions.n;
+	if (!cc.deleted && cc.budget_node_hours > 0 && any_active)
+		*clocked = true;
 	if (rc == 0 && !cc.deleted && all_final && !any_active &&
 	    strcmp(w->campaign_state, "Done") != 0) {
 		rc = srt_store_campaign_set_state(v->store, cc.name, w->campaign_state, "Done",
@@ -291,7 +293,8 @@ static int one_campaign(const struct srt_ctl_view *v, const struct by_name *x,
 	return rc;
 }
 
-int srt_ctl_campaigns_pass(const struct srt_ctl_view *v, size_t *nactions, struct srt_error *err)
+int srt_ctl_campaigns_pass(const struct srt_ctl_view *v, size_t *nactions, bool *clocked,
+			   struct srt_error *err)
 {
 	struct srt_world_deployment *rows = NULL;
 	struct by_name x;
@@ -299,13 +302,14 @@ int srt_ctl_campaigns_pass(const struct srt_ctl_view *v, size_t *nactions, struc
 	int rc = 0;
 
 	*nactions = 0;
+	*clocked = false;
 	if (srt_store_campaign_world(v->store, &rows, &n, err) != 0)
 		return -1;
 	by_name_init(&x, v);
 	for (size_t i = 1; i <= n && rc == 0; i++) {
 		if (i < n && !strcmp(rows[i].campaign, rows[first].campaign))
 			continue;
-		rc = one_campaign(v, &x, rows, first, i, nactions, err);
+		rc = one_campaign(v, &x, rows, first, i, nactions, clocked, err);
 		first = i;
 	}
 	by_name_release(&x);

@@ -61,6 +61,17 @@ struct srt_controller {
 	 */
 	struct srt_ingest_memo *ingest;
 	size_t ningest;
+	/*
+	 * The campaign step decides from the database (and the clock, for a
+	 * budget).  cc_settled: the last step succeeded, did not need the
+	 * clock, and nothing was written during its whole pass (from before the
+	 * pass read recipes and runs to after the step), so it decided from
+	 * what is still true; the next step then runs only once the database
+	 * changed (srt_store_change_counter(), which counts every connection's
+	 * commits and this one's writes, is no longer cc_counter).
+	 */
+	bool cc_settled;
+	int64_t cc_counter;
 };
 
 /* How long after a run ends its agent's late events are still ingested. */
@@ -1137,13 +1148,14 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 	size_t nnext = 0;
 	struct srt_rc_actions actions = { 0 };
 	struct srt_error serr, first;
-	int64_t t0 = srt_monotonic_ms();
+	int64_t t0 = srt_monotonic_ms(), k0;
 	struct rusage ru0, ru1;
 	int rc = -1, src;
 
 	memset(stats, 0, sizeof(*stats));
 	getrusage(RUSAGE_SELF, &ru0);
 	srt_slurm_client_stats(c->slurm, &before);
+	k0 = srt_store_change_counter(c->store); /* before anything of the pass is read */
 	if (srt_store_recipe_list(c->store, true, &recipes, &nrecipes, err) != 0 ||
 	    srt_store_run_list(c->store, NULL, &runs, &nruns, err) != 0)
 		goto out;
@@ -1293,9 +1305,16 @@ int srt_controller_pass(struct srt_controller *c, struct srt_pass_stats *stats,
 			c->store, recipes, nrecipes, runs, nruns, log_campaign, c
 		};
 		size_t ncc = 0;
+		bool clocked = false;
+		int crc = 0;
 
 		srt_error_clear(err);
-		if (srt_ctl_campaigns_pass(&v, &ncc, err) != 0) {
+		if (!c->cc_settled || srt_store_change_counter(c->store) != c->cc_counter) {
+			crc = srt_ctl_campaigns_pass(&v, &ncc, &clocked, err);
+			c->cc_counter = srt_store_change_counter(c->store);
+			c->cc_settled = crc == 0 && !clocked && c->cc_counter == k0;
+		}
+		if (crc != 0) {
 			logf_(c, "error: %s", err->msg);
 			if (!stats->action_errors++)
 				first = *err;

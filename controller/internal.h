@@ -5,6 +5,7 @@
 #ifndef SRT_CONTROLLER_INTERNAL_H
 #define SRT_CONTROLLER_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "recipe/cluster.h"
@@ -27,9 +28,13 @@ struct srt_ctl_view {
 /*
  * Decide and act for every campaign (reconcilers/campaigns.h): activate and
  * retire deployments, give back or fail points, record stop reasons and the
- * campaign's state.  Adds the actions taken to *nactions.
+ * campaign's state.  Adds the actions taken to *nactions.  *clocked says
+ * whether the decision also depends on the clock, not only on the database:
+ * a campaign with budget.nodeHours has a deployment running (its node-hours
+ * grow while nothing is written).
  */
-int srt_ctl_campaigns_pass(const struct srt_ctl_view *v, size_t *nactions, struct srt_error *err);
+int srt_ctl_campaigns_pass(const struct srt_ctl_view *v, size_t *nactions, bool *clocked,
+			   struct srt_error *err);
 
 /*
  * When `recipe` is a campaign deployment: give its pending points to `run`

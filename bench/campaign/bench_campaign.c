@@ -510,6 +510,7 @@ static void campaign_step(struct bench *b, int npasses)
 		struct srt_world_deployment *rows = NULL;
 		size_t nrecipes = 0, nruns = 0, nactions = 0;
 		struct srt_error err;
+		bool clocked;
 		int64_t t0 = cpu_usec(), t1, t2;
 
 		if (srt_store_recipe_list(b->store, true, &recipes, &nrecipes, &err) != 0 ||
@@ -518,7 +519,7 @@ static void campaign_step(struct bench *b, int npasses)
 		t1 = cpu_usec();
 		if (srt_ctl_campaigns_pass(&(struct srt_ctl_view){ b->store, recipes, nrecipes,
 								   runs, nruns, NULL, NULL },
-					   &nactions, &err) != 0)
+					   &nactions, &clocked, &err) != 0)
 			die("campaign step", &err);
 		t2 = cpu_usec();
 		if (nactions)

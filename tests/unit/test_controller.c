@@ -1256,6 +1256,37 @@ static void test_campaign_budget_from_slurm_times(void **state)
 	free(run_name);
 }
 
+/*
+ * Once nothing changes the campaign step is skipped; a commit from another
+ * connection (`srtctl delete campaign`) is a change: the next pass acts on it.
+ */
+static void test_campaign_step_wakes_on_another_connection(void **state)
+{
+	struct fx *f = *state;
+	struct srt_store *other;
+	struct srt_recipe_row *recipes;
+	struct srt_error err;
+	size_t nr;
+	char *run_name;
+
+	apply_campaign(f, CC_HEAD "deployments:\n  grid:\n"
+				  "    roles.agg.args.tensor-parallel-size: [1, 2]\n" CC_LOAD
+				  "policy: {maxConcurrentJobs: 1}\n");
+	run_name = cc_first_run(f);
+	for (int i = 0; i < 3; i++)
+		pass(f); /* settled: the job pends, nothing is written */
+	assert_int_equal(f->st.actions, 0);
+	assert_int_equal(srt_store_open(&other, f->db, 0, NULL, &err), 0);
+	assert_int_equal(srt_store_campaign_delete(other, "cc", &err), 1);
+	srt_store_close(other);
+	pass(f);
+	assert_int_equal(srt_store_recipe_list(f->store, false, &recipes, &nr, &err), 0);
+	srt_recipe_rows_free(recipes, nr);
+	assert_int_equal(nr, 0); /* its deployment retired: its child recipe deleted */
+	assert_int_equal(cc_events(f, "DeploymentEnded", NULL), 1);
+	free(run_name);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1273,6 +1304,7 @@ int main(void)
 		T(test_campaign_infrastructure_end),
 		T(test_campaign_max_failed_points),
 		T(test_campaign_budget_from_slurm_times),
+		T(test_campaign_step_wakes_on_another_connection),
 		T(test_no_frontend_no_url),
 		T(test_delete_cancels_the_job),
 		T(test_slurm_down_leaves_the_run_pending),
