@@ -46,6 +46,7 @@ int srt_cmd_doctor(int argc, char **argv);
 int srt_cmd_controller(int argc, char **argv);
 int srt_cmd_wait(int argc, char **argv);
 int srt_cmd_suspend(int argc, char **argv);
+int srt_cmd_compare(int argc, char **argv);
 int srt_cmd_resume(int argc, char **argv);
 int srt_cmd_retry(int argc, char **argv);
 

@@ -8,6 +8,8 @@
  * RFC 3339 and null for what is not known yet.
  */
 #include "cli/cli.h"
+#include "recipe/model.h"
+#include "results/results.h"
 #include "cli/print.h"
 #include "store/store.h"
 #include "util/buf.h"
@@ -47,6 +49,9 @@ static const char usage_text[] =
 	"      --recipe NAME      runs and jobs: only this recipe's\n"
 	"      --run NAME         services and workers: only this run's\n"
 	"      --campaign NAME    points: only this campaign's\n"
+	"      --frontier         points: only those on the Pareto frontier of their\n"
+	"                         campaign and ISL/OSL shape (output tok/s per user\n"
+	"                         against output tok/s per GPU; done points only)\n"
 	"      --include-deleted  recipes: list deleted ones too\n"
 	"      --db PATH          state database (default: $SRTCTL_DB, else\n"
 	"                         $XDG_STATE_HOME/srtctl/srtctl.db)\n"
@@ -59,7 +64,8 @@ static const char usage_text[] =
 	"  srtctl get runs -o wide\n"
 	"  srtctl get services --run qwen3-mooncake-2-1 --watch\n"
 	"  srtctl get recipe qwen3-mooncake -o json\n"
-	"  srtctl get points --campaign qwen3-sweep -o csv > points.csv\n";
+	"  srtctl get points --campaign qwen3-sweep -o csv > points.csv\n"
+	"  srtctl get points --campaign qwen3-sweep --frontier\n";
 
 struct get_ctx {
 	struct srt_store *store;
@@ -76,6 +82,7 @@ struct get_ctx {
 	 */
 	FILE *stream;
 	size_t streamed;
+	bool frontier; /* points: only those on their group's Pareto frontier */
 };
 
 /*
@@ -504,31 +511,52 @@ struct points_walk {
 	json_t *items;
 };
 
+/* The GPUs of a point's deployment: its nodes x resources.gpus_per_node. */
+static int64_t point_gpus(const struct srt_point_row *r)
+{
+	return r->nodes * (r->gpus_per_node > 0 ? r->gpus_per_node : SRT_DEFAULT_GPUS_PER_NODE);
+}
+
+/* Output tokens per second per user (1000 / median TPOT) and per GPU; NaN when unknown. */
+static void point_rates(const struct srt_point_row *r, double *per_user, double *per_gpu)
+{
+	double tpot = r->metrics[metric("median_tpot_ms")];
+	int64_t gpus = point_gpus(r);
+
+	*per_user = tpot > 0 ? 1000.0 / tpot : NAN;
+	*per_gpu = gpus > 0 ? r->metrics[metric("output_throughput")] / (double)gpus : NAN;
+}
+
 static json_t *point_item(const struct srt_point_row *r)
 {
-	json_t *m = json_object(), *params, *axes;
+	json_t *m = json_object(), *params, *axes, *o;
+	double per_user, per_gpu;
 
 	for (size_t k = 0; k < SRT_POINT_NMETRICS; k++)
 		json_object_set_new(m, srt_point_metric_names[k], metric_json(r->metrics[k]));
 	params = r->params ? json_loads(r->params, 0, NULL) : NULL;
 	axes = r->axes ? json_loads(r->axes, 0, NULL) : NULL;
-	return json_pack("{s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:I, "
-			 "s:I, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-			 "point_id", srt_json_str(r->point_id), "campaign",
-			 srt_json_str(r->campaign), "deployment", srt_json_str(r->deployment),
-			 "axes", axes ? axes : json_null(), "seq", (json_int_t)r->seq, "tool",
-			 srt_json_str(r->tool), "params", params ? params : json_null(), "isl",
-			 (json_int_t)r->isl, "osl", (json_int_t)r->osl, "concurrency",
-			 (json_int_t)r->concurrency, "prompts", (json_int_t)r->prompts, "warmup",
-			 (json_int_t)r->warmup, "repeat", (json_int_t)r->repeat, "state",
-			 srt_json_str(r->state), "attempts", (json_int_t)r->attempts, "run",
-			 srt_json_str(r->run_name), "slurm_job_id",
-			 r->slurm_job_id ? json_integer(r->slurm_job_id) : json_null(), "message",
-			 srt_json_str(r->message), "slo_met",
-			 r->slo_met < 0 ? json_null() : json_boolean(r->slo_met), "results", m,
-			 "raw_path", srt_json_str(r->raw_path), "raw_sha256",
-			 srt_json_str(r->raw_sha256), "started_at", srt_json_time(r->started_at),
-			 "finished_at", srt_json_time(r->finished_at));
+	o = json_pack("{s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:I, s:I, s:I, s:I, s:I, "
+		      "s:I, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+		      "point_id", srt_json_str(r->point_id), "campaign", srt_json_str(r->campaign),
+		      "deployment", srt_json_str(r->deployment), "axes", axes ? axes : json_null(),
+		      "seq", (json_int_t)r->seq, "tool", srt_json_str(r->tool), "params",
+		      params ? params : json_null(), "isl", (json_int_t)r->isl, "osl",
+		      (json_int_t)r->osl, "concurrency", (json_int_t)r->concurrency, "prompts",
+		      (json_int_t)r->prompts, "warmup", (json_int_t)r->warmup, "repeat",
+		      (json_int_t)r->repeat, "state", srt_json_str(r->state), "attempts",
+		      (json_int_t)r->attempts, "run", srt_json_str(r->run_name), "slurm_job_id",
+		      r->slurm_job_id ? json_integer(r->slurm_job_id) : json_null(), "message",
+		      srt_json_str(r->message), "slo_met",
+		      r->slo_met < 0 ? json_null() : json_boolean(r->slo_met), "results", m,
+		      "raw_path", srt_json_str(r->raw_path), "raw_sha256",
+		      srt_json_str(r->raw_sha256), "started_at", srt_json_time(r->started_at),
+		      "finished_at", srt_json_time(r->finished_at));
+	point_rates(r, &per_user, &per_gpu);
+	json_object_set_new(o, "gpus", json_integer(point_gpus(r)));
+	json_object_set_new(o, "output_tok_s_per_user", metric_json(per_user));
+	json_object_set_new(o, "output_tok_s_per_gpu", metric_json(per_gpu));
+	return o;
 }
 
 static void print_csv_line(FILE *out, const json_t *item, bool header);
@@ -610,6 +638,79 @@ static int point_row(void *ctx, struct srt_point_row *r)
 	return 0;
 }
 
+/* A row in the frontier's grouping: by campaign, shape, then listing order. */
+struct grouped {
+	const struct srt_point_row *r;
+	size_t i;
+};
+
+static int group_cmp(const void *pa, const void *pb)
+{
+	const struct grouped *a = pa, *b = pb;
+	int c = strcmp(a->r->campaign, b->r->campaign);
+
+	if (c)
+		return c;
+	if (a->r->isl != b->r->isl)
+		return a->r->isl < b->r->isl ? -1 : 1;
+	if (a->r->osl != b->r->osl)
+		return a->r->osl < b->r->osl ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/*
+ * --frontier: the done points on the Pareto frontier of their campaign and
+ * ISL/OSL shape (results/results.h), in listing order.  Sorted into groups
+ * once, each group's frontier in O(m log m).
+ */
+static int frontier_points(struct points_walk *pw, struct srt_error *err)
+{
+	struct srt_point_row *rows;
+	struct grouped *idx;
+	size_t n;
+	double *x, *y;
+	bool *on, *gon;
+
+	if (srt_store_point_list(pw->c->store, pw->c->campaign, false, &rows, &n, err) != 0)
+		return -1;
+	idx = srt_xcalloc(n + 1, sizeof(*idx));
+	x = srt_xcalloc(n + 1, sizeof(*x));
+	y = srt_xcalloc(n + 1, sizeof(*y));
+	on = srt_xcalloc(n + 1, sizeof(*on));
+	gon = srt_xcalloc(n + 1, sizeof(*gon));
+	for (size_t i = 0; i < n; i++)
+		idx[i] = (struct grouped){ &rows[i], i };
+	qsort(idx, n, sizeof(*idx), group_cmp);
+	for (size_t g = 0, e; g < n; g = e) {
+		const struct srt_point_row *first = idx[g].r;
+
+		for (e = g; e < n; e++) {
+			const struct srt_point_row *r = idx[e].r;
+
+			if (strcmp(r->campaign, first->campaign) || r->isl != first->isl ||
+			    r->osl != first->osl)
+				break;
+			if (strcmp(r->state, "done"))
+				x[e - g] = y[e - g] = NAN;
+			else
+				point_rates(r, &x[e - g], &y[e - g]);
+		}
+		srt_results_frontier(x, y, e - g, gon);
+		for (size_t k = g; k < e; k++)
+			on[idx[k].i] = gon[k - g];
+	}
+	for (size_t i = 0; i < n; i++)
+		if (on[i])
+			point_row(pw, &rows[i]);
+	free(idx);
+	free(x);
+	free(y);
+	free(on);
+	free(gon);
+	srt_point_rows_free(rows, n);
+	return 0;
+}
+
 static int get_points(struct get_ctx *c, struct srt_table *t, json_t *items, struct srt_error *err)
 {
 	static const char *const base[] = { "CAMPAIGN",	 "DEPLOYMENT", "ISL",	   "OSL",
@@ -620,6 +721,8 @@ static int get_points(struct get_ctx *c, struct srt_table *t, json_t *items, str
 	struct points_walk pw = { c, t, items };
 
 	HEADERS(t, c->wide, base, more);
+	if (c->frontier)
+		return frontier_points(&pw, err);
 	return srt_store_point_each(c->store, c->campaign, false, point_row, &pw, err);
 }
 
@@ -893,7 +996,8 @@ int srt_cmd_get(int argc, char **argv)
 		OPT_RUN,
 		OPT_CAMPAIGN,
 		OPT_DELETED,
-		OPT_WATCH_TIMEOUT
+		OPT_WATCH_TIMEOUT,
+		OPT_FRONTIER
 	};
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -903,6 +1007,7 @@ int srt_cmd_get(int argc, char **argv)
 		{ "run", required_argument, NULL, OPT_RUN },
 		{ "campaign", required_argument, NULL, OPT_CAMPAIGN },
 		{ "include-deleted", no_argument, NULL, OPT_DELETED },
+		{ "frontier", no_argument, NULL, OPT_FRONTIER },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -942,6 +1047,9 @@ int srt_cmd_get(int argc, char **argv)
 		case OPT_DELETED:
 			ctx.include_deleted = true;
 			break;
+		case OPT_FRONTIER:
+			ctx.frontier = true;
+			break;
 		case OPT_DB:
 			db_arg = optarg;
 			break;
@@ -973,6 +1081,8 @@ int srt_cmd_get(int argc, char **argv)
 		return srt_cli_usage_error("get", "--run applies to services and workers only");
 	if (ctx.campaign && k->fn != get_points)
 		return srt_cli_usage_error("get", "--campaign applies to points only");
+	if (ctx.frontier && k->fn != get_points)
+		return srt_cli_usage_error("get", "--frontier applies to points only");
 	if (ctx.fmt == SRT_OUT_CSV && k->fn != get_points)
 		return srt_cli_usage_error("get", "-o csv applies to points only");
 	if (ctx.fmt == SRT_OUT_CSV && watch)

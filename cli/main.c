@@ -28,6 +28,8 @@ static const struct verb verbs[] = {
 	{ "suspend", srt_cmd_suspend, "stop a campaign from starting new deployments" },
 	{ "resume", srt_cmd_resume, "let a suspended campaign start deployments again" },
 	{ "retry", srt_cmd_retry, "run a campaign's failed or invalid points again" },
+	{ "compare", srt_cmd_compare,
+	  "compare two campaigns' results point by point (exit 1 on a regression)" },
 	{ "controller", srt_cmd_controller, "run the reconcile loop (submits and follows runs)" },
 	{ "doctor", srt_cmd_doctor,
 	  "check the config, database, controller, slurmrestd, token, log root" },

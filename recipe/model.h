@@ -66,6 +66,7 @@ enum srt_probe_kind { SRT_PROBE_NONE, SRT_PROBE_TCP, SRT_PROBE_HTTP };
 #define SRT_RECIPE_MAX_ENV 100000u	/* variables in one env mapping */
 #define SRT_RECIPE_MAX_ARGS 100000u	/* keys of an args mapping, items of an argv list */
 #define SRT_RECIPE_MAX_DIRECTIVES 1000u /* slurm.directives + sbatch_directives */
+#define SRT_DEFAULT_GPUS_PER_NODE 4	/* resources.gpus_per_node when not set */
 
 /*
  * Recipe and service names (docs/recipe-reference.md "Names"): 1 to
@@ -193,7 +194,7 @@ struct srt_recipe {
 	} model;
 	struct {
 		const char *gpu_type;
-		int gpus_per_node; /* default 4 */
+		int gpus_per_node; /* default SRT_DEFAULT_GPUS_PER_NODE */
 	} resources;
 	struct {
 		const char *account, *partition, *time_limit;

@@ -1075,7 +1075,7 @@ static void parse_resources(struct pctx *c, struct srt_recipe *r, const struct s
 		{ NULL, NULL },
 	};
 
-	r->resources.gpus_per_node = 4;
+	r->resources.gpus_per_node = SRT_DEFAULT_GPUS_PER_NODE;
 	if (srt_ynode_is_null(n) || !want_map(c, n, "resources"))
 		return;
 	check_keys(c, n, "resources", keys, hints, SRT_SCHEMA_RESOURCES);

@@ -92,7 +92,9 @@ static const char SQL_P_LIST[] =
 	"SELECT p.id, p.point_id, c.name, d.name, d.axes, p.tool, p.params, p.state, p.run_name, "
 	"p.message, p.raw_path, p.raw_sha256, p.seq, p.isl, p.osl, p.concurrency, p.prompts, "
 	"p.warmup, p.repeat_idx, p.attempts, p.slurm_job_id, p.generation, p.created_at, "
-	"p.updated_at, p.started_at, p.finished_at, p.removed_at, " P_METRICS ", p.slo_met "
+	"p.updated_at, p.started_at, p.finished_at, p.removed_at, " P_METRICS ", p.slo_met, "
+	"d.nodes, CASE WHEN json_valid(d.spec) THEN "
+	"json_extract(d.spec, '$.resources.gpus_per_node') END "
 	"FROM campaign_points p JOIN campaigns c ON c.id = p.campaign_id "
 	"JOIN campaign_deployments d ON d.id = p.deployment_id "
 	"WHERE (?1 IS NULL OR c.name = ?1) AND (?2 OR p.removed_at IS NULL) "
@@ -619,6 +621,10 @@ static void read_point(sqlite3_stmt *st, struct srt_point_row *p)
 					NAN :
 					sqlite3_column_double(st, c);
 	p->slo_met = sqlite3_column_type(st, c) == SQLITE_NULL ? -1 : sqlite3_column_int(st, c);
+	c++;
+	p->nodes = sqlite3_column_int64(st, c++);
+	p->gpus_per_node =
+		sqlite3_column_type(st, c) == SQLITE_INTEGER ? sqlite3_column_int64(st, c) : 0;
 }
 
 static void point_row_release(struct srt_point_row *p)

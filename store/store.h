@@ -323,6 +323,8 @@ struct srt_point_row {
 	int64_t created_at, updated_at, started_at, finished_at, removed_at; /* 0 when unset */
 	int slo_met;							     /* -1 unknown, 0, 1 */
 	double metrics[SRT_POINT_NMETRICS];
+	/* Its deployment's nodes, and resources.gpus_per_node of its recipe (0: not set). */
+	int64_t nodes, gpus_per_node;
 };
 /*
  * Points of `campaign` (NULL: of every campaign) by campaign, deployment

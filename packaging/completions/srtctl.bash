@@ -93,7 +93,7 @@ _srtctl() {
 		mapfile -t COMPREPLY < <(compgen -W "$(_srtctl_names "$bin" recipes "${db[@]}")" -- "$cur")
 		return
 		;;
-	--url | --interval | --timeout | --since | --limit | --reason | --job-name | --api-version)
+	--url | --interval | --timeout | --since | --limit | --reason | --job-name | --api-version | --threshold | --metric)
 		return # a value of the user's
 		;;
 	esac
@@ -114,6 +114,11 @@ _srtctl() {
 		return
 	fi
 	case $verb in
+	compare)
+		# compare A B: two campaigns
+		[[ ${#args[@]} -lt 2 ]] &&
+			mapfile -t COMPREPLY < <(compgen -W "$(_srtctl_names "$bin" campaigns "${db[@]}")" -- "$cur")
+		;;
 	wait)
 		# wait [recipe/]NAME... | wait campaign NAME
 		if [[ ${args[0]-} == campaign ]]; then
