@@ -8,8 +8,6 @@
  * RFC 3339 and null for what is not known yet.
  */
 #include "cli/cli.h"
-#include "recipe/model.h"
-#include "results/results.h"
 #include "cli/print.h"
 #include "store/store.h"
 #include "util/buf.h"
@@ -511,22 +509,6 @@ struct points_walk {
 	json_t *items;
 };
 
-/* The GPUs of a point's deployment: its nodes x resources.gpus_per_node. */
-static int64_t point_gpus(const struct srt_point_row *r)
-{
-	return r->nodes * (r->gpus_per_node > 0 ? r->gpus_per_node : SRT_DEFAULT_GPUS_PER_NODE);
-}
-
-/* Output tokens per second per user (1000 / median TPOT) and per GPU; NaN when unknown. */
-static void point_rates(const struct srt_point_row *r, double *per_user, double *per_gpu)
-{
-	double tpot = r->metrics[metric("median_tpot_ms")];
-	int64_t gpus = point_gpus(r);
-
-	*per_user = tpot > 0 ? 1000.0 / tpot : NAN;
-	*per_gpu = gpus > 0 ? r->metrics[metric("output_throughput")] / (double)gpus : NAN;
-}
-
 static json_t *point_item(const struct srt_point_row *r)
 {
 	json_t *m = json_object(), *params, *axes, *o;
@@ -552,8 +534,8 @@ static json_t *point_item(const struct srt_point_row *r)
 		      "raw_path", srt_json_str(r->raw_path), "raw_sha256",
 		      srt_json_str(r->raw_sha256), "started_at", srt_json_time(r->started_at),
 		      "finished_at", srt_json_time(r->finished_at));
-	point_rates(r, &per_user, &per_gpu);
-	json_object_set_new(o, "gpus", json_integer(point_gpus(r)));
+	srt_cli_point_rates(r, &per_user, &per_gpu);
+	json_object_set_new(o, "gpus", json_integer(srt_cli_point_gpus(r)));
 	json_object_set_new(o, "output_tok_s_per_user", metric_json(per_user));
 	json_object_set_new(o, "output_tok_s_per_gpu", metric_json(per_gpu));
 	return o;
@@ -638,75 +620,21 @@ static int point_row(void *ctx, struct srt_point_row *r)
 	return 0;
 }
 
-/* A row in the frontier's grouping: by campaign, shape, then listing order. */
-struct grouped {
-	const struct srt_point_row *r;
-	size_t i;
-};
-
-static int group_cmp(const void *pa, const void *pb)
-{
-	const struct grouped *a = pa, *b = pb;
-	int c = strcmp(a->r->campaign, b->r->campaign);
-
-	if (c)
-		return c;
-	if (a->r->isl != b->r->isl)
-		return a->r->isl < b->r->isl ? -1 : 1;
-	if (a->r->osl != b->r->osl)
-		return a->r->osl < b->r->osl ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i;
-}
-
-/*
- * --frontier: the done points on the Pareto frontier of their campaign and
- * ISL/OSL shape (results/results.h), in listing order.  Sorted into groups
- * once, each group's frontier in O(m log m).
- */
+/* --frontier: the done points on the Pareto frontier of their campaign and shape. */
 static int frontier_points(struct points_walk *pw, struct srt_error *err)
 {
 	struct srt_point_row *rows;
-	struct grouped *idx;
 	size_t n;
-	double *x, *y;
-	bool *on, *gon;
+	bool *on;
 
 	if (srt_store_point_list(pw->c->store, pw->c->campaign, false, &rows, &n, err) != 0)
 		return -1;
-	idx = srt_xcalloc(n + 1, sizeof(*idx));
-	x = srt_xcalloc(n + 1, sizeof(*x));
-	y = srt_xcalloc(n + 1, sizeof(*y));
 	on = srt_xcalloc(n + 1, sizeof(*on));
-	gon = srt_xcalloc(n + 1, sizeof(*gon));
-	for (size_t i = 0; i < n; i++)
-		idx[i] = (struct grouped){ &rows[i], i };
-	qsort(idx, n, sizeof(*idx), group_cmp);
-	for (size_t g = 0, e; g < n; g = e) {
-		const struct srt_point_row *first = idx[g].r;
-
-		for (e = g; e < n; e++) {
-			const struct srt_point_row *r = idx[e].r;
-
-			if (strcmp(r->campaign, first->campaign) || r->isl != first->isl ||
-			    r->osl != first->osl)
-				break;
-			if (strcmp(r->state, "done"))
-				x[e - g] = y[e - g] = NAN;
-			else
-				point_rates(r, &x[e - g], &y[e - g]);
-		}
-		srt_results_frontier(x, y, e - g, gon);
-		for (size_t k = g; k < e; k++)
-			on[idx[k].i] = gon[k - g];
-	}
+	srt_cli_points_frontier(rows, n, on);
 	for (size_t i = 0; i < n; i++)
 		if (on[i])
 			point_row(pw, &rows[i]);
-	free(idx);
-	free(x);
-	free(y);
 	free(on);
-	free(gon);
 	srt_point_rows_free(rows, n);
 	return 0;
 }

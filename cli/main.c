@@ -28,6 +28,7 @@ static const struct verb verbs[] = {
 	{ "suspend", srt_cmd_suspend, "stop a campaign from starting new deployments" },
 	{ "resume", srt_cmd_resume, "let a suspended campaign start deployments again" },
 	{ "retry", srt_cmd_retry, "run a campaign's failed or invalid points again" },
+	{ "report", srt_cmd_report, "write a campaign's results as one HTML file with charts" },
 	{ "compare", srt_cmd_compare,
 	  "compare two campaigns' results point by point (exit 1 on a regression)" },
 	{ "controller", srt_cmd_controller, "run the reconcile loop (submits and follows runs)" },

@@ -9,42 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-void srt_page_escape(struct srt_buf *b, const char *s)
-{
-	if (!s)
-		return;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		switch (c) {
-		case '&':
-			srt_buf_puts(b, "&amp;");
-			break;
-		case '<':
-			srt_buf_puts(b, "&lt;");
-			break;
-		case '>':
-			srt_buf_puts(b, "&gt;");
-			break;
-		case '"':
-			srt_buf_puts(b, "&quot;");
-			break;
-		case '\'':
-			srt_buf_puts(b, "&#39;");
-			break;
-		default:
-			if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
-				srt_buf_puts(b, "\xef\xbf\xbd"); /* U+FFFD */
-			else
-				srt_buf_putc(b, (char)c);
-		}
-	}
-}
-
 static void cell(struct srt_buf *b, const char *s)
 {
 	srt_buf_puts(b, "<td>");
-	srt_page_escape(b, s ? s : "");
+	srt_buf_html(b, s ? s : "");
 	srt_buf_puts(b, "</td>");
 }
 
@@ -123,7 +91,7 @@ static int runs(struct srt_buf *b, struct srt_store *s, struct srt_error *err)
 					  "slurm state", "exit", "updated", "message", NULL });
 	for (size_t i = first_shown(n); i < n; i++) {
 		srt_buf_printf(b, "<tr class=\"phase-");
-		srt_page_escape(b, r[i].phase);
+		srt_buf_html(b, r[i].phase);
 		srt_buf_puts(b, "\">");
 		cell(b, r[i].name);
 		cell(b, r[i].recipe);
@@ -219,9 +187,9 @@ static int events(struct srt_buf *b, struct srt_store *s, struct srt_error *err)
 		cell(b, r[i].type);
 		cell(b, r[i].reason);
 		srt_buf_puts(b, "<td>");
-		srt_page_escape(b, r[i].kind);
+		srt_buf_html(b, r[i].kind);
 		srt_buf_putc(b, '/');
-		srt_page_escape(b, r[i].name);
+		srt_buf_html(b, r[i].name);
 		srt_buf_puts(b, "</td>");
 		cell_int(b, r[i].count, false);
 		cell(b, r[i].message);
@@ -280,7 +248,7 @@ int srt_page_render(struct srt_buf *b, struct srt_store *s, const struct srt_pag
 		       "<h1>srtctl controller</h1>\n<p id=\"summary\">Page made %s; last pass "
 		       "%s; health: <span id=\"health\">",
 		       info->refresh_seconds, STYLE, now, last);
-	srt_page_escape(b, info->health);
+	srt_buf_html(b, info->health);
 	srt_buf_puts(b, "</span>. Read-only; <a href=\"/metrics\">/metrics</a>, "
 			"<a href=\"/healthz\">/healthz</a>.</p>\n");
 	if (recipes(b, s, err) != 0 || runs(b, s, err) != 0 || services(b, s, err) != 0 ||

@@ -3,7 +3,7 @@
  *
  * Server-rendered HTML, no script at all: a <meta http-equiv="refresh">
  * reloads it.  Every value from the database (names come from users, run
- * messages from agents) goes through srt_page_escape().  Tables are bounded:
+ * messages from agents) goes through srt_buf_html().  Tables are bounded:
  * the newest SRT_PAGE_ROWS rows of each, and the newest SRT_PAGE_EVENTS
  * events.
  */
@@ -18,9 +18,6 @@
 
 #define SRT_PAGE_ROWS 500
 #define SRT_PAGE_EVENTS 50
-
-/* Append `s` HTML-escaped (& < > " ' and control characters but tab and newline). */
-void srt_page_escape(struct srt_buf *b, const char *s);
 
 /* What the page says about the controller itself (above the tables). */
 struct srt_page_info {

@@ -211,3 +211,35 @@ char *srt_buf_detach(struct srt_buf *b)
 	srt_buf_init(b);
 	return p;
 }
+
+void srt_buf_html(struct srt_buf *b, const char *s)
+{
+	if (!s)
+		return;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '&':
+			srt_buf_puts(b, "&amp;");
+			break;
+		case '<':
+			srt_buf_puts(b, "&lt;");
+			break;
+		case '>':
+			srt_buf_puts(b, "&gt;");
+			break;
+		case '"':
+			srt_buf_puts(b, "&quot;");
+			break;
+		case '\'':
+			srt_buf_puts(b, "&#39;");
+			break;
+		default:
+			if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
+				srt_buf_puts(b, "\xef\xbf\xbd"); /* U+FFFD */
+			else
+				srt_buf_putc(b, (char)c);
+		}
+	}
+}

@@ -33,6 +33,11 @@ void srt_buf_vprintf(struct srt_buf *b, const char *fmt, va_list ap);
 void srt_buf_list_item(struct srt_buf *b, size_t *n, size_t max, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void srt_buf_list_end(struct srt_buf *b, size_t n, size_t max);
+/*
+ * Append s escaped for HTML text and attribute values (& < > " '), control
+ * characters but tab and newline as U+FFFD; nothing for NULL.
+ */
+void srt_buf_html(struct srt_buf *b, const char *s);
 /* Hand the storage to the caller (who frees it with free()); b is reset. */
 char *srt_buf_detach(struct srt_buf *b);
 /*

@@ -114,10 +114,13 @@ _srtctl() {
 		return
 	fi
 	case $verb in
-	compare)
-		# compare A B: two campaigns
-		[[ ${#args[@]} -lt 2 ]] &&
+	compare | report)
+		# compare A B: two campaigns; report CAMPAIGN: one
+		local most=2
+		[[ $verb == report ]] && most=1
+		if [[ ${#args[@]} -lt $most ]]; then
 			mapfile -t COMPREPLY < <(compgen -W "$(_srtctl_names "$bin" campaigns "${db[@]}")" -- "$cur")
+		fi
 		;;
 	wait)
 		# wait [recipe/]NAME... | wait campaign NAME

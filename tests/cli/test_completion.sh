@@ -57,7 +57,7 @@ expect "json text" srtctl doctor -o ""
 expect "campaign" srtctl suspend ""
 expect "campaign" srtctl resume c
 expect "--db --failed --help --invalid" srtctl retry campaign x --
-expect "render resume retry" srtctl re
+expect "render report resume retry" srtctl re
 
 # Names from the database: $SRTCTL_DB, then the --db on the line.
 apply_pd "$work/a.db"
@@ -73,6 +73,11 @@ run 0 "$SRTCTL" apply -f c.yaml --db "$work/a.db"
 export SRTCTL_DB=$work/a.db
 expect "sweepy" srtctl retry campaign ""
 expect "sweepy" srtctl wait campaign s
+expect "sweepy" srtctl compare ""
+expect "sweepy" srtctl compare sweepy s
+expect "" srtctl compare sweepy sweepy ""
+expect "sweepy" srtctl report ""
+expect "" srtctl report sweepy ""
 expect "alpha" srtctl get recipes ""
 expect "alpha" srtctl describe recipe a
 expect "alpha campaign" srtctl wait ""

@@ -11,7 +11,8 @@
 # policy.maxConcurrentJobs 2, run by a controller in the background:
 #  1. the campaign ends Done (`srtctl wait campaign --for done`); every point
 #     is done, with the benchmark's results (completed == prompts), its raw
-#     file's sha256, its run and job;
+#     file's sha256, its run and job; its report (srtctl report) is drawn by
+#     a real headless Chromium;
 #  2. never more than 2 deployments active at once (the campaign's events,
 #     replayed in order) and never more than 2 of its jobs in SLURM's
 #     listing (sampled throughout);
@@ -224,6 +225,18 @@ for p in json.load(open(sys.argv[1]))["items"]:
     assert json.loads(raw)["completed"] == p["prompts"]
 PY
 check "1. the stored raw JSON matches the reported sha256" test $? -eq 0
+
+# Its report, opened in a real headless Chromium: one shape, 4 charts, all drawn.
+S report ct -o "$WORK/ct.html" >"$WORK/report.out" 2>&1
+check "1. srtctl report writes the campaign's report ($(cat "$WORK/report.out"))" test $? -eq 0
+if command -v chromium >/dev/null; then
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--user-data-dir="$WORK/chromium" --dump-dom "file://$WORK/ct.html" >"$WORK/ct.dom" 2>/dev/null
+	check "1. Chromium draws its 4 charts" grep -q '<body data-charts="4" data-painted="4">' "$WORK/ct.dom"
+	if [ -n "${SRT_TEST_ARTIFACTS:-}" ]; then mkdir -p "$SRT_TEST_ARTIFACTS" && cp "$WORK/ct.html" "$SRT_TEST_ARTIFACTS/campaign-report.html"; fi
+else
+	not_ok "1. chromium is not installed: run scripts/install-deps (as root)"
+fi
 
 # ---- 2. the cap -----------------------------------------------------------------
 S events --for campaign/ct -o json >"$WORK/events1.json"

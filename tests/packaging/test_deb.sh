@@ -54,6 +54,9 @@ depends=$(dpkg-deb -f "$deb" Depends)
 for lib in libyaml-0-2 libjansson4 libsqlite3-0 libsystemd0 libcurl4 libmicrohttpd12 libc6; do
 	grep -qE "(^|, )$lib( |,|$)" <<<"$depends" || fail "Depends lacks $lib: $depends"
 done
+# `srtctl report` inlines Debian's Chart.js; nothing else needs it
+grep -q "libjs-chart.js" <<<"$(dpkg-deb -f "$deb" Recommends)" ||
+	fail "Recommends lacks libjs-chart.js: $(dpkg-deb -f "$deb" Recommends)"
 
 # Files.
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$work/files"

@@ -234,7 +234,7 @@ static void test_page_escapes(void **state)
 	assert_non_null(strstr(b.data, "<span id=\"health\">&lt;ok&gt;</span>"));
 	assert_non_null(strstr(b.data, "<meta http-equiv=\"refresh\" content=\"10\">"));
 	srt_buf_reset(&b);
-	srt_page_escape(&b, "a\x01\tb\x7f");
+	srt_buf_html(&b, "a\x01\tb\x7f");
 	assert_string_equal(b.data, "a\xef\xbf\xbd\tb\xef\xbf\xbd");
 	srt_buf_release(&b);
 }
