@@ -20,10 +20,12 @@
 static const char usage_text[] =
 	"usage: srtctl compare A B [--metric NAME] [--threshold P%] [-o json] [--db PATH]\n"
 	"\n"
-	"Compare two campaigns' results point by point: a point of A and one of B are\n"
-	"the same point when their deployment axes, ISL, OSL, concurrency and repeat\n"
-	"are equal (so last week's campaign and today's match even though their point\n"
-	"ids differ).  Only done points with the metric measured are compared.  Each\n"
+	"Compare two campaigns' results point by point (A and B: campaign names, or\n"
+	"run/NAME for the points one run ran): a point of A and one of B are the same\n"
+	"point when their deployment axes (between two campaigns), ISL, OSL,\n"
+	"concurrency and repeat are equal (so last week's campaign and today's match\n"
+	"even though their point ids differ).  Only done points with the metric\n"
+	"measured are compared.  Each\n"
 	"matched point's change of the metric from A to B is printed with its verdict:\n"
 	"`regression` when it is worse by more than the threshold (lower, for a\n"
 	"throughput; higher, for a latency, errors or duration), `better` when it is\n"
@@ -50,13 +52,19 @@ static const char usage_text[] =
 	"\n"
 	"Examples:\n"
 	"  srtctl compare qwen3-sweep-w47 qwen3-sweep-w48\n"
-	"  srtctl compare qwen3-sweep-w47 qwen3-sweep-w48 --metric p99_ttft_ms --threshold 10%\n";
+	"  srtctl compare qwen3-sweep-w47 qwen3-sweep-w48 --metric p99_ttft_ms --threshold 10%\n"
+	"  srtctl compare run/qwen3-sweep-1a2b3c4d-1-1 run/qwen3-sweep-5e6f7a8b-1-1\n";
 
-/* One campaign's done points: their rows and the comparison's inputs (keys owned here). */
+/*
+ * One side: a campaign's points, or a run's (run/NAME: the points that ran
+ * in it), their rows and the comparison's inputs (keys owned here).
+ */
 struct side {
-	const char *name;
+	const char *arg;  /* as given, for messages */
+	const char *name; /* the campaign's or the run's name */
+	bool run;
 	struct srt_point_row *rows;
-	size_t n;
+	size_t n, cap;
 	struct srt_cmp_in *in;
 	const char *tool; /* of its points (borrowed from rows), or NULL when it has none */
 	bool mixed_tools;
@@ -64,35 +72,62 @@ struct side {
 
 static void side_release(struct side *s)
 {
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; s->in && i < s->n; i++)
 		free((char *)s->in[i].key);
 	free(s->in);
 	srt_point_rows_free(s->rows, s->n);
 }
 
-/* Read campaign s->name's points; 1 when it has none (or does not exist), 0, -1 error. */
-static int side_load(struct srt_store *store, struct side *s, size_t metric, struct srt_error *err)
+/* Keep a point of the side's run (a campaign's are all its own); its strings are taken. */
+static int keep_row(void *ctx, struct srt_point_row *r)
 {
-	if (srt_store_point_list(store, s->name, false, &s->rows, &s->n, err) != 0)
+	struct side *s = ctx;
+
+	if (s->run && (!r->run_name || strcmp(r->run_name, s->name)))
+		return 0;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->rows = srt_xrealloc(s->rows, s->cap * sizeof(*s->rows));
+	}
+	s->rows[s->n++] = *r;
+	memset(r, 0, sizeof(*r));
+	return 0;
+}
+
+/* Read the side's points; 1 when it has none (or does not exist), 0, -1 error. */
+static int side_load(struct srt_store *store, struct side *s, struct srt_error *err)
+{
+	if (srt_store_point_each(store, s->run ? NULL : s->name, false, keep_row, s, err) != 0)
 		return -1;
-	s->in = calloc(s->n ? s->n : 1, sizeof(*s->in));
-	if (!s->in)
-		abort();
 	for (size_t i = 0; i < s->n; i++) {
 		const struct srt_point_row *r = &s->rows[i];
-		bool done = r->state && !strcmp(r->state, "done");
 
-		s->in[i].key = srt_xasprintf("%s|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64,
-					     r->axes ? r->axes : "", r->isl, r->osl, r->concurrency,
-					     r->repeat);
-		s->in[i].value = done ? r->metrics[metric] : NAN;
-		s->in[i].row = i;
 		if (!s->tool)
 			s->tool = r->tool;
 		else if (r->tool && strcmp(s->tool, r->tool))
 			s->mixed_tools = true;
 	}
 	return s->n ? 0 : 1;
+}
+
+/*
+ * The comparison's inputs: a point's key is its ISL, OSL, concurrency and
+ * repeat, and its deployment axes when both sides are campaigns (two runs
+ * are two deployments: their axes differ by design).
+ */
+static void side_keys(struct side *s, size_t metric, bool with_axes)
+{
+	s->in = srt_xcalloc(s->n ? s->n : 1, sizeof(*s->in));
+	for (size_t i = 0; i < s->n; i++) {
+		const struct srt_point_row *r = &s->rows[i];
+		bool done = r->state && !strcmp(r->state, "done");
+
+		s->in[i].key = srt_xasprintf("%s|%" PRId64 "|%" PRId64 "|%" PRId64 "|%" PRId64,
+					     with_axes && r->axes ? r->axes : "", r->isl, r->osl,
+					     r->concurrency, r->repeat);
+		s->in[i].value = done ? r->metrics[metric] : NAN;
+		s->in[i].row = i;
+	}
 }
 
 static const char *verdict_name(enum srt_cmp_verdict v)
@@ -164,9 +199,9 @@ static void print_json(const struct side *a, const struct side *b, const char *m
 	}
 	o = json_pack("{s:s, s:s, s:f, s:s, s:s, s:I, s:I, s:I, s:I, s:o}", "metric", metric,
 		      "better", better == SRT_BETTER_HIGHER ? "higher" : "lower", "threshold_pct",
-		      threshold, "a", a->name, "b", b->name, "matched", (json_int_t)n,
-		      "regressions", (json_int_t)regressions, "unmatched_a", (json_int_t)(a->n - n),
-		      "unmatched_b", (json_int_t)(b->n - n), "items", items);
+		      threshold, "a", a->arg, "b", b->arg, "matched", (json_int_t)n, "regressions",
+		      (json_int_t)regressions, "unmatched_a", (json_int_t)(a->n - n), "unmatched_b",
+		      (json_int_t)(b->n - n), "items", items);
 	srt_print_json(stdout, o);
 	json_decref(o);
 }
@@ -185,9 +220,12 @@ static bool parse_threshold(const char *s, double *out)
 	return true;
 }
 
-static const char *campaign_name(const char *arg)
+/* "campaign/NAME" or "NAME": a campaign; "run/NAME": a run. */
+static void side_arg(struct side *s, const char *arg)
 {
-	return !strncmp(arg, "campaign/", 9) ? arg + 9 : arg;
+	s->arg = arg;
+	s->run = !strncmp(arg, "run/", 4);
+	s->name = s->run ? arg + 4 : !strncmp(arg, "campaign/", 9) ? arg + 9 : arg;
 }
 
 int srt_cmd_compare(int argc, char **argv)
@@ -256,8 +294,8 @@ int srt_cmd_compare(int argc, char **argv)
 		fputc('\n', stderr);
 		return SRT_EXIT_USAGE;
 	}
-	a.name = campaign_name(argv[optind]);
-	b.name = campaign_name(argv[optind + 1]);
+	side_arg(&a, argv[optind]);
+	side_arg(&b, argv[optind + 1]);
 	db = srt_cli_db_path(db_arg);
 	o = srt_cli_db_open("compare", db, 0, &store);
 	if (o != 0) {
@@ -267,23 +305,26 @@ int srt_cmd_compare(int argc, char **argv)
 		return SRT_EXIT_USAGE;
 	}
 	for (struct side *s = &a; s; s = s == &a ? &b : NULL) {
-		o = side_load(store, s, mi, &err);
+		o = side_load(store, s, &err);
 		if (o < 0) {
 			fprintf(stderr, "srtctl compare: %s\n", err.msg);
 			goto out;
 		}
 		if (o > 0) {
 			fprintf(stderr,
-				"srtctl compare: campaign '%s' has no points (is it applied? `srtctl "
-				"get campaigns` lists them)\n",
+				s->run ?
+					"srtctl compare: run '%s' ran no point (`srtctl get points "
+					"-o wide` shows each point's run)\n" :
+					"srtctl compare: campaign '%s' has no points (is it applied? "
+					"`srtctl get campaigns` lists them)\n",
 				s->name);
 			goto out;
 		}
 		if (s->mixed_tools) {
 			fprintf(stderr,
-				"srtctl compare: campaign '%s' has points of more than one "
-				"benchmark tool; compare campaigns run with one\n",
-				s->name);
+				"srtctl compare: %s has points of more than one benchmark tool; "
+				"compare campaigns run with one\n",
+				s->arg);
 			goto out;
 		}
 	}
@@ -291,16 +332,19 @@ int srt_cmd_compare(int argc, char **argv)
 		fprintf(stderr,
 			"srtctl compare: '%s' ran %s and '%s' ran %s: their numbers are not "
 			"comparable\n",
-			a.name, a.tool, b.name, b.tool);
+			a.arg, a.tool, b.arg, b.tool);
 		goto out;
 	}
+	side_keys(&a, mi, !a.run && !b.run);
+	side_keys(&b, mi, !a.run && !b.run);
 	n = srt_results_compare(a.in, a.n, b.in, b.n, better, threshold, &rows, &regressions);
 	if (!n) {
 		fprintf(stderr,
 			"srtctl compare: no done point of '%s' matches one of '%s' with %s measured "
-			"(points match by deployment axes, ISL, OSL, concurrency and repeat); "
+			"(points match by ISL, OSL, concurrency and repeat, and deployment axes "
+			"between campaigns); "
 			"nothing to compare\n",
-			a.name, b.name, metric);
+			a.arg, b.arg, metric);
 		goto out;
 	}
 	if (fmt == SRT_OUT_JSON) {
@@ -310,8 +354,8 @@ int srt_cmd_compare(int argc, char **argv)
 		printf("\n%zu point(s) matched, %zu regressed beyond %g%% (%s, %s is better); "
 		       "%zu of %s and %zu of %s not matched\n",
 		       n, regressions, threshold, metric,
-		       better == SRT_BETTER_HIGHER ? "higher" : "lower", a.n - n, a.name, b.n - n,
-		       b.name);
+		       better == SRT_BETTER_HIGHER ? "higher" : "lower", a.n - n, a.arg, b.n - n,
+		       b.arg);
 	}
 	fflush(stdout);
 	rc = regressions ? SRT_EXIT_INVALID : SRT_EXIT_OK;

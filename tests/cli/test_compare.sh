@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/test_compare.sh: what results say (issue 16) on a temporary
 # database, sqlite3 playing the controller (it marks the points done with
-# known results).  `srtctl compare A B`: an improvement exits 0, a regression
+# known results).  `srtctl compare A B` (campaigns, or run/NAME): an
+# improvement exits 0, a regression
 # beyond the threshold exits 1 (a latency the other way round), and 2 for
 # what cannot be gated on: no overlap, campaigns of different benchmark
 # tools, an unknown metric or campaign, a bad threshold.  `get points
@@ -74,6 +75,15 @@ run 1 "$SRTCTL" compare campaign/week1 campaign/week2 --metric median_tpot_ms --
 [[ $(grep -c ' regression$' out) == 4 ]] || fail "tpot +25%: $(cat out)"
 run 0 "$SRTCTL" compare week2 week1 --metric median_tpot_ms --db "$DB"
 [[ $(grep -c ' better$' out) == 4 ]] || fail "tpot -20%: $(cat out)"
+
+# two runs: the points each ran, matched without their axes (two deployments)
+sqlite3 "$DB" "UPDATE campaign_points SET run_name = 'run-w' || json_extract((SELECT axes FROM
+	campaign_deployments d WHERE d.id = deployment_id), '$.\"roles.agg.workers\"')
+	WHERE campaign_id = (SELECT id FROM campaigns WHERE name = 'week2');"
+run 0 "$SRTCTL" compare run/run-w1 run/run-w2 --metric median_tpot_ms -o json --db "$DB"
+[[ $(jq '.matched' out) == 2 && $(jq -r '.a' out) == run/run-w1 ]] || fail "runs: $(cat out)"
+run 2 "$SRTCTL" compare run/run-w1 run/nosuch --db "$DB"
+grep -q "run 'nosuch' ran no point" err || fail "unknown run: $(cat err)"
 
 # what cannot be gated on: exit 2
 campaign other 16x32
