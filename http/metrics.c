@@ -124,6 +124,34 @@ static const char *const NOTIFY_STATES[] = { "Pending", "Delivered", "Abandoned"
  * A gauge family from one count: every known key (0 when absent), then the
  * keys the database holds beyond those (a newer writer's states).
  */
+/*
+ * Node-hours each live campaign's current deployments used (SLURM's start and
+ * end of their jobs; what policy.budget.nodeHours is checked against).
+ */
+static int node_hours_family(struct srt_buf *b, struct srt_store *s, struct srt_error *err)
+{
+	struct srt_world_deployment *w = NULL;
+	size_t n = 0;
+
+	if (srt_store_campaign_world(s, &w, &n, err) != 0)
+		return -1;
+	srt_metrics_family(b, "srtctl_campaign_node_hours", "gauge",
+			   "Node-hours used by the runs of each live campaign's current "
+			   "deployments (nodes x SLURM's job start to end, or to now).");
+	for (size_t i = 0, k; i < n; i = k) {
+		int64_t ms = 0;
+
+		for (k = i; k < n && !strcmp(w[k].campaign, w[i].campaign); k++)
+			ms += w[k].node_ms;
+		if (!w[i].campaign_deleted)
+			srt_metrics_sample(b, "srtctl_campaign_node_hours",
+					   (const char *const[]){ "campaign", w[i].campaign, NULL },
+					   (double)ms / 3.6e6);
+	}
+	srt_world_deployments_free(w, n);
+	return 0;
+}
+
 static int count_family(struct srt_buf *b, struct srt_store *s, enum srt_store_count what,
 			const char *name, const char *help, const char *label,
 			const char *const *known, struct srt_error *err)
@@ -246,6 +274,7 @@ int srt_metrics_render(struct srt_buf *b, struct srt_store *s, const struct srt_
 			 (const char *const[]){ "pending", "running", "done", "failed", "invalid",
 						NULL },
 			 err) != 0 ||
+	    node_hours_family(b, s, err) != 0 ||
 	    count_family(b, s, SRT_COUNT_NOTIFICATION_STATE, "srtctl_notifications",
 			 "Notifications by delivery state.", "state", NOTIFY_STATES, err) != 0)
 		return -1;

@@ -570,8 +570,10 @@ int srt_store_inspect(const char *path, struct srt_store_health *out, struct srt
  * Pending notifications are inserted by triggers in the transaction of the
  * change they report: a run becoming Failed (event id "run-failed:<run
  * uid>"), a service entering CrashLoopBackOff ("service-crashloop:<run
- * uid>:<instance>:<restarts>").  The payload is the JSON event the notify
- * command reads on stdin; it carries the event id as "id".
+ * uid>:<instance>:<restarts>"), a campaign ending Done, Stopped or
+ * OutOfBudget ("campaign-<state>:<campaign uid>:<ms of the change>",
+ * migrations/0007_campaign_notifications.sql).  The payload is the JSON
+ * event the notify command reads on stdin; it carries the event id as "id".
  */
 struct srt_notification_row {
 	int64_t id;

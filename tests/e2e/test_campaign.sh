@@ -456,9 +456,14 @@ check "9. a campaign with a tiny node-hour budget is applied" test $? -eq 0
 wait_state OutOfBudget 300 ct9
 check "9. it stops submitting: OutOfBudget" test $? -eq 0
 rm -f "$WORK/hold9"
-# the deployment that was running finishes; nothing else starts
+# the deployment that was running finishes; nothing else starts.  Its job leaves the listing
+# before the controller's next pass ingests its last report: wait for that, not the job.
 for _ in $(seq 1 120); do [ -z "$(our_jobs)" ] && break; sleep 1; done
-points_of ct9 "$WORK/points9.json"
+for _ in $(seq 1 120); do
+	points_of ct9 "$WORK/points9.json"
+	python3 -c 'import json, sys; sys.exit(any(p["state"] == "running" for p in json.load(open(sys.argv[1]))["items"]))' "$WORK/points9.json" && break
+	sleep 1
+done
 S events --for campaign/ct9 -o json >"$WORK/events9.json"
 py "$WORK/points9.json" "$WORK/events9.json" <<'PY'
 import json, sys, collections

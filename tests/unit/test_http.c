@@ -193,6 +193,7 @@ static void test_metrics_document(void **state)
 	assert_non_null(strstr(b.data, "srtctl_campaign_points{state=\"done\"} 1\n"));
 	assert_non_null(strstr(b.data, "srtctl_campaign_points{state=\"pending\"} 1\n"));
 	assert_non_null(strstr(b.data, "srtctl_campaign_points{state=\"failed\"} 0\n"));
+	assert_non_null(strstr(b.data, "srtctl_campaign_node_hours{campaign=\"c\"} 0\n"));
 	/* The triggers queued two notifications. */
 	assert_non_null(strstr(b.data, "srtctl_notifications{state=\"Pending\"} 2\n"));
 	assert_non_null(

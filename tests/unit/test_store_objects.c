@@ -640,6 +640,22 @@ static void test_campaign_points(void **state)
 	srt_recipe_row_release(&recipe);
 	OK(srt_store_campaign_set_state(f->s, "cp", "Pending", "Done", "all finished", &f->err));
 	OK(srt_store_campaign_set_state(f->s, "cp", "Pending", "Done", "all finished", &f->err));
+	/* the end is one notification for the cluster's notify: command */
+	{
+		struct srt_notification_row nr;
+
+		assert_int_equal(srt_store_notification_next_due(f->s, f->now, &nr, &f->err), 1);
+		assert_string_equal(nr.reason, "CampaignDone");
+		assert_string_equal(nr.kind, "campaign");
+		assert_string_equal(nr.name, "cp");
+		assert_non_null(strstr(nr.payload, "\"points\":{\"total\":2,\"done\":1,"));
+		assert_non_null(strstr(nr.payload, "\"message\":\"every point of the campaign"));
+		assert_int_equal(strncmp(nr.event_id, "campaign-done:", 14), 0);
+		OK(srt_store_notification_update(f->s, nr.id, "Delivered", true, -1, NULL,
+						 &f->err));
+		srt_notification_row_release(&nr);
+		assert_int_equal(srt_store_notification_next_due(f->s, f->now, &nr, &f->err), 0);
+	}
 	/* not from the state it is in (a user changed it meanwhile): nothing */
 	OK(srt_store_campaign_set_state(f->s, "cp", "Running", "Stopped", "x", &f->err));
 	assert_int_equal(count_events(f, "campaign", "cp", "Done"), 1);
