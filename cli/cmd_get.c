@@ -8,6 +8,7 @@
  * RFC 3339 and null for what is not known yet.
  */
 #include "cli/cli.h"
+#include "results/results.h"
 #include "cli/print.h"
 #include "store/store.h"
 #include "util/buf.h"
@@ -494,15 +495,6 @@ static void add_metric(struct srt_table *t, double v)
 		srt_table_addf(t, "%.4g", v);
 }
 
-/* The index of a result column by name (srt_point_metric_names). */
-static size_t metric(const char *name)
-{
-	for (size_t i = 0; i < SRT_POINT_NMETRICS; i++)
-		if (!strcmp(srt_point_metric_names[i], name))
-			return i;
-	return 0;
-}
-
 struct points_walk {
 	struct get_ctx *c;
 	struct srt_table *t;
@@ -582,8 +574,9 @@ static int point_row(void *ctx, struct srt_point_row *r)
 	struct points_walk *pw = ctx;
 	struct get_ctx *c = pw->c;
 	struct srt_table *t = pw->t;
-	size_t out_tps = metric("output_throughput"), ttft = metric("p99_ttft_ms"),
-	       tpot = metric("median_tpot_ms");
+	size_t out_tps = srt_results_column("output_throughput"),
+	       ttft = srt_results_column("p99_ttft_ms"),
+	       tpot = srt_results_column("median_tpot_ms");
 
 	if (c->name && strncmp(r->point_id, c->name, strlen(c->name)))
 		return 0;

@@ -13,16 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The index of a result column by name (srt_point_metric_names). */
-static size_t metric(const char *name)
-{
-	size_t i = 0;
-	enum srt_metric_better better;
-
-	srt_results_metric(name, &i, &better);
-	return i;
-}
-
 int64_t srt_cli_point_gpus(const struct srt_point_row *r)
 {
 	return r->nodes * (r->gpus_per_node > 0 ? r->gpus_per_node : SRT_DEFAULT_GPUS_PER_NODE);
@@ -30,11 +20,12 @@ int64_t srt_cli_point_gpus(const struct srt_point_row *r)
 
 void srt_cli_point_rates(const struct srt_point_row *r, double *per_user, double *per_gpu)
 {
-	double tpot = r->metrics[metric("median_tpot_ms")];
+	double tpot = r->metrics[srt_results_column("median_tpot_ms")];
 	int64_t gpus = srt_cli_point_gpus(r);
 
 	*per_user = tpot > 0 ? 1000.0 / tpot : NAN;
-	*per_gpu = gpus > 0 ? r->metrics[metric("output_throughput")] / (double)gpus : NAN;
+	*per_gpu = gpus > 0 ? r->metrics[srt_results_column("output_throughput")] / (double)gpus :
+			      NAN;
 }
 
 /* A row in the grouping: by campaign, shape, then listing order. */

@@ -156,15 +156,6 @@ static void cell_num(struct srt_buf *b, double v)
 		srt_buf_printf(b, "<td>%.4g</td>", v);
 }
 
-static size_t metric(const char *name)
-{
-	size_t i = 0;
-	enum srt_metric_better better;
-
-	srt_results_metric(name, &i, &better);
-	return i;
-}
-
 static json_t *num(double v)
 {
 	return isnan(v) || isinf(v) ? json_null() : json_real(v);
@@ -218,11 +209,11 @@ static void data_json(struct srt_buf *b, const struct srt_report_in *in)
 		json_array_append_new(a, json_integer(p->gpus));
 		json_array_append_new(a, num(p->per_user));
 		json_array_append_new(a, num(p->per_gpu));
-		json_array_append_new(a, num(r->metrics[metric("output_throughput")]));
-		json_array_append_new(a, num(r->metrics[metric("median_ttft_ms")]));
-		json_array_append_new(a, num(r->metrics[metric("p99_ttft_ms")]));
-		json_array_append_new(a, num(r->metrics[metric("median_tpot_ms")]));
-		json_array_append_new(a, num(r->metrics[metric("p99_tpot_ms")]));
+		json_array_append_new(a, num(r->metrics[srt_results_column("output_throughput")]));
+		json_array_append_new(a, num(r->metrics[srt_results_column("median_ttft_ms")]));
+		json_array_append_new(a, num(r->metrics[srt_results_column("p99_ttft_ms")]));
+		json_array_append_new(a, num(r->metrics[srt_results_column("median_tpot_ms")]));
+		json_array_append_new(a, num(r->metrics[srt_results_column("p99_tpot_ms")]));
 		json_array_append_new(a, r->run_name ? json_string(r->run_name) : json_null());
 		json_array_append_new(a, r->slurm_job_id ? json_integer(r->slurm_job_id) :
 							   json_null());
@@ -270,8 +261,8 @@ static void point_cells(struct srt_buf *b, const struct srt_report_point *p)
 		       r->isl, r->osl, r->concurrency);
 	cell_num(b, p->per_user);
 	cell_num(b, p->per_gpu);
-	cell_num(b, r->metrics[metric("p99_ttft_ms")]);
-	cell_num(b, r->metrics[metric("median_tpot_ms")]);
+	cell_num(b, r->metrics[srt_results_column("p99_ttft_ms")]);
+	cell_num(b, r->metrics[srt_results_column("median_tpot_ms")]);
 	srt_buf_printf(b, "<td>%s</td><td>",
 		       r->slo_met < 0 ? "not set" :
 		       r->slo_met     ? "met" :

@@ -29,6 +29,14 @@ bool srt_results_metric(const char *name, size_t *index, enum srt_metric_better 
 	return false;
 }
 
+size_t srt_results_column(const char *name)
+{
+	size_t i = 0;
+	enum srt_metric_better better;
+
+	return srt_results_metric(name, &i, &better) ? i : 0;
+}
+
 struct xy {
 	double x, y;
 	size_t i;

@@ -26,6 +26,12 @@ enum srt_metric_better {
  * better.  false when there is no such metric.
  */
 bool srt_results_metric(const char *name, size_t *index, enum srt_metric_better *better);
+/*
+ * The index of the metric column `name`, for callers that name one of
+ * srt_point_metric_names by a literal: 0 (completed) for another name, so
+ * a misspelt literal shows as wrong numbers in its test, never as a crash.
+ */
+size_t srt_results_column(const char *name);
 
 /*
  * The Pareto frontier of n points (x[i], y[i]), both better higher: on[i]

@@ -63,3 +63,29 @@ roles:
 YAML
 	run 0 "$SRTCTL" apply -f r.yaml --db "$1"
 }
+
+# agg_campaign NAME SHAPES CONCURRENCY [TOOL [MORE-YAML]]: NAME.yaml, a campaign of two
+# deployments (roles.agg.workers 1 and 2) of r.yaml, one aggregated SGLang role (written
+# here); SHAPES is the flow list of load.shapes, MORE-YAML lines added at the end.
+agg_campaign() {
+	cat >r.yaml <<'YAML'
+name: base
+engine: sglang
+model: {path: /models/m, container: img}
+roles:
+  agg: {workers: 1}
+YAML
+	cat >"$1.yaml" <<YAML
+kind: Campaign
+name: $1
+template: r.yaml
+deployments:
+  grid:
+    roles.agg.workers: [1, 2]
+load:
+  shapes: $2
+  concurrency: "$3"
+benchmark: {tool: ${4:-vllm-bench}}
+${5:-}
+YAML
+}

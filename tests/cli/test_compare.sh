@@ -16,26 +16,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 isolated_workdir
 DB="$work/state/srtctl.db"
 
-cat >r.yaml <<'YAML'
-name: base
-engine: sglang
-model: {path: /models/m, container: img}
-roles:
-  agg: {workers: 1}
-YAML
-campaign() { # NAME CONCURRENCY [TOOL]
-	cat >"$1.yaml" <<YAML
-kind: Campaign
-name: $1
-template: r.yaml
-deployments:
-  grid:
-    roles.agg.workers: [1, 2]
-load:
-  shapes: [{isl: 1024, osl: 128}]
-  concurrency: "$2"
-benchmark: {tool: ${3:-vllm-bench}}
-YAML
+campaign() { # NAME CONCURRENCY [TOOL]: applied
+	agg_campaign "$1" '[{isl: 1024, osl: 128}]' "$2" "${3:-}"
 	run 0 "$SRTCTL" apply -f "$1.yaml" --db "$DB"
 }
 # results NAME THROUGHPUT TPOT [CONCURRENCY THROUGHPUT]: every point of NAME done with these

@@ -25,27 +25,9 @@ CHARTJS=${SRTCTL_CHARTJS:-/usr/share/javascript/chart.js/chart.min.js}
 isolated_workdir
 DB="$work/state/srtctl.db"
 
-cat >r.yaml <<'YAML'
-name: base
-engine: sglang
-model: {path: /models/m, container: img}
-roles:
-  agg: {workers: 1}
-YAML
-cat >c.yaml <<'YAML'
-kind: Campaign
-name: sweep
-template: r.yaml
-deployments:
-  grid:
-    roles.agg.workers: [1, 2]
-load:
-  shapes: [{isl: 1024, osl: 128}, {isl: 128, osl: 16}]
-  concurrency: "1x2x4x8"
-benchmark: {tool: vllm-bench}
-slo: {ttftP99Ms: 200}
-YAML
-run 0 "$SRTCTL" apply -f c.yaml --db "$DB"
+agg_campaign sweep '[{isl: 1024, osl: 128}, {isl: 128, osl: 16}]' 1x2x4x8 vllm-bench \
+	'slo: {ttftP99Ms: 200}'
+run 0 "$SRTCTL" apply -f sweep.yaml --db "$DB"
 # results that grow with concurrency; one point of each shape misses the SLO, one failed
 sqlite3 "$DB" "UPDATE campaign_points SET state = 'done', slo_met = 1,
 	output_throughput = 100.0 * concurrency * (1 + 0.3 * (deployment_id % 2)) + seq,
@@ -103,6 +85,7 @@ grep -q 'cannot be inlined' err || fail "bad chart.js: $(cat err)"
 run 1 "$SRTCTL" report nosuch --db "$DB"
 run 0 "$SRTCTL" report campaign/sweep -o - --db "$DB"
 head -1 out | grep -qx '<!doctype html>' || fail "stdout: $(head -c 200 out)"
+rm -f sweep.html
 run 0 "$SRTCTL" report sweep --db "$DB"
 [[ -s sweep.html ]] || fail "the default file name"
 echo "ok 4 refusals and output choices"
