@@ -151,22 +151,38 @@ size_t srt_slurm_redact(char *buf, size_t len, const char *token)
 		i = (size_t)(p - buf) + tlen;
 		n++;
 	}
+	/*
+	 * A JWT starts with "eyJ" at a boundary (the start, '=', or a character
+	 * no JWT has) and its header ({"alg":...} in base64url) is 10 characters
+	 * or more before the first dot.  Each candidate is looked at once: one
+	 * not at a boundary is passed at once (an "=eyJ" inside its run is still
+	 * a candidate), and one at a boundary is followed to its first dot: the
+	 * later candidates before that dot are nearer to it, so not JWTs either.
+	 * Linear in len.
+	 */
 	i = 0;
 	while (i + 3 <= len && (p = memmem(buf + i, len - i, "eyJ", 3))) {
-		size_t start = (size_t)(p - buf), end = start, dot = 0;
+		size_t start = (size_t)(p - buf), end = start;
 
-		/* A JWT's header ({"alg":...} in base64url) is 10 characters or more. */
-		while (end < len && jwt_char(buf[end])) {
-			if (buf[end] == '.' && !dot)
-				dot = end - start;
+		if (start > 0 && buf[start - 1] != '=' && jwt_char(buf[start - 1])) {
+			i = start + 1;
+			continue;
+		}
+		while (end < len && jwt_char(buf[end]) && buf[end] != '.')
 			end++;
+		if (end == len || buf[end] != '.') {
+			i = end; /* no dot in the run: nothing in it is a JWT */
+			continue;
 		}
-		if (dot >= 10 &&
-		    (start == 0 || buf[start - 1] == '=' || !jwt_char(buf[start - 1]))) {
-			memset(buf + start, '*', end - start);
-			n++;
+		if (end - start < 10) {
+			i = end + 1;
+			continue;
 		}
-		i = end > start + 3 ? end : start + 3;
+		while (end < len && jwt_char(buf[end]))
+			end++;
+		memset(buf + start, '*', end - start);
+		n++;
+		i = end;
 	}
 	return n;
 }

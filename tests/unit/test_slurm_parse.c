@@ -1694,6 +1694,13 @@ static void test_redact(void **state)
 		{ "token=eyJhbGciOiJIUzI1NiJ9.eyJzdW4iOiJ4In0.c2ln, ok", NULL,
 		  "token=*****************************************, ok", 1 },
 		{ "\"eyJhbGciOiJIUzI1NiJ9.eyJzdW4i\"", "", "\"*****************************\"", 1 },
+		/*
+		 * A JWT after '=' inside a run that is no JWT itself (found by the
+		 * fuzzer: the whole run used to be passed over).
+		 */
+		{ "aeyJ=eyJhbGciOiJIUzI1NiJ9.x y", NULL, "aeyJ=********************** y", 1 },
+		{ "eyJab.c=eyJhbGciOiJIUzI1NiJ9.x", NULL, "eyJab.c=**********************", 1 },
+		{ "eyJab c=eyJhbGciOiJIUzI1NiJ9.x", NULL, "eyJab c=**********************", 1 },
 		/* Not JWTs: no dot, a short first part, inside a longer run. */
 		{ "eyJhbGciOiJIUzI1NiJ9 prod-eyJob.v2 eyJab.cd abceyJhbGciOiJIUzI1NiJ9.x", NULL,
 		  "eyJhbGciOiJIUzI1NiJ9 prod-eyJob.v2 eyJab.cd abceyJhbGciOiJIUzI1NiJ9.x", 0 },
