@@ -257,6 +257,21 @@ int srt_cli_specs_load(const char *verb, char *const *paths, size_t npaths,
 		       struct srt_cli_specs *out);
 void srt_cli_specs_release(struct srt_cli_specs *s);
 
+/* What srt_cli_campaign_check() found in a campaign file. */
+struct srt_cli_campaign_check {
+	char *name; /* NULL when it has errors; caller frees */
+	size_t ndeployments, npoints, nerrors, nwarnings;
+};
+
+/*
+ * Does `file` hold a campaign (kind: Campaign)?  Then parse and expand it
+ * as apply does, print its diagnostics to stderr, fill *out and return 1.
+ * 0 when it holds no campaign (or is "-" or unreadable: the recipe compiler
+ * reads it and says so); nothing is printed then.
+ */
+int srt_cli_campaign_check(const char *verb, const char *file, const struct srt_cluster *cluster,
+			   struct srt_cli_campaign_check *out);
+
 /* The state database (cli/db.c). */
 
 struct srt_store;

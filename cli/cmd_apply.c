@@ -1,6 +1,7 @@
 /* cli/cmd_apply.c: `srtctl apply -f FILE|DIR|- [--dry-run] [--db PATH]`. */
 #include "cli/cli.h"
 #include "cli/print.h"
+#include "notify/notify.h"
 #include "store/store.h"
 #include "util/buf.h"
 
@@ -216,6 +217,7 @@ static int apply_campaign(struct srt_store *store, const struct srt_cli_campaign
 	struct srt_store_campaign_deployment *ds;
 	struct srt_store_campaign_point *ps;
 	struct srt_store_campaign_in in = { 0 };
+	char *notify = NULL;
 	int rc;
 
 	ds = srt_xcalloc(p->ndeployments + 1, sizeof(*ds));
@@ -253,7 +255,13 @@ static int apply_campaign(struct srt_store *store, const struct srt_cli_campaign
 	in.ndeployments = p->ndeployments;
 	in.points = ps;
 	in.npoints = p->npoints;
+	if (cc->c->notify.command.n)
+		notify = srt_notify_command_json(cc->c->notify.command.v, cc->c->notify.command.n,
+						 cc->c->notify.timeout_ms, cc->c->notify.backoff_ms,
+						 cc->c->notify.max_attempts);
+	in.notify = notify;
 	rc = srt_store_campaign_apply(store, &in, result, NULL, stats, err);
+	free(notify);
 	free(ds);
 	free(ps);
 	return rc;

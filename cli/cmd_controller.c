@@ -57,8 +57,9 @@ static const char usage_text[] =
 	"its first pass, the last pass's summary as STATUS=, WATCHDOG=1 at half the\n"
 	"unit's WatchdogSec (also while it waits between passes) and STOPPING=1 on\n"
 	"SIGTERM. Without systemd none of this is sent.\n"
-	"With notify: in srtslurm.yaml, a run that Failed and a service in CrashLoopBackOff\n"
-	"are sent to notify.command as one JSON event on stdin (see docs/operations.md).\n"
+	"With notify: in srtslurm.yaml, a run that Failed, a service in CrashLoopBackOff and\n"
+	"a campaign that ended are sent to notify.command as one JSON event on stdin; a\n"
+	"campaign's own notify: gets the events of that campaign too (docs/operations.md).\n"
 	"\n"
 	"Exit codes: 0 stopped by a signal (or --once done), 1 cannot run (invalid cluster\n"
 	"config, lock held, no slurmrestd configured, the --listen address cannot be\n"
@@ -311,8 +312,7 @@ int srt_cmd_controller(int argc, char **argv)
 		fprintf(stderr, "srtctl controller: %s\n", err.msg);
 		goto out;
 	}
-	if (cluster.notify.command.n &&
-	    srt_notifier_new(&pr.notifier,
+	if (srt_notifier_new(&pr.notifier,
 			     &(struct srt_notify_config){
 				     .argv = cluster.notify.command.v,
 				     .argc = cluster.notify.command.n,

@@ -12,7 +12,8 @@ static const char usage_text[] =
 	"Check recipes against the v2 schema and every cross-field rule (Mooncake wiring,\n"
 	"ports srtctl owns, placements, ...). Problems are reported as\n"
 	"FILE:LINE:COL: KEY.PATH: message. A directory means every *.yaml and *.yml file\n"
-	"in it and below it (sorted; hidden entries skipped).\n"
+	"in it and below it (sorted; hidden entries skipped). A campaign (kind: Campaign)\n"
+	"is expanded as apply does: every deployment it lists is checked as a recipe.\n"
 	"\n"
 	"Options:\n"
 	"  -f, --filename PATH   recipe file, directory, or - for stdin (repeatable)\n"
@@ -96,10 +97,36 @@ int srt_cmd_validate(int argc, char **argv)
 			continue;
 		}
 		for (size_t i = 0; i < nfiles; i++) {
+			struct srt_cli_campaign_check cc;
 			struct srt_compiled comp;
 			struct srt_diags d;
 			size_t nerr;
 
+			if (srt_cli_campaign_check("validate", files[i], &cluster, &cc)) {
+				if (cc.nerrors) {
+					ninvalid++;
+					rc = rc == SRT_EXIT_OK ? SRT_EXIT_INVALID : rc;
+				} else {
+					nvalid++;
+				}
+				if (fmt == SRT_OUT_JSON)
+					json_array_append_new(
+						jfiles,
+						json_pack("{s:s, s:b, s:s?, s:I, s:I}", "file",
+							  files[i], "valid", !cc.nerrors,
+							  "campaign", cc.name, "deployments",
+							  (json_int_t)cc.ndeployments, "points",
+							  (json_int_t)cc.npoints));
+				else if (!cc.nerrors)
+					printf("%s: campaign '%s' is valid (%zu deployment%s, %zu "
+					       "point%s)%s\n",
+					       files[i], cc.name, cc.ndeployments,
+					       cc.ndeployments == 1 ? "" : "s", cc.npoints,
+					       cc.npoints == 1 ? "" : "s",
+					       cc.nwarnings ? " with warnings" : "");
+				free(cc.name);
+				continue;
+			}
 			srt_diags_init(&d);
 			nerr = srt_compile_file(files[i], &cluster, &comp, &d);
 			if (nerr)

@@ -202,6 +202,49 @@ static size_t load_file(const char *verb, const char *file, const struct srt_clu
 	return nerr;
 }
 
+int srt_cli_campaign_check(const char *verb, const char *file, const struct srt_cluster *cluster,
+			   struct srt_cli_campaign_check *out)
+{
+	struct srt_cli_specs specs = { 0 };
+	struct srt_buf text;
+	struct srt_diags d;
+	struct srt_ydoc *doc = NULL;
+	size_t len;
+	char *yaml;
+	int kind;
+
+	memset(out, 0, sizeof(*out));
+	srt_buf_init(&text);
+	if (!strcmp(file, "-") || read_text(verb, file, &text) != 0) {
+		srt_buf_release(&text);
+		return 0; /* the recipe compiler reads it and says what is wrong */
+	}
+	len = text.len;
+	yaml = srt_buf_detach(&text);
+	srt_diags_init(&d);
+	kind = campaign_or_recipe(file, yaml, len, &d, &doc);
+	if (kind <= 0) {
+		srt_diags_release(&d);
+		srt_ydoc_free(doc);
+		free(yaml);
+		return 0;
+	}
+	out->nerrors = load_campaign(file, yaml, doc, cluster, &specs, &d);
+	out->nwarnings = d.nwarnings;
+	srt_diags_print(&d, stderr);
+	srt_diags_release(&d);
+	if (specs.ncampaigns) {
+		const struct srt_cli_campaign *c = &specs.campaigns[0];
+
+		out->name = srt_xstrdup(c->name);
+		out->ndeployments = c->plan.ndeployments;
+		out->npoints = c->plan.npoints;
+	}
+	srt_cli_specs_release(&specs);
+	free(yaml);
+	return 1;
+}
+
 int srt_cli_specs_load(const char *verb, char *const *paths, size_t npaths,
 		       struct srt_cli_specs *out)
 {

@@ -8,6 +8,7 @@
 #include "util/fdio.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <spawn.h>
@@ -19,16 +20,89 @@
 
 extern char **environ;
 
-struct srt_notifier {
-	char **argv; /* NULL-terminated copy */
+/* One notify command and its policy. */
+struct sink {
+	char **argv; /* NULL-terminated, owned; NULL: no command */
 	int64_t timeout_ms, backoff_ms;
 	int max_attempts;
+};
+
+struct srt_notifier {
+	struct sink cluster; /* srtslurm.yaml's notify: (argv NULL when none) */
 	FILE *log;
-	/* The running command: pid 0 when none. */
+	/* The running command: pid 0 when none; `cur` is its sink's policy (argv unused). */
 	pid_t pid;
+	struct sink cur;
 	int64_t started_at, row_id, attempts;
 	char *event_id;
 };
+
+static void sink_policy(struct sink *k, int64_t timeout_ms, int64_t backoff_ms, int max_attempts)
+{
+	k->timeout_ms = timeout_ms > 0 ? timeout_ms : SRT_NOTIFY_TIMEOUT_MS;
+	k->backoff_ms = backoff_ms > 0 ? backoff_ms : SRT_NOTIFY_BACKOFF_MS;
+	k->max_attempts = max_attempts > 0 ? max_attempts : SRT_NOTIFY_MAX_ATTEMPTS;
+}
+
+static void sink_release(struct sink *k)
+{
+	for (size_t i = 0; k->argv && k->argv[i]; i++)
+		free(k->argv[i]);
+	free(k->argv);
+	k->argv = NULL;
+}
+
+char *srt_notify_command_json(const char *const *argv, size_t argc, int64_t timeout_ms,
+			      int64_t backoff_ms, int max_attempts)
+{
+	json_t *o = json_object(), *a = json_array();
+	char *text;
+
+	for (size_t i = 0; i < argc; i++)
+		json_array_append_new(a, json_string(argv[i]));
+	json_object_set_new(o, "command", a);
+	json_object_set_new(o, "timeout_ms", json_integer(timeout_ms));
+	json_object_set_new(o, "backoff_ms", json_integer(backoff_ms));
+	json_object_set_new(o, "max_attempts", json_integer(max_attempts));
+	text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	if (!text)
+		abort(); /* jansson's only failure here is out of memory */
+	return text;
+}
+
+/* Read a campaign's command (srt_notify_command_json's text): 0, or -1 with `why` set. */
+static int sink_from_json(struct sink *k, const char *text, char *why, size_t whylen)
+{
+	json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+	json_t *a = json_object_get(o, "command");
+	size_t n = json_array_size(a);
+	int rc = -1;
+
+	memset(k, 0, sizeof(*k));
+	if (!text)
+		snprintf(why, whylen, "the campaign has no notify command any more");
+	else if (!n || n > 4096)
+		snprintf(why, whylen, "the campaign's notify command is unreadable (re-apply it)");
+	else {
+		k->argv = srt_xcalloc(n + 1, sizeof(*k->argv));
+		for (size_t i = 0; i < n; i++) {
+			const char *w = json_string_value(json_array_get(a, i));
+
+			k->argv[i] = srt_xstrdup(w ? w : "");
+		}
+		sink_policy(k, json_integer_value(json_object_get(o, "timeout_ms")),
+			    json_integer_value(json_object_get(o, "backoff_ms")),
+			    (int)json_integer_value(json_object_get(o, "max_attempts")));
+		if (!*k->argv[0]) {
+			snprintf(why, whylen, "the campaign's notify command names no program");
+			sink_release(k);
+		} else
+			rc = 0;
+	}
+	json_decref(o);
+	return rc;
+}
 
 int64_t srt_notify_backoff_ms(int64_t backoff_ms, int64_t attempts)
 {
@@ -45,15 +119,15 @@ int srt_notifier_new(struct srt_notifier **out, const struct srt_notify_config *
 	struct srt_notifier *n;
 
 	*out = NULL;
-	if (!cfg->argc || !cfg->argv || !cfg->argv[0] || !*cfg->argv[0])
+	if (cfg->argc && (!cfg->argv || !cfg->argv[0] || !*cfg->argv[0]))
 		return srt_error_set(err, "notify.command is empty: give the program to run");
 	n = srt_xcalloc(1, sizeof(*n));
-	n->argv = srt_xcalloc(cfg->argc + 1, sizeof(*n->argv));
-	for (size_t i = 0; i < cfg->argc; i++)
-		n->argv[i] = srt_xstrdup(cfg->argv[i]);
-	n->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : 30000;
-	n->backoff_ms = cfg->backoff_ms > 0 ? cfg->backoff_ms : 5000;
-	n->max_attempts = cfg->max_attempts > 0 ? cfg->max_attempts : 10;
+	if (cfg->argc) {
+		n->cluster.argv = srt_xcalloc(cfg->argc + 1, sizeof(*n->cluster.argv));
+		for (size_t i = 0; i < cfg->argc; i++)
+			n->cluster.argv[i] = srt_xstrdup(cfg->argv[i]);
+	}
+	sink_policy(&n->cluster, cfg->timeout_ms, cfg->backoff_ms, cfg->max_attempts);
 	n->log = cfg->log;
 	*out = n;
 	return 0;
@@ -79,15 +153,15 @@ static void logf_(const struct srt_notifier *n, const char *fmt, ...)
 static int record_failure(struct srt_notifier *n, struct srt_store *s, int64_t now, const char *why,
 			  struct srt_error *err)
 {
-	bool last = n->attempts >= n->max_attempts;
-	int64_t wait = srt_notify_backoff_ms(n->backoff_ms, n->attempts);
+	bool last = n->attempts >= n->cur.max_attempts;
+	int64_t wait = srt_notify_backoff_ms(n->cur.backoff_ms, n->attempts);
 
 	if (last)
 		logf_(n, "%s: attempt %lld of %d failed: %s; abandoned", n->event_id,
-		      (long long)n->attempts, n->max_attempts, why);
+		      (long long)n->attempts, n->cur.max_attempts, why);
 	else
 		logf_(n, "%s: attempt %lld of %d failed: %s; retried in %lld ms", n->event_id,
-		      (long long)n->attempts, n->max_attempts, why, (long long)wait);
+		      (long long)n->attempts, n->cur.max_attempts, why, (long long)wait);
 	return srt_store_notification_update(s, n->row_id, last ? "Abandoned" : "Pending", false,
 					     last ? -1 : now + wait, why, err);
 }
@@ -110,7 +184,7 @@ static int settle(struct srt_notifier *n, struct srt_store *s, int64_t now,
 	if (!n->pid)
 		return 0;
 	r = waitpid(n->pid, &status, WNOHANG);
-	if (r == 0 && now - n->started_at < n->timeout_ms)
+	if (r == 0 && now - n->started_at < n->cur.timeout_ms)
 		return 1;
 	if (r == 0) { /* past its timeout: kill its process group by its PID */
 		kill(-n->pid, SIGKILL);
@@ -118,7 +192,7 @@ static int settle(struct srt_notifier *n, struct srt_store *s, int64_t now,
 		while (waitpid(n->pid, &status, 0) < 0 && errno == EINTR)
 			;
 		snprintf(why, sizeof(why), "still running after %lld ms; killed",
-			 (long long)n->timeout_ms);
+			 (long long)n->cur.timeout_ms);
 		out->failed++;
 		rc = record_failure(n, s, now, why, err);
 	} else if (r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
@@ -159,8 +233,8 @@ static char **child_env(const struct srt_notification_row *row, char *own[2])
 }
 
 /* Start the command for `row` with its payload on stdin: 0 started, -1 with `why` set. */
-static int spawn(struct srt_notifier *n, const struct srt_notification_row *row, char *why,
-		 size_t whylen)
+static int spawn(struct srt_notifier *n, char *const *argv, const struct srt_notification_row *row,
+		 char *why, size_t whylen)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -194,7 +268,7 @@ static int spawn(struct srt_notifier *n, const struct srt_notification_row *row,
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
 					      POSIX_SPAWN_SETSIGDEF);
 	env = child_env(row, own);
-	rc = posix_spawnp(&n->pid, n->argv[0], &fa, &at, n->argv, env);
+	rc = posix_spawnp(&n->pid, argv[0], &fa, &at, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	free(env);
@@ -203,7 +277,7 @@ static int spawn(struct srt_notifier *n, const struct srt_notification_row *row,
 	close(fd);
 	if (rc != 0) {
 		n->pid = 0;
-		snprintf(why, whylen, "cannot run '%s': %s (check notify.command)", n->argv[0],
+		snprintf(why, whylen, "cannot run '%s': %s (check notify.command)", argv[0],
 			 strerror(rc));
 		return -1;
 	}
@@ -214,6 +288,8 @@ int srt_notifier_step(struct srt_notifier *n, struct srt_store *s, int64_t now,
 		      struct srt_notify_step *out, struct srt_error *err)
 {
 	struct srt_notification_row row;
+	struct sink campaign = { 0 };
+	const struct sink *k = &n->cluster;
 	char why[256];
 	int rc;
 
@@ -221,22 +297,38 @@ int srt_notifier_step(struct srt_notifier *n, struct srt_store *s, int64_t now,
 	rc = settle(n, s, now, out, err);
 	if (rc != 0)
 		return rc > 0 ? 0 : -1;
-	rc = srt_store_notification_next_due(s, now, &row, err);
+	rc = srt_store_notification_next_due(s, now, n->cluster.argv != NULL, &row, err);
 	if (rc <= 0)
 		return rc;
+	n->row_id = row.id;
+	n->event_id = row.campaign ? srt_xasprintf("%s (campaign %s)", row.event_id, row.campaign) :
+				     srt_xstrdup(row.event_id);
+	if (row.campaign_id) {
+		k = &campaign;
+		if (sink_from_json(&campaign, row.campaign_notify, why, sizeof(why)) != 0) {
+			logf_(n, "%s: abandoned: %s", n->event_id, why);
+			out->failed++;
+			rc = srt_store_notification_update(s, row.id, "Abandoned", false, -1, why,
+							   err);
+			clear_running(n);
+			srt_notification_row_release(&row);
+			return rc;
+		}
+	}
+	n->cur = (struct sink){ NULL, k->timeout_ms, k->backoff_ms, k->max_attempts };
 	/* Intent first: the attempt is counted and the row pushed past this attempt's end. */
 	if (srt_store_notification_update(
 		    s, row.id, "Pending", true,
-		    now + n->timeout_ms + srt_notify_backoff_ms(n->backoff_ms, row.attempts + 1),
+		    now + k->timeout_ms + srt_notify_backoff_ms(k->backoff_ms, row.attempts + 1),
 		    NULL, err) != 0) {
+		clear_running(n);
+		sink_release(&campaign);
 		srt_notification_row_release(&row);
 		return -1;
 	}
-	n->row_id = row.id;
 	n->attempts = row.attempts + 1;
-	n->event_id = srt_xstrdup(row.event_id);
 	n->started_at = now;
-	if (spawn(n, &row, why, sizeof(why)) != 0) {
+	if (spawn(n, k->argv, &row, why, sizeof(why)) != 0) {
 		out->failed++;
 		rc = record_failure(n, s, now, why, err);
 		clear_running(n);
@@ -244,6 +336,7 @@ int srt_notifier_step(struct srt_notifier *n, struct srt_store *s, int64_t now,
 		out->started++;
 		rc = 0;
 	}
+	sink_release(&campaign);
 	srt_notification_row_release(&row);
 	return rc;
 }
@@ -259,8 +352,6 @@ void srt_notifier_free(struct srt_notifier *n)
 			;
 	}
 	free(n->event_id);
-	for (size_t i = 0; n->argv && n->argv[i]; i++)
-		free(n->argv[i]);
-	free(n->argv);
+	sink_release(&n->cluster);
 	free(n);
 }

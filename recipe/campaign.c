@@ -741,7 +741,7 @@ struct srt_campaign *srt_campaign_parse(struct srt_ydoc *doc, struct srt_diags *
 {
 	static const char *const keys[] = { "kind",	   "name",   "description", "template",
 					    "deployments", "load",   "benchmark",   "validity",
-					    "slo",	   "policy", NULL };
+					    "slo",	   "policy", "notify",	    NULL };
 	struct cctx c = { doc, diags, doc->file };
 	const struct srt_ynode *root = doc->root, *n, *t;
 	struct srt_campaign *cp;
@@ -793,6 +793,7 @@ struct srt_campaign *srt_campaign_parse(struct srt_ydoc *doc, struct srt_diags *
 	parse_validity(&c, cp, srt_ynode_get(root, "validity"));
 	parse_slo(&c, cp, srt_ynode_get(root, "slo"));
 	parse_policy(&c, cp, srt_ynode_get(root, "policy"));
+	srt_notify_block_parse(doc, srt_ynode_get(root, "notify"), "notify", &cp->notify, diags);
 	return cp;
 }
 

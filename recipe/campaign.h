@@ -160,6 +160,9 @@ struct srt_campaign {
 	double budget_node_hours;  /* 0 = no budget */
 	enum srt_campaign_order order;
 	double est_startup_minutes, est_tpot_ms, est_prefill_tps;
+
+	/* notify: the campaign's own command (command.n == 0: none), as srtslurm.yaml's */
+	struct srt_notify_block notify;
 };
 
 /*

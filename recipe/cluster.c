@@ -11,6 +11,7 @@
  * warning; a key in no table is an error with a did-you-mean.
  */
 #include "recipe/cluster.h"
+#include "notify/notify.h"
 #include "recipe/script.h"
 #include "util/clock.h"
 #include "util/strutil.h"
@@ -66,9 +67,9 @@ void srt_cluster_defaults(struct srt_cluster *c)
 	c->use_gpus_per_node_directive = true;
 	c->use_segment_sbatch_directive = true;
 	c->use_exclusive_sbatch_directive = -1;
-	c->notify.timeout_ms = 30000;
-	c->notify.backoff_ms = 5000;
-	c->notify.max_attempts = 10;
+	c->notify.timeout_ms = SRT_NOTIFY_TIMEOUT_MS;
+	c->notify.backoff_ms = SRT_NOTIFY_BACKOFF_MS;
+	c->notify.max_attempts = SRT_NOTIFY_MAX_ATTEMPTS;
 	for (int k = 0; k < SRT_CMD_COUNT; k++) {
 		size_t n = 0;
 
@@ -413,35 +414,46 @@ static void duration_at(struct cctx *cc, const struct srt_ynode *map, const char
 }
 
 /* notify: {command, timeout, backoff, max_attempts} */
-static void notify_section(struct cctx *cc, struct srt_cluster *c, const struct srt_ynode *v)
+int srt_notify_block_parse(struct srt_ydoc *doc, const struct srt_ynode *v, const char *path,
+			   struct srt_notify_block *out, struct srt_diags *diags)
 {
 	static const char *const keys[] = { "command", "timeout", "backoff", "max_attempts", NULL };
+	struct cctx cc = { doc, diags, 0 };
 	const struct srt_ynode *t;
+	char p[64];
 	int64_t n;
 
+	*out = (struct srt_notify_block){
+		{ NULL, 0 }, SRT_NOTIFY_TIMEOUT_MS, SRT_NOTIFY_BACKOFF_MS, SRT_NOTIFY_MAX_ATTEMPTS
+	};
 	if (!v || srt_ynode_is_null(v))
-		return;
+		return 0;
 	if (v->kind != SRT_Y_MAP) {
-		cerr(cc, v, "notify", "must be a mapping with command: [argv...]");
-		return;
+		cerr(&cc, v, path, "must be a mapping with command: [argv...]");
+		return cc.errors;
 	}
-	keys_known(cc, v, "notify", keys);
+	keys_known(&cc, v, path, keys);
 	t = srt_ynode_get(v, "command");
+	snprintf(p, sizeof(p), "%s.command", path);
 	if (!t || srt_ynode_is_null(t))
-		cerr(cc, v, "notify",
+		cerr(&cc, v, path,
 		     "needs command: the program (an argv list) that receives "
 		     "each notification as JSON on stdin");
 	else
-		argv_at(cc, t, "notify.command", &c->notify.command);
-	duration_at(cc, v, "timeout", "notify.timeout", 3600 * 1000, &c->notify.timeout_ms);
-	duration_at(cc, v, "backoff", "notify.backoff", 3600 * 1000, &c->notify.backoff_ms);
+		argv_at(&cc, t, p, &out->command);
+	snprintf(p, sizeof(p), "%s.timeout", path);
+	duration_at(&cc, v, "timeout", p, 3600 * 1000, &out->timeout_ms);
+	snprintf(p, sizeof(p), "%s.backoff", path);
+	duration_at(&cc, v, "backoff", p, 3600 * 1000, &out->backoff_ms);
 	t = srt_ynode_get(v, "max_attempts");
+	snprintf(p, sizeof(p), "%s.max_attempts", path);
 	if (t && !srt_ynode_is_null(t)) {
 		if (!srt_ynode_int(t, &n) || n < 1 || n > 1000)
-			cerr(cc, t, "notify.max_attempts", "must be an integer from 1 to 1000");
+			cerr(&cc, t, p, "must be an integer from 1 to 1000");
 		else
-			c->notify.max_attempts = (int)n;
+			out->max_attempts = (int)n;
 	}
+	return cc.errors;
 }
 
 int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_diags *diags)
@@ -545,7 +557,8 @@ int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_di
 			}
 		}
 	}
-	notify_section(&cc, c, srt_ynode_get(root, "notify"));
+	cc.errors += srt_notify_block_parse(cc.doc, srt_ynode_get(root, "notify"), "notify",
+					    &c->notify, cc.d);
 	v = srt_ynode_get(root, "commands");
 	if (v && !srt_ynode_is_null(v)) {
 		if (v->kind != SRT_Y_MAP) {

@@ -72,6 +72,13 @@ enum srt_cmd_kind {
 	SRT_CMD_COUNT,
 };
 
+/* A notify: block (docs/operations.md "Notifications"). */
+struct srt_notify_block {
+	struct srt_argv command; /* n == 0: no notify command configured */
+	int64_t timeout_ms, backoff_ms;
+	int max_attempts;
+};
+
 struct srt_cluster {
 	struct srt_ydoc *doc;	       /* owns the strings below; NULL for pure defaults */
 	const char *source;	       /* path it was read from, or NULL */
@@ -102,12 +109,17 @@ struct srt_cluster {
 	int use_exclusive_sbatch_directive; /* -1 unset, 0, 1 */
 	/* default_sbatch_directives, long names; a recipe's directive of the same group wins */
 	struct srt_env default_sbatch_directives;
-	struct {
-		struct srt_argv command; /* n == 0: no notify command configured */
-		int64_t timeout_ms, backoff_ms;
-		int max_attempts;
-	} notify;
+	struct srt_notify_block notify;
 };
+
+/*
+ * Parse a `notify:` block (srtslurm.yaml's, or a campaign's: the same keys)
+ * at `v` (NULL or null: none) into *out, defaults first.  Errors go to
+ * diags with paths under `path` ("notify"); returns how many.  Strings stay
+ * in doc's arena.
+ */
+int srt_notify_block_parse(struct srt_ydoc *doc, const struct srt_ynode *v, const char *path,
+			   struct srt_notify_block *out, struct srt_diags *diags);
 
 /* Fill *c with the built-in defaults (no allocation). */
 void srt_cluster_defaults(struct srt_cluster *c);

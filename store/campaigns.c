@@ -19,11 +19,12 @@ static const char SQL_C_STATE[] =
 	"SELECT id, spec_hash, generation, deleted_at FROM campaigns WHERE name = ?1";
 static const char SQL_C_INSERT[] =
 	"INSERT INTO campaigns (uid, name, spec, spec_hash, generation, source_file, source_yaml, "
-	"state, created_at, updated_at, applied_at) "
-	"VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, 'Pending', ?7, ?7, ?7) RETURNING id";
+	"state, created_at, updated_at, applied_at, notify) "
+	"VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6, 'Pending', ?7, ?7, ?7, ?8) RETURNING id";
 static const char SQL_C_UPDATE[] =
 	"UPDATE campaigns SET spec = ?2, spec_hash = ?3, generation = ?4, source_file = ?5, "
-	"source_yaml = ?6, applied_at = ?7, updated_at = ?7, deleted_at = NULL WHERE id = ?1";
+	"source_yaml = ?6, applied_at = ?7, updated_at = ?7, deleted_at = NULL, notify = ?8 "
+	"WHERE id = ?1";
 static const char SQL_C_TOUCH[] =
 	"UPDATE campaigns SET source_file = ?2, source_yaml = ?3, applied_at = ?4 WHERE id = ?1";
 static const char SQL_C_DELETE[] =
@@ -334,6 +335,7 @@ static int apply_locked(struct srt_store *s, const struct srt_store_campaign_in 
 		srt_store_bind_text(st, 5, in->source_file);
 		srt_store_bind_text(st, 6, in->source_yaml);
 		sqlite3_bind_int64(st, 7, now);
+		srt_store_bind_text(st, 8, in->notify);
 		if (step_id(s, st, &cid, err, "record", name) != 0)
 			return -1;
 		gen = 1;
@@ -350,6 +352,7 @@ static int apply_locked(struct srt_store *s, const struct srt_store_campaign_in 
 		srt_store_bind_text(st, 5, in->source_file);
 		srt_store_bind_text(st, 6, in->source_yaml);
 		sqlite3_bind_int64(st, 7, now);
+		srt_store_bind_text(st, 8, in->notify);
 		if (step_done(s, st, err, "record", name) != 0)
 			return -1;
 		*result = SRT_APPLY_CONFIGURED;

@@ -254,6 +254,7 @@ struct srt_store_campaign_point {
 struct srt_store_campaign_in {
 	const char *name, *spec, *spec_hash, *source_file, *source_yaml;
 	const char *tool, *params; /* benchmark tool name, canonical JSON of its params */
+	const char *notify;	   /* srt_notify_command_json() of its notify:, NULL: none */
 	const struct srt_store_campaign_deployment *deployments;
 	size_t ndeployments;
 	const struct srt_store_campaign_point *points;
@@ -564,7 +565,7 @@ struct srt_store_health {
  */
 int srt_store_inspect(const char *path, struct srt_store_health *out, struct srt_error *err);
 
-/* ---- notifications (migrations/0003_notifications.sql) ---- */
+/* ---- notifications (migrations/0003_notifications.sql, 0008_campaign_notify.sql) ---- */
 
 /*
  * Pending notifications are inserted by triggers in the transaction of the
@@ -579,9 +580,20 @@ struct srt_notification_row {
 	int64_t id;
 	char *event_id, *reason, *kind, *name, *payload, *state, *last_error;
 	int64_t attempts, next_attempt_at, created_at, updated_at;
+	/*
+	 * The sink (migrations/0008_campaign_notify.sql): campaign_id 0 is the
+	 * cluster's command; otherwise the campaign's name and its notify
+	 * command as campaigns.notify holds it now (NULL: it has none).
+	 */
+	int64_t campaign_id;
+	char *campaign, *campaign_notify;
 };
-/* The oldest Pending notification due at `now`: 1 found (release *out), 0 none, -1 error. */
-int srt_store_notification_next_due(struct srt_store *s, int64_t now,
+/*
+ * The oldest Pending notification due at `now`, for the cluster's command
+ * too when `cluster` (else only campaigns' rows): 1 found (release *out),
+ * 0 none, -1 error.
+ */
+int srt_store_notification_next_due(struct srt_store *s, int64_t now, bool cluster,
 				    struct srt_notification_row *out, struct srt_error *err);
 /*
  * Record a delivery step of notification `id`: its state ("Pending",

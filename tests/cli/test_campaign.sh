@@ -48,6 +48,18 @@ grep -q '2 deployments, 4 points (4 new); estimated 1.2 node-hours' out ||
 	fail "dry run estimate: $(cat out)"
 [[ ! -e $DB ]] || fail "dry run wrote the database"
 
+# validate: a campaign is expanded and checked as apply checks it.
+run 0 "$SRTCTL" validate -f c.yaml
+grep -qx 'c.yaml: campaign .sweep1. is valid (2 deployments, 4 points)' out ||
+	fail "validate campaign: $(cat out)"
+run 0 "$SRTCTL" validate -f c.yaml -o json
+jq -e '.valid and .files[0].campaign == "sweep1" and .files[0].points == 4' out >/dev/null ||
+	fail "validate -o json campaign: $(cat out)"
+write_campaign 4x8 bad.yaml sweep1 '{maxConcurrentJobs: 0}'
+run 1 "$SRTCTL" validate -f bad.yaml
+grep -q 'bad.yaml:.*policy.*between 1 and' err || fail "validate bad campaign: $(cat err)"
+rm bad.yaml
+
 run 0 "$SRTCTL" apply -f c.yaml --db "$DB"
 grep -qx 'campaign/sweep1 created (2 deployments, 4 points: 4 new, 0 kept, 0 removed)' out ||
 	fail "apply: $(cat out)"

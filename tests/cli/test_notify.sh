@@ -12,7 +12,8 @@
 #   - a service entering CrashLoopBackOff whose notifier hangs: the command
 #     is killed (by its PID) after notify.timeout while the controller keeps
 #     passing, and the retry delivers it;
-#   - the database records each notification as Delivered with its attempts.
+#   - the database records each notification as Delivered with its attempts;
+#   - a campaign's own notify: command gets its campaign's end too, once.
 # Waits are bounded loops on what the controller did, never on wall time.
 set -euo pipefail
 
@@ -186,4 +187,48 @@ rc=0
 wait "$CTL" || rc=$?
 CTL=
 [[ $rc -eq 0 ]] || fail "SIGTERM: the controller exited $rc, want 0: $(tail -n 5 ctl.log)"
+
+# A campaign's own notify: command hears its campaign's end, with the
+# campaign named in the event, besides the cluster's command (each once).
+# The campaign is applied and deleted while no controller runs, so none
+# of its deployments starts; its end is written as the controller would.
+cat >camp-notifier.sh <<'SH'
+#!/bin/bash
+dir=$(dirname "$0")
+{ echo "$SRTCTL_EVENT_ID"; cat; } >>"$dir/campaign.log"
+SH
+chmod +x camp-notifier.sh
+agg_campaign cn '[{isl: 128, osl: 16}]' 4 vllm-bench \
+	"notify: {command: [$work/camp-notifier.sh], backoff: 100ms}"
+run 0 "$SRTCTL" apply -f cn.yaml --db "$DB"
+run 0 "$SRTCTL" delete campaign cn --db "$DB"
+sql "UPDATE campaigns SET state = 'Done', updated_at = $now WHERE name = 'cn'"
+[[ $(sql "SELECT count(*) || ' ' || count(DISTINCT event_id) || ' ' || sum(campaign_id = 0)
+	FROM notifications WHERE reason = 'CampaignDone'") == "2 1 1" ]] ||
+	fail "want one CampaignDone event for the cluster and one for the campaign: $(sql "SELECT * FROM notifications")"
+"$SRTCTL" controller --db "$DB" --url "$URL" --interval 200ms -v >ctl2.log 2>&1 &
+CTL=$!
+for _ in $(seq 1 600); do
+	[[ $(sql "SELECT count(*) FROM notifications WHERE reason = 'CampaignDone' AND
+		state = 'Delivered'") == 2 ]] && break
+	kill -0 "$CTL" 2>/dev/null || fail "the controller exited: $(cat ctl2.log)"
+	sleep 0.1
+done
+[[ $(sql "SELECT count(*) FROM notifications WHERE reason = 'CampaignDone' AND
+	state = 'Delivered'") == 2 ]] ||
+	fail "CampaignDone not delivered to both commands: $(sql "SELECT * FROM notifications"); $(cat ctl2.log)"
+cid=$(sql "SELECT DISTINCT event_id FROM notifications WHERE reason = 'CampaignDone'")
+[[ $(head -n 1 campaign.log) == "$cid" ]] || fail "the campaign's command saw: $(cat campaign.log)"
+[[ $(wc -l <campaign.log) -eq 2 ]] || fail "the campaign's command ran more than once: $(cat campaign.log)"
+sed -n 2p campaign.log | jq -e --arg id "$cid" \
+	'.id == $id and .reason == "CampaignDone" and .name == "cn" and .campaign == "cn"' >/dev/null ||
+	fail "the campaign's event: $(cat campaign.log)"
+grep -q -x -F -- "$cid" delivered.log || fail "the cluster's command did not get $cid: $(cat delivered.log)"
+grep -q "notify: $cid (campaign cn): delivered (attempt 1)" ctl2.log ||
+	fail "no log line naming the campaign's delivery: $(cat ctl2.log)"
+kill -TERM "$CTL"
+rc=0
+wait "$CTL" || rc=$?
+CTL=
+[[ $rc -eq 0 ]] || fail "SIGTERM: the controller exited $rc, want 0: $(tail -n 5 ctl2.log)"
 echo "test_notify: ok"

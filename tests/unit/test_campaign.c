@@ -131,6 +131,16 @@ static void test_minimal(void **state)
 	assert_non_null(strstr(f.plan.deployments[0].spec, "\"tensor-parallel-size\":4"));
 	/* policy.jobAttempts (default 3) is its attempt budget */
 	assert_non_null(strstr(f.plan.deployments[0].spec, "\"slurm\":{\"max_attempts\":3}"));
+	assert_int_equal(f.c->notify.command.n, 0);
+	release(&f);
+	free(y);
+	/* notify: the cluster config's block, for this campaign's events */
+	y = doc("notify: {command: [/bin/page, -x], timeout: 2s}\n", NULL);
+	ok(&f, y);
+	assert_int_equal(f.c->notify.command.n, 2);
+	assert_string_equal(f.c->notify.command.v[1], "-x");
+	assert_int_equal(f.c->notify.timeout_ms, 2000);
+	assert_int_equal(f.c->notify.max_attempts, 10);
 	release(&f);
 	free(y);
 	y = srt_xasprintf("kind: Campaign\nname: camp\n" TEMPLATE "%spolicy: {jobAttempts: 5}\n",
@@ -347,6 +357,10 @@ static void test_schema_errors(void **state)
 		{ "policy: {maxNodes: 1}\n", NULL, "more than policy.maxNodes" },
 		{ "policy: {order: biggest}\n", NULL, "smallest-first" },
 		{ "policy: {budget: {nodeHours: 0}}\n", NULL, "between 0 (excluded)" },
+		{ "notify: {timeout: 5s}\n", NULL, "needs command" },
+		{ "notify: {command: [x], retries: 2}\n", NULL, "unknown key 'retries'" },
+		{ "notify: {command: [x], max_attempts: 0}\n", NULL, "from 1 to 1000" },
+		{ "notify: [x]\n", NULL, "must be a mapping with command" },
 	};
 
 	(void)state;

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,7 @@ static int teardown(void **state)
 static int due(struct fx *f, int64_t now, struct srt_notification_row *row)
 {
 	struct srt_error err;
-	int rc = srt_store_notification_next_due(f->s, now, row, &err);
+	int rc = srt_store_notification_next_due(f->s, now, true, row, &err);
 
 	assert_true(rc >= 0);
 	return rc;
@@ -302,6 +303,141 @@ static void test_timeout_kills(void **state)
 	free(pidfile);
 }
 
+/* A campaign "cp" with deployment "cp-aaaaaaaa" (a recipe of that name) and `notify` (NULL: none). */
+static void campaign(struct fx *f, const char *spec_hash, const char *notify)
+{
+	const struct srt_store_campaign_deployment dep = { "cp-aaaaaaaa", "{}", "{}", "h1", 1 };
+	const struct srt_store_campaign_point pt = {
+		"1111111111111111111111111111111111111111111111111111111111111111",
+		0,
+		1,
+		128,
+		16,
+		1,
+		10,
+		2,
+		1
+	};
+	const struct srt_store_campaign_in in = { .name = "cp",
+						  .spec = "{}",
+						  .spec_hash = spec_hash,
+						  .tool = "vllm-bench",
+						  .params = "{}",
+						  .notify = notify,
+						  .deployments = &dep,
+						  .ndeployments = 1,
+						  .points = &pt,
+						  .npoints = 1 };
+	struct srt_error err;
+
+	assert_int_equal(srt_store_campaign_apply(f->s, &in, NULL, NULL, NULL, &err), 0);
+}
+
+/*
+ * A campaign's notify: command gets the events of its campaign (its runs'
+ * failures, its end) as rows of its own, with the same event id and the
+ * campaign named in the payload; it runs even with no cluster command, and
+ * the cluster's rows wait for one.  A campaign re-applied without notify:
+ * abandons what it still owed, saying why.
+ */
+static void test_campaign_sink(void **state)
+{
+	struct fx *f = *state;
+	struct srt_notification_row row;
+	struct srt_notify_step st;
+	struct srt_error err;
+	struct srt_run_row run;
+	struct srt_notifier *n = NULL;
+	char *out = srt_xasprintf("%s/campaign-out", f->dir);
+	char *script = srt_xasprintf("{ echo \"$SRTCTL_EVENT_ID\"; cat; } >> %s", out);
+	const char *argv[] = { "/bin/sh", "-c", script };
+	char *notify = srt_notify_command_json(argv, 3, 60000, 1000, 2);
+	int64_t t0 = srt_store_now(f->s) + 1;
+	char *text;
+
+	campaign(f, "c1", notify);
+	assert_int_equal(
+		srt_store_recipe_apply(f->s, "cp-aaaaaaaa", "{}", NULL, NULL, NULL, NULL, &err), 0);
+	assert_int_equal(srt_store_run_create(f->s, "cp-aaaaaaaa", 1, &run, &err), 0);
+	assert_int_equal(srt_store_run_update(f->s, run.name, "Failed", -1, NULL, "oom", &err), 0);
+	/* Two rows: the cluster's (first) and the campaign's, one event id. */
+	assert_int_equal(due(f, INT64_MAX, &row), 1);
+	assert_int_equal(row.campaign_id, 0);
+	assert_null(row.campaign);
+	text = srt_xstrdup(row.event_id);
+	srt_notification_row_release(&row);
+	assert_int_equal(srt_store_notification_next_due(f->s, INT64_MAX, false, &row, &err), 1);
+	assert_true(row.campaign_id > 0);
+	assert_string_equal(row.campaign, "cp");
+	assert_string_equal(row.event_id, text);
+	assert_string_equal(row.campaign_notify, notify);
+	assert_non_null(strstr(row.payload, "\"campaign\":\"cp\""));
+	srt_notification_row_release(&row);
+
+	/* No cluster command: only the campaign's row is delivered. */
+	assert_int_equal(srt_notifier_new(&n, &(struct srt_notify_config){ .argc = 0 }, &err), 0);
+	st = step_until_settled(n, f, t0);
+	assert_int_equal(st.delivered, 1);
+	assert_int_equal(srt_store_notification_next_due(f->s, INT64_MAX, false, &row, &err), 0);
+	assert_int_equal(due(f, INT64_MAX, &row), 1);
+	assert_int_equal(row.campaign_id, 0);
+	srt_notification_row_release(&row);
+	{
+		FILE *fp = fopen(out, "r");
+		char line[4096];
+
+		assert_non_null(fp);
+		assert_non_null(fgets(line, sizeof(line), fp));
+		line[strcspn(line, "\n")] = '\0';
+		assert_string_equal(line, text);
+		assert_non_null(fgets(line, sizeof(line), fp));
+		assert_non_null(strstr(line, "\"reason\":\"RunFailed\""));
+		assert_non_null(strstr(line, "\"campaign\":\"cp\""));
+		fclose(fp);
+	}
+
+	/* The campaign's end: a row for it too; then re-applied without notify: abandoned. */
+	assert_int_equal(srt_store_campaign_set_state(f->s, "cp", "Pending", "Done", "x", &err), 0);
+	assert_int_equal(srt_store_notification_next_due(f->s, INT64_MAX, false, &row, &err), 1);
+	assert_string_equal(row.reason, "CampaignDone");
+	srt_notification_row_release(&row);
+	campaign(f, "c2", NULL);
+	assert_int_equal(srt_notifier_step(n, f->s, srt_store_now(f->s) + 1, &st, &err), 0);
+	assert_int_equal(st.failed, 1);
+	assert_int_equal(st.started, 0);
+	assert_int_equal(srt_store_notification_next_due(f->s, INT64_MAX, false, &row, &err), 0);
+	{
+		sqlite3 *db;
+		sqlite3_stmt *q;
+
+		assert_int_equal(sqlite3_open_v2(f->db, &db, SQLITE_OPEN_READONLY, NULL),
+				 SQLITE_OK);
+		assert_int_equal(
+			sqlite3_prepare_v2(db,
+					   "SELECT state, last_error FROM notifications "
+					   "WHERE campaign_id <> 0 AND reason = 'CampaignDone'",
+					   -1, &q, NULL),
+			SQLITE_OK);
+		assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+		assert_string_equal((const char *)sqlite3_column_text(q, 0), "Abandoned");
+		assert_non_null(strstr((const char *)sqlite3_column_text(q, 1),
+				       "no notify command any more"));
+		sqlite3_finalize(q);
+		sqlite3_close(db);
+	}
+	/* A campaign without notify: its runs' failures queue the cluster's row only. */
+	srt_run_row_release(&run);
+	assert_int_equal(srt_store_run_create(f->s, "cp-aaaaaaaa", 2, &run, &err), 0);
+	assert_int_equal(srt_store_run_update(f->s, run.name, "Failed", -1, NULL, "x", &err), 0);
+	assert_int_equal(srt_store_notification_next_due(f->s, INT64_MAX, false, &row, &err), 0);
+	srt_run_row_release(&run);
+	srt_notifier_free(n);
+	free(text);
+	free(notify);
+	free(script);
+	free(out);
+}
+
 static void test_backoff(void **state)
 {
 	(void)state;
@@ -318,6 +454,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_deliver_retry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abandoned_and_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeout_kills, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_sink, setup, teardown),
 		cmocka_unit_test(test_backoff),
 	};
 

@@ -644,7 +644,8 @@ static void test_campaign_points(void **state)
 	{
 		struct srt_notification_row nr;
 
-		assert_int_equal(srt_store_notification_next_due(f->s, f->now, &nr, &f->err), 1);
+		assert_int_equal(srt_store_notification_next_due(f->s, f->now, true, &nr, &f->err),
+				 1);
 		assert_string_equal(nr.reason, "CampaignDone");
 		assert_string_equal(nr.kind, "campaign");
 		assert_string_equal(nr.name, "cp");
@@ -654,7 +655,8 @@ static void test_campaign_points(void **state)
 		OK(srt_store_notification_update(f->s, nr.id, "Delivered", true, -1, NULL,
 						 &f->err));
 		srt_notification_row_release(&nr);
-		assert_int_equal(srt_store_notification_next_due(f->s, f->now, &nr, &f->err), 0);
+		assert_int_equal(srt_store_notification_next_due(f->s, f->now, true, &nr, &f->err),
+				 0);
 	}
 	/* not from the state it is in (a user changed it meanwhile): nothing */
 	OK(srt_store_campaign_set_state(f->s, "cp", "Running", "Stopped", "x", &f->err));
