@@ -65,21 +65,6 @@ int srt_cli_wait(const char *db, char *const *names, size_t n, bool for_done, co
  */
 int srt_cli_wait_campaign(const char *db, const char *name, const char *timeout);
 
-/* ---- a campaign's points (cli/points.c) ---- */
-
-struct srt_point_row;
-
-/* The GPUs of a point's deployment: its nodes x resources.gpus_per_node (default 4). */
-int64_t srt_cli_point_gpus(const struct srt_point_row *r);
-/* Output tokens/s per user (1000 / median TPOT) and per GPU; NaN when not measured. */
-void srt_cli_point_rates(const struct srt_point_row *r, double *per_user, double *per_gpu);
-/*
- * on[i]: row i is a done point on the Pareto frontier (per user against per
- * GPU, both better higher) of its campaign and ISL/OSL shape.  Sorted into
- * groups once; returns how many are on one.
- */
-size_t srt_cli_points_frontier(const struct srt_point_row *rows, size_t n, bool *on);
-
 /* A campaign's progress (cli/progress.c). */
 
 struct srt_campaign_row;

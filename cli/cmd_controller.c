@@ -43,7 +43,9 @@ static const char usage_text[] =
 	"      --listen [ADDR:]PORT serve /metrics (Prometheus), /healthz, /readyz and a\n"
 	"                           read-only status page at / over HTTP (off by default;\n"
 	"                           without ADDR: 127.0.0.1; PORT 0: any free port, printed\n"
-	"                           in the start line)\n"
+	"                           in the start line), with each campaign's report at\n"
+	"                           /campaigns/NAME/report (Chart.js from $SRTCTL_CHARTJS,\n"
+	"                           else Debian's libjs-chart.js)\n"
 	"      --listen-public      allow a --listen address that is not loopback (the\n"
 	"                           server has no authentication: prefer a proxy)\n"
 	"  -v, --verbose            also log a line per pass\n"
@@ -334,6 +336,10 @@ int srt_cmd_controller(int argc, char **argv)
 				    .interval_ms = interval,
 				    .grace_ms =
 					    2LL * (sc.cfg.timeout_ms ? sc.cfg.timeout_ms : 30000),
+				    .chartjs = getenv("SRTCTL_CHARTJS") &&
+							       *getenv("SRTCTL_CHARTJS") ?
+						       getenv("SRTCTL_CHARTJS") :
+						       NULL,
 			    },
 			    &err) != 0) {
 			fprintf(stderr, "srtctl controller: %s\n", err.msg);

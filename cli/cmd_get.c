@@ -526,8 +526,8 @@ static json_t *point_item(const struct srt_point_row *r)
 		      "raw_path", srt_json_str(r->raw_path), "raw_sha256",
 		      srt_json_str(r->raw_sha256), "started_at", srt_json_time(r->started_at),
 		      "finished_at", srt_json_time(r->finished_at));
-	srt_cli_point_rates(r, &per_user, &per_gpu);
-	json_object_set_new(o, "gpus", json_integer(srt_cli_point_gpus(r)));
+	srt_results_point_rates(r, &per_user, &per_gpu);
+	json_object_set_new(o, "gpus", json_integer(srt_results_point_gpus(r)));
 	json_object_set_new(o, "output_tok_s_per_user", metric_json(per_user));
 	json_object_set_new(o, "output_tok_s_per_gpu", metric_json(per_gpu));
 	return o;
@@ -623,7 +623,7 @@ static int frontier_points(struct points_walk *pw, struct srt_error *err)
 	if (srt_store_point_list(pw->c->store, pw->c->campaign, false, &rows, &n, err) != 0)
 		return -1;
 	on = srt_xcalloc(n + 1, sizeof(*on));
-	srt_cli_points_frontier(rows, n, on);
+	srt_results_points_frontier(rows, n, on);
 	for (size_t i = 0; i < n; i++)
 		if (on[i])
 			point_row(pw, &rows[i]);

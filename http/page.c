@@ -200,6 +200,16 @@ static int events(struct srt_buf *b, struct srt_store *s, struct srt_error *err)
 	return 0;
 }
 
+bool srt_http_name_ok(const char *name)
+{
+	size_t len = name ? strlen(name) : 0;
+
+	if (!len || len > 128 || !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	return strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") ==
+	       len;
+}
+
 static int campaigns(struct srt_buf *b, struct srt_store *s, struct srt_error *err)
 {
 	struct srt_campaign_row *r = NULL;
@@ -211,14 +221,33 @@ static int campaigns(struct srt_buf *b, struct srt_store *s, struct srt_error *e
 		live += r[i].deleted_at == 0;
 	if (live) {
 		table_head(b, "campaigns", "Campaigns", live,
-			   (const char *const[]){ "name", "state", "updated", NULL });
+			   (const char *const[]){ "name", "state", "points done", "running",
+						  "failed", "invalid", "deployments", "updated",
+						  "report", NULL });
 		for (size_t i = 0; i < n; i++) {
-			if (r[i].deleted_at)
+			const struct srt_campaign_row *c = &r[i];
+			int64_t total = c->pending + c->running + c->done + c->failed + c->invalid;
+
+			if (c->deleted_at)
 				continue;
 			srt_buf_puts(b, "<tr>");
-			cell(b, r[i].name);
-			cell(b, r[i].state);
-			cell_time(b, r[i].updated_at);
+			cell(b, c->name);
+			cell(b, c->state);
+			srt_buf_printf(b, "<td>%lld / %lld</td>", (long long)c->done,
+				       (long long)total);
+			cell_int(b, c->running, false);
+			cell_int(b, c->failed, false);
+			cell_int(b, c->invalid, false);
+			cell_int(b, c->deployments, false);
+			cell_time(b, c->updated_at);
+			/* A relative link (works behind a proxy's prefix); names are URL-safe. */
+			if (srt_http_name_ok(c->name)) {
+				srt_buf_puts(b, "<td><a href=\"campaigns/");
+				srt_buf_html(b, c->name);
+				srt_buf_puts(b, "/report\">report</a></td>");
+			} else {
+				cell(b, "");
+			}
 			srt_buf_puts(b, "</tr>\n");
 		}
 		srt_buf_puts(b, "</table>\n");

@@ -2,7 +2,9 @@
  * http/page.h: "/", the read-only status page.
  *
  * Server-rendered HTML, no script at all: a <meta http-equiv="refresh">
- * reloads it.  Every value from the database (names come from users, run
+ * reloads it.  Each campaign links to its report (campaigns/NAME/report,
+ * served by http/server.c from report/report.h: Chart.js inlined from the
+ * local file, nothing from the network).  Every value from the database (names come from users, run
  * messages from agents) goes through srt_buf_html().  Tables are bounded:
  * the newest SRT_PAGE_ROWS rows of each, and the newest SRT_PAGE_EVENTS
  * events.
@@ -10,6 +12,7 @@
 #ifndef SRT_HTTP_PAGE_H
 #define SRT_HTTP_PAGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "store/store.h"
@@ -26,6 +29,13 @@ struct srt_page_info {
 	int refresh_seconds;
 	const char *health; /* "ok" or why not (escaped here) */
 };
+
+/*
+ * Is `name` one that a URL path carries as it is (1 to 128 of A-Z a-z 0-9
+ * . _ -, not "." or "..")?  Every name srtctl accepts is; one that is not
+ * gets no link and no route.
+ */
+bool srt_http_name_ok(const char *name);
 
 /*
  * The page into `b`, from the database `s`.  -1 with err set when the

@@ -4,6 +4,7 @@
  */
 #include "http/server.h"
 #include "http/page.h"
+#include "report/report.h"
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/clock.h"
@@ -66,6 +67,7 @@ struct srt_http_server {
 	struct mhd_api mhd;
 	struct MHD_Daemon *daemon;
 	struct srt_store *store; /* read-only; used by the server thread only */
+	char *chartjs;		 /* Chart.js for the reports (read per request) */
 	int64_t interval_ms, grace_ms;
 	uint16_t port;
 	pthread_mutex_t mu; /* guards the fields below */
@@ -207,8 +209,14 @@ static int snapshot(struct srt_http_server *srv, struct srt_metrics_loop *loop, 
 
 /* ---- requests ---- */
 
-static enum MHD_Result reply(const struct mhd_api *mhd, struct MHD_Connection *conn,
-			     unsigned status, const char *type, char *body, size_t len)
+/* Pages of this server: inline style, nothing else, nothing from the network. */
+#define CSP_PAGE "default-src 'none'; style-src 'unsafe-inline'"
+/* A report: its own inline scripts too (Chart.js and the charts), still nothing from the network. */
+#define CSP_REPORT "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
+
+static enum MHD_Result reply_csp(const struct mhd_api *mhd, struct MHD_Connection *conn,
+				 unsigned status, const char *type, const char *csp, char *body,
+				 size_t len)
 {
 	struct MHD_Response *r = mhd->create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	enum MHD_Result ret;
@@ -220,13 +228,18 @@ static enum MHD_Result reply(const struct mhd_api *mhd, struct MHD_Connection *c
 	mhd->add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	mhd->add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	mhd->add_response_header(r, "X-Content-Type-Options", "nosniff");
-	mhd->add_response_header(r, "Content-Security-Policy",
-				 "default-src 'none'; style-src 'unsafe-inline'");
+	mhd->add_response_header(r, "Content-Security-Policy", csp);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		mhd->add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	ret = mhd->queue_response(conn, status, r);
 	mhd->destroy_response(r);
 	return ret;
+}
+
+static enum MHD_Result reply(const struct mhd_api *mhd, struct MHD_Connection *conn,
+			     unsigned status, const char *type, char *body, size_t len)
+{
+	return reply_csp(mhd, conn, status, type, CSP_PAGE, body, len);
 }
 
 static enum MHD_Result reply_text(const struct mhd_api *mhd, struct MHD_Connection *conn,
@@ -254,6 +267,44 @@ static enum MHD_Result serve_buf(const struct mhd_api *mhd, struct MHD_Connectio
 	size_t len = b->len;
 
 	return reply(mhd, conn, MHD_HTTP_OK, type, srt_buf_detach(b), len);
+}
+
+/* /campaigns/NAME/report: the campaign's report (report/report.h), built per request. */
+static enum MHD_Result campaign_report(struct srt_http_server *srv, struct MHD_Connection *conn,
+				       const char *rest)
+{
+	const char *slash = strchr(rest, '/');
+	struct srt_report_out rep;
+	struct srt_error err;
+	struct srt_buf js;
+	char name[129];
+	int rc;
+
+	if (!slash || strcmp(slash, "/report") != 0 || (size_t)(slash - rest) >= sizeof(name))
+		return reply_text(&srv->mhd, conn, MHD_HTTP_NOT_FOUND,
+				  "not found; a campaign's report is /campaigns/NAME/report");
+	memcpy(name, rest, (size_t)(slash - rest));
+	name[slash - rest] = '\0';
+	if (!srt_http_name_ok(name))
+		return reply_text(&srv->mhd, conn, MHD_HTTP_NOT_FOUND,
+				  "not found; a campaign's report is /campaigns/NAME/report");
+	srt_buf_init(&js);
+	srt_error_clear(&err);
+	if (srt_report_chartjs_read(srv->chartjs, &js, &err) != 0) {
+		srt_buf_release(&js);
+		return reply_text(&srv->mhd, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+				  "the report cannot be drawn: %s", err.msg);
+	}
+	rc = srt_report_campaign(srv->store, name, &js, srv->chartjs, &rep, &err);
+	srt_buf_release(&js);
+	if (rc == 0)
+		return reply_text(&srv->mhd, conn, MHD_HTTP_NOT_FOUND,
+				  "no campaign '%s'; / lists the campaigns", name);
+	if (rc < 0)
+		return reply_text(&srv->mhd, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
+	free(rep.name); /* reply_csp() takes rep.html */
+	return reply_csp(&srv->mhd, conn, MHD_HTTP_OK, "text/html; charset=utf-8", CSP_REPORT,
+			 rep.html, rep.len);
 }
 
 static enum MHD_Result route(struct srt_http_server *srv, struct MHD_Connection *conn,
@@ -304,8 +355,11 @@ static enum MHD_Result route(struct srt_http_server *srv, struct MHD_Connection 
 		return serve_buf(&srv->mhd, conn, "text/html; charset=utf-8", &b);
 	}
 	srt_buf_release(&b);
+	if (strncmp(url, "/campaigns/", 11) == 0)
+		return campaign_report(srv, conn, url + 11);
 	return reply_text(&srv->mhd, conn, MHD_HTTP_NOT_FOUND,
-			  "not found; this server has /, /metrics, /healthz and /readyz");
+			  "not found; this server has /, /campaigns/NAME/report, /metrics, "
+			  "/healthz and /readyz");
 db_error:
 	srt_buf_release(&b);
 	return reply_text(&srv->mhd, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err.msg);
@@ -354,6 +408,7 @@ int srt_http_server_start(struct srt_http_server **out, const struct srt_http_co
 	*out = NULL;
 	pthread_mutex_init(&srv->mu, NULL);
 	srv->interval_ms = cfg->interval_ms;
+	srv->chartjs = srt_xstrdup(cfg->chartjs ? cfg->chartjs : SRT_REPORT_CHARTJS_DEFAULT);
 	srv->grace_ms = cfg->grace_ms;
 	if (mhd_load(&srv->mhd, err) != 0)
 		goto fail;
@@ -401,5 +456,6 @@ void srt_http_server_stop(struct srt_http_server *srv)
 	srt_dl_unload(srv->mhd.handle);
 	srt_store_close(srv->store);
 	pthread_mutex_destroy(&srv->mu);
+	free(srv->chartjs);
 	free(srv);
 }

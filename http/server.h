@@ -6,7 +6,8 @@
  * address), SRT_HTTP_TIMEOUT_S of idle time, and SRT_HTTP_MEMORY_LIMIT bytes
  * per connection for the request (longer headers are refused by
  * libmicrohttpd with 431).  Routes: /metrics (http/metrics.h), /healthz,
- * /readyz, / (http/page.h); anything else is 404.
+ * /readyz, / (http/page.h), /campaigns/NAME/report (report/report.h, with
+ * Chart.js read from its local file per request); anything else is 404.
  *
  * Threading and data.  libmicrohttpd runs one internal polling thread that
  * serves every request; nothing else runs in it.  That thread reads the
@@ -62,6 +63,7 @@ struct srt_http_config {
 	const char *db_path; /* opened read-only by the server (copied) */
 	int64_t interval_ms; /* the loop's interval, for /healthz */
 	int64_t grace_ms;    /* added to the health budget: a pass's slowest SLURM call */
+	const char *chartjs; /* Chart.js for the reports (copied); NULL: Debian's */
 };
 
 /*

@@ -4,13 +4,14 @@
  * of a set of points, and the comparison of two sets point by point.
  *
  * Everything here is pure: no I/O, no database.  The callers (srtctl get
- * points --frontier, srtctl compare) read the rows and print.
+ * points --frontier, srtctl compare, the report) read the rows and print.
  */
 #ifndef SRT_RESULTS_H
 #define SRT_RESULTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "loadgen/loadgen.h" /* srt_point_metric_names, SRT_POINT_NMETRICS */
 
@@ -41,6 +42,21 @@ size_t srt_results_column(const char *name);
  * the best y so far.  Returns how many are on it.
  */
 size_t srt_results_frontier(const double *x, const double *y, size_t n, bool *on);
+
+/* ---- a campaign's points (results/points.c) ---- */
+
+struct srt_point_row; /* store/store.h */
+
+/* The GPUs of a point's deployment: its nodes x resources.gpus_per_node (default 4). */
+int64_t srt_results_point_gpus(const struct srt_point_row *r);
+/* Output tokens/s per user (1000 / median TPOT) and per GPU; NaN when not measured. */
+void srt_results_point_rates(const struct srt_point_row *r, double *per_user, double *per_gpu);
+/*
+ * on[i]: row i is a done point on the Pareto frontier (per user against per
+ * GPU, both better higher) of its campaign and ISL/OSL shape.  Sorted into
+ * groups once; returns how many are on one.
+ */
+size_t srt_results_points_frontier(const struct srt_point_row *rows, size_t n, bool *on);
 
 /* One side of a comparison: a point's match key and its value of the metric. */
 struct srt_cmp_in {

@@ -8,7 +8,11 @@
 #   - /metrics is scraped by a real Prometheus (Debian's package, 1 s
 #     interval) and the expected series come back through its HTTP API;
 #   - the status page, fetched and rendered by headless Chromium, shows a
-#     hostile recipe name and event message as text, never as markup;
+#     hostile recipe name and event message as text, never as markup, and a
+#     campaign's progress with a link to its report;
+#   - the report (/campaigns/NAME/report) draws its charts in Chromium from
+#     its inlined Chart.js; unknown or malformed names are 404, a missing
+#     Chart.js 503 saying what to install;
 #   - a non-loopback --listen is refused without --listen-public, a port in
 #     use with exit 1.
 # Prometheus and Chromium are installed by scripts/install-deps: when either
@@ -50,6 +54,25 @@ sqlite3 "$DB" "UPDATE recipes SET name = '<script>alert(1)</script>' WHERE name 
 sqlite3 "$DB" "INSERT INTO events (type, reason, kind, name, message, first_at, last_at, source)
 	VALUES ('Warning', 'Hostile', 'run', 'x', '<img src=x onerror=alert(2)>', 1800000000000,
 	1800000000000, 'agent')"
+
+# A campaign with results (sqlite3 playing the controller), suspended so that
+# the controller starts none of its deployments; every point is finished, so
+# the first pass marks it Done (its CampaignDone notification stays Pending:
+# no notify: here).  Its report is served from a copy of Chart.js that the
+# test can take away.
+CHARTJS=${SRTCTL_CHARTJS:-/usr/share/javascript/chart.js/chart.min.js}
+[[ -f $CHARTJS ]] || fail "no Chart.js at $CHARTJS: run scripts/install-deps (as root), which installs libjs-chart.js"
+cp "$CHARTJS" chart.js
+export SRTCTL_CHARTJS=$work/chart.js
+agg_campaign sweep '[{isl: 128, osl: 16}]' 1x2x4
+run 0 "$SRTCTL" apply -f sweep.yaml --db "$DB"
+run 0 "$SRTCTL" suspend campaign sweep --db "$DB"
+sqlite3 "$DB" "UPDATE campaign_points SET state = 'done', slo_met = 1,
+	output_throughput = 100.0 * concurrency + seq, median_tpot_ms = 5.0 + concurrency,
+	p99_tpot_ms = 9.0 + concurrency, median_ttft_ms = 20.0 * concurrency,
+	p99_ttft_ms = 30.0 * concurrency;
+	UPDATE campaign_points SET state = 'failed', slo_met = NULL
+	WHERE id = (SELECT min(id) FROM campaign_points);"
 
 "$SRTCTL" controller --db "$DB" --url "$URL" --interval 200ms --listen 127.0.0.1:0 >ctl.log 2>&1 &
 CTL=$!
@@ -167,7 +190,7 @@ want = {
     'srtctl_slurm_known': lambda v: v == 0,
     'srtctl_controller_pass_duration_seconds_count': lambda v: v >= 1,
     'srtctl_events{type="Warning",reason="Hostile"}': lambda v: v == 1,
-    'srtctl_notifications{state="Pending"}': lambda v: v == 0,
+    'srtctl_notifications{state="Pending"}': lambda v: v == 1,
 }
 got = {}
 for _ in range(600):  # bounded: Prometheus starts, then scrapes every second
@@ -206,6 +229,49 @@ if grep -q '<script\|<img' dom.html; then
 	fail "the DOM has a script or img element from hostile input"
 fi
 grep -q '<span id="health">ok</span>' dom.html || fail "the page does not say the controller is healthy"
+grep -q '<td>sweep</td><td>Done</td><td>5 / 6</td>' dom.html ||
+	fail "the campaign's progress is not on the page: $(grep -o '<tr><td>sweep</td>.*' dom.html)"
+grep -q '<a href="campaigns/sweep/report">report</a>' dom.html || fail "no link to the campaign's report"
+
+# The campaign's report, served by the controller: its 4 charts drawn in
+# Chromium from the page's own inlined Chart.js (the CSP allows inline
+# scripts and nothing from the network).
+timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+	--user-data-dir="$work/chromium" --enable-logging=stderr --v=0 \
+	--dump-dom "$base/campaigns/sweep/report" >report-dom.html 2>chromium-report.log ||
+	fail "chromium --dump-dom of the report failed: $(tail -n 20 chromium-report.log)"
+grep -q '<body data-charts="4" data-painted="4">' report-dom.html ||
+	fail "report charts: $(grep -o '<body[^>]*>' report-dom.html) (want 4 drawn); log: $(grep -i console chromium-report.log | head)"
+! grep -q 'CONSOLE' chromium-report.log || fail "the report's console said: $(grep CONSOLE chromium-report.log | head)"
+python3 - "$base" "$work/chart.js" <<'PY' || fail "the report route does not answer as expected"
+import http.client, os, sys
+host, port = sys.argv[1][len("http://"):].split(":")
+def get(path):
+    c = http.client.HTTPConnection(host, int(port), timeout=30)
+    c.request("GET", path)
+    r = c.getresponse()
+    body = r.read().decode()
+    c.close()
+    return r.status, dict(r.getheaders()), body
+code, h, body = get("/campaigns/sweep/report")
+assert code == 200 and h["Content-Type"] == "text/html; charset=utf-8", (code, h)
+csp = h["Content-Security-Policy"]
+assert csp.startswith("default-src 'none'") and "script-src 'unsafe-inline'" in csp, csp
+assert "6: 5 done, 1 failed" in body, body[:2000]
+for path in ("/campaigns/nosuch/report", "/campaigns/../report", "/campaigns/sweep/x",
+             "/campaigns/sweep/report/x", "/campaigns//report", "/campaigns/" + "a" * 200 + "/report"):
+    code, _, body = get(path)
+    assert code == 404, (path, code, body)
+code, h, body = get("/")
+assert "script" not in h["Content-Security-Policy"], h
+# Without Chart.js: 503, saying what to install; back again: 200.
+os.rename(sys.argv[2], sys.argv[2] + ".away")
+code, _, body = get("/campaigns/sweep/report")
+assert code == 503 and "apt install libjs-chart.js" in body, (code, body)
+os.rename(sys.argv[2] + ".away", sys.argv[2])
+code, _, _ = get("/campaigns/sweep/report")
+assert code == 200, code
+PY
 
 kill -TERM "$CTL"
 rc=0

@@ -1,27 +1,27 @@
 /*
- * cli/points.c: what the CLI derives from a campaign's point rows (cli/cli.h):
- * a point's GPUs and per-user / per-GPU rates, and which points are on the
- * Pareto frontier of their campaign and shape (`get points --frontier`,
- * `report`).
+ * results/points.c: what a campaign's point rows say beyond their columns
+ * (results/results.h): a point's GPUs and per-user / per-GPU rates, and
+ * which points are on the Pareto frontier of their campaign and shape
+ * (`get points --frontier`, `report`, the status page's report).
  */
-#include "cli/cli.h"
 #include "recipe/model.h"
 #include "results/results.h"
 #include "store/store.h"
+#include "util/buf.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-int64_t srt_cli_point_gpus(const struct srt_point_row *r)
+int64_t srt_results_point_gpus(const struct srt_point_row *r)
 {
 	return r->nodes * (r->gpus_per_node > 0 ? r->gpus_per_node : SRT_DEFAULT_GPUS_PER_NODE);
 }
 
-void srt_cli_point_rates(const struct srt_point_row *r, double *per_user, double *per_gpu)
+void srt_results_point_rates(const struct srt_point_row *r, double *per_user, double *per_gpu)
 {
 	double tpot = r->metrics[srt_results_column("median_tpot_ms")];
-	int64_t gpus = srt_cli_point_gpus(r);
+	int64_t gpus = srt_results_point_gpus(r);
 
 	*per_user = tpot > 0 ? 1000.0 / tpot : NAN;
 	*per_gpu = gpus > 0 ? r->metrics[srt_results_column("output_throughput")] / (double)gpus :
@@ -48,7 +48,7 @@ static int group_cmp(const void *pa, const void *pb)
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
-size_t srt_cli_points_frontier(const struct srt_point_row *rows, size_t n, bool *on)
+size_t srt_results_points_frontier(const struct srt_point_row *rows, size_t n, bool *on)
 {
 	struct grouped *idx = srt_xcalloc(n + 1, sizeof(*idx));
 	double *x = srt_xcalloc(n + 1, sizeof(*x)), *y = srt_xcalloc(n + 1, sizeof(*y));
@@ -70,7 +70,7 @@ size_t srt_cli_points_frontier(const struct srt_point_row *rows, size_t n, bool 
 			if (strcmp(r->state, "done"))
 				x[e - g] = y[e - g] = NAN;
 			else
-				srt_cli_point_rates(r, &x[e - g], &y[e - g]);
+				srt_results_point_rates(r, &x[e - g], &y[e - g]);
 		}
 		count += srt_results_frontier(x, y, e - g, gon);
 		for (size_t k = g; k < e; k++)
