@@ -30,6 +30,16 @@ _srtctl_names() { # SRTCTL KIND [--db PATH]
 	"$bin" get "$kind" "$@" 2>/dev/null | awk 'NR > 1 && $1 != "" {print $1}'
 }
 
+# COMPREPLY from the lines on stdin.  Not mapfile: zsh's bashcompinit runs
+# this file too (packaging/completions/_srtctl), and zsh has no mapfile.
+_srtctl_reply() {
+	local line
+	COMPREPLY=()
+	while IFS= read -r line; do
+		COMPREPLY+=("$line")
+	done
+}
+
 # Does flag $1 take a value (the next word)?
 _srtctl_takes_value() {
 	case $1 in
@@ -66,14 +76,14 @@ _srtctl() {
 	done
 
 	if [[ -z $verb ]]; then
-		mapfile -t COMPREPLY < <(compgen -W "$("$bin" --help 2>/dev/null |
+		_srtctl_reply < <(compgen -W "$("$bin" --help 2>/dev/null |
 			sed -n '/^Commands:/,/^$/p' | awk 'NF > 1 {print $1}')" -- "$cur")
 		return
 	fi
 
 	case $prev in
 	-f | --out | --cluster-config | --db)
-		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		_srtctl_reply < <(compgen -f -- "$cur")
 		compopt -o filenames 2>/dev/null
 		return
 		;;
@@ -82,15 +92,15 @@ _srtctl() {
 		formats=$(_srtctl_usage_alternatives "$bin" "$verb" output)
 		# csv is a table of points: `get` offers it for points only.
 		[[ $verb == get && ${args[0]-} != points ]] && formats=$(grep -vx csv <<<"$formats")
-		mapfile -t COMPREPLY < <(compgen -W "$formats" -- "$cur")
+		_srtctl_reply < <(compgen -W "$formats" -- "$cur")
 		return
 		;;
 	--run)
-		mapfile -t COMPREPLY < <(compgen -W "$(_srtctl_names "$bin" runs "${db[@]}")" -- "$cur")
+		_srtctl_reply < <(compgen -W "$(_srtctl_names "$bin" runs "${db[@]}")" -- "$cur")
 		return
 		;;
 	--recipe)
-		mapfile -t COMPREPLY < <(compgen -W "$(_srtctl_names "$bin" recipes "${db[@]}")" -- "$cur")
+		_srtctl_reply < <(compgen -W "$(_srtctl_names "$bin" recipes "${db[@]}")" -- "$cur")
 		return
 		;;
 	--url | --interval | --timeout | --since | --limit | --reason | --job-name | --api-version | --threshold | --metric)
@@ -99,7 +109,7 @@ _srtctl() {
 	esac
 
 	if [[ $cur == -* ]]; then
-		mapfile -t COMPREPLY < <(compgen -W "$(_srtctl_flags "$bin" "$verb")" -- "$cur")
+		_srtctl_reply < <(compgen -W "$(_srtctl_flags "$bin" "$verb")" -- "$cur")
 		return
 	fi
 
@@ -107,9 +117,9 @@ _srtctl() {
 	kinds=$(_srtctl_usage_alternatives "$bin" "$verb" kinds)
 	if [[ -n $kinds ]]; then
 		if [[ ${#args[@]} -eq 0 ]]; then
-			mapfile -t COMPREPLY < <(compgen -W "$kinds" -- "$cur")
+			_srtctl_reply < <(compgen -W "$kinds" -- "$cur")
 		else
-			mapfile -t COMPREPLY < <(compgen -W "$(_srtctl_names "$bin" "${args[0]}" "${db[@]}")" -- "$cur")
+			_srtctl_reply < <(compgen -W "$(_srtctl_names "$bin" "${args[0]}" "${db[@]}")" -- "$cur")
 		fi
 		return
 	fi
@@ -119,16 +129,16 @@ _srtctl() {
 		local most=2
 		[[ $verb == report ]] && most=1
 		if [[ ${#args[@]} -lt $most ]]; then
-			mapfile -t COMPREPLY < <(compgen -W "$(_srtctl_names "$bin" campaigns "${db[@]}")" -- "$cur")
+			_srtctl_reply < <(compgen -W "$(_srtctl_names "$bin" campaigns "${db[@]}")" -- "$cur")
 		fi
 		;;
 	wait)
 		# wait [recipe/]NAME... | wait campaign NAME
 		if [[ ${args[0]-} == campaign ]]; then
 			[[ ${#args[@]} -eq 1 ]] &&
-				mapfile -t COMPREPLY < <(compgen -W "$(_srtctl_names "$bin" campaigns "${db[@]}")" -- "$cur")
+				_srtctl_reply < <(compgen -W "$(_srtctl_names "$bin" campaigns "${db[@]}")" -- "$cur")
 		else
-			mapfile -t COMPREPLY < <(compgen -W "$(_srtctl_names "$bin" recipes "${db[@]}") campaign" -- "$cur")
+			_srtctl_reply < <(compgen -W "$(_srtctl_names "$bin" recipes "${db[@]}") campaign" -- "$cur")
 		fi
 		;;
 	esac
