@@ -172,11 +172,12 @@ static void test_deliver_retry(void **state)
 	struct srt_error err;
 	char *script, *out = srt_xasprintf("%s/out", f->dir);
 	struct srt_notifier *n;
-	int64_t t0 = srt_store_now(f->s) + 1;
+	int64_t t0;
 	FILE *fp;
 	char line[4096];
 
 	assert_int_equal(srt_store_run_update(f->s, f->run, "Failed", -1, NULL, "x", &err), 0);
+	t0 = srt_store_now(f->s) + 1; /* after the change: its row is due from its time */
 	/* Fails twice (a counter in a file), then writes the env id and stdin and succeeds. */
 	script = srt_xasprintf("c=$(cat %s/count 2>/dev/null || echo 0); c=$((c + 1)); "
 			       "echo $c > %s/count; [ $c -ge 3 ] || exit 3; "
@@ -224,9 +225,10 @@ static void test_abandoned_and_missing(void **state)
 	struct srt_error err;
 	struct srt_notifier *n = NULL;
 	const char *argv[] = { "/nonexistent/notify-me" };
-	int64_t t0 = srt_store_now(f->s) + 1;
+	int64_t t0;
 
 	assert_int_equal(srt_store_run_update(f->s, f->run, "Failed", -1, NULL, "x", &err), 0);
+	t0 = srt_store_now(f->s) + 1; /* after the change: its row is due from its time */
 	assert_int_equal(srt_notifier_new(&n,
 					  &(struct srt_notify_config){ .argv = argv,
 								       .argc = 1,
@@ -268,11 +270,12 @@ static void test_timeout_kills(void **state)
 	struct srt_error err;
 	char *script, *pidfile = srt_xasprintf("%s/pid", f->dir);
 	struct srt_notifier *n;
-	int64_t t0 = srt_store_now(f->s) + 1;
+	int64_t t0;
 	long pid = 0;
 	FILE *fp = NULL;
 
 	assert_int_equal(srt_store_run_update(f->s, f->run, "Failed", -1, NULL, "x", &err), 0);
+	t0 = srt_store_now(f->s) + 1; /* after the change: its row is due from its time */
 	/* A notifier that hangs, with a child of its own (killed with its group). */
 	script = srt_xasprintf("sleep 1000 & echo $! > %s.tmp; mv %s.tmp %s; wait", pidfile,
 			       pidfile, pidfile);
@@ -352,7 +355,7 @@ static void test_campaign_sink(void **state)
 	char *script = srt_xasprintf("{ echo \"$SRTCTL_EVENT_ID\"; cat; } >> %s", out);
 	const char *argv[] = { "/bin/sh", "-c", script };
 	char *notify = srt_notify_command_json(argv, 3, 60000, 1000, 2);
-	int64_t t0 = srt_store_now(f->s) + 1;
+	int64_t t0;
 	char *text;
 
 	campaign(f, "c1", notify);
@@ -360,6 +363,7 @@ static void test_campaign_sink(void **state)
 		srt_store_recipe_apply(f->s, "cp-aaaaaaaa", "{}", NULL, NULL, NULL, NULL, &err), 0);
 	assert_int_equal(srt_store_run_create(f->s, "cp-aaaaaaaa", 1, &run, &err), 0);
 	assert_int_equal(srt_store_run_update(f->s, run.name, "Failed", -1, NULL, "oom", &err), 0);
+	t0 = srt_store_now(f->s) + 1; /* after the change: its rows are due from its time */
 	/* Two rows: the cluster's (first) and the campaign's, one event id. */
 	assert_int_equal(due(f, INT64_MAX, &row), 1);
 	assert_int_equal(row.campaign_id, 0);
