@@ -242,11 +242,13 @@ int srt_cli_specs_load(const char *verb, char *const *paths, size_t npaths,
 		       struct srt_cli_specs *out);
 void srt_cli_specs_release(struct srt_cli_specs *s);
 
-/* What srt_cli_campaign_check() found in a campaign file. */
+/* What srt_cli_campaign_check() found in a campaign file (release it). */
 struct srt_cli_campaign_check {
-	char *name; /* NULL when it has errors; caller frees */
+	char *name; /* NULL when it has errors */
 	size_t ndeployments, npoints, nerrors, nwarnings;
+	char **specs; /* each deployment's child recipe, canonical JSON (ndeployments) */
 };
+void srt_cli_campaign_check_release(struct srt_cli_campaign_check *c);
 
 /*
  * Does `file` hold a campaign (kind: Campaign)?  Then parse and expand it

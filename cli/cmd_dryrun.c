@@ -39,6 +39,8 @@ static const char usage_text[] =
 	"store_config JSON, and warnings. Node names and IPs are only known inside the\n"
 	"allocation, so they appear as placeholders: <infra_node_ip>, <prefill_node_0>,\n"
 	"<prefill_node_0_ip>, <worker_ip> (each worker's own node IP), <log_dir>.\n"
+	"A campaign file (kind: Campaign) shows each of its deployments this way (apply\n"
+	"--dry-run lists its points).\n"
 	"\n"
 	"Options:\n"
 	"  -f, --filename PATH      recipe file, directory (every *.yaml / *.yml below it,\n"
@@ -563,13 +565,65 @@ out:
 	return rc;
 }
 
+/* Render each deployment of a campaign (its child recipe, as apply records it). */
+static int dryrun_campaign(const struct dctx *x, const char *file,
+			   const struct srt_cli_campaign_check *cc)
+{
+	int rc = SRT_EXIT_OK;
+
+	if (cc->nerrors) {
+		fprintf(stderr,
+			"srtctl dry-run: campaign %s is not valid; fix the errors above (srtctl "
+			"validate -f %s shows the same)\n",
+			file, file);
+		return SRT_EXIT_INVALID;
+	}
+	if (x->fmt != SRT_OUT_JSON)
+		srt_buf_printf(x->text,
+			       "# campaign %s: %zu deployment(s), %zu point(s); each deployment "
+			       "below as its job would run (srtctl apply --dry-run -f %s lists the "
+			       "points)\n\n",
+			       cc->name, cc->ndeployments, cc->npoints, file);
+	for (size_t i = 0; i < cc->ndeployments; i++) {
+		struct srt_compiled comp = { NULL, NULL, 0 };
+		struct srt_diags d;
+		char *label = srt_xasprintf("%s [campaign %s]", file, cc->name);
+		int one = SRT_EXIT_INVALID;
+
+		srt_diags_init(&d);
+		if (!srt_compile_bytes(cc->specs[i], strlen(cc->specs[i]), label, x->cluster, &comp,
+				       &d) &&
+		    comp.n == 1) {
+			struct srt_diags local;
+
+			srt_diags_init(&local);
+			srt_cli_recipe_warnings(&d, comp.recipes[0]->file, &local);
+			one = dryrun_recipe(x, comp.recipes[0], &local);
+			srt_diags_release(&local);
+		} else {
+			srt_diags_print(&d, stderr);
+		}
+		rc = one > rc ? one : rc;
+		srt_compiled_release(&comp);
+		srt_diags_release(&d);
+		free(label);
+	}
+	return rc;
+}
+
 /* Compile `file` and render each of its recipes.  Returns an exit code. */
 static int dryrun_file(const struct dctx *x, const char *file)
 {
 	struct srt_compiled comp = { NULL, NULL, 0 };
+	struct srt_cli_campaign_check cc;
 	struct srt_diags d;
 	int rc = SRT_EXIT_OK;
 
+	if (srt_cli_campaign_check("dry-run", file, x->cluster, &cc)) {
+		rc = dryrun_campaign(x, file, &cc);
+		srt_cli_campaign_check_release(&cc);
+		return rc;
+	}
 	srt_diags_init(&d);
 	if (srt_compile_file(file, x->cluster, &comp, &d)) {
 		srt_diags_print(&d, stderr);

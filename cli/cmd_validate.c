@@ -124,7 +124,7 @@ int srt_cmd_validate(int argc, char **argv)
 					       cc.ndeployments == 1 ? "" : "s", cc.npoints,
 					       cc.npoints == 1 ? "" : "s",
 					       cc.nwarnings ? " with warnings" : "");
-				free(cc.name);
+				srt_cli_campaign_check_release(&cc);
 				continue;
 			}
 			srt_diags_init(&d);

@@ -239,10 +239,22 @@ int srt_cli_campaign_check(const char *verb, const char *file, const struct srt_
 		out->name = srt_xstrdup(c->name);
 		out->ndeployments = c->plan.ndeployments;
 		out->npoints = c->plan.npoints;
+		out->specs = srt_xcalloc(out->ndeployments + 1, sizeof(*out->specs));
+		for (size_t i = 0; i < out->ndeployments; i++)
+			out->specs[i] = srt_xstrdup(c->plan.deployments[i].spec);
 	}
 	srt_cli_specs_release(&specs);
 	free(yaml);
 	return 1;
+}
+
+void srt_cli_campaign_check_release(struct srt_cli_campaign_check *c)
+{
+	for (size_t i = 0; c->specs && i < c->ndeployments; i++)
+		free(c->specs[i]);
+	free(c->specs);
+	free(c->name);
+	memset(c, 0, sizeof(*c));
 }
 
 int srt_cli_specs_load(const char *verb, char *const *paths, size_t npaths,

@@ -81,6 +81,7 @@ struct section {
 	struct srt_ynode *roles[NMODES];   /* built role mappings (NULL: none yet) */
 	struct srt_ynode *services;	   /* a list, or NULL */
 	struct srt_ynode *engine_out;	   /* what `engine:` becomes, or NULL */
+	const struct srt_ynode *use_sglang_router; /* backend.use_sglang_router, or NULL */
 	struct srt_ynode *resources_out;   /* what stays under resources, or NULL */
 };
 
@@ -984,6 +985,10 @@ static void move_backend(struct mctx *m, struct section *s)
 		}
 		if (done || is_moved_backend_key(p->key, s->engine))
 			continue;
+		if (key_is(p->key, "use_sglang_router") && !strcmp(s->engine, "sglang")) {
+			s->use_sglang_router = p->value; /* frontend.type: v1_frontend() */
+			continue;
+		}
 		/* An engine-wide key: stays with the engine. */
 		set_copy(m, extras, p->key->str, p->value);
 		if (key_is(p->key, "kv_events_config"))
@@ -1123,6 +1128,67 @@ static void v1_router_type(struct mctx *m, const struct section *s, struct srt_y
 	     "is one aggregated worker without a router)");
 }
 
+/*
+ * A v1 recipe without frontend.type ran srt-slurm's default frontend, Dynamo's
+ * (its FrontendConfig.type defaults to "dynamo"), unless the SGLang backend
+ * said use_sglang_router: true, which ran the SGLang router in its place.
+ * Write the router; for Dynamo, which srtctl does not run, say what the
+ * migrated recipe runs instead.
+ */
+static void v1_frontend(struct mctx *m, const struct section *s, struct srt_ynode *out)
+{
+	struct srt_ynode *fe = (struct srt_ynode *)srt_ynode_get(out, "frontend");
+	const struct srt_ynode *t = srt_ynode_get(fe, "type");
+	bool router = false;
+
+	if (s->partial || (t && !srt_ynode_is_null(t)))
+		return;
+	if (s->use_sglang_router && srt_ynode_bool(s->use_sglang_router, &router) && router) {
+		if (!fe || fe->kind != SRT_Y_MAP) {
+			fe = srt_ynode_new_map(m->doc);
+			srt_ynode_map_set(m->doc, out, "frontend", fe);
+		}
+		srt_ynode_map_set(m->doc, fe, "type",
+				  srt_ynode_new_str(m->doc, "sglang-router", false));
+		warn(m, s->use_sglang_router, kpath(m, s, "backend.use_sglang_router"),
+		     "v1 ran the SGLang router in place of Dynamo's frontend; written as "
+		     "frontend.type: sglang-router");
+		return;
+	}
+	if (s->use_sglang_router && !router)
+		warn(m, s->use_sglang_router, kpath(m, s, "backend.use_sglang_router"),
+		     "false is srt-slurm's default (Dynamo's frontend); dropped");
+	warn(m, fe ? fe : s->src, kpath(m, s, "frontend"),
+	     "srt-slurm runs its default frontend, Dynamo's, for a recipe without "
+	     "frontend.type; srtctl does not run Dynamo, so the migrated recipe has no "
+	     "frontend in front of its workers: add frontend.type: %s for one OpenAI "
+	     "endpoint",
+	     !strcmp(s->engine, "vllm") ? "vllm-router" : "sglang-router");
+}
+
+/*
+ * v1 passed a role's `host` after srt-slurm's own --host 0.0.0.0 (the last
+ * one wins).  srtctl sets --host itself (each worker binds its node's
+ * address, which the router and the probes use), so the v1 value goes.
+ */
+static void v1_drop_host(struct mctx *m, struct section *s)
+{
+	for (size_t j = 0; j < NMODES; j++) {
+		struct srt_ynode *args = (struct srt_ynode *)srt_ynode_get(s->roles[j], "args");
+		const struct srt_ypair *p = args_pair(args, "host");
+
+		if (!p)
+			continue;
+		warn(m, p->key,
+		     kpath(m, s,
+			   srt_arena_printf(&m->doc->arena, "roles.%s.args.%s", modes[j].role,
+					    p->key->str)),
+		     "srtctl sets --host itself (each worker binds its node's address); the v1 "
+		     "value is dropped");
+		srt_ynode_map_del(args, p->key->str);
+	}
+}
+
 static struct srt_ynode *write_section(struct mctx *m, struct section *s)
 {
 	static const char *const handled[] = { "name",	"schema",  "model",   "resources",
@@ -1146,6 +1212,7 @@ static struct srt_ynode *write_section(struct mctx *m, struct section *s)
 	if (s->engine_out)
 		srt_ynode_map_set(m->doc, out, "engine", s->engine_out);
 	infer_colocate_gpus(m, s);
+	v1_drop_host(m, s);
 	for (size_t j = 0; j < NMODES; j++) {
 		if (!s->roles[j] || !s->roles[j]->n)
 			continue;
@@ -1178,6 +1245,7 @@ static struct srt_ynode *write_section(struct mctx *m, struct section *s)
 			set_copy(m, out, p->key->str, p->value);
 	}
 	v1_router_type(m, s, out);
+	v1_frontend(m, s, out);
 	return out;
 }
 

@@ -654,11 +654,33 @@ static int push_value(struct argvb *b, struct srt_arena *a, const struct srt_yno
 	return 0;
 }
 
-/* `engine`: skip the keys srtctl replaces on that recipe's workers (NULL: keep all). */
+/*
+ * An engine flag from an args key: "--" + the key, '_' written as '-' as
+ * srt-slurm renders role args (SGLang's parser knows only the dashed
+ * spellings; vLLM's takes both).
+ */
+static const char *engine_flag(struct srt_arena *a, const char *key)
+{
+	char *flag = srt_arena_printf(a, "--%s", key);
+
+	for (char *p = flag + 2; *p; p++)
+		if (*p == '_')
+			*p = '-';
+	return flag;
+}
+
+/*
+ * `engine`: a worker's args: skip the keys srtctl replaces on that recipe's
+ * workers and write SGLang's and vLLM's flags dashed (NULL: keep all, as
+ * written).
+ */
 static int render_args(struct argvb *b, struct srt_arena *a, const struct srt_ynode *args,
 		       const char *file, const char *path, const struct srt_recipe *engine,
 		       struct srt_diags *d)
 {
+	bool dashed = engine &&
+		      (engine->engine == SRT_ENGINE_SGLANG || engine->engine == SRT_ENGINE_VLLM);
+
 	int rc = 0;
 
 	if (!args || args->kind != SRT_Y_MAP)
@@ -676,7 +698,9 @@ static int render_args(struct argvb *b, struct srt_arena *a, const struct srt_yn
 		}
 		if (engine && srt_launch_arg_replaced(engine, k->str))
 			continue;
-		flag = k->str[0] == '-' ? k->str : srt_arena_printf(a, "--%s", k->str);
+		flag = k->str[0] == '-' ? k->str :
+		       dashed		? engine_flag(a, k->str) :
+					  srt_arena_printf(a, "--%s", k->str);
 		if (srt_ynode_is_null(v))
 			continue;
 		if (v->kind == SRT_Y_SCALAR && srt_ynode_bool(v, &on)) {

@@ -29,6 +29,7 @@ static const char *const top_keys[] = {
 	"host_setup",
 	"identity",
 	"infra" /* v1 */,
+	"job_scoped_ports" /* newer srt-slurm (its config reference) */,
 	"kubernetes" /* srt-slurm's kubernetes example */,
 	"model",
 	"name",

@@ -851,8 +851,14 @@ static void check_frontend(struct vctx *v)
 		return;
 	case SRT_FE_SGLANG_ROUTER:
 	case SRT_FE_VLLM_ROUTER:
-		if (pd &&
-		    r->engine != (strcmp(t, "vllm-router") ? SRT_ENGINE_SGLANG : SRT_ENGINE_VLLM))
+		if (pd && r->engine != SRT_ENGINE_SGLANG && r->engine != SRT_ENGINE_VLLM)
+			verr(v, tn, "frontend.type",
+			     "'%s' cannot route %s prefill/decode workers, and srtctl has no router "
+			     "that can (TRT-LLM's disaggregated orchestrator is trtllm_serve, which "
+			     "srtctl does not run); use an aggregated role, or engine sglang or vllm",
+			     t, srt_engine_name(r->engine));
+		else if (pd && r->engine != (strcmp(t, "vllm-router") ? SRT_ENGINE_SGLANG :
+									SRT_ENGINE_VLLM))
 			verr(v, tn, "frontend.type",
 			     "'%s' cannot route %s prefill/decode workers (each router speaks its "
 			     "engine's disaggregation protocol); write 'type: %s'",

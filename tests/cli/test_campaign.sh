@@ -55,9 +55,17 @@ grep -qx 'c.yaml: campaign .sweep1. is valid (2 deployments, 4 points)' out ||
 run 0 "$SRTCTL" validate -f c.yaml -o json
 jq -e '.valid and .files[0].campaign == "sweep1" and .files[0].points == 4' out >/dev/null ||
 	fail "validate -o json campaign: $(cat out)"
+# dry-run: each deployment as its job would run.
+run 0 "$SRTCTL" dry-run -f c.yaml
+grep -q '^# campaign sweep1: 2 deployment(s), 4 point(s)' out || fail "dry-run campaign: $(head -3 out)"
+[[ $(grep -c "^# Recipe 'sweep1-" out) == 2 ]] || fail "dry-run campaign: want 2 deployments: $(grep '^# Recipe' out)"
+run 0 "$SRTCTL" dry-run -f c.yaml -o json
+jq -e '.kind == "List" and (.items | length) == 2' out >/dev/null || fail "dry-run -o json campaign: $(head -c 300 out)"
 write_campaign 4x8 bad.yaml sweep1 '{maxConcurrentJobs: 0}'
 run 1 "$SRTCTL" validate -f bad.yaml
 grep -q 'bad.yaml:.*policy.*between 1 and' err || fail "validate bad campaign: $(cat err)"
+run 1 "$SRTCTL" dry-run -f bad.yaml
+grep -q 'campaign bad.yaml is not valid' err || fail "dry-run bad campaign: $(cat err)"
 rm bad.yaml
 
 run 0 "$SRTCTL" apply -f c.yaml --db "$DB"

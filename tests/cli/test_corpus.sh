@@ -6,9 +6,10 @@
 # default_container, use_gpus_per_node_directive, ...).  Each file: a v1
 # recipe is migrated (a v2 one is taken as it is), then validated, then
 # dry-run.  Prints the counts.  A recipe with `sweep:` (top level, or in a
-# variant file's section) must never run as one job: validate refuses it and
-# names the migrate command that writes its campaign (a v1 one must first
-# migrate).  A recipe whose frontend.type is dynamo or trtllm_serve must be
+# variant file's section) must never run as one job: migrate writes it as a
+# campaign (kind: Campaign), which validates and dry-runs deployment by
+# deployment; a v2 one is refused by validate, which names the migrate
+# command that writes its campaign.  A recipe whose frontend.type is dynamo or trtllm_serve must be
 # refused for it (counted).  Any other failure fails
 # the test.  Without the corpus the test is skipped (exit 77).
 set -uo pipefail
@@ -33,7 +34,7 @@ corpus_cluster_yaml >srtslurm.yaml
 export SRTSLURM_CONFIG="$work/srtslurm.yaml"
 
 files=0 v1=0 v2=0 migrated=0 validated=0 dryrun=0 recipes=0
-sweep=0 sweep_refused=0 frontend_refused=0 failed=0
+sweep=0 sweep_campaign=0 sweep_refused=0 frontend_refused=0 failed=0
 failures=()
 
 while IFS= read -r -d '' f; do
@@ -71,9 +72,13 @@ while IFS= read -r -d '' f; do
 			step=dry-run
 		fi
 	fi
-	# A sweep cannot run as one job until campaigns exist: srtctl must refuse
-	# it (migrate for v1, validate for v2) and say why, never run it once.
+	# A sweep never runs as one job: it is a campaign after migrate, or
+	# validate refuses it and says how to get the campaign.
 	if ((is_sweep)); then
+		if [[ -z $step ]] && grep -q '^kind: Campaign' "$out"; then
+			sweep_campaign=$((sweep_campaign + 1))
+			continue
+		fi
 		if [[ -n $step ]] && grep -q 'srtctl runs a sweep as a campaign' "$work/err"; then
 			sweep_refused=$((sweep_refused + 1))
 			continue
@@ -103,7 +108,7 @@ done < <(find "$CORPUS" -name '.*' -prune -o -type f \( -name '*.yaml' -o -name 
 echo "corpus $CORPUS: $files files ($v1 v1, $v2 v2), $migrated migrated, $validated validated" \
 	"($recipes recipes), $dryrun dry-run"
 echo "  refused for a frontend srtctl does not run (dynamo, trtllm_serve): $frontend_refused"
-echo "  sweep files: $sweep ($sweep_refused refused as srtctl cannot run them yet); failures: $failed"
+echo "  sweep files: $sweep ($sweep_campaign migrated to a campaign that validates and dry-runs, $sweep_refused refused naming migrate); failures: $failed"
 for m in "${failures[@]}"; do
 	echo "FAIL   $m" >&2
 done

@@ -555,6 +555,9 @@ static void test_conflicts(void **state)
 		  "but the engine is sglang; write 'type: sglang'" },
 		{ "engine: sglang\nroles: {prefill: {}, decode: {}}\nfrontend: {type: vllm-router}\n",
 		  "frontend.type", "'vllm-router' cannot route sglang prefill/decode workers" },
+		{ "engine: trtllm\nroles: {prefill: {}, decode: {}}\n"
+		  "frontend: {type: sglang-router}\n",
+		  "frontend.type", "srtctl has no router that can" },
 		{ "engine: sglang\nroles: {agg: {}}\n"
 		  "frontend: {type: sglang-router, args: {port: 1}}\n",
 		  "frontend.args.port", "remove it and set frontend.port" },

@@ -192,7 +192,7 @@ static void test_mooncake_vllm_fixture(void **state)
 	char *msg;
 
 	(void)state;
-	check_fixture("mooncake-vllm", 5);
+	check_fixture("mooncake-vllm", 6); /* the last: no frontend (srt-slurm's Dynamo) */
 	/* The first warning says what was inferred, where backend is. */
 	srt_diags_init(&d);
 	got = srt_migrate_v1(v1, &d);
@@ -244,7 +244,8 @@ static void test_engine_inference(void **state)
 		got = srt_migrate_v1(v1, &d);
 		assert_non_null(got);
 		assert_string_equal(str_at(got->root, "engine"), cases[i].engine);
-		assert_int_equal(d.nwarnings, cases[i].warning ? 1 : 0);
+		/* and, last, the frontend srt-slurm ran by default (Dynamo's) */
+		assert_int_equal(d.nwarnings, cases[i].warning ? 2 : 1);
 		if (cases[i].warning) {
 			char *msg = diag_text(&d, 0);
 
@@ -284,7 +285,13 @@ static void test_layout_and_moves(void **state)
 	srt_diags_init(&d);
 	got = srt_migrate_v1(v1, &d);
 	assert_non_null(got);
-	assert_int_equal(d.n, 0);
+	assert_int_equal(d.n, 1); /* the frontend srt-slurm ran by default (Dynamo's) */
+	{
+		char *msg0 = diag_text(&d, 0);
+
+		assert_non_null(strstr(msg0, "Dynamo"));
+		free(msg0);
+	}
 	/* Resources held only topology keys, so it is gone. */
 	assert_keys(got->root, "name schema model slurm engine roles profiling benchmark");
 	assert_string_equal(str_at(got->root, "schema"), "2");
@@ -337,7 +344,7 @@ static void test_engine_options_and_kv_events(void **state)
 	assert_int_equal(srt_ynode_type(at(got->root, "roles.decode.nodes")), SRT_YT_STR);
 	assert_keys(at(got->root, "resources"), "gpu_type");
 
-	assert_int_equal(d.nwarnings, 5);
+	assert_int_equal(d.nwarnings, 6); /* the last: the frontend (Dynamo's by default) */
 	msg = diag_text(&d, 4);
 	assert_string_equal(msg, "r.yaml:11:17: warning: resources.decode_nodes: decode shares the "
 				 "prefill nodes, so v2 needs roles.decode.gpus: set to 8 from its "
@@ -397,7 +404,7 @@ static void test_mooncake_details(void **state)
 	assert_keys(at(got->root, "services")->items[0], "name type args options");
 	assert_string_equal(str_at(at(got->root, "services")->items[0], "options.eviction_ratio"),
 			    "0.1");
-	assert_int_equal(d.nwarnings, 3);
+	assert_int_equal(d.nwarnings, 4); /* the last: the frontend (Dynamo's by default) */
 	msg = diag_text(&d, 2);
 	assert_string_equal(msg,
 			    "r.yaml:3:24: warning: backend.decode_environment.MOONCAKE_PROTOCOL: "
@@ -497,6 +504,65 @@ static bool has_diag(const struct srt_diags *d, const char *needle)
 }
 
 /* A sweep cannot be expressed yet: an error naming the keys and placeholders. */
+/*
+ * What v1 put in front of the workers: without frontend.type srt-slurm ran
+ * Dynamo's frontend (said in a warning: srtctl runs none); the SGLang
+ * backend's use_sglang_router: true ran the SGLang router instead (written
+ * as frontend.type: sglang-router, not kept as an engine option).  A role's
+ * host goes: srtctl sets --host itself.
+ */
+static void test_v1_frontend_and_host(void **state)
+{
+	struct srt_diags d;
+	struct srt_ydoc *got;
+	char *msg;
+
+	(void)state;
+	got = migrate_ok("backend:\n"
+			 "  type: sglang\n"
+			 "  use_sglang_router: true\n"
+			 "  sglang_config:\n"
+			 "    prefill: {host: 0.0.0.0, tp: 2}\n"
+			 "    decode: {tp: 2}\n"
+			 "resources: {prefill_nodes: 1, decode_nodes: 1}\n",
+			 &d);
+	assert_string_equal(str_at(got->root, "frontend.type"), "sglang-router");
+	assert_null(at(got->root, "engine.use_sglang_router"));
+	assert_null(at(got->root, "roles.prefill.args.host"));
+	assert_string_equal(str_at(got->root, "roles.prefill.args.tp"), "2");
+	assert_int_equal(d.nwarnings, 2);
+	msg = diag_text(&d, 0);
+	assert_non_null(strstr(msg, "roles.prefill.args.host: srtctl sets --host itself"));
+	free(msg);
+	msg = diag_text(&d, 1);
+	assert_non_null(strstr(msg, "written as frontend.type: sglang-router"));
+	free(msg);
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+
+	/* No frontend, no router switch: Dynamo's ran; the warning says what to write. */
+	got = migrate_ok("backend:\n  type: vllm\n  connector: null\n"
+			 "resources: {agg_nodes: 1, agg_workers: 1}\n",
+			 &d);
+	assert_null(at(got->root, "frontend"));
+	assert_int_equal(d.nwarnings, 1);
+	msg = diag_text(&d, 0);
+	assert_non_null(strstr(msg, "Dynamo's"));
+	assert_non_null(strstr(msg, "frontend.type: vllm-router"));
+	free(msg);
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+
+	/* A frontend with a type: nothing to say. */
+	got = migrate_ok("backend: {type: sglang}\n"
+			 "frontend: {type: sglang-router}\n"
+			 "resources: {agg_nodes: 1, agg_workers: 1}\n",
+			 &d);
+	assert_int_equal(d.nwarnings, 0);
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+}
+
 static void test_sweep(void **state)
 {
 	struct srt_diags d;
@@ -548,7 +614,7 @@ static void test_sweep(void **state)
 			 "benchmark: {type: sa-bench, concurrencies: [4, 8, 16]}\n",
 			 &d);
 	assert_int_equal(at(got->root, "benchmark.concurrencies")->n, 3);
-	assert_int_equal(d.nwarnings, 0);
+	assert_int_equal(d.nwarnings, 1); /* the frontend (Dynamo's by default) */
 	srt_ydoc_free(got);
 	srt_diags_release(&d);
 }
@@ -1515,6 +1581,7 @@ int main(void)
 		cmocka_unit_test(test_engine_options_and_kv_events),
 		cmocka_unit_test(test_mooncake_details),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_v1_frontend_and_host),
 		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_connector),
 		cmocka_unit_test(test_master_placement_and_flags),

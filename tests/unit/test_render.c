@@ -378,6 +378,7 @@ static void test_worker_args(void **state)
 						"      ib-device: {\"0\": mlx5_0, \"1\": mlx5_1}\n"
 						"      json-string: '{\"a\": 1}'\n"
 						"      empty: \"\"\n"
+						"      max_running_requests: 64\n"
 						"    extra_args: [--log-level, debug]\n");
 	static const char *const want[] = {
 		"python3",
@@ -409,6 +410,9 @@ static void test_worker_args(void **state)
 		"{\"a\": 1}",
 		"--empty",
 		"",
+		/* '_' as '-', as srt-slurm renders them (SGLang knows the dashed spelling only) */
+		"--max-running-requests",
+		"64",
 		"--log-level",
 		"debug",
 	};
