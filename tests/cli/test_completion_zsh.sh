@@ -27,6 +27,12 @@ lines=('srtctl ap' 'srtctl d' 'srtctl apply --d' 'srtctl get r' 'srtctl get runs
 	'srtctl controller --in')
 want=('apply' 'delete describe diff doctor dry-run' '--db --dry-run' 'recipes runs'
 	'json wide yaml' 'alpha' 'alpha' 'alpha' '--interval')
+# Under ASan, LeakSanitizer's exit scan can deadlock in a program that runs as
+# a job of an interactive zsh on a pseudo-terminal (seen: its tracer waits in
+# ThreadSuspender::SuspendThread for a ptrace stop that never comes while
+# srtctl spins waiting for the tracer).  This test is about what completion
+# offers; the same verbs are leak-checked by the other tests.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 timeout 120 zsh -f "$SRT_SOURCE_DIR/tests/cli/zsh_complete.zsh" \
 	"$SRT_SOURCE_DIR/packaging/completions" "${lines[@]}" >got 2>err ||
 	fail "zsh_complete.zsh failed: $(cat err)"
