@@ -719,6 +719,7 @@ load_cluster_env() {
 	NODES=0
 	STATE=
 	[ -r "$CLUSTER_ENV" ] || return 1
+	ACCOUNTING=0 # a cluster.env without the key: a cluster of before accounting
 	local k v
 	while IFS='=' read -r k v; do
 		case $k in
