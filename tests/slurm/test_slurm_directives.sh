@@ -14,6 +14,12 @@
 # COMPLETED; one asking for one more is refused with SLURM's reason.  The
 # cluster's nodes have SRT_SLURM_GPUS_PER_NODE GPUs (gres) and the feature
 # srtlocal (scripts/slurm-local).  Creates and deletes a reservation.
+# QOS: the clusters have accounting (slurmdbd) with the QOS SRT_SLURM_QOS
+# allowed for the job user: a job shows it, and a QOS that does not exist is
+# refused with SLURM's reason.  Segment (v0.0.41+): the 24.11 cluster has a
+# block topology of one block of all nodes; a job whose segment fits runs, one
+# whose segment exceeds the block stays pending (BadConstraints) and
+# slurmctld's log names its segment.
 #
 # Exits 77 (skipped) only when SRT_SLURMRESTD_URL is unset.  Prints TAP-like
 # lines and "N passed, N failed".
@@ -128,6 +134,52 @@ refused() {
 	fi
 }
 
+# segment_checks: Slurm 24.11 keeps a job's segment size but shows it neither
+# in scontrol nor in the job record; topology/block acts on it.  The cluster
+# has one block of all its nodes (scontrol show topology says how many): a
+# 2-node job in segments of 1 runs to COMPLETED; a 1-node job whose segment
+# is one more than the block stays PENDING with reason BadConstraints, and
+# slurmctld's log says why, naming the job and its segment.
+segment_checks() {
+	local bsize seg out id st line logf i
+	bsize=$(sctl show topology 2>/dev/null | sed -n 's/.*BlockSize=\([0-9]*\).*/\1/p' | head -n 1)
+	if ! [[ $bsize =~ ^[0-9]+$ ]]; then
+		not_ok "segment: the cluster has a block topology (scontrol show topology: $(sctl show topology 2>&1 | head -c 300))"
+		return
+	fi
+	out=$(it submit seg "$TAG" "$WORK/job.sh" nodes=2 dir=segment=1)
+	id=$(jq -r .job_id <<<"$out")
+	if [ "$(jq -r .rc <<<"$out")" = OK ]; then
+		st=$(it wait "$id" COMPLETED 60 | jq -r .job.state)
+		if [ "$st" = COMPLETED ]; then ok "dir=segment=1 nodes=2: job $id COMPLETED in block(s) of $bsize"; else
+			not_ok "dir=segment=1 nodes=2: job $id ended $st"
+		fi
+	else
+		not_ok "dir=segment=1 nodes=2 submitted on $api: $(jq -c . <<<"$out")"
+	fi
+	seg=$((bsize + 1))
+	id=$(submit_held seg "dir=segment=$seg" 2>&1)
+	if ! [[ $id =~ ^[0-9]+$ ]]; then
+		not_ok "dir=segment=$seg: submitted ($id)"
+		return
+	fi
+	sctl release "$id" >/dev/null 2>&1
+	line=
+	for ((i = 0; i < 100; i++)); do
+		line=$(sctl show job -o "$id" 2>&1)
+		grep -q 'Reason=BadConstraints' <<<"$line" && break
+		sleep 0.1
+	done
+	logf=$(sctl show config 2>/dev/null | sed -n 's/^SlurmctldLogFile *= *//p')
+	if grep -q 'JobState=PENDING' <<<"$line" && grep -q 'Reason=BadConstraints' <<<"$line" &&
+		[ -r "$logf" ] && grep -q "JobId=$id segment ($seg) > bblock_node_cnt ($bsize)" "$logf"; then
+		ok "dir=segment=$seg (more than the block of $bsize): job $id PENDING/BadConstraints; slurmctld: $(grep -o "JobId=$id segment ($seg) > bblock_node_cnt ($bsize)[^\"]*" "$logf" | head -n 1)"
+	else
+		not_ok "dir=segment=$seg: job $id pending for its segment: $(grep -o 'JobState=[^ ]*\|Reason=[^ ]*' <<<"$line" | tr '\n' ' ')log $logf: $(grep "JobId=$id " "$logf" 2>/dev/null | tail -n 2)"
+	fi
+	scan "$id" >/dev/null 2>&1
+}
+
 # What srtctl sets itself, through the same submission.
 want nodes=2 time=7 exclusive -- 'NumNodes=2' 'TimeLimit=00:07:00' 'OverSubscribe=NO' "Comment=$TAG" \
 	"Partition=$SRT_SLURM_PARTITION"
@@ -142,9 +194,20 @@ want dir=mem=1G -- 'MinMemoryNode=1G'
 want dir=mem-per-cpu=50 -- 'MinMemoryCPU=50M'
 want dir=gpus-per-node=1 dir=mem-per-gpu=100 -- 'MemPerTres=gres[:/]gpu:100'
 want dir=constraint=srtlocal -- 'Features=srtlocal'
-# Without accounting (slurmdbd) slurmctld keeps no QOS: the local clusters
-# cannot show one, so only the request is checked (tests/unit/test_slurm_restd.c).
-echo "ok # SKIP qos: the local SLURM has no accounting, so no job shows a QOS"
+# QOS needs accounting (slurmdbd): without it slurmctld keeps none
+# (SLURM_LOCAL_ACCOUNTING=0), and only the request is checked, by
+# tests/unit/test_slurm_restd.c.
+if [ -n "${SRT_SLURM_QOS:-}" ]; then
+	want "dir=qos=$SRT_SLURM_QOS" -- "QOS=$SRT_SLURM_QOS"
+	out=$(it submit q "$TAG" "$WORK/job.sh" hold dir=qos=srtnosuchqos)
+	if [ "$(jq -r .rc <<<"$out")" = REJECTED ] && jq -r .error <<<"$out" | grep -qi 'invalid qos'; then
+		ok "dir=qos=srtnosuchqos (no such QOS): refused: $(jq -r .error <<<"$out")"
+	else
+		not_ok "dir=qos=srtnosuchqos refused with SLURM's reason: $(jq -c . <<<"$out")"
+	fi
+else
+	echo "ok # SKIP qos: this cluster has no accounting (SRT_SLURM_QOS is unset), so no job shows a QOS"
+fi
 want dir=requeue -- 'Requeue=1'
 if [ "$api" = v0.0.38 ]; then
 	refused dir=no-requeue -- 'directive --no-requeue cannot be sent through slurmrestd API v0.0.38'
@@ -174,16 +237,7 @@ v0.0.38)
 	if [ "$api" = v0.0.40 ]; then
 		refused dir=segment=1 -- 'directive --segment cannot be sent through slurmrestd API v0.0.40'
 	else
-		# Slurm 24.11 takes segment_size, but without topology/block (the
-		# local clusters have none) neither scontrol nor the job record
-		# shows it: only that slurmctld accepted it is checked.
-		out=$(it submit seg "$TAG" "$WORK/job.sh" hold dir=segment=1)
-		if [ "$(jq -r .rc <<<"$out")" = OK ]; then
-			ok "dir=segment=1: accepted on $api (job $(jq -r .job_id <<<"$out"); not shown without topology/block)"
-			scan "$(jq -r .job_id <<<"$out")" >/dev/null 2>&1
-		else
-			not_ok "dir=segment=1 accepted on $api: $(jq -c . <<<"$out")"
-		fi
+		segment_checks
 	fi
 	;;
 esac

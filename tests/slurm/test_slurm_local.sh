@@ -5,8 +5,9 @@
 # REST ping over TCP+JWT and the unix socket, a 2-node REST job whose srun
 # steps print `hostname -I` per node (distinct namespace IPs), a job that exits
 # 3 (FAILED, exit code 3), a REST cancel (no job process left), status, a
-# short-lived token that expires, down, and then: no daemon, no netns, no
-# bridge, no state directory, no listening port left.
+# short-lived token that expires, accounting (slurmdbd on 127.0.0.1 only, the
+# QOS registered), down, and then: no daemon (MariaDB and slurmdbd included),
+# no netns, no bridge, no state directory, no listening port left.
 #
 #   tests/slurm/test_slurm_local.sh        # as root; takes about 20 s
 #
@@ -55,7 +56,7 @@ slurm_pids() {
 	local d comm line rest st
 	for d in /proc/[0-9]*; do
 		{ read -r comm <"$d/comm"; } 2>/dev/null || continue
-		case $comm in munged | slurmctld | slurmd | slurmrestd | slurmstepd) ;; *) continue ;; esac
+		case $comm in munged | slurmctld | slurmd | slurmrestd | slurmstepd | slurmdbd | mariadbd) ;; *) continue ;; esac
 		{ read -r line <"$d/stat"; } 2>/dev/null || continue
 		rest=${line##*) }
 		st=${rest%% *}
@@ -217,6 +218,14 @@ rc=$?
 echo "$out" | indent
 check "status exits 0 and reports $NODES nodes" [ "$rc" -eq 0 -a -n "$(grep "up, $NODES node(s)" <<<"$out")" ]
 
+# ---- accounting ----------------------------------------------------------------
+dbd_port=$(awk -F= '$1 == "DBD_PORT" { print $2 }' "$L/cluster.env")
+qos=$(env -u SLURM_JWT SLURM_CONF="$L/etc/slurm.conf" timeout 20 sacctmgr -n -P list qos format=name 2>&1 | tr '\n' ' ')
+check "slurmdbd answers and has the QOS ${SRT_SLURM_QOS:-(unset)} (sacctmgr: $qos)" \
+	[ -n "${SRT_SLURM_QOS:-}" -a -n "$(grep -w -- "${SRT_SLURM_QOS:-}" <<<"$qos")" ]
+left=$(ss -Htln | awk -v re=":${dbd_port:-none}\$" '$4 ~ re { print $4 }' | tr '\n' ' ')
+check "slurmdbd listens on 127.0.0.1:$dbd_port only (${left:-nothing})" [ "$left" = "127.0.0.1:$dbd_port " ]
+
 short=$("$SL" token --lifespan 2)
 code=$(curl -sS -m 10 -o /dev/null -w '%{http_code}' -H "X-SLURM-USER-NAME: $SRT_SLURM_USER" \
 	-H "X-SLURM-USER-TOKEN: $short" "$U/ping")
@@ -245,8 +254,8 @@ check "no network namespace is left (${left:-none})" [ -z "$left" ]
 left=$(ip -o link show | awk -F': ' '$2 ~ /^srtsl-/ { print $2 }' | tr '\n' ' ')
 check "no bridge or veth is left (${left:-none})" [ -z "$left" ]
 check "the state directory is gone" [ ! -e "$L" ]
-check "nothing listens on the ctld and REST ports" \
-	[ -z "$(ss -Htln | awk -v re=":(${SLURM_LOCAL_CTLD_PORT:-6817}|${SLURM_LOCAL_REST_PORT:-6820})\$" '$4 ~ re')" ]
+check "nothing listens on the ctld, REST and slurmdbd ports" \
+	[ -z "$(ss -Htln | awk -v re=":(${SLURM_LOCAL_CTLD_PORT:-6817}|${SLURM_LOCAL_REST_PORT:-6820}|${dbd_port:-6819})\$" '$4 ~ re')" ]
 check "nothing of the state directory is mounted" [ -z "$(grep " $L/" /proc/mounts)" ]
 
 finish

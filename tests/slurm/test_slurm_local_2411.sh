@@ -358,6 +358,14 @@ rc=$?
 echo "$out" | indent
 check "status exits 0 and reports $NODES nodes" [ "$rc" -eq 0 -a -n "$(grep "up, Slurm 24.11.5, $NODES node(s)" <<<"$out")" ]
 
+# Accounting: slurmdbd 24.11 (in the chroot) on the host's MariaDB.
+dbd_port=$(awk -F= '$1 == "DBD_PORT" { print $2 }' "$L/cluster.env")
+qos=$(timeout 20 "${SL[@]}" chroot sacctmgr -n -P list qos format=name 2>&1 | tr '\n' ' ')
+check "slurmdbd answers and has the QOS ${SRT_SLURM_QOS:-(unset)} (sacctmgr: $qos)" \
+	[ -n "${SRT_SLURM_QOS:-}" -a -n "$(grep -w -- "${SRT_SLURM_QOS:-}" <<<"$qos")" ]
+left=$(ss -Htln | awk -v re=":${dbd_port:-none}\$" '$4 ~ re { print $4 }' | tr '\n' ' ')
+check "slurmdbd listens on 127.0.0.1:$dbd_port only (${left:-nothing})" [ "$left" = "127.0.0.1:$dbd_port " ]
+
 short=$("${SL[@]}" token --lifespan 2)
 SH=(-H "X-SLURM-USER-NAME: $SRT_SLURM_USER" -H "X-SLURM-USER-TOKEN: $short")
 code=$(code_of "${SH[@]}" "$U/jobs/state/")
@@ -387,8 +395,13 @@ check "no network namespace is left (${left:-none})" [ -z "$left" ]
 left=$(ip -o link show | awk -F': ' '$2 ~ /^srt24-/ { print $2 }' | tr '\n' ' ')
 check "no bridge or veth is left (${left:-none})" [ -z "$left" ]
 check "the state directory is gone" [ ! -e "$L" ]
-left=$(ss -Htln | awk -v re=":(${SLURM_LOCAL_2411_CTLD_PORT:-6837}|${SLURM_LOCAL_2411_REST_PORT:-6831})\$" '$4 ~ re { print $4 }' | tr '\n' ' ')
-check "nothing listens on the ctld and REST ports (${left:-none})" [ -z "$left" ]
+left=$(ss -Htln | awk -v re=":(${SLURM_LOCAL_2411_CTLD_PORT:-6837}|${SLURM_LOCAL_2411_REST_PORT:-6831}|${dbd_port:-6839})\$" '$4 ~ re { print $4 }' | tr '\n' ' ')
+check "nothing listens on the ctld, REST and slurmdbd ports (${left:-none})" [ -z "$left" ]
+left=$(for d in /proc/[0-9]*; do
+	[ "$(cat "$d/comm" 2>/dev/null)" = mariadbd ] || continue
+	case $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) in *"$L/"*) echo "${d#/proc/}" ;; esac
+done | tr '\n' ' ')
+check "no MariaDB of the state directory is left (${left:-none})" [ -z "$left" ]
 left=$(findmnt -rn -o TARGET | awk -v r="$ROOTFS" -v l="$L" 'index($0, r) == 1 || index($0, l "/") == 1 || $0 == l' | tr '\n' ' ')
 check "findmnt: nothing is mounted in the chroot or the state directory (${left:-none})" [ -z "$left" ]
 check "the chroot stays cached ($ROOTFS)" [ -f "$ROOTFS/.srtctl-chroot-complete" -a -x "$ROOTFS/usr/sbin/slurmctld" ]
