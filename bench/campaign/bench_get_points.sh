@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/campaign/bench_get_points.sh: time `srtctl get points --campaign C` of
-# 10,000 rows, and `srtctl report C` of them (issue 16: under 1 s and 5 MB).
+# 10,000 rows, and `srtctl report C` of them (issue 16: under 1 s and 5 MB),
+# and the same report from the status page (GET /campaigns/C/report, issue 17).
 #
 #   bench/campaign/bench_get_points.sh [-n RUNS] [SRTCTL [BENCH_CAMPAIGN]]
 #
@@ -68,3 +69,46 @@ print(f"  {fmt:<6}  wall median {statistics.median(wall):7.1f} ms  max {max(wall
       f"  peak RSS {rss / 1024:6.1f} MiB  ({nbytes / 1e6:.1f} MB of output)")
 PY
 done
+
+# The same report served by the controller's status page (/campaigns/bench/report):
+# built per request on the server's own read-only connection.  The controller
+# runs with slurmrestd unreachable (the discard port): its passes do nothing.
+port_file=$WORK/ctl.log
+"$SRTCTL" controller --db "$DB" --url http://127.0.0.1:9 --interval 60s \
+	--listen 127.0.0.1:0 >"$port_file" 2>&1 &
+ctl=$!
+port=
+for _ in $(seq 1 300); do
+	port=$(sed -n 's/.*, http on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$port_file")
+	[ -n "$port" ] && break
+	kill -0 "$ctl" 2>/dev/null || break
+	sleep 0.1
+done
+if [ -z "$port" ]; then
+	echo "bench_get_points: the controller did not start: $(cat "$port_file")" >&2
+	kill "$ctl" 2>/dev/null
+	exit 1
+fi
+python3 - "$port" "$runs" <<'PY'
+import http.client, statistics, sys, time
+port, runs = int(sys.argv[1]), int(sys.argv[2])
+def get():
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    c.request("GET", "/campaigns/bench/report")
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    if r.status != 200:
+        sys.exit(f"bench_get_points: /campaigns/bench/report answered {r.status}")
+    return len(body)
+nbytes = get()  # warm-up
+wall = []
+for _ in range(runs):
+    t0 = time.perf_counter()
+    get()
+    wall.append((time.perf_counter() - t0) * 1e3)
+print(f"  http    wall median {statistics.median(wall):7.1f} ms  max {max(wall):7.1f} ms"
+      f"  (GET /campaigns/bench/report, {nbytes / 1e6:.1f} MB)")
+PY
+kill "$ctl"
+wait "$ctl" 2>/dev/null || true
