@@ -35,6 +35,11 @@ static const char *const default_cmds[SRT_CMD_COUNT][4] = {
 	[SRT_CMD_VLLM_BENCH] = { "vllm", "bench", "serve", NULL },
 	[SRT_CMD_SA_BENCH] = { "python3", "-u", "/srtctl-benchmarks/sa-bench/benchmark_serving.py",
 			       NULL },
+	[SRT_CMD_DYNAMO_SGLANG] = { "python3", "-m", "dynamo.sglang", NULL },
+	[SRT_CMD_DYNAMO_VLLM] = { "python3", "-m", "dynamo.vllm", NULL },
+	[SRT_CMD_DYNAMO_FRONTEND] = { "python3", "-m", "dynamo.frontend", NULL },
+	[SRT_CMD_ETCD] = { "etcd", NULL },
+	[SRT_CMD_NATS] = { "nats-server", NULL },
 };
 
 /* NULL-terminated: also the list of allowed keys under `commands:`. */
@@ -50,6 +55,11 @@ static const char *const cmd_names[SRT_CMD_COUNT + 1] = {
 	[SRT_CMD_VLLM_ROUTER] = "vllm_router",
 	[SRT_CMD_VLLM_BENCH] = "vllm_bench",
 	[SRT_CMD_SA_BENCH] = "sa_bench",
+	[SRT_CMD_DYNAMO_SGLANG] = "dynamo_sglang",
+	[SRT_CMD_DYNAMO_VLLM] = "dynamo_vllm",
+	[SRT_CMD_DYNAMO_FRONTEND] = "dynamo_frontend",
+	[SRT_CMD_ETCD] = "etcd",
+	[SRT_CMD_NATS] = "nats",
 	[SRT_CMD_COUNT] = NULL,
 };
 

@@ -3,8 +3,8 @@
  * router's command line and environment.
  *
  * This file owns the flags srtctl sets on SGLang (`python3 -m
- * sglang.launch_server`), vLLM (`vllm serve`), the SGLang router and
- * vllm-router: the model argument, host and ports, disaggregation mode and
+ * sglang.launch_server`), vLLM (`vllm serve`), the SGLang router,
+ * vllm-router and Dynamo (its workers and frontend): the model argument, host and ports, disaggregation mode and
  * bootstrap port, multi-node and data-parallel placement, the GPU set, and
  * the readiness probe of each.  It also owns the table of flags a recipe may
  * not set (srt_launch_owned_flag(), used by validation) so the two cannot
@@ -14,6 +14,7 @@
 #include "recipe/launch.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "util/strutil.h"
 
@@ -241,7 +242,57 @@ bool srt_launch_arg_replaced(const struct srt_recipe *r, const char *key)
 		return true;
 	if (r->engine == SRT_ENGINE_SGLANG)
 		return !strcmp(k, "model-path") || !strcmp(k, "nccl-port");
+	if (r->engine == SRT_ENGINE_VLLM)
+		return !strcmp(k, "connector");
 	return false;
+}
+
+/* srt-slurm's vLLM connector shorthands and the --kv-transfer-config each becomes. */
+static const struct {
+	const char *name;
+	const char *json; /* as srt-slurm's json.dumps() writes it */
+} vllm_connectors[] = {
+	{ "nixl", "{\"kv_connector\": \"NixlConnector\", \"kv_role\": \"kv_both\"}" },
+	{ "lmcache", "{\"kv_connector\": \"LMCacheConnectorV1\", \"kv_role\": \"kv_both\"}" },
+	{ "kvbm", "{\"kv_connector\": \"DynamoConnector\", \"kv_connector_module_path\": "
+		  "\"kvbm.vllm_integration.connector\", \"kv_role\": \"kv_both\"}" },
+};
+
+const char *srt_launch_vllm_connector_json(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(vllm_connectors) / sizeof(vllm_connectors[0]); i++)
+		if (!strcasecmp(name, vllm_connectors[i].name))
+			return vllm_connectors[i].json;
+	return NULL;
+}
+
+const char *srt_launch_vllm_connector(const struct srt_recipe *r, enum srt_role_kind role,
+				      const char **bad)
+{
+	const struct srt_role *ro = &r->roles[role];
+	const struct srt_ypair *own = role_arg(ro, "connector");
+	const struct srt_ynode *v = own && !srt_ynode_is_null(own->value) ? own->value :
+									    r->connector;
+	const char *name = v ? srt_ynode_str(v) : "nixl";
+	const char *json;
+
+	*bad = NULL;
+	if (r->engine != SRT_ENGINE_VLLM || role_arg(ro, "kv-transfer-config"))
+		return NULL;
+	if (v && srt_ynode_is_null(v))
+		return NULL;
+	if (!name) {
+		*bad = "(not a string)";
+		return NULL;
+	}
+	if (!*name || !strcasecmp(name, "none") || !strcasecmp(name, "null"))
+		return NULL;
+	if ((json = srt_launch_vllm_connector_json(name)))
+		return json;
+	if (name[0] == '{')
+		return name; /* raw JSON, passed through as srt-slurm does */
+	*bad = name;
+	return NULL;
 }
 
 const char *srt_launch_owned_flag(const struct srt_recipe *r, const char *key, const char **why)
@@ -358,23 +409,34 @@ static void sglang_worker(struct srt_launch *o, struct srt_arena *a, const struc
 	}
 }
 
+/*
+ * vLLM's engine flags.  Under Dynamo (`python3 -m dynamo.vllm`, which parses
+ * vLLM's engine arguments only) the model is --model, there is no API
+ * server to place (--host/--port), and the role is --disaggregation-mode.
+ */
 static void vllm_worker(struct srt_launch *o, struct srt_arena *a, const struct srt_recipe *r,
 			const struct srt_lworker *w, int rank, const char *leader_ip,
 			const char *self_ip, const char *model, const char *mwhy,
-			const char *served)
+			const char *served, bool dyn)
 {
 	const struct srt_role *ro = &r->roles[w->role];
 	int dp = role_arg_int(ro, "data-parallel-size", 1);
 	int n = (int)w->nnodes;
 
-	if (model)
+	if (model && dyn)
+		flag(o, a, "--model", model, mwhy, false);
+	else if (model)
 		word(o, a, model, mwhy, false);
 	if (served)
 		flag(o, a, "--served-model-name", served,
 		     "the name clients ask for: the first served-model-name of the roles' args, "
 		     "else the model directory's name",
 		     false);
-	if (!rank) {
+	if (dyn && w->role != SRT_ROLE_AGG && !role_arg(ro, "disaggregation-mode"))
+		flag(o, a, "--disaggregation-mode", srt_role_name(w->role),
+		     "the role: Dynamo registers a prefill worker apart from the decode workers",
+		     false);
+	if (!rank && !dyn) {
 		flag(o, a, "--host", self_ip, WHY_HOST_WORD, true);
 		flag_int(o, a, "--port", o->port,
 			 "the worker's HTTP port: 6100 + 32 per worker leader on its node");
@@ -405,12 +467,126 @@ static void vllm_worker(struct srt_launch *o, struct srt_arena *a, const struct 
 			word(o, a, "--headless", "a non-leader node runs engines, no API server",
 			     false);
 	}
+	{
+		const char *bad, *ktc = srt_launch_vllm_connector(r, w->role, &bad);
+
+		if (ktc)
+			flag(o, a, "--kv-transfer-config", ktc,
+			     "the KV connector: the role's args.connector, else engine.connector, "
+			     "else srt-slurm's default nixl",
+			     false);
+	}
 	if (w->role != SRT_ROLE_AGG) {
 		o->side_port = SRT_LAUNCH_NIXL_PORT + w->slot;
 		env(o, a, "VLLM_NIXL_SIDE_CHANNEL_PORT", srt_arena_printf(a, "%d", o->side_port),
 		    "NIXL's KV side channel, distinct per worker on a node (5400 + its slot)",
 		    false);
 	}
+}
+
+/* ---- Dynamo ---- */
+
+static bool dynamo(const struct srt_recipe *r)
+{
+	return srt_launch_frontend_kind(r, NULL) == SRT_FE_DYNAMO;
+}
+
+static const char *request_plane(const struct srt_recipe *r)
+{
+	return r->dynamo.request_plane ? r->dynamo.request_plane : "tcp";
+}
+
+/* scheme://<node ip>:port of a discovery service, or its external URL. */
+static const char *plane_url(struct srt_arena *a, const struct srt_layout *l,
+			     const struct srt_service *s, const char *scheme, int port,
+			     bool *runtime)
+{
+	const char *ip = s->placement == SRT_PLACE_HEAD ? l->nodes[l->head].ip : l->infra_ip;
+
+	*runtime = !s->external;
+	if (s->external)
+		return s->external;
+	return strchr(ip, ':') ? srt_arena_printf(a, "%s://[%s]:%d", scheme, ip, port) :
+				 srt_arena_printf(a, "%s://%s:%d", scheme, ip, port);
+}
+
+void srt_launch_dyn_planes(struct srt_dyn_planes *out, struct srt_arena *a,
+			   const struct srt_recipe *r, const struct srt_layout *l)
+{
+	const struct srt_service *etcd = srt_recipe_service_of(r, SRT_SVC_ETCD);
+	const struct srt_service *nats = srt_recipe_service_of(r, SRT_SVC_NATS);
+
+	memset(out, 0, sizeof(*out));
+	if (etcd)
+		out->etcd = plane_url(a, l, etcd, "http", SRT_DYN_ETCD_PORT, &out->etcd_runtime);
+	if (nats)
+		out->nats = plane_url(a, l, nats, "nats", SRT_DYN_NATS_PORT, &out->nats_runtime);
+}
+
+/* What every Dynamo process (workers and frontend) is told about the planes. */
+static void dyn_env(struct srt_launch *o, struct srt_arena *a, const struct srt_recipe *r,
+		    const struct srt_layout *l)
+{
+	struct srt_dyn_planes p;
+
+	srt_launch_dyn_planes(&p, a, r, l);
+	if (p.etcd)
+		env(o, a, "ETCD_ENDPOINTS", p.etcd,
+		    "Dynamo's discovery plane: the etcd service, where workers register and the "
+		    "frontend finds them",
+		    p.etcd_runtime);
+	if (p.nats)
+		env(o, a, "NATS_SERVER", p.nats, "Dynamo's message plane: the nats service",
+		    p.nats_runtime);
+	env(o, a, "DYN_REQUEST_PLANE", request_plane(r),
+	    "dynamo.request_plane (default tcp): how the frontend reaches the workers", false);
+	if (r->dynamo.event_plane)
+		env(o, a, "DYN_EVENT_PLANE", r->dynamo.event_plane, "dynamo.event_plane", false);
+}
+
+void srt_launch_discovery(struct srt_launch *out, struct srt_arena *a, const struct srt_layout *l,
+			  const struct srt_service *s, size_t node)
+{
+	const char *ip = l->nodes[node].ip;
+
+	memset(out, 0, sizeof(*out));
+	if (s->type == SRT_SVC_ETCD) {
+		flag(out, a, "--data-dir", srt_arena_printf(a, "%s/etcd", l->log_dir),
+		     "a fresh store per run attempt, in its log directory", true);
+		flag(out, a, "--listen-client-urls",
+		     srt_arena_printf(a, "http://0.0.0.0:%d", SRT_DYN_ETCD_PORT),
+		     "clients on every node reach it", false);
+		flag(out, a, "--advertise-client-urls", url(a, ip, SRT_DYN_ETCD_PORT),
+		     "the node's IP: the address the workers and the frontend are given", true);
+		out->port = SRT_DYN_ETCD_PORT;
+		http_probe(out, SRT_DYN_ETCD_PORT);
+	} else if (s->type == SRT_SVC_NATS) {
+		word(out, a, "-js", "JetStream, which Dynamo's NATS planes use", false);
+		flag(out, a, "-sd", srt_arena_printf(a, "%s/nats", l->log_dir),
+		     "JetStream's store, fresh per run attempt, in its log directory", true);
+		out->port = SRT_DYN_NATS_PORT;
+		out->readiness.probes[0] =
+			(struct srt_probe){ SRT_PROBE_TCP, SRT_DYN_NATS_PORT, NULL, 0 };
+		out->readiness.nprobes = 1;
+	}
+	out->readiness.timeout_seconds = 300;
+	out->readiness.interval_seconds = 1;
+}
+
+/* What a Dynamo worker gets beyond its engine's flags; its readiness is its status server. */
+static void dynamo_worker(struct srt_launch *o, struct srt_arena *a, const struct srt_recipe *r,
+			  const struct srt_layout *l, const struct srt_lworker *w)
+{
+	int sys = SRT_LAUNCH_DYN_SYSTEM_PORT + w->slot;
+
+	flag(o, a, "--request-plane", request_plane(r),
+	     "dynamo.request_plane (default tcp): how the frontend reaches the worker", false);
+	dyn_env(o, a, r, l);
+	env(o, a, "DYN_SYSTEM_PORT", srt_arena_printf(a, "%d", sys),
+	    "the worker's Dynamo status server (GET /health answers 200 once it has "
+	    "registered), distinct per worker on a node: 7500 + its slot",
+	    false);
+	o->port = sys;
 }
 
 /* The HTTP port of a worker leader: frontend.port for a direct frontend's worker. */
@@ -431,6 +607,7 @@ void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct
 	const char *self_ip = l->nodes[self].ip;
 	const char *model = srt_launch_model_arg(r, c, w->role);
 	const char *served = srt_launch_served_name(a, r);
+	bool dyn = dynamo(r);
 
 	memset(out, 0, sizeof(*out));
 	if (r->engine != SRT_ENGINE_SGLANG && r->engine != SRT_ENGINE_VLLM)
@@ -443,13 +620,17 @@ void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct
 			      model_why(r, c, w->role), served);
 	else
 		vllm_worker(out, a, r, w, rank, leader_ip, self_ip, model, model_why(r, c, w->role),
-			    served);
+			    served, dyn);
+	if (dyn)
+		dynamo_worker(out, a, r, l, w);
 	common_env(out, a, r, c, w);
 	if (rank) {
 		out->port = 0;
 		return;
 	}
-	out->url = url(a, leader_ip, out->port);
+	/* A Dynamo worker serves no API (the frontend reaches it through etcd). */
+	if (!dyn)
+		out->url = url(a, leader_ip, out->port);
 	http_probe(out, out->port);
 }
 
@@ -469,13 +650,14 @@ enum srt_frontend_kind srt_launch_frontend_kind(const struct srt_recipe *r, cons
 		k = SRT_FE_VLLM_ROUTER;
 	else if (!strcmp(t, "sglang") || !strcmp(t, "vllm"))
 		k = SRT_FE_DIRECT;
+	else if (!strcmp(t, "dynamo") &&
+		 (r->engine == SRT_ENGINE_SGLANG || r->engine == SRT_ENGINE_VLLM))
+		k = SRT_FE_DYNAMO;
 	else if (!strcmp(t, "dynamo")) {
 		k = SRT_FE_REFUSED;
-		w = "Dynamo's frontend needs Dynamo's workers, etcd and NATS, which srtctl does not "
-		    "run; a benchmark through another router would measure a different stack. "
-		    "Write 'type: sglang-router' (SGLang) or 'type: vllm-router' (vLLM) for a "
-		    "disaggregated recipe, 'type: sglang'/'vllm' for one aggregated worker, or "
-		    "'type: none'";
+		w = "srtctl runs Dynamo's frontend over SGLang and vLLM workers only (dynamo.sglang, "
+		    "dynamo.vllm); TRT-LLM's Dynamo workers are MPI jobs, which srtctl does not run: "
+		    "use srt-slurm";
 	} else if (!strcmp(t, "trtllm_serve") || !strcmp(t, "trtllm-serve") ||
 		   !strcmp(t, "atomesh") || !strcmp(t, "tilert-router")) {
 		k = SRT_FE_REFUSED;
@@ -499,6 +681,9 @@ const struct srt_argv *srt_launch_frontend_command(const struct srt_recipe *r,
 	case SRT_FE_VLLM_ROUTER:
 		return r->frontend.command.n ? &r->frontend.command :
 					       &c->commands[SRT_CMD_VLLM_ROUTER];
+	case SRT_FE_DYNAMO:
+		return r->frontend.command.n ? &r->frontend.command :
+					       &c->commands[SRT_CMD_DYNAMO_FRONTEND];
 	case SRT_FE_CUSTOM:
 		return &r->frontend.command;
 	default:
@@ -532,6 +717,20 @@ void srt_launch_frontend(struct srt_launch *out, struct srt_arena *a, const stru
 		out->url = url(a, l->nodes[l->head].ip, port);
 		out->readiness.probes[0] = (struct srt_probe){ SRT_PROBE_TCP, port, NULL, 0 };
 		out->readiness.nprobes = 1;
+		out->readiness.timeout_seconds = SRT_FRONTEND_READY_TIMEOUT;
+		return;
+	case SRT_FE_DYNAMO:
+		/*
+		 * It starts once every worker's status server said it registered, so
+		 * the frontend's first read of etcd finds them all: its /health
+		 * answers 200 after that read (503 before).
+		 */
+		word(out, a, srt_arena_printf(a, "--http-port=%d", port),
+		     "frontend.port (default 8000): the OpenAI endpoint, on every address", false);
+		dyn_env(out, a, r, l);
+		out->port = port;
+		out->url = url(a, l->nodes[l->head].ip, port);
+		http_probe(out, port);
 		out->readiness.timeout_seconds = SRT_FRONTEND_READY_TIMEOUT;
 		return;
 	case SRT_FE_SGLANG_ROUTER:

@@ -22,6 +22,17 @@
  *   vLLM DP RPC       8400 + j    (unless the recipe sets its own)
  *   NIXL side channel 5400 + j    (vLLM prefill/decode)
  *   frontend          frontend.port (8000)
+ *   Dynamo status     7500 + j    (a Dynamo worker's /health: DYN_SYSTEM_PORT)
+ *   etcd              2379 (clients), 2380 (peers)   on the etcd service's node
+ *   NATS              4222                           on the nats service's node
+ *
+ * Under the Dynamo frontend the workers are Dynamo's (`python3 -m
+ * dynamo.sglang` / `dynamo.vllm`): the same engine flags (vLLM's model as
+ * --model, without the API server's --host/--port), --request-plane, and
+ * the discovery env (ETCD_ENDPOINTS, NATS_SERVER when NATS runs,
+ * DYN_SYSTEM_PORT, DYN_REQUEST_PLANE).  They serve no HTTP API: they
+ * register in etcd, and the frontend (`python3 -m dynamo.frontend
+ * --http-port=PORT`) finds them there.
  */
 #ifndef SRT_RECIPE_LAUNCH_H
 #define SRT_RECIPE_LAUNCH_H
@@ -42,6 +53,10 @@
 #define SRT_LAUNCH_DP_RPC_PORT 8400
 #define SRT_LAUNCH_NIXL_PORT 5400
 #define SRT_LAUNCH_FRONTEND_PORT 8000
+#define SRT_LAUNCH_DYN_SYSTEM_PORT 7500
+#define SRT_DYN_ETCD_PORT 2379
+#define SRT_DYN_ETCD_PEER_PORT 2380
+#define SRT_DYN_NATS_PORT 4222
 /* Where a pyxis container sees the model directory. */
 #define SRT_CONTAINER_MODEL_DIR "/model"
 /* Engines load weights before they answer: srt-slurm waits 180 x 10 s. */
@@ -81,6 +96,7 @@ enum srt_frontend_kind {
 	SRT_FE_SGLANG_ROUTER, /* "sglang-router" */
 	SRT_FE_VLLM_ROUTER,   /* "vllm-router" */
 	SRT_FE_DIRECT,	      /* "sglang" / "vllm": the single agg worker serves frontend.port */
+	SRT_FE_DYNAMO,	      /* "dynamo": Dynamo's frontend over Dynamo's workers and etcd */
 	SRT_FE_CUSTOM,	      /* another type with frontend.command: run it as written */
 	SRT_FE_REFUSED,	      /* dynamo, trtllm_serve, ...: a validation error */
 };
@@ -117,9 +133,9 @@ const struct srt_argv *srt_launch_frontend_command(const struct srt_recipe *r,
 
 /*
  * Is a role's args key one srtctl replaces, as srt-slurm does: the model
- * (model-path / model), served-model-name and nccl-port?  Such a key is
- * left out of the argv (its served-model-name value is used); validation
- * warns about the first two kinds.
+ * (model-path / model), served-model-name, nccl-port and vLLM's connector
+ * (a --kv-transfer-config)?  Such a key is left out of the argv (its
+ * served-model-name value is used); validation warns about the first two kinds.
  */
 bool srt_launch_arg_replaced(const struct srt_recipe *r, const char *key);
 
@@ -132,6 +148,41 @@ bool srt_launch_arg_replaced(const struct srt_recipe *r, const char *key);
  * srt_launch_arg_replaced(), are not conflicts.
  */
 const char *srt_launch_owned_flag(const struct srt_recipe *r, const char *key, const char **why);
+
+/*
+ * Dynamo's discovery plane as its clients see it: ETCD_ENDPOINTS and
+ * NATS_SERVER (NULL when no NATS runs), a layout placeholder URL (*runtime
+ * set) or the external service's URL.  etcd is NULL without an etcd service.
+ */
+struct srt_dyn_planes {
+	const char *etcd, *nats;
+	bool etcd_runtime, nats_runtime;
+};
+void srt_launch_dyn_planes(struct srt_dyn_planes *out, struct srt_arena *a,
+			   const struct srt_recipe *r, const struct srt_layout *l);
+
+/*
+ * The words (after commands.etcd / commands.nats) and readiness of an etcd
+ * or nats service on layout node `node`: etcd listens for clients on every
+ * address, advertises the node's IP and keeps its data under the run's log
+ * directory (fresh per attempt); NATS runs JetStream with its store there.
+ */
+void srt_launch_discovery(struct srt_launch *out, struct srt_arena *a, const struct srt_layout *l,
+			  const struct srt_service *s, size_t node);
+
+/*
+ * vLLM's KV connector, as srt-slurm gives it to every vLLM worker: a role's
+ * args `connector`, else engine.connector, else "nixl".  Returns the
+ * --kv-transfer-config JSON of srt-slurm's shorthands (nixl, lmcache,
+ * kvbm) or a raw JSON object as written; NULL for none (null, "none", or a
+ * role that writes its own kv-transfer-config) and for a name srtctl cannot
+ * translate, which *bad then names (validation reports it).
+ */
+const char *srt_launch_vllm_connector(const struct srt_recipe *r, enum srt_role_kind role,
+				      const char **bad);
+
+/* The JSON of one of srt-slurm's vLLM connector shorthands, or NULL. */
+const char *srt_launch_vllm_connector_json(const char *name);
 
 /* The model argument: "/model" in a pyxis container, the HF id of "hf:ID", else model.path. */
 const char *srt_launch_model_arg(const struct srt_recipe *r, const struct srt_cluster *c,

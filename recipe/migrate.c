@@ -34,6 +34,7 @@
  * plain engine string (and lose its type) when variants are expanded.
  */
 #include "recipe/migrate.h"
+#include "recipe/launch.h"
 #include "recipe/variants.h"
 #include "util/buf.h"
 #include "util/strutil.h"
@@ -711,17 +712,6 @@ static void spread_mooncake_env(struct mctx *m, struct section *s, const struct 
 
 /* ---- backend.connector ---- */
 
-/* srt-slurm's vLLM connector shorthands and the --kv-transfer-config each becomes. */
-static const struct {
-	const char *name;
-	const char *json; /* as srt-slurm's json.dumps() writes it */
-} vllm_connectors[] = {
-	{ "nixl", "{\"kv_connector\": \"NixlConnector\", \"kv_role\": \"kv_both\"}" },
-	{ "lmcache", "{\"kv_connector\": \"LMCacheConnectorV1\", \"kv_role\": \"kv_both\"}" },
-	{ "kvbm", "{\"kv_connector\": \"DynamoConnector\", \"kv_connector_module_path\": "
-		  "\"kvbm.vllm_integration.connector\", \"kv_role\": \"kv_both\"}" },
-};
-
 static bool is_none_connector(const struct srt_ynode *v)
 {
 	const char *t = srt_ynode_str(v);
@@ -758,7 +748,8 @@ static bool set_role_arg(struct mctx *m, struct section *s, size_t j, const char
  * vLLM: a role's connector (its args' `connector`, else backend.connector,
  * else srt-slurm's default nixl) becomes roles.<role>.args.kv-transfer-config
  * unless the role writes one (srt-slurm passed the role's after the
- * connector's, so the role's won).  null/none means no connector.
+ * connector's, so the role's won).  null/none means no connector, written
+ * as the role's `connector: none` (v2's default is nixl).
  */
 static void vllm_connector(struct mctx *m, struct section *s, const struct srt_ypair *bc)
 {
@@ -785,8 +776,13 @@ static void vllm_connector(struct mctx *m, struct section *s, const struct srt_y
 				bpath;
 		if (own)
 			srt_ynode_map_del(args, own->key->str);
-		if (conn && is_none_connector(conn))
+		if (conn && is_none_connector(conn)) {
+			/* v2's default is nixl: say none where v1 had no connector. */
+			if (!args_pair(args, "kv-transfer-config"))
+				set_role_arg(m, s, j, "connector",
+					     srt_ynode_new_str(m->doc, "none", false));
 			continue;
+		}
 		name = conn ? srt_ynode_str(conn) : "nixl";
 		if (conn && conn->kind != SRT_Y_SCALAR) {
 			fail(m, conn, cpath, "must be a connector name or a JSON string, not %s",
@@ -805,9 +801,7 @@ static void vllm_connector(struct mctx *m, struct section *s, const struct srt_y
 				     name);
 			continue;
 		}
-		for (size_t i = 0; i < sizeof(vllm_connectors) / sizeof(vllm_connectors[0]); i++)
-			if (!strcasecmp(name, vllm_connectors[i].name))
-				json = vllm_connectors[i].json;
+		json = srt_launch_vllm_connector_json(name);
 		if (!json && name[0] == '{')
 			json = name; /* a raw JSON config, passed through as srt-slurm did */
 		if (!json) {
@@ -1129,11 +1123,60 @@ static void v1_router_type(struct mctx *m, const struct section *s, struct srt_y
 }
 
 /*
+ * Under Dynamo's frontend v1 started etcd and NATS on the infra node (the
+ * head, or its own node under infra.etcd_nats_dedicated_node) whatever the
+ * planes.  v2 implies etcd only: write NATS (and a dedicated etcd) so the
+ * migrated job runs the same services.
+ */
+static void v1_dynamo(struct mctx *m, const struct section *s, struct srt_ynode *out,
+		      const struct srt_ynode *where)
+{
+	static const char *const kinds[] = { "etcd", "nats" };
+	const struct srt_ynode *ded = dedicated_infra(s);
+	struct srt_ynode *all = (struct srt_ynode *)srt_ynode_get(out, "services");
+
+	if (all && all->kind != SRT_Y_SEQ)
+		return;
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		struct srt_ynode *svc;
+		bool declared = false;
+
+		for (size_t i = 0; all && i < all->n; i++) {
+			const char *name = srt_ynode_str(srt_ynode_get(all->items[i], "name"));
+
+			if (name && !strcmp(name, kinds[k]))
+				declared = true;
+		}
+		if (declared || (!ded && !strcmp(kinds[k], "etcd")))
+			continue;
+		svc = srt_ynode_new_map(m->doc);
+		srt_ynode_map_set(m->doc, svc, "name", srt_ynode_new_str(m->doc, kinds[k], false));
+		srt_ynode_map_set(m->doc, svc, "type", srt_ynode_new_str(m->doc, kinds[k], false));
+		if (ded) {
+			struct srt_ynode *pl = srt_ynode_new_map(m->doc);
+
+			srt_ynode_map_set(m->doc, pl, "node",
+					  srt_ynode_new_str(m->doc, "dedicated", false));
+			srt_ynode_map_set(m->doc, svc, "placement", pl);
+		}
+		if (!all) {
+			all = srt_ynode_new_seq(m->doc);
+			srt_ynode_map_set(m->doc, out, "services", all);
+		}
+		srt_ynode_seq_push(m->doc, all, svc);
+	}
+	warn(m, where, kpath(m, s, "frontend"),
+	     "v1 ran Dynamo's frontend with etcd and NATS on %s; written as frontend.type: "
+	     "dynamo with a nats service%s (etcd is implied)",
+	     ded ? "a node of their own" : "the head node",
+	     ded ? " and an etcd service, both placement.node: dedicated" : "");
+}
+
+/*
  * A v1 recipe without frontend.type ran srt-slurm's default frontend, Dynamo's
  * (its FrontendConfig.type defaults to "dynamo"), unless the SGLang backend
  * said use_sglang_router: true, which ran the SGLang router in its place.
- * Write the router; for Dynamo, which srtctl does not run, say what the
- * migrated recipe runs instead.
+ * Write the router, or Dynamo's frontend with the services v1 ran for it.
  */
 static void v1_frontend(struct mctx *m, const struct section *s, struct srt_ynode *out)
 {
@@ -1141,7 +1184,13 @@ static void v1_frontend(struct mctx *m, const struct section *s, struct srt_ynod
 	const struct srt_ynode *t = srt_ynode_get(fe, "type");
 	bool router = false;
 
-	if (s->partial || (t && !srt_ynode_is_null(t)))
+	if (s->partial)
+		return;
+	if (t && srt_ynode_str(t) && !strcmp(srt_ynode_str(t), "dynamo")) {
+		v1_dynamo(m, s, out, t);
+		return;
+	}
+	if (t && !srt_ynode_is_null(t))
 		return;
 	if (s->use_sglang_router && srt_ynode_bool(s->use_sglang_router, &router) && router) {
 		if (!fe || fe->kind != SRT_Y_MAP) {
@@ -1158,12 +1207,12 @@ static void v1_frontend(struct mctx *m, const struct section *s, struct srt_ynod
 	if (s->use_sglang_router && !router)
 		warn(m, s->use_sglang_router, kpath(m, s, "backend.use_sglang_router"),
 		     "false is srt-slurm's default (Dynamo's frontend); dropped");
-	warn(m, fe ? fe : s->src, kpath(m, s, "frontend"),
-	     "srt-slurm runs its default frontend, Dynamo's, for a recipe without "
-	     "frontend.type; srtctl does not run Dynamo, so the migrated recipe has no "
-	     "frontend in front of its workers: add frontend.type: %s for one OpenAI "
-	     "endpoint",
-	     !strcmp(s->engine, "vllm") ? "vllm-router" : "sglang-router");
+	if (!fe || fe->kind != SRT_Y_MAP) {
+		fe = srt_ynode_new_map(m->doc);
+		srt_ynode_map_set(m->doc, out, "frontend", fe);
+	}
+	srt_ynode_map_set(m->doc, fe, "type", srt_ynode_new_str(m->doc, "dynamo", false));
+	v1_dynamo(m, s, out, s->src);
 }
 
 /*

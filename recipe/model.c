@@ -54,6 +54,8 @@ const char *srt_placement_name(enum srt_placement p)
 const char *srt_start_name(enum srt_start s)
 {
 	switch (s) {
+	case SRT_START_INFRA:
+		return "infra";
 	case SRT_START_BEFORE_WORKERS:
 		return "before_workers";
 	case SRT_START_WITH_WORKERS:
@@ -75,6 +77,10 @@ const char *srt_service_type_name(enum srt_service_type t)
 		return "mooncake-master";
 	case SRT_SVC_MOONCAKE_STORE:
 		return "mooncake-store";
+	case SRT_SVC_ETCD:
+		return "etcd";
+	case SRT_SVC_NATS:
+		return "nats";
 	}
 	return "?";
 }
@@ -94,12 +100,17 @@ const char *srt_env_get(const struct srt_env *env, const char *name)
 	return v ? v->value : NULL;
 }
 
-const struct srt_service *srt_recipe_master(const struct srt_recipe *r)
+const struct srt_service *srt_recipe_service_of(const struct srt_recipe *r, enum srt_service_type t)
 {
 	for (size_t i = 0; i < r->nservices; i++)
-		if (r->services[i].enabled && r->services[i].type == SRT_SVC_MOONCAKE_MASTER)
+		if (r->services[i].enabled && r->services[i].type == t)
 			return &r->services[i];
 	return NULL;
+}
+
+const struct srt_service *srt_recipe_master(const struct srt_recipe *r)
+{
+	return srt_recipe_service_of(r, SRT_SVC_MOONCAKE_MASTER);
 }
 
 bool srt_recipe_doc_is_v1(const struct srt_ynode *root)

@@ -34,6 +34,8 @@ enum srt_service_type {
 	SRT_SVC_GENERIC,
 	SRT_SVC_MOONCAKE_MASTER,
 	SRT_SVC_MOONCAKE_STORE,
+	SRT_SVC_ETCD, /* Dynamo's discovery plane */
+	SRT_SVC_NATS, /* Dynamo's message plane */
 };
 
 enum srt_placement {
@@ -49,6 +51,7 @@ enum srt_placement {
 
 enum srt_start {
 	SRT_START_DEFAULT,
+	SRT_START_INFRA, /* etcd and NATS: first, before the Mooncake master */
 	SRT_START_BEFORE_WORKERS,
 	SRT_START_WITH_WORKERS,
 	SRT_START_AFTER_FRONTEND,
@@ -154,13 +157,19 @@ struct srt_service {
 	const struct srt_ynode *options; /* mapping or NULL */
 	const struct srt_ynode *store_config; /* options.store_config, or NULL */
 	enum srt_placement placement;
-	const char *external; /* "host:port" of a master that already runs */
+	/*
+	 * An instance that already runs: "host:port" of a master, a URL for etcd
+	 * ("http://host:port") and NATS ("nats://host:port").
+	 */
+	const char *external;
 	const char *external_host;
 	int external_port;
 	enum srt_start start;
 	struct srt_readiness readiness;
 	struct srt_restart_policy restart;
 	bool critical;
+	/* Added by srtctl, not written: etcd (and NATS) under the Dynamo frontend. */
+	bool implied;
 	const struct srt_ynode *node;
 };
 
@@ -189,6 +198,8 @@ struct srt_recipe {
 	enum srt_engine_type engine;
 	const char *engine_name;
 	const struct srt_ynode *engine_node;
+	/* engine.connector (vLLM): the workers' KV connector; NULL: srt-slurm's default nixl. */
+	const struct srt_ynode *connector;
 	struct {
 		const char *path, *container, *precision;
 	} model;
@@ -210,6 +221,12 @@ struct srt_recipe {
 	} slurm;
 	struct srt_env environment; /* every process of the run */
 	struct srt_frontend frontend;
+	/* The `dynamo:` section: the planes Dynamo's processes talk over. */
+	struct {
+		const char *request_plane; /* "tcp" (default) or "nats" */
+		const char *event_plane;   /* NULL (Dynamo's default, zmq), "zmq" or "nats" */
+		const struct srt_ynode *node;
+	} dynamo;
 	struct srt_benchmark benchmark;
 	struct srt_role roles[SRT_ROLE_COUNT];
 	struct srt_service *services;
@@ -236,6 +253,9 @@ void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *c
 
 /* Lookups and names. */
 const struct srt_service *srt_recipe_master(const struct srt_recipe *r);
+/* The enabled service of type t (the first one), or NULL. */
+const struct srt_service *srt_recipe_service_of(const struct srt_recipe *r,
+						enum srt_service_type t);
 const char *srt_engine_name(enum srt_engine_type e);
 const char *srt_role_name(enum srt_role_kind k);
 const char *srt_placement_name(enum srt_placement p);

@@ -450,9 +450,15 @@ static enum srt_engine_type read_engine(struct pctx *c, const struct srt_ynode *
 			err(c, n, base, "the engine mapping needs a 'type' (sglang or vllm)");
 			return SRT_ENGINE_UNSET;
 		}
+		const char *t = srt_ynode_str(tn);
+
 		for (size_t i = 0; i < n->n; i++) {
 			const char *k = n->pairs[i].key->str;
 
+			/* vLLM's connector: recipe/launch.h, srt_launch_vllm_connector(). */
+			if (!strcmp(k, "connector") && t && !strcmp(t, "vllm") &&
+			    !strcmp(base, "engine"))
+				continue;
 			if (strcmp(k, "type"))
 				warn(c, n->pairs[i].key, join(c, base, k),
 				     "engine option '%s' is not used by srtctl and is ignored; put "
@@ -488,6 +494,8 @@ static void parse_engine(struct pctx *c, struct srt_recipe *r, const struct srt_
 	if (srt_ynode_is_null(n))
 		return;
 	r->engine = read_engine(c, n, "engine", &r->engine_name);
+	if (r->engine == SRT_ENGINE_VLLM && n->kind == SRT_Y_MAP)
+		r->connector = srt_ynode_get(n, "connector");
 }
 
 /*
@@ -773,13 +781,15 @@ static void parse_readiness(struct pctx *c, const struct srt_ynode *n, const cha
 static void parse_start(struct pctx *c, const struct srt_ynode *n, const char *path,
 			enum srt_start *out)
 {
-	static const char *const names[] = { "before_workers", "with_workers", "after_frontend",
-					     NULL };
+	static const char *const names[] = { "infra", "before_workers", "with_workers",
+					     "after_frontend", NULL };
 	const char *s = NULL, *sugg;
 
 	if (srt_ynode_is_null(n) || !want_str(c, n, path, &s))
 		return;
-	if (!strcmp(s, "before_workers"))
+	if (!strcmp(s, "infra"))
+		*out = SRT_START_INFRA;
+	else if (!strcmp(s, "before_workers"))
 		*out = SRT_START_BEFORE_WORKERS;
 	else if (!strcmp(s, "with_workers"))
 		*out = SRT_START_WITH_WORKERS;
@@ -789,15 +799,15 @@ static void parse_start(struct pctx *c, const struct srt_ynode *n, const char *p
 		err(c, n, path, "unknown start phase '%s'; did you mean '%s'?", s, sugg);
 	else
 		err(c, n, path,
-		    "unknown start phase '%s'; expected before_workers, with_workers or "
-		    "after_frontend",
+		    "unknown start phase '%s'; expected infra (etcd, nats), before_workers, "
+		    "with_workers or after_frontend",
 		    s);
 }
 
 static void parse_external(struct pctx *c, struct srt_service *s, const struct srt_ynode *n,
 			   const char *path)
 {
-	const char *text = NULL;
+	const char *text = NULL, *url = NULL;
 	const char *colon, *host_end;
 	char *end;
 	long port;
@@ -805,6 +815,18 @@ static void parse_external(struct pctx *c, struct srt_service *s, const struct s
 	if (srt_ynode_is_null(n) || !want_str(c, n, path, &text))
 		return;
 	s->external = text;
+	if (s->type == SRT_SVC_ETCD || s->type == SRT_SVC_NATS) {
+		/* Dynamo's processes take a URL: ETCD_ENDPOINTS, NATS_SERVER. */
+		const char *scheme = s->type == SRT_SVC_ETCD ? "http://" : "nats://";
+
+		if (!srt_str_has_prefix(text, scheme)) {
+			err(c, n, path, "'%s' must be a URL %shost:port (e.g. %s10.0.0.5:%d)", text,
+			    scheme, scheme, s->type == SRT_SVC_ETCD ? 2379 : 4222);
+			return;
+		}
+		url = text;
+		text += strlen(scheme);
+	}
 	if (text[0] == '[') {
 		host_end = strchr(text, ']');
 		colon = host_end ? host_end + 1 : NULL;
@@ -816,7 +838,7 @@ static void parse_external(struct pctx *c, struct srt_service *s, const struct s
 		if (colon && memchr(text, ':', (size_t)(colon - text)))
 			colon = NULL; /* bare IPv6 without brackets */
 	}
-	if (strstr(text, "://")) {
+	if (!url && strstr(text, "://")) {
 		err(c, n, path, "'%s' must be host:port without a scheme (e.g. 10.0.0.5:8700)",
 		    text);
 		return;
@@ -837,11 +859,22 @@ static void parse_external(struct pctx *c, struct srt_service *s, const struct s
 		s->external_host = srt_arena_strndup(c->a, text, (size_t)(colon - text));
 	for (const char *p = s->external_host; *p; p++) {
 		if (*p == ' ' || *p == '/' || *p == '\t') {
-			err(c, n, path, "'%s' has an invalid host part", text);
+			err(c, n, path, "'%s' has an invalid host part", url ? url : text);
 			return;
 		}
 	}
 	s->external_port = (int)port;
+}
+
+/* services[].options.max_payload_mb: NATS's, kept and said to be unused. */
+static void check_max_payload(struct pctx *c, const struct srt_ynode *v, const char *path)
+{
+	int mb;
+
+	if (want_int(c, v, path, &mb, 1, 64))
+		warn(c, v, path,
+		     "srtctl does not write a NATS config file, so the server keeps its 1 MB "
+		     "payload limit; ignored (kept in the spec for srt-slurm)");
 }
 
 /*
@@ -856,13 +889,6 @@ static const char *srt_slurm_only_kind(const char *type)
 	"(a telemetry exporter) is not started by srtctl, which does not scrape " \
 	"metrics; run it as a 'generic' service with its 'command'"
 	static const struct hint kinds[] = {
-		{ "etcd",
-		  "is Dynamo's discovery plane, which srtctl does not run (its frontends need none); "
-		  "remove it, or start your own as a 'generic' service with a 'command'" },
-		{ "nats",
-		  "is Dynamo's message plane, which srtctl does not run (its frontends need "
-		  "none); remove it, or start your own as a 'generic' service with a "
-		  "'command'" },
 		{ "lmcache-server",
 		  "(LMCache's server) is not started by srtctl; run it as a 'generic' service with "
 		  "its 'command' (e.g. [lmcache, server, ...]) and placement.node: workers" },
@@ -908,7 +934,9 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 		{ "build_timeout_seconds", "'build_timeout_seconds' is not supported by srtctl" },
 		{ NULL, NULL },
 	};
-	static const char *const types[] = { "generic", "mooncake-master", "mooncake-store", NULL };
+	static const char *const types[] = { "generic",	       "mooncake-master",
+					     "mooncake-store", "etcd",
+					     "nats",	       NULL };
 	const struct srt_ynode *v;
 	const char *type = "generic", *sugg, *why;
 
@@ -932,6 +960,10 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 			s->type = SRT_SVC_MOONCAKE_STORE;
 		else if (!strcmp(type, "generic"))
 			s->type = SRT_SVC_GENERIC;
+		else if (!strcmp(type, "etcd"))
+			s->type = SRT_SVC_ETCD;
+		else if (!strcmp(type, "nats"))
+			s->type = SRT_SVC_NATS;
 		else if ((why = srt_slurm_only_kind(type)))
 			err(c, v, join(c, path, "type"), "service type '%s' %s", type, why);
 		else if ((sugg = srt_did_you_mean(type, types)))
@@ -940,7 +972,7 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 		else
 			err(c, v, join(c, path, "type"),
 			    "service type '%s' is not supported by srtctl; expected mooncake-master, "
-			    "mooncake-store or generic (with a command)",
+			    "mooncake-store, etcd, nats or generic (with a command)",
 			    type);
 		s->type_name = type;
 	}
@@ -952,6 +984,7 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 	v = srt_ynode_get(n, "options");
 	if (v && !srt_ynode_is_null(v) && want_map(c, v, join(c, path, "options"))) {
 		static const char *const okeys[] = { "store_config", NULL };
+		static const char *const nats_okeys[] = { "store_config", "max_payload_mb", NULL };
 		static const struct hint ohints[] = {
 			{ "eviction_ratio", "'eviction_ratio' is an option of " TRTLLM_MOONCAKE },
 			{ "master_timeout_s",
@@ -963,9 +996,13 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 		};
 
 		s->options = v;
-		check_keys(c, v, join(c, path, "options"), okeys, ohints,
+		check_keys(c, v, join(c, path, "options"),
+			   s->type == SRT_SVC_NATS ? nats_okeys : okeys, ohints,
 			   SRT_SCHEMA_SERVICE_OPTIONS);
 		s->store_config = srt_ynode_get(v, "store_config");
+		if (s->type == SRT_SVC_NATS && srt_ynode_get(v, "max_payload_mb"))
+			check_max_payload(c, srt_ynode_get(v, "max_payload_mb"),
+					  join(c, path, "options.max_payload_mb"));
 		if (s->store_config && srt_ynode_is_null(s->store_config))
 			s->store_config = NULL;
 		else if (s->store_config && s->store_config->kind != SRT_Y_MAP) {
@@ -988,11 +1025,15 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 	s->critical = s->type != SRT_SVC_GENERIC;
 	opt_bool(c, n, path, "critical", &s->critical);
 	if (s->placement == SRT_PLACE_DEFAULT)
-		s->placement = s->type == SRT_SVC_MOONCAKE_MASTER ? SRT_PLACE_INFRA :
-			       s->type == SRT_SVC_MOONCAKE_STORE  ? SRT_PLACE_WORKERS :
-								    SRT_PLACE_HEAD;
+		s->placement = s->type == SRT_SVC_MOONCAKE_MASTER || s->type == SRT_SVC_ETCD ||
+					       s->type == SRT_SVC_NATS ?
+				       SRT_PLACE_INFRA :
+			       s->type == SRT_SVC_MOONCAKE_STORE ? SRT_PLACE_WORKERS :
+								   SRT_PLACE_HEAD;
 	if (s->start == SRT_START_DEFAULT)
 		s->start = s->type == SRT_SVC_GENERIC ? SRT_START_AFTER_FRONTEND :
+			   s->type == SRT_SVC_ETCD || s->type == SRT_SVC_NATS ?
+							SRT_START_INFRA :
 							SRT_START_BEFORE_WORKERS;
 	if (s->type == SRT_SVC_MOONCAKE_MASTER) {
 		if (s->readiness.nprobes)
@@ -1271,12 +1312,105 @@ static void parse_benchmark(struct pctx *c, struct srt_recipe *r, const struct s
 	parse_env(c, srt_ynode_get(n, "env"), "benchmark.env", &r->benchmark.env);
 }
 
+/*
+ * dynamo: the planes Dynamo's processes use.  srtctl installs nothing: the
+ * install keys (version, source, ...) are srt-slurm's, kept and warned about.
+ */
+static void parse_dynamo(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
+{
+	static const char *const keys[] = { "request_plane", "event_plane", NULL };
+	static const char *const request_planes[] = { "tcp", "nats", NULL };
+	static const char *const event_planes[] = { "zmq", "nats", NULL };
+	static const struct hint hints[] = {
+		{ "install", "srtctl installs nothing: the containers must hold Dynamo" },
+		{ "version", "srtctl installs nothing: the containers must hold Dynamo" },
+		{ "hash", "srtctl installs nothing: the containers must hold Dynamo" },
+		{ "wheel", "srtctl installs nothing: the containers must hold Dynamo" },
+		{ "source", "srtctl installs nothing: the containers must hold Dynamo" },
+		{ "top_of_tree", "srtctl installs nothing: the containers must hold Dynamo" },
+		{ NULL, NULL },
+	};
+	const struct srt_ynode *v;
+	bool sidecar = false;
+
+	r->dynamo.request_plane = "tcp";
+	r->dynamo.node = n;
+	if (srt_ynode_is_null(n) || !want_map(c, n, "dynamo"))
+		return;
+	check_keys(c, n, "dynamo", keys, hints, SRT_SCHEMA_DYNAMO);
+	opt_str(c, n, "dynamo", "request_plane", &r->dynamo.request_plane);
+	opt_str(c, n, "dynamo", "event_plane", &r->dynamo.event_plane);
+	v = srt_ynode_get(n, "request_plane");
+	if (v && !in_list(r->dynamo.request_plane, request_planes))
+		err(c, v, "dynamo.request_plane",
+		    "unknown request plane '%s'; expected tcp or nats", r->dynamo.request_plane);
+	v = srt_ynode_get(n, "event_plane");
+	if (v && r->dynamo.event_plane && !in_list(r->dynamo.event_plane, event_planes))
+		err(c, v, "dynamo.event_plane", "unknown event plane '%s'; expected zmq or nats",
+		    r->dynamo.event_plane);
+	v = srt_ynode_get(n, "sidecar");
+	if (v && want_bool(c, v, "dynamo.sidecar", &sidecar) && sidecar)
+		err(c, v, "dynamo.sidecar",
+		    "a Dynamo sidecar beside a native engine is not run by srtctl; remove it (the "
+		    "Dynamo frontend runs Dynamo's own workers)");
+}
+
+/*
+ * The services the recipe implies (srt-slurm 2.0 does the same): etcd under
+ * the Dynamo frontend, NATS when a Dynamo plane is NATS.  A service written
+ * under the same name takes the implied one's place.
+ */
+static void add_implied_services(struct pctx *c, struct srt_recipe *r)
+{
+	struct {
+		const char *name;
+		enum srt_service_type type;
+		bool want;
+	} implied[] = {
+		{ "etcd", SRT_SVC_ETCD, true },
+		{ "nats", SRT_SVC_NATS,
+		  !strcmp(r->dynamo.request_plane, "nats") ||
+			  (r->dynamo.event_plane && !strcmp(r->dynamo.event_plane, "nats")) },
+	};
+	struct srt_service *all;
+	size_t n = r->nservices;
+
+	if (!r->frontend.type || strcmp(r->frontend.type, "dynamo"))
+		return;
+	all = srt_arena_alloc(c->a, (n + 2) * sizeof(*all));
+	memcpy(all, r->services, n * sizeof(*all));
+	for (size_t k = 0; k < sizeof(implied) / sizeof(implied[0]); k++) {
+		struct srt_service *s;
+		bool declared = false;
+
+		for (size_t i = 0; i < r->nservices; i++)
+			if (r->services[i].name && !strcmp(r->services[i].name, implied[k].name))
+				declared = true;
+		if (declared || !implied[k].want)
+			continue;
+		s = &all[n++];
+		memset(s, 0, sizeof(*s));
+		s->name = implied[k].name;
+		s->type = implied[k].type;
+		s->type_name = srt_service_type_name(s->type);
+		s->enabled = true;
+		s->placement = SRT_PLACE_INFRA;
+		s->start = SRT_START_INFRA;
+		s->critical = true;
+		s->implied = true;
+		restart_defaults(&s->restart, SRT_RESTART_ON_FAILURE);
+		s->node = r->frontend.node;
+	}
+	r->services = all;
+	r->nservices = n;
+}
+
 /* Top-level sections srtctl models. */
 static const char *const owned_keys[] = { "name",	 "schema",   "engine",
 					  "roles",	 "services", "model",
 					  "resources",	 "slurm",    "sbatch_directives",
 					  "environment", "frontend", "benchmark",
-					  NULL };
+					  "dynamo",	 NULL };
 
 /* "dir/x.yaml" -> "dir/x.campaign.yaml": where migrate may write a sweep's campaign. */
 static const char *sweep_output(struct pctx *c, const char *file)
@@ -1366,6 +1500,8 @@ struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode
 	parse_directives(&c, r, srt_ynode_get(root, "sbatch_directives"), "sbatch_directives");
 	parse_env(&c, srt_ynode_get(root, "environment"), "environment", &r->environment);
 	parse_frontend(&c, r, srt_ynode_get(root, "frontend"));
+	parse_dynamo(&c, r, srt_ynode_get(root, "dynamo"));
+	add_implied_services(&c, r);
 	parse_benchmark(&c, r, srt_ynode_get(root, "benchmark"));
 
 	/*

@@ -88,7 +88,7 @@ static struct role_shape role_shape(const struct srt_recipe *r, const struct srt
 
 static bool service_launched(const struct srt_service *s)
 {
-	return s->enabled && !(s->type == SRT_SVC_MOONCAKE_MASTER && s->external);
+	return s->enabled && !s->external;
 }
 
 static void add_node(struct srt_layout *l, struct srt_arena *a, size_t cap, const char *label,
@@ -743,11 +743,14 @@ int srt_render_args(struct srt_argv *out, struct srt_arena *a, const struct srt_
 	return rc;
 }
 
-static enum srt_cmd_kind engine_cmd(enum srt_engine_type e)
+/* The worker's command: the engine's, or Dynamo's worker for it under the Dynamo frontend. */
+static enum srt_cmd_kind engine_cmd(const struct srt_recipe *r)
 {
-	switch (e) {
+	bool dyn = srt_launch_frontend_kind(r, NULL) == SRT_FE_DYNAMO;
+
+	switch (r->engine) {
 	case SRT_ENGINE_VLLM:
-		return SRT_CMD_VLLM;
+		return dyn ? SRT_CMD_DYNAMO_VLLM : SRT_CMD_VLLM;
 	case SRT_ENGINE_TRTLLM:
 		return SRT_CMD_TRTLLM;
 	case SRT_ENGINE_MOCKER:
@@ -756,7 +759,7 @@ static enum srt_cmd_kind engine_cmd(enum srt_engine_type e)
 	case SRT_ENGINE_UNSET:
 		break;
 	}
-	return SRT_CMD_SGLANG;
+	return dyn ? SRT_CMD_DYNAMO_SGLANG : SRT_CMD_SGLANG;
 }
 
 int srt_render_worker_argv(struct srt_argv *out, bool **runtime, struct srt_arena *a,
@@ -766,7 +769,7 @@ int srt_render_worker_argv(struct srt_argv *out, bool **runtime, struct srt_aren
 {
 	enum srt_role_kind role = w->role;
 	const struct srt_role *ro = &r->roles[role];
-	enum srt_cmd_kind ck = engine_cmd(r->engine);
+	enum srt_cmd_kind ck = engine_cmd(r);
 	struct argvb b = { NULL, 0, 0 };
 	struct srt_launch ln;
 	bool *rt;
@@ -816,6 +819,12 @@ void srt_render_service_argv(struct srt_argv *out, struct srt_arena *a, const st
 		break;
 	case SRT_SVC_MOONCAKE_STORE:
 		argvb_push_all(&b, a, &c->commands[SRT_CMD_MOONCAKE_STORE]);
+		break;
+	case SRT_SVC_ETCD:
+		argvb_push_all(&b, a, s->command.n ? &s->command : &c->commands[SRT_CMD_ETCD]);
+		break;
+	case SRT_SVC_NATS:
+		argvb_push_all(&b, a, s->command.n ? &s->command : &c->commands[SRT_CMD_NATS]);
 		break;
 	case SRT_SVC_GENERIC:
 		argvb_push_all(&b, a, &s->command);
@@ -958,6 +967,41 @@ static void warn_at(struct pb *b, const struct srt_ynode *n, const char *path, c
 	va_end(ap);
 }
 
+/*
+ * etcd's and NATS's argv: the command, srtctl's words, then the service's
+ * args; their readiness when the recipe wrote none.
+ */
+static void discovery_argv(struct pb *b, struct srt_runplan_proc *pr, struct srt_argv *argv,
+			   const struct srt_service *s, size_t node, struct srt_readiness *rd)
+{
+	struct srt_launch ln;
+	struct argvb av = { NULL, 0, 0 };
+	size_t ncmd = argv->n - s->args.n;
+	bool *rt;
+
+	srt_launch_discovery(&ln, b->a, &b->p->layout, s, node);
+	for (size_t i = 0; i < ncmd; i++)
+		argvb_push(&av, b->a, argv->v[i]);
+	for (size_t i = 0; i < ln.nwords; i++)
+		argvb_push(&av, b->a, ln.words[i].arg);
+	argvb_push_all(&av, b->a, &s->args);
+	rt = srt_arena_alloc(b->a, (av.n + 1) * sizeof(*rt));
+	memset(rt, 0, (av.n + 1) * sizeof(*rt));
+	for (size_t i = 0; i < ln.nwords; i++)
+		rt[ncmd + i] = ln.words[i].runtime;
+	argvb_finish(&av, argv);
+	pr->argv_runtime = rt;
+	if (!rd->nprobes) {
+		int t = rd->timeout_seconds, iv = rd->interval_seconds;
+
+		*rd = ln.readiness;
+		if (t > 0)
+			rd->timeout_seconds = t;
+		if (iv > 0)
+			rd->interval_seconds = iv;
+	}
+}
+
 static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 {
 	struct srt_plan *p = b->p;
@@ -990,6 +1034,8 @@ static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 		pr->log_file = n == 1 ? srt_arena_printf(b->a, "service_%s.out", s->name) :
 					srt_arena_printf(b->a, "service_%s_%s.out", s->name, host);
 		srt_render_service_argv(&argv, b->a, p->cluster, s);
+		if (s->type == SRT_SVC_ETCD || s->type == SRT_SVC_NATS)
+			discovery_argv(b, pr, &argv, s, nodes[i], &rd);
 		put_argv(pr, &argv);
 		srt_render_service_env(&env, b->a, p->recipe, l, s, nodes[i]);
 		put_env(b, pr, &env);
@@ -1116,8 +1162,19 @@ static void add_frontend(struct pb *b)
 	/* none and direct run no process (validation warns about a type without a command). */
 	srt_launch_frontend(&ln, b->a, r, p->cluster, &p->layout);
 	p->run.frontend_url_ph = ln.url;
-	if (!cmd || !cmd->n)
+	if (!cmd || !cmd->n) {
+		if (srt_launch_frontend_kind(r, NULL) == SRT_FE_DYNAMO) {
+			srt_diags_add(
+				b->d, SRT_DIAG_ERROR,
+				p->cluster && p->cluster->source ? p->cluster->source : r->file, 0,
+				0, "commands",
+				"the cluster config has no command for 'dynamo_frontend'; set "
+				"commands.dynamo_frontend in srtslurm.yaml (e.g. [python3, -m, "
+				"dynamo.frontend])");
+			b->rc = -1;
+		}
 		return;
+	}
 	argvb_push_all(&av, b->a, cmd);
 	for (size_t i = 0; i < ln.nwords; i++)
 		argvb_push(&av, b->a, ln.words[i].arg);
@@ -1137,6 +1194,7 @@ static void add_frontend(struct pb *b)
 	put_argv(pr, &argv);
 	env_layer(&env, b->a, &r->environment, "environment");
 	env_layer(&env, b->a, &f->env, "frontend.env");
+	launch_env(&env, b->a, &ln);
 	put_env(b, pr, &env);
 	pr->container = srt_render_job_container(r, p->cluster);
 	pr->argv_runtime = rt;
@@ -1359,6 +1417,7 @@ struct srt_plan *srt_plan_build(const struct srt_recipe *r, const struct srt_clu
 			r->model.path,
 			c && c->container_runtime == SRT_CRT_PYXIS ? ", mounted at /model" : "");
 
+	add_services(&b, SRT_START_INFRA);
 	if (p->master && !p->master_external)
 		add_service(&b, p->master, (size_t)(p->master - r->services));
 	add_services(&b, SRT_START_BEFORE_WORKERS);

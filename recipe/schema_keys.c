@@ -205,6 +205,23 @@ static const char *const readiness_keys[] = { "http", "interval_seconds", "log",
 static const char *const http_probe_keys[] = { "path", "port", "status", NULL };
 static const char *const tcp_probe_keys[] = { "port", NULL };
 
+/* DynamoConfig, with the 0.3-era install keys (v1) */
+static const char *const dynamo_keys[] = { "event_plane",
+					   "hash" /* v1 */,
+					   "install",
+					   "request_plane",
+					   "sidecar",
+					   "sidecar_args",
+					   "sidecar_binary",
+					   "sidecar_context_length",
+					   "sidecar_port",
+					   "sidecar_startup_timeout",
+					   "source",
+					   "top_of_tree",
+					   "version" /* v1 */,
+					   "wheel" /* v1 */,
+					   NULL };
+
 #define TABLE(t)                                \
 	{                                       \
 		t, sizeof(t) / sizeof(t[0]) - 1 \
@@ -229,6 +246,7 @@ static const struct {
 	[SRT_SCHEMA_READINESS] = TABLE(readiness_keys),
 	[SRT_SCHEMA_HTTP_PROBE] = TABLE(http_probe_keys),
 	[SRT_SCHEMA_TCP_PROBE] = TABLE(tcp_probe_keys),
+	[SRT_SCHEMA_DYNAMO] = TABLE(dynamo_keys),
 };
 
 const char *const *srt_schema_keys(enum srt_schema_section section, size_t *n)

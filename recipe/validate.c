@@ -442,7 +442,8 @@ static void check_owned_args(struct vctx *v, const struct srt_role *role)
 			     "srtctl passes)",
 			     f, why);
 		else if (srt_launch_arg_replaced(v->r, key->str) &&
-			 !srt_str_eq_dashes(key->str, "served-model-name"))
+			 !srt_str_eq_dashes(key->str, "served-model-name") &&
+			 !srt_str_eq_dashes(key->str, "connector"))
 			vwarn(v, key, path,
 			      "is ignored: srtctl passes the model from model.path (and a "
 			      "deterministic --nccl-port), as srt-slurm does; remove it");
@@ -453,7 +454,7 @@ static void check_owned_args(struct vctx *v, const struct srt_role *role)
 		if (arg[0] != '-')
 			continue;
 		f = srt_launch_owned_flag(v->r, arg, &why);
-		if (!f && srt_launch_arg_replaced(v->r, arg)) {
+		if (!f && srt_launch_arg_replaced(v->r, arg) && !strstr(arg, "connector")) {
 			f = arg;
 			while (*f == '-')
 				f++;
@@ -608,6 +609,12 @@ static void check_ports(struct vctx *v)
 	free(u);
 }
 
+/* Dynamo's discovery and message planes: etcd, NATS. */
+static bool discovery(const struct srt_service *s)
+{
+	return s->type == SRT_SVC_ETCD || s->type == SRT_SVC_NATS;
+}
+
 static void check_services(struct vctx *v)
 {
 	const struct srt_recipe *r = v->r;
@@ -639,14 +646,31 @@ static void check_services(struct vctx *v)
 			else
 				master = s;
 		}
-		if (s->external && s->type != SRT_SVC_MOONCAKE_MASTER)
+		if (s->external && s->type != SRT_SVC_MOONCAKE_MASTER && !discovery(s))
 			verr(v, srt_ynode_get(s->node, "external"), spath(v, s, "external"),
-			     "'external' is only for a mooncake-master that already runs");
-		if (s->placement == SRT_PLACE_DEDICATED && s->type != SRT_SVC_MOONCAKE_MASTER)
+			     "'external' is only for a mooncake-master, etcd or nats that already "
+			     "runs");
+		if (s->placement == SRT_PLACE_DEDICATED && s->type != SRT_SVC_MOONCAKE_MASTER &&
+		    !discovery(s))
 			verr(v, srt_ynode_get(srt_ynode_get(s->node, "placement"), "node"),
 			     spath(v, s, "placement.node"),
-			     "'dedicated' reserves the infra node for the mooncake master; other "
-			     "services use head, infra, prefill, decode, agg or workers");
+			     "'dedicated' reserves the infra node for the mooncake master, etcd and "
+			     "nats; other services use head, infra, prefill, decode, agg or workers");
+		if (discovery(s) && s->placement != SRT_PLACE_HEAD &&
+		    s->placement != SRT_PLACE_INFRA && s->placement != SRT_PLACE_DEDICATED)
+			verr(v, srt_ynode_get(srt_ynode_get(s->node, "placement"), "node"),
+			     spath(v, s, "placement.node"),
+			     "%s runs once per job: place it on head, infra or dedicated",
+			     s->type_name);
+		if (discovery(s) && s->start != SRT_START_INFRA &&
+		    s->start != SRT_START_BEFORE_WORKERS)
+			verr(v, srt_ynode_get(s->node, "start"), spath(v, s, "start"),
+			     "%s must run before the workers that register with it; write 'start: "
+			     "infra' (or remove 'start')",
+			     s->type_name);
+		if (!discovery(s) && s->start == SRT_START_INFRA)
+			verr(v, srt_ynode_get(s->node, "start"), spath(v, s, "start"),
+			     "the infra phase is etcd's and NATS's; write 'start: before_workers'");
 		if (s->type == SRT_SVC_GENERIC && !strcmp(s->type_name, "generic") && !s->command.n)
 			verr(v, s->node, spath(v, s, NULL),
 			     "a generic service needs a 'command' (the argv to run)");
@@ -815,6 +839,37 @@ static void check_benchmark(struct vctx *v)
 		      r->benchmark.type);
 }
 
+/* Under the Dynamo frontend: etcd to meet at, and the flags srtctl owns. */
+static void check_dynamo(struct vctx *v, const struct srt_ynode *tn)
+{
+	const struct srt_recipe *r = v->r;
+	bool nats_plane =
+		!strcmp(r->dynamo.request_plane ? r->dynamo.request_plane : "tcp", "nats") ||
+		(r->dynamo.event_plane && !strcmp(r->dynamo.event_plane, "nats"));
+
+	if (!srt_recipe_service_of(r, SRT_SVC_ETCD))
+		verr(v, tn, "frontend.type",
+		     "Dynamo's workers and frontend meet in etcd, and this recipe's etcd service "
+		     "is disabled; remove 'enabled: false' from it, or give it 'external: "
+		     "http://HOST:2379' for an etcd that already runs");
+	if (nats_plane && !srt_recipe_service_of(r, SRT_SVC_NATS))
+		verr(v, r->dynamo.node, "dynamo",
+		     "a NATS request or event plane needs NATS, and this recipe's nats service is "
+		     "disabled; remove 'enabled: false' from it, or give it 'external: "
+		     "nats://HOST:4222'");
+	for (size_t i = 0; r->frontend.args && i < r->frontend.args->n; i++) {
+		const struct srt_ynode *key = r->frontend.args->pairs[i].key;
+
+		if (srt_str_eq_dashes(key->str, "http-port") ||
+		    srt_str_eq_dashes(key->str, "request-plane"))
+			verr(v, key, srt_arena_printf(v->a, "frontend.args.%s", key->str),
+			     "srtctl sets the Dynamo frontend's --%s itself; %s", key->str,
+			     srt_str_eq_dashes(key->str, "http-port") ?
+				     "remove it and set frontend.port" :
+				     "remove it and set dynamo.request_plane");
+	}
+}
+
 /* frontend.type: what srtctl runs (recipe/launch.h), what it refuses, and what each needs. */
 static void check_frontend(struct vctx *v)
 {
@@ -883,6 +938,9 @@ static void check_frontend(struct vctx *v)
 					     "");
 		}
 		return;
+	case SRT_FE_DYNAMO:
+		check_dynamo(v, tn);
+		return;
 	case SRT_FE_CUSTOM:
 		return;
 	}
@@ -930,6 +988,34 @@ static void check_containers(struct vctx *v)
 	empty_container(v, r->benchmark.node, "container_image", "benchmark.container_image", job);
 }
 
+/* vLLM: each role's connector must be one srtctl can give as --kv-transfer-config. */
+static void check_connectors(struct vctx *v)
+{
+	const struct srt_recipe *r = v->r;
+
+	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+		const struct srt_role *ro = &r->roles[k];
+		const struct srt_ypair *own = NULL;
+		const char *bad;
+
+		if (!ro->present || r->engine != SRT_ENGINE_VLLM)
+			continue;
+		srt_launch_vllm_connector(r, (enum srt_role_kind)k, &bad);
+		if (!bad)
+			continue;
+		for (size_t i = 0; ro->args && ro->args->kind == SRT_Y_MAP && i < ro->args->n; i++)
+			if (srt_str_eq_dashes(ro->args->pairs[i].key->str, "connector"))
+				own = &ro->args->pairs[i];
+		verr(v, own ? own->value : r->connector,
+		     own ? srt_arena_printf(v->a, "roles.%s.args.%s", ro->name, own->key->str) :
+			   "engine.connector",
+		     "connector '%s' is not one srtctl can pass: write nixl, lmcache, kvbm, none, a "
+		     "JSON object, or roles.%s.args.kv-transfer-config (lmcache-mp and moriio need "
+		     "services or router wiring srtctl does not have)",
+		     bad, ro->name);
+	}
+}
+
 void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *cluster,
 			 struct srt_diags *diags)
 {
@@ -940,6 +1026,7 @@ void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *c
 	check_role_env(&v, srt_recipe_master(r) != NULL);
 	check_benchmark(&v);
 	check_frontend(&v);
+	check_connectors(&v);
 	check_containers(&v);
 	if (cluster && cluster->container_runtime == SRT_CRT_PYXIS &&
 	    !(r->model.container && *r->model.container)) {

@@ -259,7 +259,8 @@ static void assign_groups(struct srt_runplan *p)
 		if (pr->kind == SRT_PROC_SERVICE && pr->type &&
 		    !strcmp(pr->type, "mooncake-master"))
 			pr->tier = 2;
-		else if (pr->kind == SRT_PROC_SERVICE && !strcmp(pr->phase, "before_workers"))
+		else if (pr->kind == SRT_PROC_SERVICE &&
+			 (!strcmp(pr->phase, "before_workers") || !strcmp(pr->phase, "infra")))
 			pr->tier = 1;
 		else
 			pr->tier = 0;

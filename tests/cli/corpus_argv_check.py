@@ -13,7 +13,8 @@ dry-run -o json`>".  Every process of kind worker or frontend is checked:
   10.0.0.<i+1>, <infra_node_ip> is the infra node's IP, <log_dir> is
   /logs/run; any other "<...>" left in the argv is a failure;
 - argv[0] names the stand-in (the test's cluster config points
-  commands.sglang / vllm / sglang_router / vllm_router at them); the rest is
+  commands.sglang / vllm / sglang_router / vllm_router / dynamo_sglang /
+  dynamo_vllm / dynamo_frontend at them); the rest is
   handed to the stand-in's own main(), exactly as its executable would;
 - the model directory exists: MODEL_ROOT + the host path is created, and
   FAKE_CONTAINER_MOUNTS maps it to /model when the process has a
@@ -39,7 +40,8 @@ import sys
 
 sys.dont_write_bytecode = True      # leave no __pycache__ in tests/fakes
 
-PROGS = ("sglang_launch_server", "vllm", "sglang_router", "vllm-router")
+PROGS = ("sglang_launch_server", "vllm", "sglang_router", "vllm-router", "dynamo_sglang",
+         "dynamo_vllm", "dynamo_frontend")
 PLACEHOLDER = re.compile(r"<[a-z0-9_]+>")
 
 
@@ -47,10 +49,14 @@ def load_standins(fakes):
     sys.path.insert(0, fakes)
     import strict_engine  # noqa: E402
     import strict_router  # noqa: E402
+    import strict_dynamo  # noqa: E402
     return {"sglang_launch_server": strict_engine.main_sglang,
             "vllm": strict_engine.main_vllm,
             "sglang_router": strict_router.main_sglang,
-            "vllm-router": strict_router.main_vllm}
+            "vllm-router": strict_router.main_vllm,
+            "dynamo_sglang": strict_dynamo.main_sglang,
+            "dynamo_vllm": strict_dynamo.main_vllm,
+            "dynamo_frontend": strict_dynamo.main_frontend}
 
 
 def bindings(plan):

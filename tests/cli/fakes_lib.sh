@@ -1,5 +1,5 @@
 # tests/cli/fakes_lib.sh: shell helpers shared by the tests of the stand-ins
-# under tests/fakes (test_fakes.sh, test_fakes_strict.sh).  Sourcing it
+# under tests/fakes (test_fakes.sh, test_fakes_strict.sh, test_fakes_dynamo.sh).  Sourcing it
 # makes a scratch directory $work and enters it; every PID a test appends to
 # `pids` is killed, and $work removed, on exit.
 
@@ -57,6 +57,23 @@ start() { # LOG CMD...: start in the background, PID in SPID (killed on exit)
 	"$@" >"$log" 2>&1 &
 	SPID=$!
 	pids+=("$SPID")
+}
+
+# refused WANT_RC PATTERN WHAT -- CMD...: CMD exits WANT_RC with PATTERN on stderr
+refused() {
+	local want=$1 pat=$2 what=$3 rc=0
+	shift 4
+	timeout 30 "$@" >out 2>err || rc=$?
+	[[ $rc == "$want" ]] || fail "$what: exit status $rc, expected $want: $(tail -n 3 err)"
+	grep -qF -- "$pat" err || fail "$what: stderr lacks '$pat': $(tail -n 3 err)"
+}
+
+# accepted OUT WHAT -- CMD...: CMD (under FAKE_CHECK_ONLY) accepts, options in OUT
+accepted() {
+	local out=$1 what=$2 rc=0
+	shift 3
+	FAKE_CHECK_ONLY=1 timeout 30 "$@" >"$out" 2>err || rc=$?
+	[[ $rc == 0 ]] || fail "$what: refused ($rc): $(tail -n 5 err)"
 }
 
 stop() { # PID WHAT: SIGTERM, exit 0

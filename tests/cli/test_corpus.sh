@@ -86,7 +86,7 @@ while IFS= read -r -d '' f; do
 		[[ -n $step ]] || step="accepted as one job"
 	fi
 	[[ -z $step ]] && continue
-	# A frontend srtctl does not run (Dynamo's, TRT-LLM's) is refused, never
+	# A frontend srtctl does not run (Dynamo over TRT-LLM, trtllm_serve) is refused, never
 	# replaced by another router: a benchmark of another stack is a wrong number.
 	# grep without -q at the end of the pipe: an early exit could kill the
 	# first grep with SIGPIPE, which pipefail reports as no match.
@@ -107,7 +107,7 @@ done < <(find "$CORPUS" -name '.*' -prune -o -type f \( -name '*.yaml' -o -name 
 
 echo "corpus $CORPUS: $files files ($v1 v1, $v2 v2), $migrated migrated, $validated validated" \
 	"($recipes recipes), $dryrun dry-run"
-echo "  refused for a frontend srtctl does not run (dynamo, trtllm_serve): $frontend_refused"
+echo "  refused for a frontend srtctl does not run (Dynamo over TRT-LLM, trtllm_serve): $frontend_refused"
 echo "  sweep files: $sweep ($sweep_campaign migrated to a campaign that validates and dry-runs, $sweep_refused refused naming migrate); failures: $failed"
 for m in "${failures[@]}"; do
 	echo "FAIL   $m" >&2

@@ -79,7 +79,10 @@ cluster() { # cluster RUNTIME
 		dsfp4=/lustre/models/dsfp4 dsfp8=/lustre/models/dsfp8 \
 		qwen3-0.6b=/lustre/models/qwen3-0.6b qwen3-4b=/lustre/models/qwen3-4b \
 		qwen3-32b=/lustre/models/qwen3-32b qwen3.5-fp8=/lustre/models/qwen3.5-fp8 \
-		qwen3.5-nvfp4=/lustre/models/qwen3.5-nvfp4
+		qwen3.5-nvfp4=/lustre/models/qwen3.5-nvfp4 qwen3-32b-fp8=/lustre/models/qwen3-32b-fp8 \
+		dsr1-fp4=/lustre/models/dsr1-fp4 glm-5-fp4=/lustre/models/glm-5-fp4 \
+		glm-5-fp8=/lustre/models/glm-5-fp8 deepseek-v4-pro=/lustre/models/deepseek-v4-pro \
+		deepseekv4-fp4=/lustre/models/deepseekv4-fp4
 	cat <<EOF
 runtime:
   container_runtime: $1
@@ -88,6 +91,9 @@ commands:
   vllm: [$F/vllm, serve]
   sglang_router: [$F/sglang_router]
   vllm_router: [$F/vllm-router]
+  dynamo_sglang: [$F/dynamo_sglang]
+  dynamo_vllm: [$F/dynamo_vllm]
+  dynamo_frontend: [$F/dynamo_frontend]
 EOF
 }
 cluster pyxis >pyxis.yaml
@@ -105,6 +111,10 @@ refusal+="|Write 'type: sglang-router' to put a router in front"
 # the refusal's text, and why (counted; the test fails if one passes or is
 # refused for anything else, so the list stays true).
 known=(
+	"corpus/srt-slurm-v1/qwen3-32b__ruter-3p2d-dynamo.yaml|model.path '\$RUTER_MODEL_PATH' is neither absolute|its model.path is the literal \$RUTER_MODEL_PATH, which the file's comment asks the user to export; srtctl does not expand variables in a recipe, so no mount or engine could find it"
+	"corpus/srt-slurm-v1/dsv4-pro__sglang__gb300-fp4__8k1k.yaml|Unknown arguments specified: ['--no-kv-events']|frontend.args no-kv-events is a flag of the older Dynamo frontend this recipe pins (dynamo.hash); the Dynamo 1.x frontend the stand-in follows refuses it"
+	"corpus/srt-slurm-v1/dsv4-pro__sglang__gb300-fp4__8k1k__disagg__disagg-12p1d-dep4-dep12.yaml|Unknown arguments specified: ['--no-kv-events']|the same older Dynamo frontend flag"
+	"corpus/srt-slurm-v1/vllm__deepseek-v4-pro__GB200__8k1k__disagg-gb200-3p1d-dep8-dep16-c4096-offload.yaml|error: unrecognized arguments: --|its args pass flags of the vLLM it pins (v0.20: --numa-bind, --offload-*, --stream-interval, --no-enable-flashinfer-autotune) that the stand-ins' v0.11-era vLLM engine table lacks"
 	"v2/examples__sglang__sgl-router-disagg.yaml|unrecognized arguments: --load-publish-endpoint|its args pass --load-publish-endpoint auto, an SGLang flag newer than the stand-ins' table (sgl-project/sglang#34608) that SGLang also refuses without --kv-events-config, which srt-slurm derives from roles.*.kv_events and srtctl does not (it warns that kv_events is ignored)"
 )
 
@@ -206,7 +216,7 @@ echo "files: $files ($v1files corpus, $v2files srt-slurm 2.0 examples); $accepte
 	"$refused refused by srtctl (a frontend, stack or sweep it does not run; not checked)"
 echo "recipes rendered: ${recipes[pyxis]:-0} in pyxis containers, ${recipes[none]:-0} on bare nodes"
 total=0
-for p in sglang_launch_server vllm sglang_router vllm-router; do
+for p in sglang_launch_server vllm sglang_router vllm-router dynamo_sglang dynamo_vllm dynamo_frontend; do
 	echo "  $p: ${n[$p]:-0} argv checked"
 	total=$((total + ${n[$p]:-0}))
 done

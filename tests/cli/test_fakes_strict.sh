@@ -75,21 +75,6 @@ elif cmd == "py":                      # py CODE: run a check
 PY
 h() { python3 "$work/h.py" "$@"; }
 
-# refused WANT_RC PATTERN WHAT -- CMD...: CMD exits WANT_RC with PATTERN on stderr
-refused() {
-	local want=$1 pat=$2 what=$3 rc=0
-	shift 4
-	timeout 20 "$@" >out 2>err || rc=$?
-	[[ $rc == "$want" ]] || fail "$what: exit status $rc, expected $want: $(tail -n 3 err)"
-	grep -qF -- "$pat" err || fail "$what: stderr lacks '$pat': $(tail -n 3 err)"
-}
-# accepted OUT WHAT -- CMD...: CMD (under FAKE_CHECK_ONLY) accepts, options in OUT
-accepted() {
-	local out=$1 what=$2 rc=0
-	shift 3
-	FAKE_CHECK_ONLY=1 timeout 20 "$@" >"$out" 2>err || rc=$?
-	[[ $rc == 0 ]] || fail "$what: refused ($rc): $(cat err)"
-}
 opts() { # FILE PYEXPR(o): assert on the printed options
 	EXPR=$2 h py "
 o, e = json.load(open('$1')), os.environ['EXPR']

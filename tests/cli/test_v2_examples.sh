@@ -2,9 +2,9 @@
 # tests/cli/test_v2_examples.sh: srt-slurm 2.0's example recipes.
 #
 # Each file of $SRT_V2_EXAMPLES_DIR either validates and dry-runs, or is
-# refused because it needs a stack srtctl does not run (Dynamo's etcd/NATS,
-# LMCache's server, a Ray cluster, TRT-LLM's Mooncake pool, the TileRT
-# engine, Dynamo's or TRT-LLM's frontend), a sweep (apply refuses it and
+# refused because it needs a stack srtctl does not run (LMCache's server, a
+# Ray cluster, TRT-LLM's Mooncake pool, the TileRT engine, TRT-LLM's frontend
+# or Dynamo's TRT-LLM workers), a sweep (apply refuses it and
 # names the migrate command that writes its campaign; tests/cli/test_migrate.sh
 # converts this example), or it writes the pre-2.0 router spelling
 # `frontend.type: sglang` over several workers (2.0 reads `sglang` as one

@@ -35,6 +35,12 @@
 #  9. A decode worker over 2 nodes (TP 8 on 4-GPU nodes): the same command on
 #     both nodes but the node rank, one dist-init address, HTTP on rank 0 only.
 # 10. Two workers on one node: distinct ports and GPU sets.
+# 11. Dynamo (frontend.type: dynamo, request plane NATS): the real etcd and
+#     nats-server on a node of their own start first and are Ready before any
+#     worker starts; Dynamo's SGLang workers (strict stand-ins) get the
+#     discovery env and register in that etcd; the frontend starts after they
+#     are Ready, lists both, and answers a completion from another node
+#     through prefill then decode; deleting the recipe stops etcd and NATS.
 #
 # Exits 77 (skipped) when SRT_SLURMRESTD_URL is unset, unless
 # SRT_E2E_REQUIRED=1 (CI), which makes that a failure.  Every wait is bounded.
@@ -61,6 +67,12 @@ chmod 755 "$WORK" "$MODEL"
 # (a clone under a 0700 directory): give them copies they can read.
 mkdir -p "$WORK/bin"
 cp "$SRTCTL" "$WORK/bin/srtctl"
+# Dynamo's discovery plane is real (etcd-server, nats-server: Go binaries that
+# need only libc, so they run in the 24.11 flavour's chroot too).
+ETCD_BIN=$(command -v etcd || echo /usr/bin/etcd)
+NATS_BIN=$(command -v nats-server || echo /usr/sbin/nats-server)
+cp "$ETCD_BIN" "$WORK/bin/etcd"
+cp "$NATS_BIN" "$WORK/bin/nats-server"
 cp -r "$root/tests/fakes" "$WORK/fakes"
 chmod -R a+rX "$WORK/bin" "$WORK/fakes"
 SRTCTL=$WORK/bin/srtctl
@@ -115,7 +127,7 @@ wait_no_jobs() { # wait_no_jobs SECONDS: until no run of ours has a live job
 	[ -z "$(live_jobs)" ]
 }
 # Processes that a job of ours left behind (stand-ins run as the job user).
-leftovers() { pgrep -u "${SRT_SLURM_USER:-slurmci}" -f "$FAKES/" || true; }
+leftovers() { pgrep -u "${SRT_SLURM_USER:-slurmci}" -f "$FAKES/|$WORK/bin/(etcd|nats)" || true; }
 
 cat >"$WORK/srtslurm.yaml" <<YAML
 runtime:
@@ -132,6 +144,11 @@ commands:
   vllm: [$FAKES/vllm, serve]
   sglang_router: [$FAKES/sglang_router]
   vllm_router: [$FAKES/vllm-router]
+  dynamo_sglang: [$FAKES/dynamo_sglang]
+  dynamo_vllm: [$FAKES/dynamo_vllm]
+  dynamo_frontend: [$FAKES/dynamo_frontend]
+  etcd: [$WORK/bin/etcd]
+  nats: [$WORK/bin/nats-server]
   srtctl: [$SRTCTL]
 YAML
 export SRTSLURM_CONFIG=$WORK/srtslurm.yaml
@@ -560,6 +577,100 @@ PY
 check "10. distinct HTTP and NCCL ports, CUDA_VISIBLE_DEVICES 0,1 and 2,3" test $? -eq 0
 S delete recipe e2e-pair >/dev/null
 wait_no_jobs 40
+
+# ---- 11. Dynamo ------------------------------------------------------------------------
+cat >"$WORK/dynamo.yaml" <<YAML
+name: e2e-dynamo
+environment:
+  FAKE_RECORD_DIR: $REC/dynamo
+engine: sglang
+model: {path: $MODEL}
+roles:
+  prefill: {}
+  decode: {}
+frontend:
+  type: dynamo
+  args: {router-mode: round-robin}
+dynamo:
+  request_plane: nats
+services:
+  - name: etcd
+    type: etcd
+    placement: {node: dedicated}
+  - name: nats
+    type: nats
+    placement: {node: dedicated}
+YAML
+mkdir -p "$REC/dynamo" && chmod 1777 "$REC/dynamo"
+S apply -f "$WORK/dynamo.yaml" --wait --timeout 120s >"$WORK/wait11.out" 2>&1
+check "11. the Dynamo recipe reaches Ready (real etcd and NATS, Dynamo stand-ins)" test $? -eq 0
+S get services -o json >"$WORK/svc11.json"
+S get workers -o json >"$WORK/wrk11.json"
+S events -o json >"$WORK/ev11.json"
+py "$WORK" "$MODEL" <<'PY'
+import json, sys
+work, model = sys.argv[1], sys.argv[2]
+svc = {s["name"]: s for s in json.load(open(f"{work}/svc11.json"))["items"] if s["run"] == "e2e-dynamo-1-1"}
+wrk = [w for w in json.load(open(f"{work}/wrk11.json"))["items"] if w["run"] == "e2e-dynamo-1-1"]
+ip = {w["role"]: w["ip"] for w in wrk}
+assert svc["etcd"]["state"] == "Ready" and svc["nats"]["state"] == "Ready", svc
+infra = svc["etcd"]["endpoint"].rsplit(":", 1)[0]
+assert svc["etcd"]["endpoint"] == f"{infra}:2379", svc
+assert svc["nats"]["endpoint"] == f"{infra}:4222" and infra not in ip.values(), (svc, ip)
+recs = {r["role"]: r for r in map(json.loads, open(f"{work}/rec/dynamo/engine.jsonl"))}
+assert set(recs) == {"prefill", "decode"}, list(recs)
+def opt(a, f):
+    return a[a.index(f) + 1] if f in a else None
+for role, r in recs.items():
+    a, env = r["argv"], r["env"]
+    assert opt(a, "--model-path") == model and opt(a, "--disaggregation-mode") == role, a
+    assert opt(a, "--request-plane") == "nats", a
+    assert env["ETCD_ENDPOINTS"] == f"http://{infra}:2379", env["ETCD_ENDPOINTS"]
+    assert env["NATS_SERVER"] == f"nats://{infra}:4222", env["NATS_SERVER"]
+    assert env["DYN_REQUEST_PLANE"] == "nats" and env["DYN_SYSTEM_PORT"] == "7500", env
+assert recs["prefill"]["component"] == "prefill" and recs["decode"]["component"] == "backend"
+fe = [json.loads(l) for l in open(f"{work}/rec/dynamo/frontend.jsonl")]
+assert len(fe) == 1 and opt(fe[0]["argv"], "--router-mode") == "round-robin", fe
+assert "--http-port=8000" in fe[0]["argv"], fe[0]["argv"]
+items = [i for i in json.load(open(f"{work}/ev11.json"))["items"]
+         if i["object"]["name"].startswith("e2e-dynamo-1-1/")]
+def t(kind, prefix, reason):
+    return [i["first_timestamp"] for i in items
+            if i["object"]["kind"] == kind and i["object"]["name"].split("/", 1)[1].startswith(prefix)
+            and i["reason"] == reason]
+plane_ready = t("service", "etcd", "Ready") + t("service", "nats", "Ready")
+workers_started, workers_ready = t("worker", "", "Started"), t("worker", "", "Ready")
+fe_started = t("frontend", "", "Started")
+assert len(plane_ready) == 2 and len(workers_started) == 2 and len(workers_ready) == 2 and fe_started, \
+    (plane_ready, workers_started, workers_ready, fe_started)
+assert max(plane_ready) <= min(workers_started), "a worker started before etcd and NATS were ready"
+assert max(workers_ready) <= min(fe_started), "the frontend started before every worker was ready"
+PY
+check "11. etcd and NATS on their own node, Ready before the workers start; the workers' discovery env; the frontend after them" test $? -eq 0
+fe_ip=$(python3 -c 'import json,sys; print([w["ip"] for w in json.load(open(sys.argv[1]))["items"] if w["run"] == "e2e-dynamo-1-1" and w["role"] == "prefill"][0])' "$WORK/wrk11.json")
+decode_node=$(python3 -c 'import json,sys; print([w["node"] for w in json.load(open(sys.argv[1]))["items"] if w["run"] == "e2e-dynamo-1-1" and w["role"] == "decode"][0])' "$WORK/wrk11.json")
+"$root/scripts/slurm-local" ${SRT_SLURM_RELEASE:+--release "$SRT_SLURM_RELEASE"} shell "$decode_node" \
+	python3 -c 'import json, sys, urllib.request
+h = json.loads(urllib.request.urlopen(sys.argv[1] + "/health", timeout=20).read())
+print(json.dumps(sorted(i["component"] for i in h["instances"] if i["endpoint"] == "generate")))
+req = urllib.request.Request(sys.argv[1] + "/v1/completions", data=json.dumps({"model": "model", "prompt": "hi", "max_tokens": 4}).encode(),
+                             headers={"Content-Type": "application/json", "X-Request-Id": "e2e-dyn-1"})
+print(urllib.request.urlopen(req, timeout=20).read().decode())' "http://$fe_ip:8000" >"$WORK/answer11.json" 2>&1
+check "11. the frontend's /health lists the prefill and the decode worker" \
+	grep -qx '\["backend", "prefill"\]' "$WORK/answer11.json"
+check "11. the frontend answers a completion sent from another node ($decode_node)" grep -q '"choices"' "$WORK/answer11.json"
+py "$WORK" <<'PY'
+import json, sys
+reqs = [r for r in map(json.loads, open(f"{sys.argv[1]}/rec/dynamo/requests.jsonl")) if r.get("request_id") == "e2e-dyn-1"]
+assert sorted(r["role"] for r in reqs) == ["decode", "prefill"], reqs
+assert min(reqs, key=lambda r: r["time"])["role"] == "prefill", reqs
+PY
+check "11. that request went to the prefill worker, then the decode worker" test $? -eq 0
+S delete recipe e2e-dynamo >/dev/null
+wait_no_jobs 40
+check "11. deleting the recipe cancels its job" test $? -eq 0
+sleep 2
+check "11. etcd, NATS and the Dynamo processes are gone" test -z "$(leftovers)"
 check "no job of this test is left running" test -z "$(live_jobs)"
 
 echo "$passed passed, $failed failed"

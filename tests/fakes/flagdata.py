@@ -150,9 +150,16 @@ def type_of(text):
 CLEAN_CHOICES = re.compile(r"^([\w.\-]+(?:,[\w.\-]+)*)(\s+\(\+None\))?$")
 
 
+# A choices cell that names the source's constant (DSA_CHOICES) instead of
+# listing it: the alias shares the list of the flag with the same dest.
+CHOICES_SYMBOL = re.compile(r"^[A-Z][A-Z0-9_]*_CHOICES$")
+
+
 def choices_of(text):
     """The enforced choices, or None when the source gives no plain list
     (a type name, "dynamic", a prose description)."""
+    if CHOICES_SYMBOL.match(text.strip()):
+        return None
     m = CLEAN_CHOICES.match(text.strip())
     if not m:
         return None
@@ -220,12 +227,22 @@ def generate(src_dir, name):
            "# which was read from:"]
     out += ["#   " + s for s in sources]
     out.append("# " + "\t".join(COLUMNS))
+    rows, symbolic = [], []
     with open(os.path.join(src_dir, tsv), encoding="utf-8") as f:
         for line in f:
             line = line.rstrip("\n")
             if not line or line.startswith("#") or line.startswith("flags\t"):
                 continue
-            out.append("\t".join(convert_row(line.split("\t"))))
+            cols = line.split("\t")
+            rows.append(convert_row(cols))
+            if len(cols) > 4 and CHOICES_SYMBOL.match(cols[4].strip()):
+                symbolic.append(rows[-1])
+    for row in symbolic:         # the list of the flag with the same dest
+        for other in rows:
+            if other is not row and other[1] == row[1] and other[4] != "-":
+                row[4] = other[4]
+                break
+    out += ["\t".join(r) for r in rows]
     return "\n".join(out) + "\n"
 
 

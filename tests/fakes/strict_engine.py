@@ -579,15 +579,11 @@ def run(plan):
         return e.code
 
 
-def serve(plan, stop):
-    FE.record(plan["port"], plan["host"], extra={
-        "prog": plan["prog"], "options": plan["options"], "role": plan["role"],
-        "served_model_names": plan["served"], "node_rank": plan["rank"],
-        "nnodes": plan["nnodes"], "serves_http": plan["http"],
-        "bootstrap_port": plan["bootstrap_port"]})
-    say("engine %s: pid %d on %s, role %s, rank %d/%d" % (
-        plan["prog"], os.getpid(), socket.gethostname(), plan["role"], plan["rank"],
-        plan["nnodes"]))
+def prepare(plan, stop):
+    """What an engine does before it serves (also Dynamo's workers,
+    strict_dynamo.py): wait for the Mooncake master its args name, join the
+    dist-init rendezvous, then $FAKE_ENGINE_START_DELAY.  Returns (the
+    rendezvous group or None, whether a stop came first)."""
     if os.environ.get("FAKE_ENGINE_MOONCAKE_CHECK", "1") != "0":
         try:
             addr = FE.mooncake_master_address(canonical_args(plan["engine"], plan["options"]))
@@ -602,7 +598,20 @@ def serve(plan, stop):
                            FE.env_float("FAKE_DIST_INIT_TIMEOUT", 30.0), stop)
         group.run()
     delay = FE.env_float("FAKE_ENGINE_START_DELAY", 0.0)
-    if stop.is_set() or (delay > 0 and stop.wait(delay)):
+    return group, stop.is_set() or (delay > 0 and stop.wait(delay))
+
+
+def serve(plan, stop):
+    FE.record(plan["port"], plan["host"], extra={
+        "prog": plan["prog"], "options": plan["options"], "role": plan["role"],
+        "served_model_names": plan["served"], "node_rank": plan["rank"],
+        "nnodes": plan["nnodes"], "serves_http": plan["http"],
+        "bootstrap_port": plan["bootstrap_port"]})
+    say("engine %s: pid %d on %s, role %s, rank %d/%d" % (
+        plan["prog"], os.getpid(), socket.gethostname(), plan["role"], plan["rank"],
+        plan["nnodes"]))
+    group, stopped = prepare(plan, stop)
+    if stopped:
         say("Received signal, shutting down")
         return 0
     servers = []

@@ -212,13 +212,18 @@ class Router(BaseHTTPRequestHandler):
             got = pd_sglang_stream(self.workers, path, body, rid)
         else:
             got = pd_vllm_stream(self.workers, path, body, rid)
-        status, resp, conn = got
+        return self.deliver(*got)
+
+    def deliver(self, status, resp, conn):
+        """Answer with what a stream opener returned: an error as JSON
+        (conn None), else the worker's answer relayed, then conn closed."""
         if conn is None:
             return self.reply(status, resp)
         try:
             self.relay(resp)
         finally:
             conn.close()
+        return None
 
     def relay(self, resp):
         """Pass a worker's answer on: JSON as JSON, an event stream event by

@@ -114,6 +114,9 @@ static const char *penv(const struct srt_runplan_proc *pr, const char *name)
 	return NULL;
 }
 
+/* srt-slurm's default vLLM connector, as --kv-transfer-config. */
+#define NIXL "{\"kv_connector\": \"NixlConnector\", \"kv_role\": \"kv_both\"}"
+
 /* The seed's minimal example: SGLang prefill + decode with Mooncake. */
 static const char seed_minimal[] = "name: sglang-mooncake\n"
 				   "model: {path: /models/qwen3-32b, container: sglang:latest}\n"
@@ -401,12 +404,14 @@ static void test_vllm_dp_across_nodes(void **state)
 
 	WANT(&a0, "vllm", "serve", "/m/M", "--served-model-name", "M", "--host", "<agg_node_0_ip>",
 	     "--port", "6100", "--data-parallel-size-local", "4", "--data-parallel-address",
-	     "<agg_node_0_ip>", "--data-parallel-rpc-port", "8400", "--data-parallel-size", "8");
+	     "<agg_node_0_ip>", "--data-parallel-rpc-port", "8400", "--kv-transfer-config", NIXL,
+	     "--data-parallel-size", "8");
 	assert_true(rt[6]);
 	assert_true(rt[12]);
 	WANT(&a1, "vllm", "serve", "/m/M", "--served-model-name", "M", "--data-parallel-size-local",
 	     "4", "--data-parallel-address", "<agg_node_0_ip>", "--data-parallel-rpc-port", "8400",
-	     "--headless", "--data-parallel-start-rank", "4", "--data-parallel-size", "8");
+	     "--headless", "--data-parallel-start-rank", "4", "--kv-transfer-config", NIXL,
+	     "--data-parallel-size", "8");
 }
 
 static void test_vllm_tp_across_nodes(void **state)
@@ -422,7 +427,7 @@ static void test_vllm_tp_across_nodes(void **state)
 
 	WANT(&a1, "vllm", "serve", "/m/M", "--served-model-name", "M", "--nnodes", "2",
 	     "--node-rank", "1", "--master-addr", "<agg_node_0_ip>", "--headless",
-	     "--tensor-parallel-size", "8");
+	     "--kv-transfer-config", NIXL, "--tensor-parallel-size", "8");
 }
 
 static void test_router_pd_and_agg(void **state)
@@ -468,6 +473,135 @@ static void test_router_pd_and_agg(void **state)
 	assert_true(fe->probes[0].http);
 	assert_string_equal(fe->probes[0].path, "/health");
 	srt_plan_free(p);
+}
+
+static const struct srt_runplan_proc *proc_named(const struct srt_plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->run.nprocs; i++)
+		if (!strcmp(p->run.procs[i].name, name))
+			return &p->run.procs[i];
+	fail_msg("no process '%s' in the plan", name);
+	return NULL;
+}
+
+/*
+ * Dynamo: etcd first (implied), Dynamo's workers with the discovery env and
+ * their status server as readiness, the frontend last with --http-port.
+ */
+static void test_dynamo(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r;
+	struct srt_plan *p;
+	const struct srt_runplan_proc *pr;
+	struct srt_argv av;
+
+	r = compile(f, "engine: sglang\n"
+		       "model: {path: /m/M}\n"
+		       "resources: {gpus_per_node: 4}\n"
+		       "roles: {prefill: {gpus: 2}, decode: {nodes: colocate, gpus: 2}}\n"
+		       "frontend: {type: dynamo, port: 9000, args: {router-mode: kv}}\n");
+	p = srt_plan_build(r, &f->cl, &f->d);
+	assert_non_null(p);
+	assert_int_equal(p->run.nprocs, 4);
+	pr = &p->run.procs[0];
+	assert_string_equal(pr->name, "etcd");
+	assert_string_equal(pr->phase, "infra");
+	av = (struct srt_argv){ pr->argv, pr->argc };
+	WANT(&av, "etcd", "--data-dir", "<log_dir>/etcd", "--listen-client-urls",
+	     "http://0.0.0.0:2379", "--advertise-client-urls", "http://<prefill_node_0_ip>:2379");
+	assert_true(pr->argv_runtime[2] && pr->argv_runtime[6] && !pr->argv_runtime[4]);
+	assert_true(pr->probes[0].http);
+	assert_int_equal(pr->probes[0].port, 2379);
+	assert_true(pr->group < p->run.procs[1].group);
+
+	pr = proc_named(p, "prefill_0");
+	av = (struct srt_argv){ pr->argv, pr->argc };
+	WANT(&av, "python3", "-m", "dynamo.sglang", "--model-path", "/m/M", "--served-model-name",
+	     "M", "--host", "<prefill_node_0_ip>", "--port", "6100", "--nccl-port", "17500",
+	     "--disaggregation-mode", "prefill", "--disaggregation-bootstrap-port", "7200",
+	     "--request-plane", "tcp");
+	assert_string_equal(penv(pr, "ETCD_ENDPOINTS"), "http://<infra_node_ip>:2379");
+	assert_string_equal(penv(pr, "DYN_REQUEST_PLANE"), "tcp");
+	assert_string_equal(penv(pr, "DYN_SYSTEM_PORT"), "7500");
+	assert_null(penv(pr, "NATS_SERVER"));
+	assert_int_equal(pr->probes[0].port, 7500);
+	assert_string_equal(pr->probes[0].path, "/health");
+	pr = proc_named(p, "decode_0");
+	assert_string_equal(penv(pr, "DYN_SYSTEM_PORT"), "7501");
+	assert_int_equal(pr->probes[0].port, 7501);
+
+	pr = proc_named(p, "frontend");
+	av = (struct srt_argv){ pr->argv, pr->argc };
+	WANT(&av, "python3", "-m", "dynamo.frontend", "--http-port=9000", "--router-mode", "kv");
+	assert_string_equal(penv(pr, "ETCD_ENDPOINTS"), "http://<infra_node_ip>:2379");
+	assert_int_equal(pr->probes[0].port, 9000);
+	assert_true(pr->group > proc_named(p, "decode_0")->group);
+	assert_string_equal(p->run.frontend_url_ph, "http://<prefill_node_0_ip>:9000");
+	srt_plan_free(p);
+
+	/*
+	 * vLLM over a NATS request plane: --model as a flag, no API server flags,
+	 * the role as --disaggregation-mode; NATS implied; an external etcd.
+	 */
+	r = compile(f, "engine: vllm\n"
+		       "model: {path: /m/M}\n"
+		       "roles: {prefill: {}, decode: {}}\n"
+		       "frontend: {type: dynamo}\n"
+		       "dynamo: {request_plane: nats, version: 0.8.0}\n"
+		       "services: [{name: etcd, type: etcd, external: 'http://10.1.1.1:2379'}]\n");
+	p = srt_plan_build(r, &f->cl, &f->d);
+	assert_non_null(p);
+	pr = &p->run.procs[0];
+	assert_string_equal(pr->name, "nats");
+	av = (struct srt_argv){ pr->argv, pr->argc };
+	WANT(&av, "nats-server", "-js", "-sd", "<log_dir>/nats");
+	assert_false(pr->probes[0].http);
+	assert_int_equal(pr->probes[0].port, 4222);
+	pr = proc_named(p, "prefill_0");
+	av = (struct srt_argv){ pr->argv, pr->argc };
+	WANT(&av, "python3", "-m", "dynamo.vllm", "--model", "/m/M", "--served-model-name", "M",
+	     "--disaggregation-mode", "prefill", "--kv-transfer-config", NIXL, "--request-plane",
+	     "nats");
+	assert_string_equal(penv(pr, "ETCD_ENDPOINTS"), "http://10.1.1.1:2379");
+	assert_string_equal(penv(pr, "NATS_SERVER"), "nats://<infra_node_ip>:4222");
+	assert_string_equal(penv(pr, "DYN_REQUEST_PLANE"), "nats");
+	assert_string_equal(penv(pr, "VLLM_NIXL_SIDE_CHANNEL_PORT"), "5400");
+	for (size_t i = 0; i < p->run.nprocs; i++)
+		assert_string_not_equal(p->run.procs[i].name, "etcd");
+	srt_plan_free(p);
+}
+
+/*
+ * vLLM's connector, as srt-slurm gives it: a role's args.connector, else
+ * engine.connector, else nixl; a role's kv-transfer-config wins; none is none.
+ */
+static void test_vllm_connector(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r;
+	struct srt_argv av;
+
+	r = compile(f, "engine: {type: vllm, connector: lmcache}\n"
+		       "model: {path: /m/M}\n"
+		       "roles:\n"
+		       "  prefill: {args: {connector: none}}\n"
+		       "  decode: {args: {kv-transfer-config: '{\"kv_connector\": \"X\"}'}}\n");
+	assert_int_equal(f->d.nwarnings, 0);
+	av = argv_of(f, r, SRT_ROLE_PREFILL, 0, 0, NULL);
+	WANT(&av, "vllm", "serve", "/m/M", "--served-model-name", "M", "--host",
+	     "<prefill_node_0_ip>", "--port", "6100");
+	av = argv_of(f, r, SRT_ROLE_DECODE, 0, 0, NULL);
+	WANT(&av, "vllm", "serve", "/m/M", "--served-model-name", "M", "--host",
+	     "<decode_node_0_ip>", "--port", "6100", "--kv-transfer-config",
+	     "{\"kv_connector\": \"X\"}");
+	r = compile(f, "engine: {type: vllm, connector: lmcache}\n"
+		       "model: {path: /m/M}\n"
+		       "roles: {agg: {}}\n");
+	av = argv_of(f, r, SRT_ROLE_AGG, 0, 0, NULL);
+	WANT(&av, "vllm", "serve", "/m/M", "--served-model-name", "M", "--host", "<agg_node_0_ip>",
+	     "--port", "6100", "--kv-transfer-config",
+	     "{\"kv_connector\": \"LMCacheConnectorV1\", \"kv_role\": \"kv_both\"}");
 }
 
 static void test_direct_and_none(void **state)
@@ -543,8 +677,29 @@ static void test_conflicts(void **state)
 		  "roles.agg.args.headless", "sets --headless, which srtctl owns" },
 		{ "engine: vllm\nroles: {agg: {args: {master-addr: x}}}\n",
 		  "roles.agg.args.master-addr", "sets --master-addr, which srtctl owns" },
-		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo}\n", "frontend.type",
-		  "'dynamo': Dynamo's frontend needs Dynamo's workers, etcd and NATS" },
+		{ "engine: {type: vllm, connector: moriio}\nroles: {agg: {}}\n", "engine.connector",
+		  "connector 'moriio' is not one srtctl can pass" },
+		{ "engine: vllm\nroles: {agg: {args: {connector: lmcache-mp}}}\n",
+		  "roles.agg.args.connector", "connector 'lmcache-mp' is not one srtctl can pass" },
+		{ "engine: trtllm\nroles: {agg: {}}\nfrontend: {type: dynamo}\n", "frontend.type",
+		  "'dynamo': srtctl runs Dynamo's frontend over SGLang and vLLM workers only" },
+		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo, args: {http-port: 1}}\n",
+		  "frontend.args.http-port", "remove it and set frontend.port" },
+		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo}\n"
+		  "services: [{name: etcd, type: etcd, enabled: false}]\n",
+		  "frontend.type", "this recipe's etcd service is disabled" },
+		{ "engine: vllm\nroles: {agg: {}}\nfrontend: {type: dynamo}\n"
+		  "dynamo: {request_plane: nats}\nservices: [{name: nats, type: nats, enabled: false}]\n",
+		  "dynamo", "a NATS request or event plane needs NATS" },
+		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo}\n"
+		  "services: [{name: etcd, type: etcd, placement: {node: workers}}]\n",
+		  "services[0].placement.node", "etcd runs once per job" },
+		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo}\n"
+		  "services: [{name: etcd, type: etcd, start: after_frontend}]\n",
+		  "services[0].start", "etcd must run before the workers" },
+		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo}\n"
+		  "services: [{name: etcd, type: etcd, external: '10.0.0.5:2379'}]\n",
+		  "services[0].external", "must be a URL http://host:port" },
 		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: trtllm_serve}\n",
 		  "frontend.type",
 		  "'trtllm_serve': this frontend belongs to an engine which srtctl does not run" },
@@ -606,6 +761,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vllm_tp_across_nodes, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_router_pd_and_agg, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_direct_and_none, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_dynamo, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_vllm_connector, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_conflicts, fx_setup, fx_teardown),
 	};
 

@@ -293,7 +293,8 @@ static void test_layout_and_moves(void **state)
 		free(msg0);
 	}
 	/* Resources held only topology keys, so it is gone. */
-	assert_keys(got->root, "name schema model slurm engine roles profiling benchmark");
+	assert_keys(got->root,
+		    "name schema model slurm engine roles profiling benchmark frontend services");
 	assert_string_equal(str_at(got->root, "schema"), "2");
 	assert_int_equal(srt_ynode_type(at(got->root, "schema")), SRT_YT_INT);
 	assert_keys(at(got->root, "roles"), "agg");
@@ -332,7 +333,7 @@ static void test_engine_options_and_kv_events(void **state)
 	got = srt_migrate_v1(v1, &d);
 	assert_non_null(got);
 	assert_int_equal(d.nerrors, 0);
-	assert_keys(got->root, "schema resources engine roles");
+	assert_keys(got->root, "schema resources engine roles frontend services");
 	assert_keys(at(got->root, "engine"), "type kv_events_config vllm_config sglang_config");
 	assert_string_equal(str_at(got->root, "engine.type"), "sglang");
 	assert_string_equal(str_at(got->root, "engine.sglang_config.shared.x"), "1");
@@ -400,7 +401,7 @@ static void test_mooncake_details(void **state)
 	assert_keys(at(got->root, "roles.decode"), "nodes env");
 	assert_keys(at(got->root, "roles.decode.env"), "MOONCAKE_PROTOCOL X");
 	assert_string_equal(str_at(got->root, "roles.decode.env.MOONCAKE_PROTOCOL"), "rdma");
-	assert_int_equal(at(got->root, "services")->n, 1);
+	assert_int_equal(at(got->root, "services")->n, 2); /* the master, then NATS for Dynamo */
 	assert_keys(at(got->root, "services")->items[0], "name type args options");
 	assert_string_equal(str_at(at(got->root, "services")->items[0], "options.eviction_ratio"),
 			    "0.1");
@@ -540,16 +541,34 @@ static void test_v1_frontend_and_host(void **state)
 	srt_ydoc_free(got);
 	srt_diags_release(&d);
 
-	/* No frontend, no router switch: Dynamo's ran; the warning says what to write. */
+	/* No frontend, no router switch: Dynamo's ran, with etcd and NATS on the head. */
 	got = migrate_ok("backend:\n  type: vllm\n  connector: null\n"
 			 "resources: {agg_nodes: 1, agg_workers: 1}\n",
 			 &d);
-	assert_null(at(got->root, "frontend"));
+	assert_string_equal(str_at(got->root, "frontend.type"), "dynamo");
+	assert_int_equal(at(got->root, "services")->n, 1);
+	assert_string_equal(str_at(at(got->root, "services")->items[0], "type"), "nats");
+	assert_null(at(at(got->root, "services")->items[0], "placement"));
 	assert_int_equal(d.nwarnings, 1);
 	msg = diag_text(&d, 0);
-	assert_non_null(strstr(msg, "Dynamo's"));
-	assert_non_null(strstr(msg, "frontend.type: vllm-router"));
+	assert_non_null(strstr(msg, "written as frontend.type: dynamo with a nats service"));
 	free(msg);
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+
+	/* infra.etcd_nats_dedicated_node: etcd and NATS on a node of their own. */
+	got = migrate_ok("backend: {type: sglang}\n"
+			 "frontend: {type: dynamo}\n"
+			 "infra: {etcd_nats_dedicated_node: true}\n"
+			 "resources: {agg_nodes: 1, agg_workers: 1}\n",
+			 &d);
+	assert_int_equal(at(got->root, "services")->n, 2);
+	assert_string_equal(str_at(at(got->root, "services")->items[0], "type"), "etcd");
+	assert_string_equal(str_at(at(got->root, "services")->items[0], "placement.node"),
+			    "dedicated");
+	assert_string_equal(str_at(at(got->root, "services")->items[1], "type"), "nats");
+	assert_string_equal(str_at(at(got->root, "services")->items[1], "placement.node"),
+			    "dedicated");
 	srt_ydoc_free(got);
 	srt_diags_release(&d);
 
@@ -648,14 +667,18 @@ static void test_connector(void **state)
 	srt_ydoc_free(got);
 	srt_diags_release(&d);
 
-	/* connector: null (or a role's 'none') means no connector at all. */
+	/*
+	 * connector: null (or a role's 'none') means no connector at all: the
+	 * role says so, since v2's default is nixl.
+	 */
 	got = migrate_ok("backend:\n"
 			 "  type: vllm\n"
 			 "  connector: null\n"
 			 "  aggregated_environment: {A: '1'}\n"
 			 "resources: {agg_nodes: 1, agg_workers: 1}\n",
 			 &d);
-	assert_null(at(got->root, "roles.agg.args"));
+	assert_keys(at(got->root, "roles.agg.args"), "connector");
+	assert_string_equal(str_at(got->root, "roles.agg.args.connector"), "none");
 	assert_null(at(got->root, "engine.connector"));
 	srt_ydoc_free(got);
 	srt_diags_release(&d);
@@ -844,8 +867,10 @@ static void test_variant_file(void **state)
 	assert_int_equal(d.nerrors, 0);
 	assert_keys(got->root, "base zip_override_stp_lowlat zip_override_mtp_lowlat "
 			       "zip_override_stp_maxtpt zip_override_mtp_maxtpt");
-	assert_keys(at(got->root, "base"),
-		    "name schema model resources engine roles dynamo health_check benchmark");
+	assert_keys(
+		at(got->root, "base"),
+		"name schema model resources engine roles dynamo health_check benchmark frontend "
+		"services");
 	assert_string_equal(str_at(got->root, "base.engine"), "sglang");
 	ov = at(got->root, "zip_override_stp_lowlat");
 	assert_keys(ov, "name roles benchmark");
@@ -1041,7 +1066,7 @@ static void test_override_sections_and_null_engine(void **state)
 
 /*
  * Are all of d's errors the refusal of a frontend srtctl does not run
- * (frontend.type dynamo, trtllm_serve: recipe/launch.h)?  Such a recipe
+ * (frontend.type dynamo over TRT-LLM, trtllm_serve: recipe/launch.h)?  Such a recipe
  * migrates but is refused on purpose, like a sweep.
  */
 static bool only_frontend_refused(const struct srt_diags *d)
@@ -1054,7 +1079,7 @@ static bool only_frontend_refused(const struct srt_diags *d)
 		if (dg->level != SRT_DIAG_ERROR)
 			continue;
 		if (!dg->path || strcmp(dg->path, "frontend.type") ||
-		    (!strstr(dg->msg, "Dynamo's frontend needs") &&
+		    (!strstr(dg->msg, "TRT-LLM's Dynamo workers are MPI jobs") &&
 		     !strstr(dg->msg, "belongs to an engine which srtctl does not run")))
 			return false;
 		n++;
@@ -1143,7 +1168,7 @@ static void test_corpus(void **state)
 	}
 	closedir(dir);
 	printf("corpus: %zu v1 files migrated; %zu refused by validation for their frontend "
-	       "(dynamo, trtllm_serve), every other one validates\n",
+	       "(Dynamo over TRT-LLM, trtllm_serve), every other one validates\n",
 	       count, frontend_refused);
 	assert_int_equal(count, 255);
 	assert_int_equal(variant_files, 4);
@@ -1158,6 +1183,11 @@ static void test_corpus(void **state)
  *   workers per mode   resources.<mode>_workers, 0 when unset
  *   worker nodes       prefill_nodes + decode_nodes (0: decode shares the
  *                      prefill nodes) when either is set, else agg_nodes or 1
+ *   frontend           frontend.type, else Dynamo's (unless the SGLang
+ *                      backend says use_sglang_router: true); under Dynamo
+ *                      etcd and NATS run on the infra node and every worker
+ *                      gets ETCD_ENDPOINTS, NATS_SERVER, DYN_SYSTEM_PORT and
+ *                      DYN_REQUEST_PLANE
  *   infra node         infra.etcd_nats_dedicated_node reserves one more node
  *                      for etcd/nats (and the master, when there is a store)
  *   master             backend.mooncake_kv_store; on the reserved node when
@@ -1175,12 +1205,32 @@ static void test_corpus(void **state)
  */
 struct oracle_counts {
 	size_t files, recipes, workers, nodes, env_vars, connectors, masters, dedicated;
-	size_t infra_only_srt_slurm; /* nodes srt-slurm reserved for etcd/nats alone */
+	size_t dynamo;		     /* recipes behind Dynamo's frontend */
+	size_t infra_only;	     /* of those, etcd/nats on a node of their own */
 	size_t frontend_refused;     /* migrated, refused by validation for its frontend */
 	size_t mismatches;
 };
 
 static const char *const v1_modes[3] = { "prefill", "decode", "aggregated" };
+
+/* Did srt-slurm run Dynamo's frontend for this v1 recipe? */
+static bool v1_dynamo_frontend(const struct srt_ynode *v1)
+{
+	const char *t = srt_ynode_str(srt_ynode_get(srt_ynode_get(v1, "frontend"), "type"));
+	bool router = false;
+
+	if (t)
+		return !strcmp(t, "dynamo");
+	srt_ynode_bool(srt_ynode_get(srt_ynode_get(v1, "backend"), "use_sglang_router"), &router);
+	return !router;
+}
+
+/* The variables srt-slurm stamped on a Dynamo worker. */
+static bool dynamo_var(const char *name)
+{
+	return !strcmp(name, "ETCD_ENDPOINTS") || !strcmp(name, "NATS_SERVER") ||
+	       !strcmp(name, "DYN_SYSTEM_PORT") || !strcmp(name, "DYN_REQUEST_PLANE");
+}
 static const char *const v1_res[3] = { "prefill", "decode", "agg" };
 
 static const struct srt_ypair *pair_dashed(const struct srt_ynode *map, const char *dashed)
@@ -1279,7 +1329,7 @@ static void oracle_compare(struct oracle_counts *c, const char *name, const stru
 	const struct srt_ynode *top_env = srt_ynode_get(v1, "environment");
 	const char *engine = v1_engine(backend);
 	bool store = mc && !srt_ynode_is_null(mc);
-	bool ded = false, disagg;
+	bool ded = false, disagg, dyn = v1_dynamo_frontend(v1);
 	int64_t want_nodes;
 	size_t got_nodes = 0;
 	char cfgkey[32];
@@ -1316,11 +1366,31 @@ static void oracle_compare(struct oracle_counts *c, const char *name, const stru
 					 "on the infra node");
 		if (ded)
 			c->dedicated++;
-	} else {
-		if (p->master)
-			MISMATCH(c, "%s: srtctl runs a mooncake master srt-slurm did not", name);
-		if (ded)
-			c->infra_only_srt_slurm++;
+	} else if (p->master) {
+		MISMATCH(c, "%s: srtctl runs a mooncake master srt-slurm did not", name);
+	}
+	/* Under Dynamo: etcd and NATS, on the reserved node when there is one. */
+	if (dyn) {
+		c->dynamo++;
+		for (size_t k = 0; k < 2; k++) {
+			const char *svc = k ? "nats" : "etcd";
+			const struct srt_runplan_proc *pr = NULL;
+
+			for (size_t i = 0; i < p->run.nprocs; i++)
+				if (p->run.procs[i].type && !strcmp(p->run.procs[i].type, svc))
+					pr = &p->run.procs[i];
+			if (!pr)
+				MISMATCH(c, "%s: srt-slurm ran %s for Dynamo, srtctl does not",
+					 name, svc);
+			else if (p->layout.nodes[pr->node].dedicated != ded)
+				MISMATCH(c, "%s: srt-slurm ran %s %s, srtctl %s", name, svc,
+					 ded ? "on its own node" : "on the head node",
+					 ded ? "on a worker node" : "on a node of its own");
+		}
+		if (ded && !store)
+			c->infra_only++;
+	} else if (ded && !store && p->layout.dedicated) {
+		MISMATCH(c, "%s: srtctl reserves a node srt-slurm used for nothing", name);
 	}
 
 	for (size_t j = 0; j < 3; j++) {
@@ -1383,6 +1453,8 @@ static void oracle_compare(struct oracle_counts *c, const char *name, const stru
 					 */
 					if (!strcmp(ev->name, "CUDA_VISIBLE_DEVICES") ||
 					    !strcmp(ev->name, "VLLM_NIXL_SIDE_CHANNEL_PORT"))
+						continue;
+					if (dyn && dynamo_var(ev->name))
 						continue;
 					if (!store)
 						MISMATCH(
@@ -1534,11 +1606,10 @@ static void print_counts(const char *what, const struct oracle_counts *c)
 {
 	printf("%s: %zu files, %zu recipes; compared %zu node counts, %zu worker counts, %zu "
 	       "worker env vars, %zu connectors, %zu masters (%zu on a dedicated node); %zu "
-	       "recipes where srt-slurm reserved a node for etcd/nats alone (srtctl runs no "
-	       "etcd/nats); %zu files refused for their frontend (not compared); %zu "
-	       "mismatches\n",
+	       "recipes behind Dynamo's frontend (etcd and NATS placed; %zu on a node of their "
+	       "own); %zu files refused for their frontend (not compared); %zu mismatches\n",
 	       what, c->files, c->recipes, c->nodes, c->workers, c->env_vars, c->connectors,
-	       c->masters, c->dedicated, c->infra_only_srt_slurm, c->frontend_refused,
+	       c->masters, c->dedicated, c->dynamo, c->infra_only, c->frontend_refused,
 	       c->mismatches);
 }
 

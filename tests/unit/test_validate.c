@@ -245,8 +245,8 @@ static const struct vcase cases[] = {
 	{ "external IPv6 is fine", SG_ROLES MASTER "    external: '[fd00::5]:8700'\n", 0, NULL },
 	{ "external on a store",
 	  SG_ROLES MASTER "  - name: s\n    type: mooncake-store\n    external: 1.2.3.4:5\n", 1,
-	  "r.yaml:14:15: services[1].external: 'external' is only for a mooncake-master that "
-	  "already runs" },
+	  "r.yaml:14:15: services[1].external: 'external' is only for a mooncake-master, etcd or "
+	  "nats that already runs" },
 	{ "master readiness ports are owned", SG_ROLES MASTER "    readiness: {port: 9999}\n", 1,
 	  "r.yaml:12:16: services[0].readiness: the mooncake-master's readiness ports are owned by "
 	  "srtctl (RPC 8700, HTTP metadata 8701, admin 8702); set only timeout_seconds and "
@@ -312,10 +312,17 @@ static const struct vcase cases[] = {
 	{ "generic service needs a command", SG_ROLES MASTER "  - name: g\n", 1,
 	  "r.yaml:12:5: services[1]: a generic service needs a 'command' (the argv to run)" },
 	{ "srt-slurm service type srtctl does not run",
-	  SG_ROLES MASTER "  - name: e\n    type: etcd\n", 1,
-	  "r.yaml:13:11: services[1].type: service type 'etcd' is Dynamo's discovery plane, which "
-	  "srtctl does not run (its frontends need none); remove it, or start your own as a "
-	  "'generic' service with a 'command'" },
+	  SG_ROLES MASTER "  - name: e\n    type: ray\n", 1,
+	  "r.yaml:13:11: services[1].type: service type 'ray' (a Ray cluster for training jobs) is "
+	  "not run by srtctl, which deploys inference servers; run this recipe with srt-slurm" },
+	{ "etcd's start phase",
+	  SG_ROLES MASTER "  - name: e\n    type: etcd\n    start: with_workers\n", 1,
+	  "r.yaml:14:12: services[1].start: etcd must run before the workers that register with "
+	  "it; write 'start: infra' (or remove 'start')" },
+	{ "the infra phase is the discovery plane's",
+	  SG_ROLES MASTER "  - name: g\n    command: [x]\n    start: infra\n", 1,
+	  "r.yaml:14:12: services[1].start: the infra phase is etcd's and NATS's; write 'start: "
+	  "before_workers'" },
 	{ "TRT-LLM's donor is no typo of mooncake-store",
 	  SG_ROLES MASTER "  - name: d\n    type: mooncake-donor\n", 1,
 	  "r.yaml:13:11: services[1].type: service type 'mooncake-donor' belongs to TRT-LLM's "
@@ -324,7 +331,7 @@ static const struct vcase cases[] = {
 	  "with srt-slurm" },
 	{ "unknown service type", SG_ROLES MASTER "  - name: e\n    type: webserver\n", 1,
 	  "r.yaml:13:11: services[1].type: service type 'webserver' is not supported by srtctl; "
-	  "expected mooncake-master, mooncake-store or generic (with a command)" },
+	  "expected mooncake-master, mooncake-store, etcd, nats or generic (with a command)" },
 	{ "roles name the engine",
 	  "name: r\nroles:\n  prefill: {engine: sglang}\n  decode: {engine: sglang}\n", 0, NULL },
 	{ "roles name different engines",
@@ -343,7 +350,8 @@ static const struct vcase cases[] = {
 			  "    placement: {node: dedicated}\n",
 	  1,
 	  "r.yaml:14:23: services[1].placement.node: 'dedicated' reserves the infra node for the "
-	  "mooncake master; other services use head, infra, prefill, decode, agg or workers" },
+	  "mooncake master, etcd and nats; other services use head, infra, prefill, decode, agg "
+	  "or workers" },
 	{ "service names are file-safe", SG_ROLES MASTER "  - name: 'a b'\n    command: [x]\n", 1,
 	  "r.yaml:12:11: services[1].name: 'a b' is not a valid name: it contains ' '; " NAME_RULE
 	  " (it names the service's log file and SLURM step)" },
