@@ -1378,7 +1378,8 @@ static void add_implied_services(struct pctx *c, struct srt_recipe *r)
 	if (!r->frontend.type || strcmp(r->frontend.type, "dynamo"))
 		return;
 	all = srt_arena_alloc(c->a, (n + 2) * sizeof(*all));
-	memcpy(all, r->services, n * sizeof(*all));
+	if (n)
+		memcpy(all, r->services, n * sizeof(*all));
 	for (size_t k = 0; k < sizeof(implied) / sizeof(implied[0]); k++) {
 		struct srt_service *s;
 		bool declared = false;

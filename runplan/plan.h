@@ -139,7 +139,8 @@ struct srt_runplan_proc *srt_runplan_add(struct srt_runplan *p);
  * ready; a group ends after each service (all its instances; not
  * with_workers services), after the last worker, and after the frontend,
  * and the benchmark waits for everything before it.  Stop tiers: 2 the
- * mooncake master, 1 the other before_workers services (stores), 0 the
+ * mooncake master, 1 the other before_workers and the infra services
+ * (stores, etcd, NATS), 0 the
  * rest (workers, with_workers and after_frontend services, frontend,
  * benchmark).
  */

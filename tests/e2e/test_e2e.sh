@@ -640,7 +640,7 @@ def t(kind, prefix, reason):
             and i["reason"] == reason]
 plane_ready = t("service", "etcd", "Ready") + t("service", "nats", "Ready")
 workers_started, workers_ready = t("worker", "", "Started"), t("worker", "", "Ready")
-fe_started = t("frontend", "", "Started")
+fe_started = t("service", "frontend", "Started")  # the frontend reports as a service
 assert len(plane_ready) == 2 and len(workers_started) == 2 and len(workers_ready) == 2 and fe_started, \
     (plane_ready, workers_started, workers_ready, fe_started)
 assert max(plane_ready) <= min(workers_started), "a worker started before etcd and NATS were ready"
