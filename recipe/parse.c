@@ -1318,7 +1318,8 @@ static void parse_benchmark(struct pctx *c, struct srt_recipe *r, const struct s
  */
 static void parse_dynamo(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
 {
-	static const char *const keys[] = { "request_plane", "event_plane", NULL };
+	/* sidecar: false is what srtctl runs; true is an error below. */
+	static const char *const keys[] = { "request_plane", "event_plane", "sidecar", NULL };
 	static const char *const request_planes[] = { "tcp", "nats", NULL };
 	static const char *const event_planes[] = { "zmq", "nats", NULL };
 	static const struct hint hints[] = {

@@ -677,6 +677,13 @@ static void test_conflicts(void **state)
 		  "roles.agg.args.headless", "sets --headless, which srtctl owns" },
 		{ "engine: vllm\nroles: {agg: {args: {master-addr: x}}}\n",
 		  "roles.agg.args.master-addr", "sets --master-addr, which srtctl owns" },
+		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo}\n"
+		  "dynamo: {sidecar: true}\n",
+		  "dynamo.sidecar",
+		  "a Dynamo sidecar beside a native engine is not run by srtctl" },
+		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo}\n"
+		  "dynamo: {request_plane: http}\n",
+		  "dynamo.request_plane", "unknown request plane 'http'; expected tcp or nats" },
 		{ "engine: {type: vllm, connector: moriio}\nroles: {agg: {}}\n", "engine.connector",
 		  "connector 'moriio' is not one srtctl can pass" },
 		{ "engine: vllm\nroles: {agg: {args: {connector: lmcache-mp}}}\n",
