@@ -509,7 +509,9 @@ static void ladder_template(struct agent *a)
 	t->kind = SRT_PROC_BENCHMARK;
 	t->name = "benchmark";
 	t->node = a->plan.head;
-	t->host = a->plan.hosts[a->plan.head];
+	t->nnodes = 1;
+	t->ntasks = 1;
+	t->host = t->hosts = a->plan.hosts[a->plan.head];
 	t->ip = a->plan.ips[a->plan.head];
 	t->container = like ? like->container : NULL;
 	t->model_mount = like ? like->model_mount : NULL;
@@ -939,6 +941,24 @@ static void sup_ctx(const struct agent *a, struct srt_sup_ctx *c)
 
 static void observe(struct agent *a, struct rt *r, const struct srt_sup_obs *ob);
 
+/*
+ * The file p reads (TRT-LLM's engine YAML), written atomically before each
+ * start: a restart reads what the plan says, even if someone changed it.
+ */
+static int write_config(const struct agent *a, const struct srt_runplan_proc *p,
+			struct srt_error *err)
+{
+	char *path;
+	int rc;
+
+	if (!p->config_file)
+		return 0;
+	path = srt_xasprintf("%s/%s", a->log_dir, p->config_file);
+	rc = srt_rundir_write_file(path, p->config_text, strlen(p->config_text), 0644, err);
+	free(path);
+	return rc;
+}
+
 /* LAUNCH: spawn r's step, with a log header saying why, and tell the step how it went. */
 static void spawn(struct agent *a, struct rt *r, const struct srt_sup_action *x)
 {
@@ -970,7 +990,11 @@ static void spawn(struct agent *a, struct rt *r, const struct srt_sup_action *x)
 		srt_buf_puts(&hdr, line);
 		free(line);
 	}
-	pid = srt_agent_spawn(argv, r->log_path, !r->log_started, hdr.len ? hdr.data : NULL, &e);
+	if (write_config(a, p, &e) < 0)
+		pid = -1;
+	else
+		pid = srt_agent_spawn(argv, r->log_path, !r->log_started, hdr.len ? hdr.data : NULL,
+				      &e);
 	srt_buf_release(&hdr);
 	srt_arena_release(&tmp);
 	r->log_started = true;

@@ -54,9 +54,22 @@ const char **srt_agent_step_argv(struct srt_arena *a, const struct srt_runplan *
 
 	push(&b, "srun");
 	push(&b, "--overlap");
-	push(&b, "--nodes=1");
-	push(&b, "--ntasks=1");
-	push(&b, srt_arena_printf(a, "--nodelist=%s", pr->host));
+	push(&b, srt_arena_printf(a, "--nodes=%zu", pr->nnodes));
+	push(&b, srt_arena_printf(a, "--ntasks=%d", pr->ntasks));
+	if (pr->mpi) {
+		/*
+		 * One rank per GPU, ranks 0.. on the first node (block
+		 * distribution over the job's node order, which is the plan's);
+		 * the ranks share the step's CPUs as the engine threads them;
+		 * one rank that fails ends the step, so the agent sees it exit.
+		 */
+		push(&b,
+		     srt_arena_printf(a, "--ntasks-per-node=%zu", (size_t)pr->ntasks / pr->nnodes));
+		push(&b, srt_arena_printf(a, "--mpi=%s", pr->mpi));
+		push(&b, "--oversubscribe");
+		push(&b, "--kill-on-bad-exit=1");
+	}
+	push(&b, srt_arena_printf(a, "--nodelist=%s", pr->hosts ? pr->hosts : pr->host));
 	push(&b, srt_arena_printf(a, "--job-name=%s", pr->name));
 	if (p->pyxis && pr->container) {
 		push(&b, srt_arena_printf(a, "--container-image=%s", pr->container));

@@ -193,6 +193,21 @@ static void restart_text(struct srt_buf *b, const struct srt_runplan_proc *ap)
  * What srtctl added to a worker's or router's command line and why
  * (recipe/launch.h): one line per flag, its values beside it.
  */
+/* The file the agent writes before each start (TRT-LLM's engine YAML), indented. */
+static void print_config_file(FILE *out, const struct srt_runplan_proc *pr)
+{
+	const char *s = pr->config_text;
+
+	fprintf(out, "    file:      <log_dir>/%s (written by the agent before each start)\n",
+		pr->config_file);
+	while (*s) {
+		size_t n = strcspn(s, "\n");
+
+		fprintf(out, "      | %.*s\n", (int)n, s);
+		s += n + (s[n] == '\n');
+	}
+}
+
 static void print_launch(FILE *out, const struct srt_plan *p, const struct srt_runplan_proc *pr)
 {
 	struct srt_arena a;
@@ -254,6 +269,14 @@ static void print_proc(FILE *out, const struct srt_plan *plan, size_t idx)
 	} else {
 		fprintf(out, "    node:      %s (%s)\n", p->node_host_ph[pr->node],
 			p->node_ip_ph[pr->node]);
+		if (pr->mpi) {
+			fprintf(out, "    step:      %d MPI rank%s (srun --mpi=%s; %d a node) on",
+				pr->ntasks, pr->ntasks == 1 ? "" : "s", pr->mpi,
+				pr->ntasks / (int)pr->nnodes);
+			for (size_t k = 0; k < pr->nnodes; k++)
+				fprintf(out, "%s %s", k ? "," : "", p->node_host_ph[pr->node + k]);
+			fputs("; rank 0 runs the command\n", out);
+		}
 		srt_shell_argv(&b, pr->argv, pr->argc);
 		fprintf(out, "    command:   %s\n", b.data);
 		print_launch(out, plan, pr);
@@ -272,6 +295,8 @@ static void print_proc(FILE *out, const struct srt_plan *plan, size_t idx)
 				"stopped first");
 	if (!pr->external) {
 		fprintf(out, "    log:       <log_dir>/%s\n", pr->log_file);
+		if (pr->config_file)
+			print_config_file(out, pr);
 		fprintf(out, "    env:\n");
 		print_env_rows(out, pr->env_names, pr->env_values, pr->env_src, pr->nenv, "      ");
 	}

@@ -40,6 +40,8 @@ static const char *const default_cmds[SRT_CMD_COUNT][4] = {
 	[SRT_CMD_DYNAMO_FRONTEND] = { "python3", "-m", "dynamo.frontend", NULL },
 	[SRT_CMD_ETCD] = { "etcd", NULL },
 	[SRT_CMD_NATS] = { "nats-server", NULL },
+	[SRT_CMD_DYNAMO_TRTLLM] = { "python3", "-m", "dynamo.trtllm", NULL },
+	[SRT_CMD_TRTLLM_LAUNCH] = { "trtllm-llmapi-launch", NULL },
 };
 
 /* NULL-terminated: also the list of allowed keys under `commands:`. */
@@ -60,6 +62,8 @@ static const char *const cmd_names[SRT_CMD_COUNT + 1] = {
 	[SRT_CMD_DYNAMO_FRONTEND] = "dynamo_frontend",
 	[SRT_CMD_ETCD] = "etcd",
 	[SRT_CMD_NATS] = "nats",
+	[SRT_CMD_DYNAMO_TRTLLM] = "dynamo_trtllm",
+	[SRT_CMD_TRTLLM_LAUNCH] = "trtllm_launch",
 	[SRT_CMD_COUNT] = NULL,
 };
 

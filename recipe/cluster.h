@@ -22,6 +22,8 @@
  *     sglang: [python3, -m, sglang.launch_server]
  *     vllm:   [vllm, serve]
  *     trtllm: [trtllm-serve]
+ *     dynamo_trtllm: [python3, -m, dynamo.trtllm]
+ *     trtllm_launch: [trtllm-llmapi-launch]  # runs each TRT-LLM worker's MPI ranks
  *     mocker: [python3, -m, dynamo.mocker]
  *     srtctl: [srtctl]
  *     sglang_router: [python3, -m, sglang_router.launch_router]
@@ -74,6 +76,8 @@ enum srt_cmd_kind {
 	SRT_CMD_DYNAMO_FRONTEND,
 	SRT_CMD_ETCD,
 	SRT_CMD_NATS,
+	SRT_CMD_DYNAMO_TRTLLM,
+	SRT_CMD_TRTLLM_LAUNCH,
 	SRT_CMD_COUNT,
 };
 

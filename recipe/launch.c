@@ -13,6 +13,9 @@
  */
 #include "recipe/launch.h"
 
+#include <jansson.h>
+#include <stdlib.h>
+
 #include <string.h>
 #include <strings.h>
 
@@ -152,6 +155,8 @@ const char *srt_launch_served_name(struct srt_arena *a, const struct srt_recipe 
 						    SRT_ROLE_DECODE };
 	const char *path = r->model.path, *base, *end;
 
+	if (r->served_model_name && *r->served_model_name)
+		return r->served_model_name;
 	for (size_t i = 0; i < 3; i++) {
 		const char *s = role_arg_str(&r->roles[order[i]], "served-model-name");
 
@@ -220,6 +225,20 @@ static const struct owned vllm_owned[] = {
  * "--tp_size=1" -> "tp-size" into buf (dashes stripped, '_' as '-', up to
  * '='); false when nothing is left or the name does not fit.
  */
+#define WHY_TRTLLM_FILE "srtctl writes the role's args as the engine's YAML file and passes it"
+/* TRT-LLM's launcher flags (its extra_args; its args are engine YAML keys). */
+static const struct owned trtllm_owned[] = {
+	{ "model-path", NULL, "srtctl passes model.path" },
+	{ "served-model-name", NULL, "srtctl passes engine.served_model_name" },
+	{ "disaggregation-mode", NULL, "srtctl sets it from the worker's role" },
+	{ "extra-engine-args", NULL, WHY_TRTLLM_FILE },
+	{ "extra-llm-api-options", "config", WHY_TRTLLM_FILE },
+	{ "request-plane", NULL, "srtctl passes dynamo.request_plane" },
+	{ "host", NULL, WHY_HOST },
+	{ "port", NULL, WHY_PORT },
+	{ NULL, NULL, NULL },
+};
+
 static bool canon(const char *key, char *buf, size_t size)
 {
 	size_t n = 0;
@@ -236,7 +255,7 @@ bool srt_launch_arg_replaced(const struct srt_recipe *r, const char *key)
 {
 	char k[64];
 
-	if (!canon(key, k, sizeof(k)))
+	if (!canon(key, k, sizeof(k)) || r->engine == SRT_ENGINE_TRTLLM)
 		return false;
 	if (!strcmp(k, "served-model-name") || !strcmp(k, "model"))
 		return true;
@@ -304,6 +323,8 @@ const char *srt_launch_owned_flag(const struct srt_recipe *r, const char *key, c
 		t = sglang_owned;
 	else if (r->engine == SRT_ENGINE_VLLM)
 		t = vllm_owned;
+	else if (r->engine == SRT_ENGINE_TRTLLM)
+		t = trtllm_owned;
 	else
 		return NULL;
 	if (!canon(key, k, sizeof(k)))
@@ -589,6 +610,49 @@ static void dynamo_worker(struct srt_launch *o, struct srt_arena *a, const struc
 	o->port = sys;
 }
 
+const char *srt_launch_trtllm_config(struct srt_arena *a, const struct srt_lworker *w)
+{
+	return srt_arena_printf(a, "trtllm_%s_%d.yaml", srt_role_name(w->role), w->index);
+}
+
+/*
+ * A TRT-LLM worker: one MPI step whose rank 0 runs the launcher (Dynamo's
+ * worker, or trtllm-serve's API server) and whose other ranks serve the
+ * engine; the role's args are the engine's YAML file, not flags.
+ */
+static void trtllm_worker(struct srt_launch *o, struct srt_arena *a, const struct srt_recipe *r,
+			  const struct srt_cluster *c, const struct srt_layout *l,
+			  const struct srt_lworker *w, const char *model, const char *served,
+			  bool dyn)
+{
+	const char *name = srt_launch_trtllm_config(a, w);
+	bool ctr = in_container(r, c, w->role);
+	const char *file = ctr ? srt_arena_printf(a, "%s/%s", SRT_CONTAINER_LOG_DIR, name) :
+				 srt_arena_printf(a, "%s/%s", l->log_dir, name);
+	const char *why_file = "the role's args, written as the engine's YAML file in the log "
+			       "directory";
+
+	if (dyn) {
+		if (model)
+			flag(o, a, "--model-path", model, model_why(r, c, w->role), false);
+		if (served)
+			flag(o, a, "--served-model-name", served,
+			     r->served_model_name ? "engine.served_model_name" :
+						    "the model directory's name",
+			     false);
+		if (w->role != SRT_ROLE_AGG)
+			flag(o, a, "--disaggregation-mode", srt_role_name(w->role),
+			     "the worker's role", false);
+		flag(o, a, "--extra-engine-args", file, why_file, !ctr);
+		return;
+	}
+	if (model)
+		word(o, a, model, model_why(r, c, w->role), false);
+	flag(o, a, "--host", l->nodes[w->node].ip, WHY_HOST, true);
+	flag_int(o, a, "--port", o->port, WHY_PORT);
+	flag(o, a, "--extra_llm_api_options", file, why_file, !ctr);
+}
+
 /* The HTTP port of a worker leader: frontend.port for a direct frontend's worker. */
 static int worker_port(const struct srt_recipe *r, const struct srt_lworker *w)
 {
@@ -610,12 +674,15 @@ void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct
 	bool dyn = dynamo(r);
 
 	memset(out, 0, sizeof(*out));
-	if (r->engine != SRT_ENGINE_SGLANG && r->engine != SRT_ENGINE_VLLM)
+	if (r->engine != SRT_ENGINE_SGLANG && r->engine != SRT_ENGINE_VLLM &&
+	    r->engine != SRT_ENGINE_TRTLLM)
 		return;
 	out->port = worker_port(r, w);
 	if (model && !strcmp(model, SRT_CONTAINER_MODEL_DIR))
 		out->mount = r->model.path;
-	if (r->engine == SRT_ENGINE_SGLANG)
+	if (r->engine == SRT_ENGINE_TRTLLM)
+		trtllm_worker(out, a, r, c, l, w, model, served, dyn);
+	else if (r->engine == SRT_ENGINE_SGLANG)
 		sglang_worker(out, a, r, w, rank, leader_ip, self_ip, model,
 			      model_why(r, c, w->role), served);
 	else
@@ -640,6 +707,7 @@ enum srt_frontend_kind srt_launch_frontend_kind(const struct srt_recipe *r, cons
 {
 	const char *t = r->frontend.type ? r->frontend.type : "none";
 	const char *w = NULL;
+	bool pd = r->roles[SRT_ROLE_PREFILL].present || r->roles[SRT_ROLE_DECODE].present;
 	enum srt_frontend_kind k;
 
 	if (!strcmp(t, "none"))
@@ -650,16 +718,18 @@ enum srt_frontend_kind srt_launch_frontend_kind(const struct srt_recipe *r, cons
 		k = SRT_FE_VLLM_ROUTER;
 	else if (!strcmp(t, "sglang") || !strcmp(t, "vllm"))
 		k = SRT_FE_DIRECT;
-	else if (!strcmp(t, "dynamo") &&
-		 (r->engine == SRT_ENGINE_SGLANG || r->engine == SRT_ENGINE_VLLM))
+	else if (!strcmp(t, "trtllm_serve") || !strcmp(t, "trtllm-serve")) {
+		k = pd ? SRT_FE_TRTLLM_SERVE : SRT_FE_DIRECT;
+	} else if (!strcmp(t, "dynamo") &&
+		   (r->engine == SRT_ENGINE_SGLANG || r->engine == SRT_ENGINE_VLLM ||
+		    r->engine == SRT_ENGINE_TRTLLM))
 		k = SRT_FE_DYNAMO;
 	else if (!strcmp(t, "dynamo")) {
 		k = SRT_FE_REFUSED;
-		w = "srtctl runs Dynamo's frontend over SGLang and vLLM workers only (dynamo.sglang, "
-		    "dynamo.vllm); TRT-LLM's Dynamo workers are MPI jobs, which srtctl does not run: "
-		    "use srt-slurm";
-	} else if (!strcmp(t, "trtllm_serve") || !strcmp(t, "trtllm-serve") ||
-		   !strcmp(t, "atomesh") || !strcmp(t, "tilert-router")) {
+		w = "Dynamo's frontend over this engine is not run by srtctl, which runs it over "
+		    "SGLang, vLLM and TRT-LLM workers (dynamo.sglang, dynamo.vllm, "
+		    "dynamo.trtllm); use srt-slurm";
+	} else if (!strcmp(t, "atomesh") || !strcmp(t, "tilert-router")) {
 		k = SRT_FE_REFUSED;
 		w = "this frontend belongs to an engine which srtctl does not run; use srt-slurm, "
 		    "or write 'type: sglang-router', 'vllm-router', 'sglang', 'vllm' or 'none'";
@@ -684,11 +754,91 @@ const struct srt_argv *srt_launch_frontend_command(const struct srt_recipe *r,
 	case SRT_FE_DYNAMO:
 		return r->frontend.command.n ? &r->frontend.command :
 					       &c->commands[SRT_CMD_DYNAMO_FRONTEND];
+	case SRT_FE_TRTLLM_SERVE:
+		return r->frontend.command.n ? &r->frontend.command : &c->commands[SRT_CMD_TRTLLM];
 	case SRT_FE_CUSTOM:
 		return &r->frontend.command;
 	default:
 		return NULL;
 	}
+}
+
+/* A frontend key's mapping as JSON (a new reference), or NULL. */
+static json_t *ser_json(const struct srt_ynode *n)
+{
+	return n ? srt_ynode_to_json(n) : NULL;
+}
+
+/*
+ * trtllm_serve over prefill/decode workers: `trtllm-serve disaggregated -c
+ * FILE`, FILE listing the context (prefill) and generation (decode)
+ * servers' rank-0 addresses (as JSON, which the orchestrator's YAML loader
+ * reads), frontend.ctx_router / gen_router as their routers and
+ * frontend.server_config_extra's keys at the top level.
+ */
+static void trtllm_orchestrator(struct srt_launch *out, struct srt_arena *a,
+				const struct srt_recipe *r, const struct srt_cluster *c,
+				const struct srt_layout *l, int port)
+{
+	static const char *const why = "the orchestrator's config: the context (prefill) and "
+				       "generation (decode) servers, written to the log directory";
+	static const char *const keys[2] = { "context_servers", "generation_servers" };
+	json_t *cfg = json_object(), *extra = ser_json(r->frontend.server_config_extra);
+	json_t *urls[2] = { json_array(), json_array() };
+	json_t *routers[2] = { ser_json(r->frontend.ctx_router), ser_json(r->frontend.gen_router) };
+	bool ctr = in_container(r, c, SRT_ROLE_PREFILL);
+	const char *name = "trtllm_disagg.yaml", *key;
+	json_t *v;
+	char *text;
+
+	for (size_t i = 0; i < l->nworkers; i++) {
+		const struct srt_lworker *w = &l->workers[i];
+		struct srt_launch wl;
+
+		if (w->role != SRT_ROLE_PREFILL && w->role != SRT_ROLE_DECODE)
+			continue;
+		srt_launch_worker(&wl, a, r, c, l, w, 0);
+		json_array_append_new(
+			urls[w->role == SRT_ROLE_DECODE],
+			json_string(srt_arena_printf(a, "%s:%d", l->nodes[w->node].ip, wl.port)));
+	}
+	json_object_set_new(cfg, "hostname", json_string("0.0.0.0"));
+	json_object_set_new(cfg, "port", json_integer(port));
+	if (!json_object_get(extra, "backend"))
+		json_object_set_new(cfg, "backend", json_string("pytorch"));
+	for (size_t k = 0; k < 2; k++) {
+		json_t *s = json_object();
+
+		json_object_set_new(s, "num_instances",
+				    json_integer((json_int_t)json_array_size(urls[k])));
+		json_object_set_new(s, "urls", urls[k]);
+		if (routers[k])
+			json_object_set_new(s, "router", routers[k]);
+		json_object_set_new(cfg, keys[k], s);
+	}
+	/* Validation refuses an extra key that names srtctl's (backend may be replaced). */
+	json_object_foreach(extra, key, v)
+	{
+		if (!json_object_get(cfg, key))
+			json_object_set(cfg, key, v);
+	}
+	json_decref(extra);
+	text = json_dumps(cfg, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(cfg);
+	out->config_file = name;
+	out->config_text = srt_arena_printf(a, "%s\n", text ? text : "{}");
+	out->config_runtime = true;
+	free(text);
+	word(out, a, "disaggregated", "trtllm_serve over prefill/decode workers: its orchestrator",
+	     false);
+	flag(out, a, "-c",
+	     ctr ? srt_arena_printf(a, "%s/%s", SRT_CONTAINER_LOG_DIR, name) :
+		   srt_arena_printf(a, "%s/%s", l->log_dir, name),
+	     why, !ctr);
+	out->port = port;
+	out->url = url(a, l->nodes[l->head].ip, port);
+	http_probe(out, port);
+	out->readiness.timeout_seconds = SRT_FRONTEND_READY_TIMEOUT;
 }
 
 void srt_launch_frontend(struct srt_launch *out, struct srt_arena *a, const struct srt_recipe *r,
@@ -732,6 +882,9 @@ void srt_launch_frontend(struct srt_launch *out, struct srt_arena *a, const stru
 		out->url = url(a, l->nodes[l->head].ip, port);
 		http_probe(out, port);
 		out->readiness.timeout_seconds = SRT_FRONTEND_READY_TIMEOUT;
+		return;
+	case SRT_FE_TRTLLM_SERVE:
+		trtllm_orchestrator(out, a, r, c, l, port);
 		return;
 	case SRT_FE_SGLANG_ROUTER:
 	case SRT_FE_VLLM_ROUTER:

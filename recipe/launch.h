@@ -23,6 +23,7 @@
  *   NIXL side channel 5400 + j    (vLLM prefill/decode)
  *   frontend          frontend.port (8000)
  *   Dynamo status     7500 + j    (a Dynamo worker's /health: DYN_SYSTEM_PORT)
+ *   TRT-LLM HTTP      6100 + 32*j (trtllm-serve on a worker's rank 0; frontend.port when direct)
  *   etcd              2379 (clients), 2380 (peers)   on the etcd service's node
  *   NATS              4222                           on the nats service's node
  *
@@ -88,6 +89,13 @@ struct srt_launch {
 	int side_port;	    /* vLLM prefill: the NIXL side-channel port for the router */
 	struct srt_readiness readiness; /* nprobes == 0: ready once launched */
 	const char *mount; /* host directory to mount at SRT_CONTAINER_MODEL_DIR, or NULL */
+	/*
+	 * A file the process reads, written by the agent into the log dir
+	 * before each start (trtllm_serve's orchestrator config): its name and
+	 * text; config_runtime when the text holds layout placeholders.
+	 */
+	const char *config_file, *config_text;
+	bool config_runtime;
 };
 
 /* The frontend kinds srtctl runs (frontend.type). */
@@ -97,6 +105,7 @@ enum srt_frontend_kind {
 	SRT_FE_VLLM_ROUTER,   /* "vllm-router" */
 	SRT_FE_DIRECT,	      /* "sglang" / "vllm": the single agg worker serves frontend.port */
 	SRT_FE_DYNAMO,	      /* "dynamo": Dynamo's frontend over Dynamo's workers and etcd */
+	SRT_FE_TRTLLM_SERVE,  /* "trtllm_serve" over TRT-LLM prefill/decode: its orchestrator */
 	SRT_FE_CUSTOM,	      /* another type with frontend.command: run it as written */
 	SRT_FE_REFUSED,	      /* dynamo, trtllm_serve, ...: a validation error */
 };
@@ -183,6 +192,14 @@ const char *srt_launch_vllm_connector(const struct srt_recipe *r, enum srt_role_
 
 /* The JSON of one of srt-slurm's vLLM connector shorthands, or NULL. */
 const char *srt_launch_vllm_connector_json(const char *name);
+
+/*
+ * A TRT-LLM worker's engine YAML: its file name in the log directory
+ * ("trtllm_<role>_<index>.yaml"), where the agent writes the role's args
+ * before each start and the worker reads it (--extra-engine-args,
+ * --extra_llm_api_options).
+ */
+const char *srt_launch_trtllm_config(struct srt_arena *a, const struct srt_lworker *w);
 
 /* The model argument: "/model" in a pyxis container, the HF id of "hf:ID", else model.path. */
 const char *srt_launch_model_arg(const struct srt_recipe *r, const struct srt_cluster *c,

@@ -179,6 +179,8 @@ struct srt_frontend {
 	const struct srt_ynode *args;
 	struct srt_env env;
 	int port; /* default 8000 */
+	/* trtllm_serve's orchestrator: context_servers.router, generation_servers.router, extra keys. */
+	const struct srt_ynode *ctx_router, *gen_router, *server_config_extra;
 	const struct srt_ynode *node;
 };
 
@@ -200,6 +202,8 @@ struct srt_recipe {
 	const struct srt_ynode *engine_node;
 	/* engine.connector (vLLM): the workers' KV connector; NULL: srt-slurm's default nixl. */
 	const struct srt_ynode *connector;
+	/* engine.served_model_name (TRT-LLM: a launcher flag, not an engine YAML key), or NULL. */
+	const char *served_model_name;
 	struct {
 		const char *path, *container, *precision;
 	} model;

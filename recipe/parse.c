@@ -459,6 +459,10 @@ static enum srt_engine_type read_engine(struct pctx *c, const struct srt_ynode *
 			if (!strcmp(k, "connector") && t && !strcmp(t, "vllm") &&
 			    !strcmp(base, "engine"))
 				continue;
+			/* TRT-LLM's --served-model-name: srt_launch_served_name(). */
+			if (!strcmp(k, "served_model_name") && t && !strcmp(t, "trtllm") &&
+			    !strcmp(base, "engine"))
+				continue;
 			if (strcmp(k, "type"))
 				warn(c, n->pairs[i].key, join(c, base, k),
 				     "engine option '%s' is not used by srtctl and is ignored; put "
@@ -496,6 +500,8 @@ static void parse_engine(struct pctx *c, struct srt_recipe *r, const struct srt_
 	r->engine = read_engine(c, n, "engine", &r->engine_name);
 	if (r->engine == SRT_ENGINE_VLLM && n->kind == SRT_Y_MAP)
 		r->connector = srt_ynode_get(n, "connector");
+	if (r->engine == SRT_ENGINE_TRTLLM && n->kind == SRT_Y_MAP)
+		opt_str(c, n, "engine", "served_model_name", &r->served_model_name);
 }
 
 /*
@@ -1218,7 +1224,14 @@ static void parse_directives(struct pctx *c, struct srt_recipe *r, const struct 
 
 static void parse_frontend(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
 {
-	static const char *const keys[] = { "type", "command", "args", "env", "port", NULL };
+	static const char *const keys[] = { "type",	  "command",
+					    "args",	  "env",
+					    "port",	  "ctx_router",
+					    "gen_router", "server_config_extra",
+					    NULL };
+	static const char *const ser[] = { "ctx_router", "gen_router", "server_config_extra" };
+	const struct srt_ynode **ser_out[] = { &r->frontend.ctx_router, &r->frontend.gen_router,
+					       &r->frontend.server_config_extra };
 	static const struct hint hints[] = {
 		{ "enable_multiple_frontends",
 		  "srtctl runs one frontend process (no nginx in front)" },
@@ -1249,6 +1262,11 @@ static void parse_frontend(struct pctx *c, struct srt_recipe *r, const struct sr
 		r->frontend.args = v;
 	parse_env(c, srt_ynode_get(n, "env"), "frontend.env", &r->frontend.env);
 	opt_int(c, n, "frontend", "port", &r->frontend.port, 1, 65535);
+	for (size_t i = 0; i < 3; i++) {
+		v = srt_ynode_get(n, ser[i]);
+		if (v && !srt_ynode_is_null(v) && want_map(c, v, join(c, "frontend", ser[i])))
+			*ser_out[i] = v;
+	}
 }
 
 static void parse_benchmark(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "recipe/launch.h"
+#include "recipe/yemit.h"
 #include "util/buf.h"
 #include "util/strutil.h"
 
@@ -752,7 +753,7 @@ static enum srt_cmd_kind engine_cmd(const struct srt_recipe *r)
 	case SRT_ENGINE_VLLM:
 		return dyn ? SRT_CMD_DYNAMO_VLLM : SRT_CMD_VLLM;
 	case SRT_ENGINE_TRTLLM:
-		return SRT_CMD_TRTLLM;
+		return dyn ? SRT_CMD_DYNAMO_TRTLLM : SRT_CMD_TRTLLM;
 	case SRT_ENGINE_MOCKER:
 		return SRT_CMD_MOCKER;
 	case SRT_ENGINE_SGLANG:
@@ -776,6 +777,8 @@ int srt_render_worker_argv(struct srt_argv *out, bool **runtime, struct srt_aren
 	size_t first;
 	int rc;
 
+	if (r->engine == SRT_ENGINE_TRTLLM && !c->commands[SRT_CMD_TRTLLM_LAUNCH].n)
+		ck = SRT_CMD_TRTLLM_LAUNCH;
 	if (!c->commands[ck].n) {
 		srt_diags_add(d, SRT_DIAG_ERROR, c->source ? c->source : r->file, 0, 0, "commands",
 			      "the cluster config has no command for '%s'; set commands.%s in "
@@ -783,13 +786,19 @@ int srt_render_worker_argv(struct srt_argv *out, bool **runtime, struct srt_aren
 			      srt_cmd_kind_name(ck), srt_cmd_kind_name(ck));
 		return -1;
 	}
+	/* TRT-LLM's ranks: the launcher runs the command on rank 0 and the engine on all. */
+	if (r->engine == SRT_ENGINE_TRTLLM)
+		argvb_push_all(&b, a, &c->commands[SRT_CMD_TRTLLM_LAUNCH]);
 	argvb_push_all(&b, a, &c->commands[ck]);
 	srt_launch_worker(&ln, a, r, c, l, w, rank);
 	first = b.n;
 	for (size_t i = 0; i < ln.nwords; i++)
 		argvb_push(&b, a, ln.words[i].arg);
-	rc = render_args(&b, a, ro->args, r->file,
-			 srt_arena_printf(a, "roles.%s.args", srt_role_name(role)), r, d);
+	/* TRT-LLM's args are its engine YAML (srt_render_trtllm_config()), not flags. */
+	rc = r->engine == SRT_ENGINE_TRTLLM ?
+		     0 :
+		     render_args(&b, a, ro->args, r->file,
+				 srt_arena_printf(a, "roles.%s.args", srt_role_name(role)), r, d);
 	argvb_push_all(&b, a, &ro->extra_args);
 	argvb_finish(&b, out);
 	if (runtime) {
@@ -1086,6 +1095,41 @@ static void add_services(struct pb *b, enum srt_start phase)
 	}
 }
 
+const char *srt_render_trtllm_config(struct srt_arena *a, const struct srt_recipe *r,
+				     enum srt_role_kind role)
+{
+	const struct srt_ynode *args = r->roles[role].args;
+	struct srt_buf y;
+	const char *text;
+
+	if (!args || !args->n)
+		return "{}\n";
+	srt_buf_init(&y);
+	text = srt_yemit(args, &y) < 0 ? NULL : srt_arena_strdup(a, y.data);
+	srt_buf_release(&y);
+	return text;
+}
+
+/* A TRT-LLM worker's step: one rank per GPU over its nodes, and its engine YAML. */
+static void trtllm_step(struct pb *b, struct srt_runplan_proc *pr, const struct srt_lworker *w)
+{
+	pr->nnodes = w->nnodes;
+	pr->ntasks = w->gpus * (int)w->nnodes;
+	pr->mpi = "pmix";
+	pr->config_file = srt_launch_trtllm_config(b->a, w);
+	pr->config_text = srt_render_trtllm_config(b->a, b->p->recipe, w->role);
+	if (!pr->config_text) {
+		const struct srt_role *ro = &b->p->recipe->roles[w->role];
+
+		srt_diags_add(b->d, SRT_DIAG_ERROR, b->p->recipe->file, ro->args->line,
+			      ro->args->col, srt_arena_printf(b->a, "roles.%s.args", pr->role),
+			      "cannot be written as TRT-LLM's engine YAML (a value is not UTF-8 "
+			      "text, or the nesting is too deep); fix the value");
+		b->rc = -1;
+		pr->config_file = NULL;
+	}
+}
+
 static void add_workers(struct pb *b)
 {
 	struct srt_plan *p = b->p;
@@ -1098,7 +1142,10 @@ static void add_workers(struct pb *b)
 		const struct srt_lworker *w = &l->workers[i];
 		const char *role = srt_role_name(w->role);
 
-		for (size_t k = 0; k < w->nnodes; k++) {
+		/* A TRT-LLM worker is one MPI step over its nodes: its rank 0's process. */
+		size_t nprocs = p->recipe->engine == SRT_ENGINE_TRTLLM ? 1 : w->nnodes;
+
+		for (size_t k = 0; k < nprocs; k++) {
 			struct srt_runplan_proc *pr = new_proc(b);
 			size_t node = w->node + k;
 			const char *host = l->nodes[node].host;
@@ -1110,7 +1157,7 @@ static void add_workers(struct pb *b)
 			pr->rank = (int)k;
 			pr->phase = srt_start_name(SRT_START_WITH_WORKERS);
 			pr->node = node;
-			if (w->nnodes == 1) {
+			if (nprocs == 1) {
 				pr->name = srt_arena_printf(b->a, "%s_%d", role, w->index);
 				pr->log_file =
 					srt_arena_printf(b->a, "worker_%s_%d.out", role, w->index);
@@ -1142,6 +1189,8 @@ static void add_workers(struct pb *b)
 			pr->container = srt_render_role_container(p->recipe, p->cluster, w->role);
 			pr->critical = true;
 			pr->restart = p->recipe->roles[w->role].restart;
+			if (p->recipe->engine == SRT_ENGINE_TRTLLM)
+				trtllm_step(b, pr, w);
 		}
 	}
 }
@@ -1200,6 +1249,9 @@ static void add_frontend(struct pb *b)
 	pr->argv_runtime = rt;
 	put_readiness(pr, &ln.readiness);
 	pr->critical = true;
+	pr->config_file = ln.config_file;
+	pr->config_text = ln.config_text;
+	pr->config_runtime = ln.config_runtime;
 }
 
 /* "isl" -> "SRT_BENCH_ISL"; NULL when the key cannot name a variable. */

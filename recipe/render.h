@@ -317,4 +317,11 @@ struct srt_plan *srt_plan_build(const struct srt_recipe *r, const struct srt_clu
 				struct srt_diags *d);
 void srt_plan_free(struct srt_plan *p);
 
+/*
+ * A TRT-LLM role's engine YAML: its args mapping as YAML ("{}\n" without
+ * args), or NULL when the emitter refuses a value.  Allocated in a.
+ */
+const char *srt_render_trtllm_config(struct srt_arena *a, const struct srt_recipe *r,
+				     enum srt_role_kind role);
+
 #endif

@@ -431,7 +431,9 @@ static void check_owned_args(struct vctx *v, const struct srt_role *role)
 {
 	const struct srt_ynode *xa = srt_ynode_get(role->node, "extra_args");
 
-	for (size_t i = 0; role->args && i < role->args->n; i++) {
+	/* TRT-LLM's args are engine YAML keys, not flags: only extra_args can clash. */
+	for (size_t i = 0; v->r->engine != SRT_ENGINE_TRTLLM && role->args && i < role->args->n;
+	     i++) {
 		const struct srt_ynode *key = role->args->pairs[i].key;
 		const char *path = srt_arena_printf(v->a, "roles.%s.args.%s", role->name, key->str);
 		const char *why, *f = srt_launch_owned_flag(v->r, key->str, &why);
@@ -871,6 +873,44 @@ static void check_dynamo(struct vctx *v, const struct srt_ynode *tn)
 }
 
 /* frontend.type: what srtctl runs (recipe/launch.h), what it refuses, and what each needs. */
+/* The engine whose single worker a direct frontend type is ("trtllm_serve": trtllm). */
+static const char *direct_engine(const char *type)
+{
+	return !strcmp(type, "trtllm_serve") || !strcmp(type, "trtllm-serve") ? "trtllm" : type;
+}
+
+/* trtllm_serve's orchestrator over TRT-LLM prefill/decode workers and its config keys. */
+static void check_trtllm_serve(struct vctx *v, const struct srt_ynode *tn)
+{
+	static const char *const owned[] = { "hostname", "port", "context_servers",
+					     "generation_servers", NULL };
+	const struct srt_recipe *r = v->r;
+	const struct srt_ynode *extra = r->frontend.server_config_extra;
+
+	if (r->engine != SRT_ENGINE_TRTLLM)
+		verr(v, tn, "frontend.type",
+		     "'%s' is the orchestrator of TRT-LLM's prefill/decode workers, but the engine "
+		     "is %s; write 'type: %s'",
+		     r->frontend.type, srt_engine_name(r->engine),
+		     r->engine == SRT_ENGINE_VLLM ? "vllm-router" : "sglang-router");
+	for (size_t i = 0; owned[i]; i++)
+		if (extra && srt_ynode_get(extra, owned[i]))
+			verr(v, srt_ynode_get_pair(extra, owned[i])->key,
+			     srt_arena_printf(v->a, "frontend.server_config_extra.%s", owned[i]),
+			     "srtctl writes '%s' in the orchestrator's config (from %s); remove it",
+			     owned[i],
+			     i < 2 ? "frontend.port, on every address" :
+				     "the prefill and decode workers' addresses");
+	for (size_t i = 0; r->frontend.args && i < r->frontend.args->n; i++) {
+		const struct srt_ynode *k = r->frontend.args->pairs[i].key;
+
+		if (srt_str_eq_dashes(k->str, "config_file") || !strcmp(k->str, "c"))
+			verr(v, k, srt_arena_printf(v->a, "frontend.args.%s", k->str),
+			     "srtctl passes the orchestrator's config file it writes; remove it (set "
+			     "frontend.ctx_router, gen_router or server_config_extra instead)");
+	}
+}
+
 static void check_frontend(struct vctx *v)
 {
 	const struct srt_recipe *r = v->r;
@@ -879,6 +919,17 @@ static void check_frontend(struct vctx *v)
 	bool pd = r->roles[SRT_ROLE_PREFILL].present || r->roles[SRT_ROLE_DECODE].present;
 	const struct srt_role *agg = &r->roles[SRT_ROLE_AGG];
 
+	if (srt_launch_frontend_kind(r, NULL) != SRT_FE_TRTLLM_SERVE) {
+		static const char *const ser[] = { "ctx_router", "gen_router",
+						   "server_config_extra", NULL };
+
+		for (size_t i = 0; ser[i]; i++)
+			if (srt_ynode_get(r->frontend.node, ser[i]))
+				vwarn(v, srt_ynode_get_pair(r->frontend.node, ser[i])->key,
+				      srt_arena_printf(v->a, "frontend.%s", ser[i]),
+				      "only trtllm_serve's orchestrator (TRT-LLM prefill/decode "
+				      "workers) reads it; ignored");
+	}
 	switch (srt_launch_frontend_kind(r, &why)) {
 	case SRT_FE_REFUSED:
 		verr(v, tn, "frontend.type", "'%s': %s", t, why);
@@ -897,21 +948,27 @@ static void check_frontend(struct vctx *v)
 			     "'%s' means one aggregated worker serving frontend.port itself (no "
 			     "router); this recipe has %s. Write 'type: %s' to put a router in front",
 			     t, pd ? "prefill/decode workers" : "several aggregated workers",
-			     r->engine == SRT_ENGINE_VLLM ? "vllm-router" : "sglang-router");
-		else if (strcmp(t, srt_engine_name(r->engine)))
+			     r->engine == SRT_ENGINE_VLLM   ? "vllm-router" :
+			     r->engine == SRT_ENGINE_TRTLLM ? "dynamo" :
+							      "sglang-router");
+		else if (strcmp(direct_engine(t), srt_engine_name(r->engine)))
 			verr(v, tn, "frontend.type",
 			     "'%s' is the direct frontend of %s, but the engine is %s; write 'type: "
 			     "%s'",
-			     t, t, srt_engine_name(r->engine), srt_engine_name(r->engine));
+			     t, direct_engine(t), srt_engine_name(r->engine),
+			     r->engine == SRT_ENGINE_TRTLLM ? "trtllm_serve" :
+							      srt_engine_name(r->engine));
 		return;
 	case SRT_FE_SGLANG_ROUTER:
 	case SRT_FE_VLLM_ROUTER:
 		if (pd && r->engine != SRT_ENGINE_SGLANG && r->engine != SRT_ENGINE_VLLM)
 			verr(v, tn, "frontend.type",
-			     "'%s' cannot route %s prefill/decode workers, and srtctl has no router "
-			     "that can (TRT-LLM's disaggregated orchestrator is trtllm_serve, which "
-			     "srtctl does not run); use an aggregated role, or engine sglang or vllm",
-			     t, srt_engine_name(r->engine));
+			     "'%s' cannot route %s prefill/decode workers (each router speaks its "
+			     "engine's disaggregation protocol); write 'type: %s'",
+			     t, srt_engine_name(r->engine),
+			     r->engine == SRT_ENGINE_TRTLLM ?
+				     "dynamo' or 'type: trtllm_serve' (TRT-LLM's own orchestrator)" :
+				     "dynamo");
 		else if (pd && r->engine != (strcmp(t, "vllm-router") ? SRT_ENGINE_SGLANG :
 									SRT_ENGINE_VLLM))
 			verr(v, tn, "frontend.type",
@@ -940,6 +997,9 @@ static void check_frontend(struct vctx *v)
 		return;
 	case SRT_FE_DYNAMO:
 		check_dynamo(v, tn);
+		return;
+	case SRT_FE_TRTLLM_SERVE:
+		check_trtllm_serve(v, tn);
 		return;
 	case SRT_FE_CUSTOM:
 		return;
@@ -989,6 +1049,72 @@ static void check_containers(struct vctx *v)
 }
 
 /* vLLM: each role's connector must be one srtctl can give as --kv-transfer-config. */
+/* An integer engine-YAML key of a TRT-LLM role's args (1 when absent); -1 if it is not one. */
+static int64_t yaml_int(const struct srt_role *role, const char *key)
+{
+	const struct srt_ynode *n = role->args ? srt_ynode_get(role->args, key) : NULL;
+	int64_t x = 1;
+
+	if (n && (!srt_ynode_int(n, &x) || x < 1))
+		return -1;
+	return x;
+}
+
+/*
+ * TRT-LLM runs each worker as one MPI step, one rank per GPU, and its
+ * engine's world size (tensor x pipeline x context parallel) must be that
+ * rank count; a multi-node worker's ranks split evenly over its nodes.
+ */
+static void check_trtllm(struct vctx *v)
+{
+	static const char *const sizes[] = { "tensor_parallel_size", "pipeline_parallel_size",
+					     "context_parallel_size" };
+	const struct srt_recipe *r = v->r;
+	int gpn = r->resources.gpus_per_node > 0 ? r->resources.gpus_per_node : 4;
+
+	if (r->engine != SRT_ENGINE_TRTLLM)
+		return;
+	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+		const struct srt_role *role = &r->roles[k];
+		const char *path = srt_arena_printf(v->a, "roles.%s.args", role->name);
+		int nodes = role->nodes > 0 ? role->nodes : 1;
+		int64_t ranks, world = 1;
+		bool ok = true;
+
+		if (!role->present || role->colocate)
+			continue;
+		ranks = role->gpus > 0 ? role->gpus : (int64_t)nodes * gpn / role->workers;
+		if (ranks > gpn && ranks % gpn)
+			verr(v, role->node, srt_arena_printf(v->a, "roles.%s.gpus", role->name),
+			     "a TRT-LLM worker over several nodes runs the same number of MPI ranks "
+			     "on each (one per GPU), so its %lld GPUs must be a multiple of "
+			     "resources.gpus_per_node (%d)",
+			     (long long)ranks, gpn);
+		for (size_t i = 0; i < 3; i++) {
+			int64_t x = yaml_int(role, sizes[i]);
+
+			if (x < 0) {
+				verr(v, srt_ynode_get(role->args, sizes[i]),
+				     srt_arena_printf(v->a, "%s.%s", path, sizes[i]),
+				     "must be a positive integer");
+				ok = false;
+			} else {
+				world *= x;
+			}
+		}
+		if (ok && world != ranks)
+			verr(v, role->args ? role->args : role->node, path,
+			     "tensor_parallel_size x pipeline_parallel_size x context_parallel_size "
+			     "is %lld, but the worker runs %lld MPI ranks (one per GPU: %s); "
+			     "TRT-LLM needs them equal: set roles.%s.gpus to %lld or change the "
+			     "parallel sizes",
+			     (long long)world, (long long)ranks,
+			     role->gpus > 0 ? "roles.gpus" :
+					      "its nodes' GPUs shared by its workers",
+			     role->name, (long long)world);
+	}
+}
+
 static void check_connectors(struct vctx *v)
 {
 	const struct srt_recipe *r = v->r;
@@ -1027,6 +1153,7 @@ void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *c
 	check_benchmark(&v);
 	check_frontend(&v);
 	check_connectors(&v);
+	check_trtllm(&v);
 	check_containers(&v);
 	if (cluster && cluster->container_runtime == SRT_CRT_PYXIS &&
 	    !(r->model.container && *r->model.container)) {

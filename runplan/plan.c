@@ -176,6 +176,32 @@ static int env_parse(struct srt_arena *a, const json_t *env, struct srt_runplan_
 	return 0;
 }
 
+/* The largest MPI step srtctl launches (ranks): far above any GPU count of a worker. */
+#define MPI_TASKS_MAX 65536
+
+/* "nnodes", "ntasks", "mpi" (an MPI step) and "config_file"/"config_text". */
+static int mpi_parse(const struct srt_runplan *p, const json_t *o, struct srt_runplan_proc *pr,
+		     struct srt_error *err)
+{
+	int nn = jint(o, "nnodes", 1), nt = jint(o, "ntasks", 1);
+
+	pr->mpi = jstr(o, "mpi");
+	if (nn < 1 || (size_t)nn > p->nnodes - pr->node)
+		return srt_error_set(err,
+				     "nnodes %d does not fit the plan's %zu nodes from node %zu",
+				     nn, p->nnodes, pr->node);
+	if (nt < nn || nt > MPI_TASKS_MAX || nt % nn)
+		return srt_error_set(err,
+				     "ntasks %d is not a multiple of nnodes %d within %d ranks", nt,
+				     nn, MPI_TASKS_MAX);
+	pr->nnodes = (size_t)nn;
+	pr->ntasks = nt;
+	pr->config_file = jstr(o, "config_file");
+	pr->config_text = jstr(o, "config_text");
+	pr->config_runtime = json_is_true(json_object_get(o, "config_runtime"));
+	return 0;
+}
+
 static int proc_parse(struct srt_runplan *p, const json_t *o, struct srt_runplan_proc *pr,
 		      struct srt_error *err)
 {
@@ -196,6 +222,8 @@ static int proc_parse(struct srt_runplan *p, const json_t *o, struct srt_runplan
 		return srt_error_set(err, "node %d is not one of the plan's %zu nodes", node,
 				     p->nnodes);
 	pr->node = (size_t)node;
+	if (mpi_parse(p, o, pr, err) < 0)
+		return -1;
 	if (!json_is_array(json_object_get(o, "argv")) ||
 	    strings(&p->arena, json_object_get(o, "argv"), &pr->argv, &pr->argc) < 0)
 		return srt_error_set(err, "argv must be a non-empty list of strings");
@@ -330,6 +358,8 @@ struct srt_runplan_proc *srt_runplan_add(struct srt_runplan *p)
 	}
 	memset(&p->procs[p->nprocs], 0, sizeof(p->procs[0]));
 	p->procs[p->nprocs].index = p->procs[p->nprocs].rank = -1;
+	p->procs[p->nprocs].nnodes = 1;
+	p->procs[p->nprocs].ntasks = 1;
 	return &p->procs[p->nprocs++];
 }
 
@@ -348,6 +378,19 @@ static int proc_check(const struct srt_runplan *p, const struct srt_runplan_proc
 		return srt_error_set(err, "log_file must be a file name inside the log directory");
 	if (!pr->phase)
 		return srt_error_set(err, "it has no start phase");
+	if (!pr->nnodes || pr->nnodes > p->nnodes - pr->node || pr->ntasks < 1 ||
+	    (size_t)pr->ntasks % pr->nnodes || (size_t)pr->ntasks < pr->nnodes)
+		return srt_error_set(err, "its %d tasks on %zu nodes from node %zu do not fit",
+				     pr->ntasks, pr->nnodes, pr->node);
+	if ((pr->nnodes > 1 || pr->ntasks > 1) && !pr->mpi)
+		return srt_error_set(err, "several tasks or nodes need an MPI type ('mpi')");
+	if (pr->mpi && strcmp(pr->mpi, "pmix") && strcmp(pr->mpi, "pmi2"))
+		return srt_error_set(err, "mpi '%s' is not pmix or pmi2", pr->mpi);
+	if (!pr->config_file != !pr->config_text)
+		return srt_error_set(err, "config_file and config_text go together");
+	if (pr->config_file && !log_name_ok(pr->config_file))
+		return srt_error_set(err,
+				     "config_file must be a file name inside the log directory");
 	return 0;
 }
 
@@ -585,6 +628,17 @@ static json_t *proc_json(const struct srt_runplan *p, const struct srt_runplan_p
 	json_object_set_new(o, "phase", json_string(pr->phase));
 	json_object_set_new(o, "node", json_integer((json_int_t)pr->node));
 	json_object_set_new(o, "host", json_string(p->node_host_ph[pr->node]));
+	if (pr->mpi) {
+		json_object_set_new(o, "nnodes", json_integer((json_int_t)pr->nnodes));
+		json_object_set_new(o, "ntasks", json_integer(pr->ntasks));
+		json_object_set_new(o, "mpi", json_string(pr->mpi));
+	}
+	if (pr->config_file) {
+		json_object_set_new(o, "config_file", json_string(pr->config_file));
+		json_object_set_new(o, "config_text", json_string(pr->config_text));
+		if (pr->config_runtime)
+			json_object_set_new(o, "config_runtime", json_true());
+	}
 	for (size_t i = 0; i < pr->argc; i++)
 		json_array_append_new(argv, json_string(pr->argv[i]));
 	json_object_set_new(o, "argv", argv);
@@ -790,8 +844,14 @@ int srt_runplan_bind(struct srt_runplan *p, const char *const *hosts, const char
 		for (size_t k = 0; pr->argv_runtime && k < pr->argc; k++)
 			if (pr->argv_runtime[k])
 				pr->argv[k] = srt_runplan_subst(p, pr->argv[k]);
+		if (pr->config_runtime)
+			pr->config_text = srt_runplan_subst(p, pr->config_text);
 		pr->host = p->hosts[pr->node];
 		pr->ip = p->ips[pr->node];
+		pr->hosts = pr->host;
+		for (size_t k = 1; k < pr->nnodes; k++)
+			pr->hosts = srt_arena_printf(&p->arena, "%s,%s", pr->hosts,
+						     p->hosts[pr->node + k]);
 		pr->endpoint = pr->nprobes ? hostport(&p->arena, pr->ip, pr->probes[0].port) : NULL;
 		srt_rundir_env_hash(pr->env_names, pr->env_values, pr->nenv, pr->env_hash);
 	}
@@ -846,8 +906,12 @@ bool srt_runplan_proc_changed(const struct srt_runplan *op, const struct srt_run
 		srt_buf_printf(why, __VA_ARGS__);                \
 	} while (0)
 
-	if (!srt_str_same(o->host, n->host))
-		WHY("node %s -> %s", o->host, n->host);
+	if (!srt_str_same(o->hosts, n->hosts))
+		WHY("node %s -> %s", o->hosts, n->hosts);
+	if (o->ntasks != n->ntasks || !srt_str_same(o->mpi, n->mpi))
+		WHY("MPI ranks %d -> %d", o->ntasks, n->ntasks);
+	if (!srt_str_same(o->config_text, n->config_text))
+		WHY("%s", n->config_file ? n->config_file : "config file");
 	if (!srt_str_same(o->container, n->container))
 		WHY("container %s -> %s", o->container ? o->container : "(none)",
 		    n->container ? n->container : "(none)");

@@ -48,6 +48,21 @@ struct srt_runplan_proc {
 	int index, rank;	    /* workers; -1 otherwise */
 	const char *phase;	    /* before_workers | with_workers | after_frontend */
 	size_t node;
+	/*
+	 * An MPI step (TRT-LLM's workers): one srun of `ntasks` ranks over
+	 * nodes[node .. node+nnodes), `ntasks / nnodes` per node, under
+	 * `--mpi=<mpi>`.  Otherwise (mpi NULL) nnodes and ntasks are 1.
+	 */
+	size_t nnodes;
+	int ntasks;
+	const char *mpi;
+	/*
+	 * A file the process reads, written by the agent before every start
+	 * (TRT-LLM's engine YAML): config_file names it in the log dir (a
+	 * plain file name), config_text is its content; NULL: none.
+	 */
+	const char *config_file, *config_text;
+	bool config_runtime; /* the text holds layout placeholders: bound like env values */
 	const char **argv;  /* words flagged in argv_runtime are substituted */
 	bool *argv_runtime; /* NULL: none (recipe values are literal) */
 	size_t argc;
@@ -72,6 +87,7 @@ struct srt_runplan_proc {
 	int tier;  /* stop tier: 0 stops first */
 	/* After srt_runplan_bind(): */
 	const char *host, *ip; /* of its node (external: the master's host) */
+	const char *hosts;     /* an MPI step's nodes, comma-separated (else host) */
 	const char *endpoint;  /* "ip:port" of its first probe, or NULL */
 	char env_hash[65];     /* srt_rundir_env_hash() of its env */
 };

@@ -41,12 +41,13 @@ PACKAGES=(debootstrap mariadb-server curl jq iproute2 util-linux procps)
 # node's IPs (hostname -I, ip route get) as on the native flavour.  The
 # runtime of srtctl (built on the host, run by the batch jobs in the chroot:
 # libyaml, jansson, sqlite, libsystemd, libmicrohttpd, and libcurl, which it
-# dlopen()s) and python3 for
-# the stand-ins under tests/fakes.  A cached chroot whose marker lacks some of
+# dlopen()s), python3 and python3-yaml for the stand-ins under tests/fakes,
+# and libpmix-dev for srun --mpi=pmix (TRT-LLM's MPI steps).  A cached chroot whose marker lacks some of
 # these gets them installed by the next up (upgrade_chroot).
 CHROOT_PKGS=(slurmctld slurmd slurmrestd slurm-client munge slurm-wlm-jwt-plugin slurmdbd
 	curl ca-certificates hostname iproute2 procps
-	libyaml-0-2 libjansson4 libsqlite3-0 libsystemd0 libmicrohttpd12t64 libcurl4t64 python3)
+	libyaml-0-2 libjansson4 libsqlite3-0 libsystemd0 libmicrohttpd12t64 libcurl4t64 python3
+	python3-yaml libpmix-dev)
 CHROOT_SUITE=trixie
 CHROOT_FORMAT=1 # bump to force a rebuild of every cached chroot
 

@@ -1,5 +1,6 @@
 # tests/cli/fakes_lib.sh: shell helpers shared by the tests of the stand-ins
-# under tests/fakes (test_fakes.sh, test_fakes_strict.sh, test_fakes_dynamo.sh).  Sourcing it
+# under tests/fakes (test_fakes.sh, test_fakes_strict.sh, test_fakes_dynamo.sh,
+# test_fakes_trtllm.sh).  Sourcing it
 # makes a scratch directory $work and enters it; every PID a test appends to
 # `pids` is killed, and $work removed, on exit.
 
@@ -79,4 +80,44 @@ accepted() {
 stop() { # PID WHAT: SIGTERM, exit 0
 	kill -TERM "$1"
 	expect_rc 0 "$1" 10 "$2 SIGTERM"
+}
+
+# The test's own h (its HTTP/check client) runs the check.
+opts() { # FILE PYEXPR(o): assert on the printed options
+	EXPR=$2 h py "
+o, e = json.load(open('$1')), os.environ['EXPR']
+assert eval(e), {k: o[k] for k in sorted(o) if \"'%s'\" % k in e}" ||
+		fail "options of $1: $2"
+}
+
+# ---- Dynamo's discovery plane: the real etcd and nats-server ----
+
+need_discovery_plane() { # ETCD and NATSD, or skip (77) when either is not installed
+	ETCD=$(command -v etcd || echo /usr/bin/etcd)
+	NATSD=$(command -v nats-server || echo /usr/sbin/nats-server)
+	if [[ ! -x $ETCD || ! -x $NATSD ]]; then
+		echo "skip: needs etcd ($ETCD) and nats-server ($NATSD)"
+		exit 77
+	fi
+}
+
+start_discovery_plane() { # etcd on EC, NATS on NP (127.0.0.1), both up; ETCD_PID, NATS_PID
+	local ep
+	read -r EC ep NP < <(net freeports 3)
+	start etcd.log "$ETCD" --name t0 --data-dir "$work/etcd" \
+		--listen-client-urls "http://127.0.0.1:$EC" --advertise-client-urls "http://127.0.0.1:$EC" \
+		--listen-peer-urls "http://127.0.0.1:$ep" --initial-advertise-peer-urls "http://127.0.0.1:$ep" \
+		--initial-cluster "t0=http://127.0.0.1:$ep"
+	ETCD_PID=$SPID
+	start nats.log "$NATSD" -a 127.0.0.1 -p "$NP" -js -sd "$work/nats"
+	NATS_PID=$SPID
+	net waitjson "http://127.0.0.1:$EC/health" 30 "d.get('health') == 'true'" ||
+		fail "etcd never became healthy"
+	net waitup "$NP" 30 || fail "nats-server never listened"
+}
+
+halt() { # PID WHAT: SIGTERM to a real server, which exits within 15 s (nats-server says 1)
+	kill -TERM "$1"
+	reap "$1" 15
+	[[ $RC != timeout ]] || fail "$2 did not exit on SIGTERM"
 }

@@ -9,9 +9,8 @@
 # variant file's section) must never run as one job: migrate writes it as a
 # campaign (kind: Campaign), which validates and dry-runs deployment by
 # deployment; a v2 one is refused by validate, which names the migrate
-# command that writes its campaign.  A recipe whose frontend.type is dynamo or trtllm_serve must be
-# refused for it (counted).  Any other failure fails
-# the test.  Without the corpus the test is skipped (exit 77).
+# command that writes its campaign.  Any other failure fails the test
+# (TRT-LLM's recipes included: Dynamo over TRT-LLM and trtllm_serve run).  Without the corpus the test is skipped (exit 77).
 set -uo pipefail
 
 : "${SRTCTL:?set SRTCTL to the srtctl binary}"
@@ -34,7 +33,7 @@ corpus_cluster_yaml >srtslurm.yaml
 export SRTSLURM_CONFIG="$work/srtslurm.yaml"
 
 files=0 v1=0 v2=0 migrated=0 validated=0 dryrun=0 recipes=0
-sweep=0 sweep_campaign=0 sweep_refused=0 frontend_refused=0 failed=0
+sweep=0 sweep_campaign=0 sweep_refused=0 failed=0
 failures=()
 
 while IFS= read -r -d '' f; do
@@ -86,14 +85,6 @@ while IFS= read -r -d '' f; do
 		[[ -n $step ]] || step="accepted as one job"
 	fi
 	[[ -z $step ]] && continue
-	# A frontend srtctl does not run (Dynamo over TRT-LLM, trtllm_serve) is refused, never
-	# replaced by another router: a benchmark of another stack is a wrong number.
-	# grep without -q at the end of the pipe: an early exit could kill the
-	# first grep with SIGPIPE, which pipefail reports as no match.
-	if grep -v 'warning:' "$work/err" | grep -E "frontend.type: (\\[variant [^]]*\\] )?'(dynamo|trtllm_serve)'" >/dev/null; then
-		frontend_refused=$((frontend_refused + 1))
-		continue
-	fi
 	why=$(grep -v 'warning:' "$work/err" | head -n 1)
 	if ((is_sweep)); then
 		failed=$((failed + 1))
@@ -107,7 +98,6 @@ done < <(find "$CORPUS" -name '.*' -prune -o -type f \( -name '*.yaml' -o -name 
 
 echo "corpus $CORPUS: $files files ($v1 v1, $v2 v2), $migrated migrated, $validated validated" \
 	"($recipes recipes), $dryrun dry-run"
-echo "  refused for a frontend srtctl does not run (Dynamo over TRT-LLM, trtllm_serve): $frontend_refused"
 echo "  sweep files: $sweep ($sweep_campaign migrated to a campaign that validates and dry-runs, $sweep_refused refused naming migrate); failures: $failed"
 for m in "${failures[@]}"; do
 	echo "FAIL   $m" >&2

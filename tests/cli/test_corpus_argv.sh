@@ -7,38 +7,61 @@
 # ($SRT_V2_EXAMPLES_DIR, dry-run as they are); a variant file gives several
 # recipes -- `srtctl dry-run -o json` renders the plan twice, in pyxis
 # containers and on bare nodes, with a cluster config whose `commands:` point
-# sglang, vllm, sglang_router and vllm_router at the strict stand-ins in
-# tests/fakes.  Each worker process (every rank of a multi-node worker) and
-# each frontend process then goes through its stand-in with FAKE_CHECK_ONLY=1
-# (tests/cli/corpus_argv_check.py, one Python process for all of them): the
-# argv's node placeholders bound as the agent binds them (node i =
-# 10.0.0.<i+1>), the model directory created and mounted where the plan
-# mounts it.  Every one must exit 0, except the few listed in `known` below,
-# which must be refused exactly as listed (a flag of the recipe, not of
-# srtctl; the reason is printed).
+# sglang, vllm, sglang_router, vllm_router, the Dynamo programs, trtllm_launch,
+# dynamo_trtllm and trtllm at the strict stand-ins in tests/fakes.  Each
+# worker process (every rank of a multi-node SGLang/vLLM worker; the one
+# process of a TRT-LLM worker) and each frontend process then goes through
+# its stand-in with FAKE_CHECK_ONLY=1 (tests/cli/corpus_argv_check.py, one
+# Python process for all of them): the argv's node placeholders bound as the
+# agent binds them (node i = 10.0.0.<i+1>, <log_dir> a real directory per
+# plan), the model directory created and mounted where the plan mounts it.
+# A process with a config file (TRT-LLM's engine YAML, `trtllm-serve
+# disaggregated`'s server config) gets its config_text written into the log
+# directory first, its placeholders bound when config_runtime says the
+# agent binds them; in pyxis the log directory is mounted at /logs, as the
+# agent mounts it.  A TRT-LLM worker runs as rank 0 of its MPI step
+# (SLURM_PROCID=0, SLURM_NTASKS=ntasks): trtllm_llmapi_launch checks its own
+# argv, then calls the wrapped dynamo_trtllm / trtllm_serve stand-in in the
+# same process, as the real launcher's rank 0 runs it (no MPI variables,
+# tllm_mpi_size = ntasks).  Every one must exit 0, except the few listed in
+# `known` below, which must be refused exactly as listed (a flag of the
+# recipe, not of srtctl; the reason is printed).
 #
 # What this checks: the argv parses as the real CLI parses it (flag names,
 # prefixes, value types, choices, required options; vllm's dotted JSON
-# options; vllm-router's clap rules), and the stand-ins' startup checks that
-# need no peer: the model argument names the mounted model directory (or the
+# options; vllm-router's clap rules; dynamo.trtllm's argparse and leftovers,
+# trtllm-serve's click rules), and the stand-ins' startup checks that need
+# no peer: the model argument names the mounted model directory (or the
 # recipe's own path on a bare node), 0 <= node rank < nnodes, tp * pp a
 # multiple of nnodes, --dist-init-addr HOST:PORT when nnodes > 1, a prefill
 # not using the fake transfer backend, the served name without ':',
-# --headless without API servers, a PD router with prefill and decode URLs.
+# --headless without API servers, a PD router with prefill and decode URLs;
+# for TRT-LLM, that the engine YAML the argv names is the file the agent
+# writes (in the container too), that it parses as a mapping, that its
+# tensor_parallel_size * pipeline_parallel_size * context_parallel_size
+# equals the step's MPI ranks (ntasks), that no placeholder is left in
+# config_text, and that `trtllm-serve disaggregated`'s config has
+# context_servers and generation_servers with as many host:port urls as
+# num_instances.
 # What it does not check: anything that needs a running peer (dist-init
 # rendezvous, bootstrap reachability, the Mooncake master, vLLM's
-# data-parallel address), the processes' env (CUDA_VISIBLE_DEVICES, MOONCAKE_*),
-# whether the router's URLs name the workers' ports, GPU counts against the
-# node, --config files, the engines' own checks after parsing beyond those
-# above, and whether a flag exists in the SGLang version a recipe's image pins
-# (the stand-ins' table is from a newer SGLang source, so a flag added since
-# passes here).
+# data-parallel address, TRT-LLM's MPI Comm server and ranks > 0 of its
+# step), the processes' env (CUDA_VISIBLE_DEVICES, MOONCAKE_*, the UCX_*
+# that trtllm-llmapi-launch removes), whether the router's or the
+# disaggregated server's URLs name the workers' ports, GPU counts against
+# the node, --config files other than those srtctl writes, the engine
+# YAML's keys against TRT-LLM's LlmArgs (only the parallel sizes are
+# read), the engines' own checks after parsing beyond those above, and
+# whether a flag exists in the SGLang / Dynamo / TRT-LLM version a
+# recipe's image pins (the stand-ins' tables are from newer sources, so a
+# flag added since passes here).
 #
-# Recipes srtctl refuses (a sweep, a frontend or stack srtctl does not run)
-# are counted, not checked: tests/cli/test_corpus.sh and test_v2_examples.sh
-# assert why each is refused, and a refusal for any other reason fails this
-# test.  A directory that is absent is skipped with a notice; with both
-# absent the test is skipped (exit 77).
+# Recipes srtctl refuses (a sweep, a frontend, stack or service srtctl does
+# not run) are counted, not checked: tests/cli/test_corpus.sh and
+# test_v2_examples.sh assert why each is refused, and a refusal for any
+# other reason fails this test (frontend.type dynamo and trtllm_serve are
+# run now, so refusing them fails it too).  A directory that is absent is
+# skipped with a notice; with both absent the test is skipped (exit 77).
 set -uo pipefail
 
 : "${SRTCTL:?set SRTCTL to the srtctl binary}"
@@ -70,10 +93,11 @@ unset SRTCTL_DB FAKE_RECORD_DIR FAKE_RECORD_FILE FAKE_CONTAINER_MOUNTS FAKE_BIND
 
 
 # corpus_lib.sh's cluster config (srt-slurm's keys) with the model aliases
-# the recipes name (a cluster's srtslurm.yaml defines them), and the engines
-# and routers replaced by the stand-ins.  Every recipe is rendered twice: in
-# pyxis containers (the model mounted at /model), as srt-slurm runs, and on
-# bare nodes (the host path in the argv).
+# the recipes name (a cluster's srtslurm.yaml defines them), and the engines,
+# routers, Dynamo programs and TRT-LLM's launcher replaced by the stand-ins.
+# Every recipe is rendered twice: in pyxis containers (the model mounted at
+# /model, the log directory at /logs), as srt-slurm runs, and on bare nodes
+# (host paths in the argv).
 cluster() { # cluster RUNTIME
 	corpus_cluster_yaml dsr1=/lustre/models/dsr1 dsr1-fp8=/lustre/models/dsr1-fp8 \
 		dsfp4=/lustre/models/dsfp4 dsfp8=/lustre/models/dsfp8 \
@@ -82,7 +106,8 @@ cluster() { # cluster RUNTIME
 		qwen3.5-nvfp4=/lustre/models/qwen3.5-nvfp4 qwen3-32b-fp8=/lustre/models/qwen3-32b-fp8 \
 		dsr1-fp4=/lustre/models/dsr1-fp4 glm-5-fp4=/lustre/models/glm-5-fp4 \
 		glm-5-fp8=/lustre/models/glm-5-fp8 deepseek-v4-pro=/lustre/models/deepseek-v4-pro \
-		deepseekv4-fp4=/lustre/models/deepseekv4-fp4
+		deepseekv4-fp4=/lustre/models/deepseekv4-fp4 \
+		DeepSeek-R1-0528=/lustre/models/DeepSeek-R1-0528
 	cat <<EOF
 runtime:
   container_runtime: $1
@@ -94,6 +119,9 @@ commands:
   dynamo_sglang: [$F/dynamo_sglang]
   dynamo_vllm: [$F/dynamo_vllm]
   dynamo_frontend: [$F/dynamo_frontend]
+  trtllm_launch: [$F/trtllm_llmapi_launch]
+  dynamo_trtllm: [$F/dynamo_trtllm]
+  trtllm: [$F/trtllm_serve]
 EOF
 }
 cluster pyxis >pyxis.yaml
@@ -101,9 +129,9 @@ cluster none >none.yaml
 
 # Why srtctl may refuse a recipe; tests/cli/test_corpus.sh and
 # test_v2_examples.sh check each refusal in detail.  A refusal for any other
-# reason (this test's cluster config, say) fails the test.
-refusal="frontend.type: (\\[variant [^]]*\\] )?'(dynamo|trtllm_serve)'"
-refusal+='|srtctl runs a sweep as a campaign|which srtctl does not run|is not run by srtctl'
+# reason (this test's cluster config, say) fails the test.  frontend.type
+# dynamo and trtllm_serve are no longer among them: srtctl runs both.
+refusal='srtctl runs a sweep as a campaign|which srtctl does not run|is not run by srtctl'
 refusal+="|is not started by srtctl|engine '[a-z]+' is not supported by srtctl"
 refusal+="|Write 'type: sglang-router' to put a router in front"
 
@@ -174,7 +202,7 @@ for rt in pyxis none; do
 	fi
 done
 
-python3 "$src/tests/cli/corpus_argv_check.py" "$F" "$work/models" list >"$work/result"
+python3 "$src/tests/cli/corpus_argv_check.py" "$F" "$work/check" list >"$work/result"
 rc=$?
 declare -A n=() seen=() recipes=()
 expected=0 complete=0
@@ -213,11 +241,18 @@ for i in "${!known[@]}"; do
 done
 
 echo "files: $files ($v1files corpus, $v2files srt-slurm 2.0 examples); $accepted dry-run," \
-	"$refused refused by srtctl (a frontend, stack or sweep it does not run; not checked)"
+	"$refused refused by srtctl (an engine, frontend, service or sweep it does not run; not checked)"
 echo "recipes rendered: ${recipes[pyxis]:-0} in pyxis containers, ${recipes[none]:-0} on bare nodes"
 total=0
-for p in sglang_launch_server vllm sglang_router vllm-router dynamo_sglang dynamo_vllm dynamo_frontend; do
-	echo "  $p: ${n[$p]:-0} argv checked"
+for p in sglang_launch_server vllm sglang_router vllm-router dynamo_sglang dynamo_vllm \
+	dynamo_frontend trtllm_llmapi_launch dynamo_trtllm trtllm_serve trtllm_serve_disaggregated; do
+	case $p in
+	trtllm_llmapi_launch) what="argv checked (rank 0 of the worker's MPI step)" ;;
+	dynamo_trtllm | trtllm_serve) what="argv checked (under the launcher, in its world)" ;;
+	trtllm_serve_disaggregated) what="argv checked (the orchestrator and its server config)" ;;
+	*) what="argv checked" ;;
+	esac
+	echo "  ${p/_disaggregated/ disaggregated}: ${n[$p]:-0} $what"
 	total=$((total + ${n[$p]:-0}))
 done
 echo "  refused by a stand-in because of the recipe (listed in the test): $expected"

@@ -204,6 +204,26 @@ for r in "$SRT_SOURCE_DIR/examples/sglang-mooncake.yaml" "$PWD/stores.yaml"; do
 	fi
 done
 
+# ---- TRT-LLM: one MPI step per worker, the engine YAML shown under it ----
+cat >trt.yaml <<'YAML'
+engine: {type: trtllm, served_model_name: org/m}
+model: {path: /models/m}
+resources: {gpus_per_node: 4}
+roles:
+  prefill: {gpus: 2, args: {tensor_parallel_size: 2}}
+  decode: {nodes: 2, gpus: 8, args: {tensor_parallel_size: 8, kv_cache_config: {dtype: fp8}}}
+frontend: {type: dynamo}
+YAML
+"$SRTCTL" dry-run -f trt.yaml >trt.txt 2>/dev/null || fail "trtllm: dry-run failed"
+grep -q '^    step:      8 MPI ranks (srun --mpi=pmix; 4 a node) on <decode_node_0>, <decode_node_1>; rank 0 runs the command$' trt.txt ||
+	fail "trtllm: the decode worker's step: $(grep 'step:' trt.txt)"
+grep -q "^    command:   trtllm-llmapi-launch python3 -m dynamo.trtllm --model-path /models/m --served-model-name org/m --disaggregation-mode decode --extra-engine-args '<log_dir>/trtllm_decode_0.yaml' --request-plane tcp$" trt.txt ||
+	fail "trtllm: the decode worker's command: $(grep 'command:.*decode' trt.txt)"
+grep -A3 '^    file:      <log_dir>/trtllm_decode_0.yaml (written by the agent before each start)$' trt.txt |
+	grep -q '^      |   dtype: fp8$' || fail "trtllm: the decode worker's engine YAML"
+"$SRTCTL" dry-run -f trt.yaml -o json >trt.json 2>/dev/null || fail "trtllm: dry-run -o json failed"
+py trt.json '[(p["ntasks"], p["nnodes"], p["mpi"], p["config_file"]) for p in d["plan"]["processes"] if p["kind"] == "worker"] == [(2, 1, "pmix", "trtllm_prefill_0.yaml"), (8, 2, "pmix", "trtllm_decode_0.yaml")]'
+
 if ((fails)); then
 	echo "$fails check(s) failed" >&2
 	exit 1

@@ -17,79 +17,17 @@ DSGL=$F/dynamo_sglang
 DVLLM=$F/dynamo_vllm
 DFRONT=$F/dynamo_frontend
 
-ETCD=$(command -v etcd || echo /usr/bin/etcd)
-NATSD=$(command -v nats-server || echo /usr/sbin/nats-server)
-if [[ ! -x $ETCD || ! -x $NATSD ]]; then
-	echo "skip: needs etcd ($ETCD) and nats-server ($NATSD)"
-	exit 77
-fi
 
 . "$src/tests/cli/fakes_lib.sh"
+need_discovery_plane
 unset FAKE_RECORD_DIR FAKE_RECORD_FILE FAKE_CHECK_ONLY FAKE_BIND_HOST FAKE_CONTAINER_MOUNTS \
 	FAKE_ENGINE_START_DELAY FAKE_ENGINE_CRASH_AFTER MOONCAKE_MASTER MOONCAKE_CONFIG_PATH \
 	ETCD_ENDPOINTS NATS_SERVER
 while read -r v; do unset "$v"; done < <(compgen -e | grep '^DYN_' || true)
 
-cat >h.py <<'PY'
-import json, os, sys, time, urllib.request, urllib.error
+h() { python3 "$fakes_lib_dir/fakes_http.py" "$@"; }
 
-cmd, a = sys.argv[1], sys.argv[2:]
 
-def request(method, url, body=None, rid=None, timeout=10):
-    hdrs = {"Content-Type": "application/json"}
-    if rid:
-        hdrs["X-Request-Id"] = rid
-    req = urllib.request.Request(url, method=method, headers=hdrs,
-                                 data=body.encode() if body is not None else None)
-    try:
-        r = urllib.request.urlopen(req, timeout=timeout)
-        return r.status, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read()
-
-if cmd == "http":                      # http METHOD URL [BODY [RID]] -> status, body
-    st, body = request(a[0], a[1], a[2] if len(a) > 2 else None, a[3] if len(a) > 3 else None)
-    sys.stdout.write("%d\n" % st)
-    sys.stdout.buffer.write(body)
-elif cmd == "waitstatus":              # waitstatus URL SECONDS CODE: until GET answers CODE
-    end = time.monotonic() + float(a[1])
-    while time.monotonic() < end:
-        try:
-            if request("GET", a[0], timeout=2)[0] == int(a[2]):
-                sys.exit(0)
-        except OSError:
-            pass
-        time.sleep(0.05)
-    sys.exit(1)
-elif cmd == "stream":                  # stream URL BODY RID -> {"status", "chunks", "usage"}
-    st, body = request("POST", a[0], a[1], a[2], timeout=30)
-    chunks, usage, done = 0, None, False
-    for line in body.decode().splitlines():
-        if not line.startswith("data: "):
-            continue
-        if line == "data: [DONE]":
-            done = True
-            continue
-        ev = json.loads(line[6:])
-        chunks += bool(ev.get("choices"))
-        usage = ev.get("usage") or usage
-    print(json.dumps({"status": st, "chunks": chunks, "usage": usage, "done": done}))
-elif cmd == "py":                      # py CODE: run a check
-    exec(a[0])
-PY
-h() { python3 "$work/h.py" "$@"; }
-
-opts() { # FILE PYEXPR(o): assert on the printed options
-	EXPR=$2 h py "
-o, e = json.load(open('$1')), os.environ['EXPR']
-assert eval(e), o" || fail "options of $1: $2"
-}
-
-halt() { # PID WHAT: SIGTERM to a real server, which exits within 15 s (nats-server says 1)
-	kill -TERM "$1"
-	reap "$1" 15
-	[[ $RC != timeout ]] || fail "$2 did not exit on SIGTERM"
-}
 
 mkdir -p host/model rec
 export FAKE_CONTAINER_MOUNTS=$work/host/model:/model
@@ -164,16 +102,7 @@ refused 1 "http://127.0.0.1:$DEAD" "frontend without etcd" -- env ETCD_ENDPOINTS
 ###########################################################################
 # the real etcd and NATS
 
-read -r EC EP NP < <(net freeports 3)
-start etcd.log "$ETCD" --name t0 --data-dir "$work/etcd" \
-	--listen-client-urls "http://127.0.0.1:$EC" --advertise-client-urls "http://127.0.0.1:$EC" \
-	--listen-peer-urls "http://127.0.0.1:$EP" --initial-advertise-peer-urls "http://127.0.0.1:$EP" \
-	--initial-cluster "t0=http://127.0.0.1:$EP"
-ETCD_PID=$SPID
-start nats.log "$NATSD" -a 127.0.0.1 -p "$NP" -js -sd "$work/nats"
-NATS_PID=$SPID
-net waitjson "http://127.0.0.1:$EC/health" 30 "d.get('health') == 'true'" || fail "etcd never became healthy"
-net waitup "$NP" 30 || fail "nats-server never listened"
+start_discovery_plane
 
 export ETCD_ENDPOINTS=http://127.0.0.1:$EC NATS_SERVER=nats://127.0.0.1:$NP FAKE_BIND_HOST=127.0.0.1 \
 	FAKE_RECORD_DIR=$work/rec FAKE_PERF_JITTER=0

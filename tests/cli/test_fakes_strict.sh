@@ -75,12 +75,6 @@ elif cmd == "py":                      # py CODE: run a check
 PY
 h() { python3 "$work/h.py" "$@"; }
 
-opts() { # FILE PYEXPR(o): assert on the printed options
-	EXPR=$2 h py "
-o, e = json.load(open('$1')), os.environ['EXPR']
-assert eval(e), {k: o[k] for k in sorted(o) if \"'%s'\" % k in e}" ||
-		fail "options of $1: $2"
-}
 
 mkdir -p host/models/m1
 export FAKE_CONTAINER_MOUNTS=$work/host/models/m1:/model

@@ -41,6 +41,15 @@
 #     discovery env and register in that etcd; the frontend starts after they
 #     are Ready, lists both, and answers a completion from another node
 #     through prefill then decode; deleting the recipe stops etcd and NATS.
+# 12. TRT-LLM over Dynamo: each worker is one MPI step (srun --mpi=pmix), one
+#     rank per GPU: prefill 2 ranks, decode 8 ranks 4 a node over 2 nodes, rank
+#     0 on its first node running dynamo.trtllm with the engine YAML written
+#     from the role's args; a completion goes through; a killed rank ends the
+#     step and the agent restarts the worker whole; delete leaves nothing.
+# 13. trtllm_serve over prefill/decode: trtllm-serve workers (two decode
+#     workers on one node: own ports and GPU sets), then TRT-LLM's orchestrator
+#     (trtllm-serve disaggregated) with the config srtctl writes; a completion
+#     goes context server first, then a generation server.
 #
 # Exits 77 (skipped) when SRT_SLURMRESTD_URL is unset, unless
 # SRT_E2E_REQUIRED=1 (CI), which makes that a failure.  Every wait is bounded.
@@ -147,6 +156,9 @@ commands:
   dynamo_sglang: [$FAKES/dynamo_sglang]
   dynamo_vllm: [$FAKES/dynamo_vllm]
   dynamo_frontend: [$FAKES/dynamo_frontend]
+  dynamo_trtllm: [$FAKES/dynamo_trtllm]
+  trtllm: [$FAKES/trtllm_serve]
+  trtllm_launch: [$FAKES/trtllm_llmapi_launch]
   etcd: [$WORK/bin/etcd]
   nats: [$WORK/bin/nats-server]
   srtctl: [$SRTCTL]
@@ -162,6 +174,23 @@ CTL_PID=$!
 
 # py SCRIPT ARGS...: run a python3 check; the records and state are in $WORK.
 py() { python3 - "$@"; }
+# worker_field FILE RUN ROLE FIELD: FIELD (ip, node) of RUN's first ROLE worker in FILE
+# (`get workers -o json`).
+worker_field() {
+	python3 -c 'import json, sys
+f, run, role, field = sys.argv[1:]
+print([w[field] for w in json.load(open(f))["items"] if w["run"] == run and w["role"] == role][0])' "$@"
+}
+# complete_from NODE URL MODEL RID: one completion POSTed to URL from NODE, as a
+# client on the cluster would send it; prints the answer.
+complete_from() {
+	"$root/scripts/slurm-local" ${SRT_SLURM_RELEASE:+--release "$SRT_SLURM_RELEASE"} shell "$1" \
+		python3 -c 'import json, sys, urllib.request
+url, model, rid = sys.argv[1:]
+req = urllib.request.Request(url + "/v1/completions", data=json.dumps({"model": model, "prompt": "hi", "max_tokens": 4}).encode(),
+                             headers={"Content-Type": "application/json", "X-Request-Id": rid})
+print(urllib.request.urlopen(req, timeout=20).read().decode())' "$2" "$3" "$4"
+}
 
 # ---- 1. SGLang, dedicated master --------------------------------------------------
 cat >"$WORK/sglang.yaml" <<YAML
@@ -647,8 +676,8 @@ assert max(plane_ready) <= min(workers_started), "a worker started before etcd a
 assert max(workers_ready) <= min(fe_started), "the frontend started before every worker was ready"
 PY
 check "11. etcd and NATS on their own node, Ready before the workers start; the workers' discovery env; the frontend after them" test $? -eq 0
-fe_ip=$(python3 -c 'import json,sys; print([w["ip"] for w in json.load(open(sys.argv[1]))["items"] if w["run"] == "e2e-dynamo-1-1" and w["role"] == "prefill"][0])' "$WORK/wrk11.json")
-decode_node=$(python3 -c 'import json,sys; print([w["node"] for w in json.load(open(sys.argv[1]))["items"] if w["run"] == "e2e-dynamo-1-1" and w["role"] == "decode"][0])' "$WORK/wrk11.json")
+fe_ip=$(worker_field "$WORK/wrk11.json" e2e-dynamo-1-1 prefill ip)
+decode_node=$(worker_field "$WORK/wrk11.json" e2e-dynamo-1-1 decode node)
 "$root/scripts/slurm-local" ${SRT_SLURM_RELEASE:+--release "$SRT_SLURM_RELEASE"} shell "$decode_node" \
 	python3 -c 'import json, sys, urllib.request
 h = json.loads(urllib.request.urlopen(sys.argv[1] + "/health", timeout=20).read())
@@ -671,6 +700,170 @@ wait_no_jobs 40
 check "11. deleting the recipe cancels its job" test $? -eq 0
 sleep 2
 check "11. etcd, NATS and the Dynamo processes are gone" test -z "$(leftovers)"
+# ---- 12. TRT-LLM over Dynamo: each worker one MPI step ---------------------------------
+cat >"$WORK/trtllm.yaml" <<YAML
+name: e2e-trtllm
+environment:
+  FAKE_RECORD_DIR: $REC/trtllm
+engine: {type: trtllm, served_model_name: org/e2e-model}
+model: {path: $MODEL}
+resources: {gpus_per_node: 4}
+roles:
+  prefill:
+    gpus: 2
+    args: {tensor_parallel_size: 2, cache_transceiver_config: {backend: UCX}}
+  decode:
+    nodes: 2
+    gpus: 8
+    args: {tensor_parallel_size: 8, kv_cache_config: {free_gpu_memory_fraction: 0.5}}
+frontend: {type: dynamo}
+YAML
+mkdir -p "$REC/trtllm" && chmod 1777 "$REC/trtllm"
+S apply -f "$WORK/trtllm.yaml" --wait --timeout 120s >"$WORK/wait12.out" 2>&1
+check "12. the TRT-LLM recipe reaches Ready (MPI steps under srun --mpi=pmix, Dynamo stand-ins)" test $? -eq 0
+S get workers -o json >"$WORK/wrk12.json"
+py "$WORK" "$MODEL" <<'PY'
+import json, sys, yaml
+work, model = sys.argv[1], sys.argv[2]
+wrk = {w["role"]: w for w in json.load(open(f"{work}/wrk12.json"))["items"] if w["run"] == "e2e-trtllm-1-1"}
+ranks = [r for r in map(json.loads, open(f"{work}/rec/trtllm/launcher.jsonl"))]
+by_world = {}
+for r in ranks:
+    by_world.setdefault(int(r["world_size"]), []).append(r)
+assert sorted(by_world) == [2, 8], sorted(by_world)
+for world, rs in by_world.items():
+    assert sorted(int(r["rank"]) for r in rs) == list(range(world)), rs
+    # under srun --mpi=pmix: PMIx names each rank (what TRT-LLM's MPI reads)
+    assert all(r["env"].get("PMIX_RANK") == r["rank"] for r in rs), [r["env"].get("PMIX_RANK") for r in rs]
+pre_nodes = {r["env"]["SLURMD_NODENAME"] for r in by_world[2]}
+dec_nodes = [r["env"]["SLURMD_NODENAME"] for r in sorted(by_world[8], key=lambda r: int(r["rank"]))]
+assert pre_nodes == {wrk["prefill"]["node"]}, (pre_nodes, wrk["prefill"])
+assert dec_nodes[:4] == [wrk["decode"]["node"]] * 4, dec_nodes
+assert len(set(dec_nodes[4:])) == 1 and dec_nodes[4] not in (dec_nodes[0],) + tuple(pre_nodes), dec_nodes
+recs = {r["role"]: r for r in map(json.loads, open(f"{work}/rec/trtllm/engine.jsonl"))}
+assert set(recs) == {"prefill", "decode"}, list(recs)
+def opt(a, f):
+    return a[a.index(f) + 1] if f in a else None
+want = {"prefill": {"tensor_parallel_size": 2, "cache_transceiver_config": {"backend": "UCX"}},
+        "decode": {"tensor_parallel_size": 8, "kv_cache_config": {"free_gpu_memory_fraction": 0.5}}}
+for role, r in recs.items():
+    a = r["argv"]
+    assert opt(a, "--disaggregation-mode") == role and opt(a, "--served-model-name") == "org/e2e-model", a
+    path = opt(a, "--extra-engine-args")
+    assert path == f"{work}/runs/e2e-trtllm-1-1/logs/trtllm_{role}_0.yaml", path
+    assert yaml.safe_load(open(path)) == want[role], open(path).read()
+    assert r["mpi_world_size"] == (2 if role == "prefill" else 8), r["mpi_world_size"]
+    assert r["env"]["DYN_SYSTEM_PORT"] == "7500" and r["env"]["ETCD_ENDPOINTS"].endswith(":2379"), r["env"]
+PY
+check "12. one MPI rank per GPU: prefill 2 ranks on its node, decode 8 ranks 4 a node on 2 nodes (rank 0 first); rank 0 runs dynamo.trtllm with the engine YAML written from the role's args" test $? -eq 0
+fe_ip=$(worker_field "$WORK/wrk12.json" e2e-trtllm-1-1 prefill ip)
+decode_node=$(worker_field "$WORK/wrk12.json" e2e-trtllm-1-1 decode node)
+complete_from "$decode_node" "http://$fe_ip:8000" org/e2e-model e2e-trt-1 >"$WORK/answer12.json" 2>&1
+check "12. the Dynamo frontend answers a completion through the TRT-LLM workers" grep -q '"choices"' "$WORK/answer12.json"
+# One rank of the decode worker on its second node dies: the whole step ends
+# (--kill-on-bad-exit), and the agent restarts the worker, every rank.
+victim=$(python3 -c 'import json,sys; print([r["pid"] for r in map(json.loads, open(sys.argv[1])) if r["world_size"] == "8" and r["rank"] == "5"][0])' "$REC/trtllm/launcher.jsonl")
+kill -9 "$victim"
+check "12. SIGKILLed decode rank 5 (pid $victim)" test $? -eq 0
+restarted=
+for _ in $(seq 1 60); do
+	S get workers -o json >"$WORK/wrk12b.json"
+	restarted=$(python3 -c 'import json,sys; w=[w for w in json.load(open(sys.argv[1]))["items"] if w["run"] == "e2e-trtllm-1-1" and w["role"] == "decode"][0]; print("yes" if w["restarts"] >= 1 and w["state"] == "Ready" else "")' "$WORK/wrk12b.json")
+	[ -n "$restarted" ] && break
+	sleep 1
+done
+check "12. the decode worker is restarted whole and Ready again" test -n "$restarted"
+py "$WORK" <<'PY'
+import json, sys
+work = sys.argv[1]
+ranks = [r for r in map(json.loads, open(f"{work}/rec/trtllm/launcher.jsonl")) if r["world_size"] == "8"]
+assert sorted(int(r["rank"]) for r in ranks) == sorted(list(range(8)) * 2), [r["rank"] for r in ranks]
+PY
+check "12. the restart launched all 8 decode ranks again" test $? -eq 0
+S delete recipe e2e-trtllm >/dev/null
+wait_no_jobs 40
+check "12. deleting the recipe cancels its job" test $? -eq 0
+sleep 2
+check "12. no rank, etcd or Dynamo process is left" test -z "$(leftovers)"
+# ---- 13. trtllm_serve: TRT-LLM's own orchestrator over trtllm-serve workers ----------
+cat >"$WORK/trtserve.yaml" <<YAML
+name: e2e-trtserve
+environment:
+  FAKE_RECORD_DIR: $REC/trtserve
+engine: trtllm
+model: {path: $MODEL}
+resources: {gpus_per_node: 4}
+roles:
+  prefill:
+    gpus: 4
+    args: {tensor_parallel_size: 4, cache_transceiver_config: {backend: UCX}}
+  decode:
+    workers: 2
+    gpus: 2
+    args: {tensor_parallel_size: 2, cache_transceiver_config: {backend: UCX}}
+frontend:
+  type: trtllm_serve
+  gen_router: {type: round_robin}
+YAML
+mkdir -p "$REC/trtserve" && chmod 1777 "$REC/trtserve"
+S apply -f "$WORK/trtserve.yaml" --wait --timeout 120s >"$WORK/wait13.out" 2>&1
+check "13. the trtllm_serve recipe reaches Ready (orchestrator after its trtllm-serve workers)" test $? -eq 0
+S get workers -o json >"$WORK/wrk13.json"
+S events -o json >"$WORK/ev13.json"
+py "$WORK" <<'PY'
+import json, sys
+work = sys.argv[1]
+wrk = [w for w in json.load(open(f"{work}/wrk13.json"))["items"] if w["run"] == "e2e-trtserve-1-1"]
+ip = {(w["role"], w["index"]): w["ip"] for w in wrk}
+def opt(a, f):
+    return a[a.index(f) + 1] if f in a else None
+# trtllm-serve has no role: each worker is known by the engine YAML it reads
+recs = {opt(r["argv"], "--extra_llm_api_options").rsplit("/", 1)[1]: r
+        for r in map(json.loads, open(f"{work}/rec/trtserve/engine.jsonl"))}
+want = {"trtllm_prefill_0.yaml": (ip[("prefill", 0)], "6100", None, 4),
+        "trtllm_decode_0.yaml": (ip[("decode", 0)], "6100", "0,1", 2),
+        "trtllm_decode_1.yaml": (ip[("decode", 1)], "6132", "2,3", 2)}
+assert sorted(recs) == sorted(want), sorted(recs)
+for name, (host, port, gpus, world) in want.items():
+    r = recs[name]
+    assert opt(r["argv"], "--host") == host and opt(r["argv"], "--port") == port, (name, r["argv"])
+    assert opt(r["argv"], "--extra_llm_api_options") == f"{work}/runs/e2e-trtserve-1-1/logs/{name}"
+    assert r["mpi_world_size"] == world, (name, r["mpi_world_size"])
+    # a worker that owns its node gets no GPU set from srtctl (SLURM's gres may set one)
+    assert gpus is None or r["env"].get("CUDA_VISIBLE_DEVICES") == gpus, (name, r["env"].get("CUDA_VISIBLE_DEVICES"))
+orch = [json.loads(l) for l in open(f"{work}/rec/trtserve/router.jsonl")]
+assert len(orch) == 1, orch
+cfg = json.load(open(f"{work}/runs/e2e-trtserve-1-1/logs/trtllm_disagg.yaml"))
+assert cfg["context_servers"]["urls"] == [f"{ip[('prefill', 0)]}:6100"], cfg
+assert cfg["generation_servers"]["urls"] == [f"{ip[('decode', 0)]}:6100", f"{ip[('decode', 1)]}:6132"], cfg
+assert cfg["generation_servers"]["router"] == {"type": "round_robin"} and cfg["port"] == 8000, cfg
+items = [i for i in json.load(open(f"{work}/ev13.json"))["items"]
+         if i["object"]["name"].startswith("e2e-trtserve-1-1/")]
+def t(kind, prefix, reason):
+    return [i["first_timestamp"] for i in items
+            if i["object"]["kind"] == kind and i["object"]["name"].split("/", 1)[1].startswith(prefix)
+            and i["reason"] == reason]
+assert len(t("worker", "", "Ready")) == 3 and t("service", "frontend", "Started"), items
+assert max(t("worker", "", "Ready")) <= min(t("service", "frontend", "Started"))
+PY
+check "13. three trtllm-serve workers (two sharing a node: distinct ports and GPU sets, MPI worlds of 4, 2, 2); the orchestrator's config lists them, started after they are Ready" test $? -eq 0
+fe_ip=$(worker_field "$WORK/wrk13.json" e2e-trtserve-1-1 prefill ip)
+decode_node=$(worker_field "$WORK/wrk13.json" e2e-trtserve-1-1 decode node)
+complete_from "$decode_node" "http://$fe_ip:8000" model e2e-trtserve-1 >"$WORK/answer13.json" 2>&1
+check "13. the orchestrator answers a completion sent from another node" grep -q '"choices"' "$WORK/answer13.json"
+py "$WORK" <<'PY'
+import json, sys
+rr = [r for r in map(json.loads, open(f"{sys.argv[1]}/rec/trtserve/requests.jsonl"))
+      if r.get("request_id") == "e2e-trtserve-1"]
+kinds = [r["disaggregated_params"]["request_type"] for r in sorted(rr, key=lambda r: r["time"])]
+assert kinds == ["context_only", "generation_only"], rr
+PY
+check "13. that request went to the context (prefill) server, then a generation (decode) server" test $? -eq 0
+S delete recipe e2e-trtserve >/dev/null
+wait_no_jobs 40
+check "13. deleting the recipe cancels its job" test $? -eq 0
+sleep 2
+check "13. no trtllm-serve rank or orchestrator is left" test -z "$(leftovers)"
 check "no job of this test is left running" test -z "$(live_jobs)"
 
 echo "$passed passed, $failed failed"

@@ -366,3 +366,118 @@ def parse_clap(table, prog, args):
     except ClapError as e:
         clap_fail(prog, str(e))
     return out
+
+
+# ---------------------------------------------------------------------------
+# click (trtllm-serve)
+
+class ClickError(Exception):
+    """A click UsageError/BadParameter: printed after the usage lines, exit 2."""
+
+
+def click_fail(usage, try_cmd, message):
+    sys.stderr.write("Usage: %s\nTry '%s --help' for help.\n\nError: %s\n"
+                     % (usage, try_cmd, message))
+    sys.exit(2)
+
+
+def click_hint(row):
+    return " / ".join("'%s'" % n for n in row["spellings"])
+
+
+def click_value(row, text, aliases):
+    """Convert one value as click's type for the row would."""
+    t = row["type"]
+    if t == "int":
+        try:
+            return int(text.strip())
+        except ValueError:
+            raise ClickError("Invalid value for %s: '%s' is not a valid integer."
+                             % (click_hint(row), text))
+    if t == "float":
+        try:
+            return float(text.strip())
+        except ValueError:
+            raise ClickError("Invalid value for %s: '%s' is not a valid float."
+                             % (click_hint(row), text))
+    text = aliases.get(text, text)
+    if row["choices"] is not None and text not in row["choices"]:
+        raise ClickError("Invalid value for %s: '%s' is not one of %s."
+                         % (click_hint(row), text, ", ".join("'%s'" % c for c in row["choices"])))
+    return text
+
+
+def parse_click(rows, usage, try_cmd, args, aliases=None):
+    """Parse args as a click command with the table's options (kinds switch,
+    value, append-one, positional, help): exact names only, `--x=v`, `-cV`,
+    interspersed positionals, `--` ends the options.  Values are converted
+    in command-line order after parsing, as click processes them; a missing
+    positional is reported last.  Exits 2 with click's layout on error."""
+    aliases = aliases or {}
+    opts = {n: r for r in rows if r["kind"] not in ("positional", "help")
+            for n in r["spellings"]}
+    positionals = [r for r in rows if r["kind"] == "positional"]
+    out = {r["dest"]: r["default"] for r in rows if r["kind"] != "help"}
+    given, extra = [], []
+    try:
+        i = 0
+        while i < len(args):
+            a = args[i]
+            i += 1
+            if a == "--":
+                extra += args[i:]
+                break
+            if a in ("--help", "-h") and a in {n for r in rows if r["kind"] == "help"
+                                               for n in r["spellings"]}:
+                sys.stdout.write("Usage: %s\n\n  (stand-in help)\n" % usage)
+                sys.exit(0)
+            if not a.startswith("-") or a == "-":
+                extra.append(a)
+                continue
+            if a.startswith("--"):
+                name, eq, value = a.partition("=")
+                inline = value if eq else None
+            else:
+                name, inline = a[:2], (a[2:] or None)
+            row = opts.get(name)
+            if row is None:
+                import difflib
+                near = sorted(difflib.get_close_matches(
+                    name, [n for n in opts if n.startswith("--")]))
+                msg = "No such option: %s" % name
+                if len(near) == 1:
+                    msg += " Did you mean %s?" % near[0]
+                elif near:
+                    msg += " (Possible options: %s)" % ", ".join(near)
+                raise ClickError(msg)
+            if row["kind"] == "switch":
+                if inline is not None:
+                    raise ClickError("Option '%s' does not take a value." % name)
+                given.append((row, None))
+                continue
+            if inline is None:
+                if i >= len(args):
+                    raise ClickError("Option '%s' requires an argument." % name)
+                inline = args[i]
+                i += 1
+            given.append((row, inline))
+        for pos in positionals:
+            if extra:
+                given.append((pos, extra.pop(0)))
+        if extra:
+            raise ClickError("Got unexpected extra argument%s (%s)"
+                             % ("s" if len(extra) > 1 else "", " ".join(extra)))
+        for row, text in given:
+            if row["kind"] == "switch":
+                out[row["dest"]] = True
+            elif row["kind"] == "append-one":
+                out[row["dest"]] = (out[row["dest"]] or []) + [
+                    click_value(row, text, aliases.get(row["dest"], {}))]
+            else:
+                out[row["dest"]] = click_value(row, text, aliases.get(row["dest"], {}))
+        for pos in positionals:
+            if pos["required"] and out[pos["dest"]] is None:
+                raise ClickError("Missing argument '%s'." % pos["dest"].upper())
+    except ClickError as e:
+        click_fail(usage, try_cmd, str(e))
+    return out

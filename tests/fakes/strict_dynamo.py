@@ -107,15 +107,16 @@ class Fatal(Exception):
     `Error: ...` on stderr, exit 1."""
 
 
-def value_error(module, message):
-    """A ValueError raised by Dynamo's Python: traceback, exit 1."""
+def value_error(module, message, exc="ValueError", where="args.py\", line 1, in parse_args"):
+    """An exception raised by Dynamo's Python (a ValueError unless `exc`
+    says otherwise): traceback, exit 1."""
     sys.stderr.write("Traceback (most recent call last):\n"
                      "  File \"<frozen runpy>\", line 198, in _run_module_as_main\n"
                      "  File \"<frozen runpy>\", line 88, in _run_code\n"
                      "  File \"/opt/dynamo/components/src/dynamo/%s/__main__.py\", line 7, "
                      "in <module>\n    main()\n"
-                     "  File \"/opt/dynamo/components/src/dynamo/%s/args.py\", line 1, in "
-                     "parse_args\nValueError: %s\n" % (module, module, message))
+                     "  File \"/opt/dynamo/components/src/dynamo/%s/%s\n%s: %s\n"
+                     % (module, module, where, exc, message))
     return 1
 
 
@@ -243,6 +244,28 @@ def vllm_group(p):
     arg(g, "--model-express-url", "MODEL_EXPRESS_URL", None)
 
 
+def kv_router_group(g):
+    """The KV router's flags (common/configuration/groups/kv_router_args.py),
+    shared by the frontend and a worker's router advertisement."""
+    arg(g, "--router-kv-overlap-score-weight", "DYN_ROUTER_KV_OVERLAP_SCORE_WEIGHT", 1.0,
+        typ=float, dest="kv_overlap_score_weight")
+    arg(g, "--router-temperature", "DYN_ROUTER_TEMPERATURE", 0.0, typ=float)
+    neg(g, "--router-kv-events", "DYN_ROUTER_USE_KV_EVENTS", True, dest="use_kv_events")
+    arg(g, "--router-ttl-secs", "DYN_ROUTER_TTL_SECS", 120.0, typ=float, dest="router_ttl")
+    arg(g, "--router-max-tree-size", "DYN_ROUTER_MAX_TREE_SIZE", 2 ** 20, typ=int)
+    arg(g, "--router-prune-target-ratio", "DYN_ROUTER_PRUNE_TARGET_RATIO", 0.8, typ=float)
+    neg(g, "--router-replica-sync", "DYN_ROUTER_REPLICA_SYNC", False)
+    arg(g, "--router-snapshot-threshold", "DYN_ROUTER_SNAPSHOT_THRESHOLD", 1000000, typ=int)
+    neg(g, "--router-reset-states", "DYN_ROUTER_RESET_STATES", False)
+    neg(g, "--router-durable-kv-events", "DYN_ROUTER_DURABLE_KV_EVENTS", False,
+        dest="durable_kv_events")
+    neg(g, "--router-track-active-blocks", "DYN_ROUTER_TRACK_ACTIVE_BLOCKS", True)
+    neg(g, "--router-assume-kv-reuse", "DYN_ROUTER_ASSUME_KV_REUSE", True)
+    neg(g, "--router-track-output-blocks", "DYN_ROUTER_TRACK_OUTPUT_BLOCKS", False)
+    arg(g, "--router-event-threads", "DYN_ROUTER_EVENT_THREADS", 1, typ=int)
+    arg(g, "--router-queue-threshold", "DYN_ROUTER_QUEUE_THRESHOLD", None, typ=float)
+
+
 def frontend_parser():
     """dynamo.frontend's parser (frontend_args.py + router_args.py, 2026)."""
     p = argparse.ArgumentParser(prog=PROG, allow_abbrev=False)
@@ -263,23 +286,7 @@ def frontend_parser():
         choices=["round-robin", "random", "power-of-two", "kv", "direct", "least-loaded",
                  "device-aware-weighted"])
     arg(g, "--router-min-initial-workers", None, 0, typ=int)
-    arg(g, "--router-kv-overlap-score-weight", "DYN_ROUTER_KV_OVERLAP_SCORE_WEIGHT", 1.0,
-        typ=float, dest="kv_overlap_score_weight")
-    arg(g, "--router-temperature", "DYN_ROUTER_TEMPERATURE", 0.0, typ=float)
-    neg(g, "--router-kv-events", "DYN_ROUTER_USE_KV_EVENTS", True, dest="use_kv_events")
-    arg(g, "--router-ttl-secs", "DYN_ROUTER_TTL_SECS", 120.0, typ=float, dest="router_ttl")
-    arg(g, "--router-max-tree-size", "DYN_ROUTER_MAX_TREE_SIZE", 2 ** 20, typ=int)
-    arg(g, "--router-prune-target-ratio", "DYN_ROUTER_PRUNE_TARGET_RATIO", 0.8, typ=float)
-    neg(g, "--router-replica-sync", "DYN_ROUTER_REPLICA_SYNC", False)
-    arg(g, "--router-snapshot-threshold", "DYN_ROUTER_SNAPSHOT_THRESHOLD", 1000000, typ=int)
-    neg(g, "--router-reset-states", "DYN_ROUTER_RESET_STATES", False)
-    neg(g, "--router-durable-kv-events", "DYN_ROUTER_DURABLE_KV_EVENTS", False,
-        dest="durable_kv_events")
-    neg(g, "--router-track-active-blocks", "DYN_ROUTER_TRACK_ACTIVE_BLOCKS", True)
-    neg(g, "--router-assume-kv-reuse", "DYN_ROUTER_ASSUME_KV_REUSE", True)
-    neg(g, "--router-track-output-blocks", "DYN_ROUTER_TRACK_OUTPUT_BLOCKS", False)
-    arg(g, "--router-event-threads", "DYN_ROUTER_EVENT_THREADS", 1, typ=int)
-    arg(g, "--router-queue-threshold", "DYN_ROUTER_QUEUE_THRESHOLD", None, typ=float)
+    kv_router_group(g)
     neg(g, "--enforce-disagg", "DYN_ENFORCE_DISAGG", False)
     arg(g, "--active-decode-blocks-threshold", "DYN_ACTIVE_DECODE_BLOCKS_THRESHOLD", 1.0,
         typ=float)
@@ -786,7 +793,7 @@ class Registration:
                 "source_path": p["model"], "model_type": "Prefill"
                 if p["component"] == "prefill" else "Chat | Completions",
                 "model_input": "Tokens", "served_by": p["prog"],
-                "kv_cache_block_size": p["options"].get("page_size")
+                "kv_cache_block_size": p.get("kv_block_size") or p["options"].get("page_size")
                 or p["options"].get("block_size"),
                 "migration_limit": 0}
         self.etcd.put("v1/mdc/" + tail, dict(ident, type="Model", card_json=card), self.lease)
@@ -851,7 +858,8 @@ def worker_life(plan, stop, servers):
         "component": plan["component"], "endpoint": plan["endpoint"],
         "served_model_names": plan["served"], "node_rank": plan["rank"],
         "nnodes": plan["nnodes"], "request_plane": plan["request_plane"],
-        "event_plane": plan["event_plane"], "dyn_env": record_env()})
+        "event_plane": plan["event_plane"], "dyn_env": record_env(),
+        **plan.get("record_extra", {})})
     log("INFO", target, "%s worker: pid %d on %s, role %s, rank %d/%d, dyn://%s.%s.%s" % (
         plan["prog"], os.getpid(), socket.gethostname(), plan["dyn_role"], plan["rank"],
         plan["nnodes"], plan["namespace"], plan["component"], plan["endpoint"]))

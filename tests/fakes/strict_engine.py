@@ -292,6 +292,8 @@ class Worker(FE.Handler):
         """Is this request the prefill half of a PD pair?"""
         if self.info["engine"] == "sglang":
             return self.info["role"] == "prefill"
+        if self.info["engine"] == "trtllm":
+            return trtllm_request_type(body) == "context_only"
         kv = body.get("kv_transfer_params")
         return isinstance(kv, dict) and kv.get("do_remote_decode") is True
 
@@ -311,8 +313,9 @@ class Worker(FE.Handler):
             first = time.monotonic() + LOAD.kv_delay(n_prompt)
             LOAD.enter()
         elif not sglang and isinstance(body.get("kv_transfer_params"), dict) \
-                and body["kv_transfer_params"].get("do_remote_prefill"):
-            first = time.monotonic() + LOAD.kv_delay(n_prompt)   # vllm-router prefilled first
+                and body["kv_transfer_params"].get("do_remote_prefill") \
+                or trtllm_request_type(body) == "generation_only":
+            first = time.monotonic() + LOAD.kv_delay(n_prompt)   # the router prefilled first
             LOAD.enter()
         else:
             LOAD.enter()
@@ -357,6 +360,8 @@ class Worker(FE.Handler):
 
     def pd_problem(self, body):
         """(status, message) when a PD worker could not serve this request."""
+        if self.info["engine"] == "trtllm":
+            return trtllm_problem(body)
         role = self.info["role"]
         if self.info["engine"] != "sglang" or role not in ("prefill", "decode"):
             return None
@@ -383,6 +388,12 @@ class Worker(FE.Handler):
         out = {"id": "cmpl-%d" % os.getpid(), "object": "completion",
                "model": body.get("model") or self.info["served"][0], "choices": [choice],
                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+        if self.info["engine"] == "trtllm" and trtllm_request_type(body) == "context_only":
+            # a TRT-LLM context server hands the generation server its params
+            choice["disaggregated_params"] = {
+                "request_type": "context_only", "first_gen_tokens": [0],
+                "ctx_request_id": next(CTX_IDS), "encoded_opaque_state": None,
+                "draft_tokens": None}
         kv = body.get("kv_transfer_params")
         if self.info["engine"] == "vllm" and isinstance(kv, dict) and kv.get("do_remote_decode"):
             # a vLLM prefill hands decode what it needs to pull the KV cache
@@ -402,12 +413,38 @@ class Worker(FE.Handler):
                "request_id": self.headers.get("X-Request-Id") or body.get("rid"),
                "model": body.get("model"), "time": time.time(),
                "status": problem[0] if problem else 200}
-        for k in ("bootstrap_host", "bootstrap_port", "bootstrap_room", "kv_transfer_params"):
+        for k in ("bootstrap_host", "bootstrap_port", "bootstrap_room", "kv_transfer_params",
+                  "disaggregated_params"):
             if k in body:
                 rec[k] = body[k]
         if body.get("stream") is True:
             rec["stream"] = True
         FE.append_line(os.path.join(d, "requests.jsonl"), rec)
+
+
+CTX_IDS = itertools.count(1)
+TRTLLM_REQUEST_TYPES = ("context_only", "generation_only", "context_and_generation")
+
+
+def trtllm_request_type(body):
+    """TRT-LLM's disaggregated_params.request_type of a request, or None."""
+    dp = body.get("disaggregated_params")
+    return dp.get("request_type") if isinstance(dp, dict) else None
+
+
+def trtllm_problem(body):
+    """(status, message) when a trtllm-serve worker refuses the request's
+    disaggregated_params (the shape the disaggregated server sends)."""
+    dp = body.get("disaggregated_params")
+    if dp is None:
+        return None
+    if not isinstance(dp, dict) or dp.get("request_type") not in TRTLLM_REQUEST_TYPES:
+        return (400, "invalid disaggregated_params: request_type must be one of %s"
+                % ", ".join(TRTLLM_REQUEST_TYPES))
+    if dp["request_type"] == "generation_only" and dp.get("ctx_request_id") is None:
+        return (400, "generation_only request without ctx_request_id (it must carry the "
+                "context server's disaggregated_params)")
+    return None
 
 
 class Chunks:
@@ -606,7 +643,7 @@ def serve(plan, stop):
         "prog": plan["prog"], "options": plan["options"], "role": plan["role"],
         "served_model_names": plan["served"], "node_rank": plan["rank"],
         "nnodes": plan["nnodes"], "serves_http": plan["http"],
-        "bootstrap_port": plan["bootstrap_port"]})
+        "bootstrap_port": plan["bootstrap_port"], **plan.get("record_extra", {})})
     say("engine %s: pid %d on %s, role %s, rank %d/%d" % (
         plan["prog"], os.getpid(), socket.gethostname(), plan["role"], plan["rank"],
         plan["nnodes"]))

@@ -18,7 +18,11 @@ HTTP surface:
   with bootstrap_host/bootstrap_port/bootstrap_room added, and returns the
   decode's answer.  vllm-router sends it to a prefill first (with
   kv_transfer_params asking for a remote decode), then to a decode with the
-  kv_transfer_params the prefill returned.  Workers are taken round-robin.
+  kv_transfer_params the prefill returned.  trtllm-serve's disaggregated
+  server (strict_trtllm.py) sends a context server the request marked
+  disaggregated_params {"request_type": "context_only"}, then a generation
+  server the same request with the context answer's disaggregated_params
+  marked generation_only.  Workers are taken round-robin.
   Streaming is not imitated: the answer is always one JSON body.
 
 Python 3 standard library only.
@@ -193,8 +197,7 @@ class Router(BaseHTTPRequestHandler):
         if body.get("stream") is True:
             return self.stream(p, body, rid)
         if self.pd:
-            split = pd_sglang if self.flavour == "sglang" else pd_vllm
-            status, out = split(self.workers, p, body, rid)
+            status, out = PD_SPLIT[self.flavour][0](self.workers, p, body, rid)
         else:
             w = self.workers.pick("regular")
             status, out = (503, {"error": "no healthy worker"}) if w is None else \
@@ -208,10 +211,8 @@ class Router(BaseHTTPRequestHandler):
             if w is None:
                 return self.reply(503, {"error": "no healthy worker"})
             got = open_stream(w["url"].rstrip("/") + path, body, rid)
-        elif self.flavour == "sglang":
-            got = pd_sglang_stream(self.workers, path, body, rid)
         else:
-            got = pd_vllm_stream(self.workers, path, body, rid)
+            got = PD_SPLIT[self.flavour][1](self.workers, path, body, rid)
         return self.deliver(*got)
 
     def deliver(self, status, resp, conn):
@@ -360,6 +361,52 @@ def pd_vllm_stream(workers, path, body, rid):
         return 502, {"error": "prefill %s answered %s" % (pf["url"], st), "detail": out}, None
     second = dict(body, kv_transfer_params=out.get("kv_transfer_params") or {})
     return open_stream(dc["url"].rstrip("/") + path, second, rid)
+
+
+def trtllm_context_body(body):
+    """What trtllm-serve's disaggregated server sends a context server: the
+    client's request, not streamed, marked context_only."""
+    first = dict(body, stream=False, disaggregated_params={"request_type": "context_only"})
+    first.pop("stream_options", None)
+    return first
+
+
+def trtllm_generation_body(body, out):
+    """The generation request: the client's, with the context server's
+    disaggregated_params (from its first choice) marked generation_only."""
+    choices = out.get("choices") if isinstance(out, dict) else None
+    dp = dict((choices[0].get("disaggregated_params") or {}) if choices else {},
+              request_type="generation_only")
+    return dict(body, disaggregated_params=dp)
+
+
+def pd_trtllm(workers, path, body, rid):
+    """trtllm-serve disaggregated (context_first): a context server first,
+    then a generation server with its disaggregated_params."""
+    pf, dc = workers.pick("prefill"), workers.pick("decode")
+    if pf is None or dc is None:
+        return NO_PAIR
+    st, out = post(pf["url"].rstrip("/") + path, trtllm_context_body(body), rid)
+    if st != 200:
+        return 502, {"error": "context server %s answered %s" % (pf["url"], st), "detail": out}
+    return post(dc["url"].rstrip("/") + path, trtllm_generation_body(body, out), rid)
+
+
+def pd_trtllm_stream(workers, path, body, rid):
+    pf, dc = workers.pick("prefill"), workers.pick("decode")
+    if pf is None or dc is None:
+        return NO_PAIR + (None,)
+    st, out = post(pf["url"].rstrip("/") + path, trtllm_context_body(body), rid,
+                   timeout=STREAM_TIMEOUT)
+    if st != 200:
+        return 502, {"error": "context server %s answered %s" % (pf["url"], st),
+                     "detail": out}, None
+    return open_stream(dc["url"].rstrip("/") + path, trtllm_generation_body(body, out), rid)
+
+
+# flavour -> (split, streaming split) of a PD request
+PD_SPLIT = {"sglang": (pd_sglang, pd_sglang_stream), "vllm": (pd_vllm, pd_vllm_stream),
+            "trtllm": (pd_trtllm, pd_trtllm_stream)}
 
 
 # ---------------------------------------------------------------------------

@@ -342,6 +342,69 @@ static void test_step_argv_and_env_line(void **state)
 	srt_arena_release(&a);
 }
 
+/* A TRT-LLM worker's step: its ranks over its nodes under PMIx, one failed rank ends it. */
+static void test_step_argv_mpi(void **state)
+{
+	struct fx *f = *state;
+	struct srt_runplan *p;
+	struct srt_arena a;
+	const char **av;
+	size_t n;
+	static const char yaml[] = "name: t\n"
+				   "engine: trtllm\n"
+				   "resources: {gpus_per_node: 4}\n"
+				   "roles:\n"
+				   "  agg: {nodes: 2, gpus: 8, args: {tensor_parallel_size: 8}}\n";
+	static const char *const want[] = {
+		"srun",
+		"--overlap",
+		"--nodes=2",
+		"--ntasks=8",
+		"--ntasks-per-node=4",
+		"--mpi=pmix",
+		"--oversubscribe",
+		"--kill-on-bad-exit=1",
+		"--nodelist=n1,n2",
+		"--job-name=agg_0",
+		"env",
+		"--",
+		"trtllm-llmapi-launch",
+		"trtllm-serve",
+	};
+
+	p = load(f, yaml);
+	bind3(p);
+	assert_int_equal(p->nprocs, 1);
+	assert_string_equal(p->procs[0].hosts, "n1,n2");
+	srt_arena_init(&a);
+	av = srt_agent_step_argv(&a, p, &p->procs[0], &n);
+	assert_true(n > sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_string_equal(av[i], want[i]);
+	/* A new generation whose engine YAML (or rank count) differs restarts the worker. */
+	{
+		struct srt_runplan_proc o = p->procs[0], m = p->procs[0];
+		struct srt_buf why;
+
+		srt_buf_init(&why);
+		assert_false(srt_runplan_proc_changed(p, &o, p, &m, &why));
+		m.config_text = "tensor_parallel_size: 4\n";
+		assert_true(srt_runplan_proc_changed(p, &o, p, &m, &why));
+		assert_string_equal(why.data, "trtllm_agg_0.yaml");
+		m = o;
+		m.ntasks = 4;
+		srt_buf_reset(&why);
+		assert_true(srt_runplan_proc_changed(p, &o, p, &m, &why));
+		assert_string_equal(why.data, "MPI ranks 8 -> 4");
+		srt_buf_release(&why);
+	}
+	/* The engine YAML is named in the log dir: bound to the run's. */
+	for (size_t i = 0; i + 1 < n; i++)
+		if (!strcmp(av[i], "--extra_llm_api_options"))
+			assert_string_equal(av[i + 1], "/runs/r1/logs/trtllm_agg_0.yaml");
+	srt_arena_release(&a);
+}
+
 static void test_plan_errors(void **state)
 {
 	struct fx *f = *state;
@@ -380,6 +443,26 @@ static void test_plan_errors(void **state)
 		  "\"kind\":\"worker\",\"node\":0,\"argv\":[\"a\"],\"log_file\":\"x\",\"follows\":"
 		  "\"ghost\"}]}",
 		  "follows 'ghost'" },
+		{ "{\"nodes\":[{\"host\":\"<a>\",\"ip\":\"<a_ip>\"}],\"processes\":[{\"name\":\"x\","
+		  "\"kind\":\"worker\",\"node\":0,\"nnodes\":2,\"ntasks\":2,\"mpi\":\"pmix\","
+		  "\"argv\":[\"a\"],\"log_file\":\"x\"}]}",
+		  "nnodes 2 does not fit" },
+		{ "{\"nodes\":[{\"host\":\"<a>\",\"ip\":\"<a_ip>\"}],\"processes\":[{\"name\":\"x\","
+		  "\"kind\":\"worker\",\"node\":0,\"ntasks\":4,\"argv\":[\"a\"],\"log_file\":"
+		  "\"x\"}]}",
+		  "several tasks or nodes need an MPI type" },
+		{ "{\"nodes\":[{\"host\":\"<a>\",\"ip\":\"<a_ip>\"}],\"processes\":[{\"name\":\"x\","
+		  "\"kind\":\"worker\",\"node\":0,\"ntasks\":4,\"mpi\":\"openmpi\",\"argv\":[\"a\"],"
+		  "\"log_file\":\"x\"}]}",
+		  "mpi 'openmpi' is not pmix or pmi2" },
+		{ "{\"nodes\":[{\"host\":\"<a>\",\"ip\":\"<a_ip>\"}],\"processes\":[{\"name\":\"x\","
+		  "\"kind\":\"worker\",\"node\":0,\"argv\":[\"a\"],\"log_file\":\"x\","
+		  "\"config_file\":\"../etc/passwd\",\"config_text\":\"x\"}]}",
+		  "config_file must be a file name" },
+		{ "{\"nodes\":[{\"host\":\"<a>\",\"ip\":\"<a_ip>\"}],\"processes\":[{\"name\":\"x\","
+		  "\"kind\":\"worker\",\"node\":0,\"argv\":[\"a\"],\"log_file\":\"x\","
+		  "\"config_file\":\"c.yaml\"}]}",
+		  "config_file and config_text go together" },
 	};
 
 	(void)f;
@@ -852,6 +935,7 @@ int main(void)
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_external_master, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_step_argv_and_env_line, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_step_argv_mpi, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_followers_p2p, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_errors, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_bind_errors, fx_setup, fx_teardown),

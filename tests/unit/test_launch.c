@@ -688,8 +688,8 @@ static void test_conflicts(void **state)
 		  "connector 'moriio' is not one srtctl can pass" },
 		{ "engine: vllm\nroles: {agg: {args: {connector: lmcache-mp}}}\n",
 		  "roles.agg.args.connector", "connector 'lmcache-mp' is not one srtctl can pass" },
-		{ "engine: trtllm\nroles: {agg: {}}\nfrontend: {type: dynamo}\n", "frontend.type",
-		  "'dynamo': srtctl runs Dynamo's frontend over SGLang and vLLM workers only" },
+		{ "engine: mocker\nroles: {agg: {}}\nfrontend: {type: dynamo}\n", "frontend.type",
+		  "'dynamo': Dynamo's frontend over this engine is not run by srtctl" },
 		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo, args: {http-port: 1}}\n",
 		  "frontend.args.http-port", "remove it and set frontend.port" },
 		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo}\n"
@@ -709,7 +709,7 @@ static void test_conflicts(void **state)
 		  "services[0].external", "must be a URL http://host:port" },
 		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: trtllm_serve}\n",
 		  "frontend.type",
-		  "'trtllm_serve': this frontend belongs to an engine which srtctl does not run" },
+		  "'trtllm_serve' is the direct frontend of trtllm, but the engine is sglang" },
 		{ "engine: sglang\nroles: {prefill: {}, decode: {}}\nfrontend: {type: sglang}\n",
 		  "frontend.type",
 		  "this recipe has prefill/decode workers. Write 'type: sglang-router'" },
@@ -717,9 +717,18 @@ static void test_conflicts(void **state)
 		  "but the engine is sglang; write 'type: sglang'" },
 		{ "engine: sglang\nroles: {prefill: {}, decode: {}}\nfrontend: {type: vllm-router}\n",
 		  "frontend.type", "'vllm-router' cannot route sglang prefill/decode workers" },
-		{ "engine: trtllm\nroles: {prefill: {}, decode: {}}\n"
+		{ "engine: trtllm\nroles: {prefill: {gpus: 1}, decode: {gpus: 1}}\n"
 		  "frontend: {type: sglang-router}\n",
-		  "frontend.type", "srtctl has no router that can" },
+		  "frontend.type",
+		  "'sglang-router' cannot route trtllm prefill/decode workers (each router speaks its "
+		  "engine's disaggregation protocol); write 'type: dynamo' or 'type: trtllm_serve'" },
+		{ "engine: trtllm\nroles: {prefill: {gpus: 1}, decode: {gpus: 1}}\n"
+		  "frontend: {type: trtllm_serve, server_config_extra: {port: 9}}\n",
+		  "frontend.server_config_extra.port",
+		  "srtctl writes 'port' in the orchestrator's" },
+		{ "engine: trtllm\nroles: {prefill: {gpus: 1}, decode: {gpus: 1}}\n"
+		  "frontend: {type: trtllm_serve, args: {config_file: x.yaml}}\n",
+		  "frontend.args.config_file", "srtctl passes the orchestrator's config file" },
 		{ "engine: sglang\nroles: {agg: {}}\n"
 		  "frontend: {type: sglang-router, args: {port: 1}}\n",
 		  "frontend.args.port", "remove it and set frontend.port" },

@@ -1064,35 +1064,12 @@ static void test_override_sections_and_null_engine(void **state)
 	srt_diags_release(&d);
 }
 
-/*
- * Are all of d's errors the refusal of a frontend srtctl does not run
- * (frontend.type dynamo over TRT-LLM, trtllm_serve: recipe/launch.h)?  Such a recipe
- * migrates but is refused on purpose, like a sweep.
- */
-static bool only_frontend_refused(const struct srt_diags *d)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < d->n; i++) {
-		const struct srt_diag *dg = &d->items[i];
-
-		if (dg->level != SRT_DIAG_ERROR)
-			continue;
-		if (!dg->path || strcmp(dg->path, "frontend.type") ||
-		    (!strstr(dg->msg, "TRT-LLM's Dynamo workers are MPI jobs") &&
-		     !strstr(dg->msg, "belongs to an engine which srtctl does not run")))
-			return false;
-		n++;
-	}
-	return n > 0;
-}
-
 static void test_corpus(void **state)
 {
 	char corpus[2048];
 	DIR *dir = opendir(corpus_path(corpus, sizeof(corpus), "srt-slurm-v1"));
 	struct dirent *de;
-	size_t count = 0, variant_files = 0, frontend_refused = 0;
+	size_t count = 0, variant_files = 0;
 
 	(void)state;
 	assert_non_null(dir);
@@ -1147,12 +1124,8 @@ static void test_corpus(void **state)
 			srt_diags_init(&vd);
 			if (srt_compile_bytes(text.data, text.len, de->d_name, &cluster, &comp,
 					      &vd)) {
-				if (!only_frontend_refused(&vd)) {
-					srt_diags_print(&vd, stderr);
-					fail_msg("%s: the migrated recipe does not validate",
-						 de->d_name);
-				}
-				frontend_refused++;
+				srt_diags_print(&vd, stderr);
+				fail_msg("%s: the migrated recipe does not validate", de->d_name);
 			} else {
 				assert_true(comp.n >= 1);
 			}
@@ -1167,9 +1140,7 @@ static void test_corpus(void **state)
 		count++;
 	}
 	closedir(dir);
-	printf("corpus: %zu v1 files migrated; %zu refused by validation for their frontend "
-	       "(Dynamo over TRT-LLM, trtllm_serve), every other one validates\n",
-	       count, frontend_refused);
+	printf("corpus: %zu v1 files migrated, every one validates\n", count);
 	assert_int_equal(count, 255);
 	assert_int_equal(variant_files, 4);
 }
@@ -1207,7 +1178,7 @@ struct oracle_counts {
 	size_t files, recipes, workers, nodes, env_vars, connectors, masters, dedicated;
 	size_t dynamo;		     /* recipes behind Dynamo's frontend */
 	size_t infra_only;	     /* of those, etcd/nats on a node of their own */
-	size_t frontend_refused;     /* migrated, refused by validation for its frontend */
+	size_t trtllm;		     /* TRT-LLM workers (MPI step, engine YAML) compared */
 	size_t mismatches;
 };
 
@@ -1320,6 +1291,41 @@ static const char *proc_env(const struct srt_runplan_proc *pr, const char *name)
 }
 
 /* Compare one v1 recipe mapping with the plan srtctl renders from its migration. */
+/*
+ * A TRT-LLM worker as srt-slurm ran it: one MPI step of gpus_per_<role>
+ * ranks (one per GPU) over ceil(gpus / gpus_per_node) nodes, reading
+ * trtllm_config.<mode> as its engine YAML.
+ */
+static void oracle_trtllm(struct oracle_counts *c, const char *name, const struct srt_ynode *res,
+			  size_t j, const struct srt_ynode *cfg, const struct srt_plan *p,
+			  const struct srt_runplan_proc *pr)
+{
+	char key[64];
+	int64_t gpn = int_or(srt_ynode_get(res, "gpus_per_node"), 4), gpus;
+	struct srt_buf want;
+
+	snprintf(key, sizeof(key), "gpus_per_%s", v1_res[j]);
+	gpus = int_or(srt_ynode_get(res, key), 0);
+	c->trtllm++;
+	if (gpus > 0 &&
+	    (pr->ntasks != gpus || !pr->mpi || (int64_t)pr->nnodes != (gpus + gpn - 1) / gpn))
+		MISMATCH(c,
+			 "%s: %s worker: srt-slurm ran %lld MPI ranks on %lld node(s), srtctl %d "
+			 "on %zu",
+			 name, v1_res[j], (long long)gpus, (long long)((gpus + gpn - 1) / gpn),
+			 pr->ntasks, pr->nnodes);
+	srt_buf_init(&want);
+	if (cfg && !srt_ynode_is_null(cfg))
+		assert_int_equal(srt_yemit(cfg, &want), 0);
+	else
+		srt_buf_puts(&want, "{}\n");
+	if (!pr->config_text || strcmp(pr->config_text, want.data))
+		MISMATCH(c, "%s: %s worker: its engine YAML is not trtllm_config.%s", name,
+			 v1_res[j], v1_modes[j]);
+	srt_buf_release(&want);
+	(void)p;
+}
+
 static void oracle_compare(struct oracle_counts *c, const char *name, const struct srt_ynode *v1,
 			   const struct srt_plan *p)
 {
@@ -1418,6 +1424,8 @@ static void oracle_compare(struct oracle_counts *c, const char *name, const stru
 				got_workers++;
 			if (pr->rank != 0 || pr->index != 0)
 				continue; /* one worker per role is enough for env and args */
+			if (!strcmp(engine, "trtllm"))
+				oracle_trtllm(c, name, res, j, cfg, p, pr);
 
 			/* Env: every recipe variable srt-slurm set, and nothing else. */
 			for (size_t k = 0; k < pr->nenv; k++) {
@@ -1546,12 +1554,8 @@ static void oracle_file(struct oracle_counts *c, const char *path, const char *n
 	srt_buf_init(&text);
 	assert_int_equal(srt_yemit(got->root, &text), 0);
 	if (srt_compile_bytes(text.data, text.len, name, &cluster, &comp, &d)) {
-		if (!only_frontend_refused(&d)) {
-			srt_diags_print(&d, stderr);
-			fail_msg("%s: the migrated recipe does not validate", name);
-		}
-		c->frontend_refused++;
-		nroots = 0;
+		srt_diags_print(&d, stderr);
+		fail_msg("%s: the migrated recipe does not validate", name);
 	} else {
 		assert_int_equal(comp.n, nroots);
 	}
@@ -1607,10 +1611,9 @@ static void print_counts(const char *what, const struct oracle_counts *c)
 	printf("%s: %zu files, %zu recipes; compared %zu node counts, %zu worker counts, %zu "
 	       "worker env vars, %zu connectors, %zu masters (%zu on a dedicated node); %zu "
 	       "recipes behind Dynamo's frontend (etcd and NATS placed; %zu on a node of their "
-	       "own); %zu files refused for their frontend (not compared); %zu mismatches\n",
+	       "own); %zu TRT-LLM workers (MPI ranks and engine YAML); %zu mismatches\n",
 	       what, c->files, c->recipes, c->nodes, c->workers, c->env_vars, c->connectors,
-	       c->masters, c->dedicated, c->dynamo, c->infra_only, c->frontend_refused,
-	       c->mismatches);
+	       c->masters, c->dedicated, c->dynamo, c->infra_only, c->trtllm, c->mismatches);
 }
 
 /*

@@ -168,9 +168,12 @@ static const struct {
 	size_t nerrors, nwarnings;
 	const char *want;
 } key_cases[] = {
+	{ "frontend:\n  worker_selection: {a: 1}\n", 0, 1,
+	  "r.yaml:12:3: warning: frontend.worker_selection: 'worker_selection' is a srt-slurm "
+	  "setting srtctl does not use; ignored (kept in the spec)" },
 	{ "frontend:\n  ctx_router: {a: 1}\n", 0, 1,
-	  "r.yaml:12:3: warning: frontend.ctx_router: 'ctx_router' is a srt-slurm setting srtctl "
-	  "does not use; ignored (kept in the spec)" },
+	  "r.yaml:12:3: warning: frontend.ctx_router: only trtllm_serve's orchestrator (TRT-LLM "
+	  "prefill/decode workers) reads it; ignored" },
 	{ "frontend:\n  nginx_container: nginx\n", 0, 1,
 	  "r.yaml:12:3: warning: frontend.nginx_container: srtctl runs no nginx; ignored (kept in "
 	  "the spec for srt-slurm)" },

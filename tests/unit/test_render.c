@@ -830,6 +830,137 @@ static void test_plan_multinode_worker(void **state)
 	srt_plan_free(p);
 }
 
+/*
+ * A TRT-LLM worker is one MPI step: one process per worker (not per node),
+ * one rank per GPU over its nodes, rank 0 running the launcher; its role's
+ * args are its engine YAML file, not flags.
+ */
+static void test_plan_trtllm_mpi_step(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r =
+		compile(f, "engine: {type: trtllm, served_model_name: org/m}\n"
+			   "model: {path: /models/m}\n"
+			   "resources: {gpus_per_node: 4}\n"
+			   "roles:\n"
+			   "  prefill: {gpus: 2, args: {tensor_parallel_size: 2}}\n"
+			   "  decode:\n"
+			   "    nodes: 2\n"
+			   "    gpus: 8\n"
+			   "    args: {tensor_parallel_size: 8, kv_cache_config: {dtype: fp8}}\n"
+			   "    extra_args: [--publish-events-and-metrics]\n"
+			   "frontend: {type: dynamo}\n");
+	struct srt_plan *p = srt_plan_build(r, &f->cl, &f->d);
+	const struct srt_runplan_proc *pre, *dec;
+	static const char *const want[] = {
+		"trtllm-llmapi-launch",
+		"python3",
+		"-m",
+		"dynamo.trtllm",
+		"--model-path",
+		"/models/m",
+		"--served-model-name",
+		"org/m",
+		"--disaggregation-mode",
+		"decode",
+		"--extra-engine-args",
+		"<log_dir>/trtllm_decode_0.yaml",
+		"--request-plane",
+		"tcp",
+		"--publish-events-and-metrics",
+	};
+
+	assert_non_null(p);
+	/* etcd, one process per worker, the frontend */
+	assert_int_equal(p->run.nprocs, 4);
+	pre = &p->run.procs[1];
+	dec = &p->run.procs[2];
+	assert_string_equal(pre->name, "prefill_0");
+	assert_int_equal(pre->nnodes, 1);
+	assert_int_equal(pre->ntasks, 2);
+	assert_string_equal(pre->mpi, "pmix");
+	assert_string_equal(dec->name, "decode_0");
+	assert_string_equal(dec->log_file, "worker_decode_0.out");
+	assert_int_equal(dec->nnodes, 2);
+	assert_int_equal(dec->ntasks, 8);
+	assert_int_equal(dec->argc, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < dec->argc; i++)
+		assert_string_equal(dec->argv[i], want[i]);
+	assert_true(dec->argv_runtime[11]); /* the file under <log_dir> */
+	assert_string_equal(dec->config_file, "trtllm_decode_0.yaml");
+	assert_string_equal(dec->config_text, "tensor_parallel_size: 8\n"
+					      "kv_cache_config:\n"
+					      "  dtype: fp8\n");
+	assert_int_equal(dec->probes[0].port, 7500);
+	srt_plan_free(p);
+}
+
+/*
+ * trtllm_serve over prefill/decode: the orchestrator's config lists the
+ * workers' rank-0 addresses, bound to the allocation's IPs like env values,
+ * with the recipe's routers and extra keys.
+ */
+static void test_plan_trtllm_serve_orchestrator(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r =
+		compile(f, "engine: trtllm\n"
+			   "resources: {gpus_per_node: 4}\n"
+			   "roles:\n"
+			   "  prefill: {gpus: 4, args: {tensor_parallel_size: 4}}\n"
+			   "  decode: {workers: 2, gpus: 2, args: {tensor_parallel_size: 2}}\n"
+			   "frontend:\n"
+			   "  type: trtllm_serve\n"
+			   "  gen_router: {type: load_balancing}\n"
+			   "  server_config_extra: {max_retries: 3}\n");
+	struct srt_plan *p = srt_plan_build(r, &f->cl, &f->d);
+	const char *hosts[] = { "n1", "n2" }, *ips[] = { "10.0.0.1", "10.0.0.2" };
+	const struct srt_runplan_proc *fe;
+	struct srt_runplan back;
+	struct srt_error err = { 0 };
+	json_t *j, *cfg;
+
+	assert_non_null(p);
+	fe = &p->run.procs[p->run.nprocs - 1];
+	assert_int_equal(fe->kind, SRT_PROC_FRONTEND);
+	assert_string_equal(fe->argv[0], "trtllm-serve");
+	assert_string_equal(fe->argv[1], "disaggregated");
+	assert_string_equal(fe->argv[2], "-c");
+	assert_string_equal(fe->argv[3], "<log_dir>/trtllm_disagg.yaml");
+	assert_string_equal(fe->config_file, "trtllm_disagg.yaml");
+	assert_true(fe->config_runtime);
+	assert_int_equal(fe->probes[0].port, 8000);
+	j = srt_runplan_to_json(&p->run);
+	assert_int_equal(srt_runplan_load(&back, j, &err), 0);
+	assert_int_equal(srt_runplan_bind(&back, hosts, ips, 2, "/logs", &err), 0);
+	cfg = json_loads(back.procs[back.nprocs - 1].config_text, 0, NULL);
+	assert_non_null(cfg);
+	assert_string_equal(json_string_value(json_object_get(cfg, "hostname")), "0.0.0.0");
+	assert_int_equal(json_integer_value(json_object_get(cfg, "port")), 8000);
+	assert_string_equal(
+		json_string_value(json_array_get(
+			json_object_get(json_object_get(cfg, "context_servers"), "urls"), 0)),
+		"10.0.0.1:6100");
+	/* Two decode workers share node 2: slots 0 and 1. */
+	assert_string_equal(
+		json_string_value(json_array_get(
+			json_object_get(json_object_get(cfg, "generation_servers"), "urls"), 1)),
+		"10.0.0.2:6132");
+	assert_int_equal(json_integer_value(json_object_get(
+				 json_object_get(cfg, "generation_servers"), "num_instances")),
+			 2);
+	assert_string_equal(
+		json_string_value(json_object_get(
+			json_object_get(json_object_get(cfg, "generation_servers"), "router"),
+			"type")),
+		"load_balancing");
+	assert_int_equal(json_integer_value(json_object_get(cfg, "max_retries")), 3);
+	json_decref(cfg);
+	srt_runplan_release(&back);
+	json_decref(j);
+	srt_plan_free(p);
+}
+
 static void test_plan_json(void **state)
 {
 	struct fx *f = *state;
@@ -893,6 +1024,12 @@ static void test_plan_roundtrip(void **state)
 		"  agg: {nodes: 2}\n"
 		"services:\n"
 		"  - {name: mooncake-master, type: mooncake-master, external: '10.9.0.7:8700'}\n",
+		"engine: trtllm\n"
+		"resources: {gpus_per_node: 4}\n"
+		"roles:\n"
+		"  prefill: {gpus: 4, args: {tensor_parallel_size: 4}}\n"
+		"  decode: {nodes: 2, gpus: 8, args: {tensor_parallel_size: 8}}\n"
+		"frontend: {type: dynamo}\n",
 	};
 	struct fx *f = *state;
 
@@ -921,6 +1058,10 @@ static void test_plan_roundtrip(void **state)
 			assert_int_equal(back.procs[i].tier, p->run.procs[i].tier);
 			assert_int_equal(back.procs[i].external, p->run.procs[i].external);
 			assert_true(srt_str_same(back.procs[i].follows, p->run.procs[i].follows));
+			assert_int_equal(back.procs[i].ntasks, p->run.procs[i].ntasks);
+			assert_int_equal(back.procs[i].nnodes, p->run.procs[i].nnodes);
+			assert_true(srt_str_same(back.procs[i].config_text,
+						 p->run.procs[i].config_text));
 		}
 		json_decref(j2);
 		json_decref(j);
@@ -1018,6 +1159,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_layout_refs, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_order_and_logs, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_multinode_worker, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_trtllm_mpi_step, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_trtllm_serve_orchestrator, fx_setup,
+						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_json, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_roundtrip, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_argv_runtime, fx_setup, fx_teardown),

@@ -464,6 +464,48 @@ static const struct vcase cases[] = {
 	  VLLM_ROLES MASTER "    options:\n      store_config: x\n", -1,
 	  "r.yaml:13:21: services[0].options.store_config: must be a mapping of MooncakeStoreConfig "
 	  "fields, not a string" },
+	{ "TRT-LLM over Dynamo, one MPI rank per GPU, is valid",
+	  "engine: trtllm\nresources: {gpus_per_node: 4}\nroles:\n"
+	  "  prefill: {gpus: 2, args: {tensor_parallel_size: 2}}\n"
+	  "  decode: {nodes: 2, gpus: 8, args: {tensor_parallel_size: 4, pipeline_parallel_size: 2}}\n"
+	  "frontend: {type: dynamo}\n",
+	  0, NULL },
+	{ "TRT-LLM's world size is the worker's GPUs",
+	  "engine: trtllm\nresources: {gpus_per_node: 4}\nroles:\n"
+	  "  agg: {gpus: 4, args: {tensor_parallel_size: 2}}\n",
+	  1,
+	  "r.yaml:4:24: roles.agg.args: tensor_parallel_size x pipeline_parallel_size x "
+	  "context_parallel_size is 2, but the worker runs 4 MPI ranks (one per GPU: roles.gpus); "
+	  "TRT-LLM needs them equal: set roles.agg.gpus to 2 or change the parallel sizes" },
+	{ "TRT-LLM's parallel sizes are positive integers",
+	  "engine: trtllm\nroles:\n  agg: {args: {tensor_parallel_size: four}}\n", 1,
+	  "r.yaml:3:38: roles.agg.args.tensor_parallel_size: must be a positive integer" },
+	{ "a TRT-LLM worker over nodes has as many ranks on each",
+	  "engine: trtllm\nresources: {gpus_per_node: 4}\nroles:\n"
+	  "  agg: {nodes: 2, gpus: 6, args: {tensor_parallel_size: 6}}\n",
+	  1,
+	  "r.yaml:4:8: roles.agg.gpus: a TRT-LLM worker over several nodes runs the same number of "
+	  "MPI ranks on each (one per GPU), so its 6 GPUs must be a multiple of "
+	  "resources.gpus_per_node (4)" },
+	{ "TRT-LLM's launcher flags are srtctl's",
+	  "engine: trtllm\nroles:\n  agg: {gpus: 4, args: {tensor_parallel_size: 4}, "
+	  "extra_args: [--extra-engine-args, x.yaml]}\n"
+	  "frontend: {type: dynamo}\n",
+	  1,
+	  "r.yaml:3:64: roles.agg.extra_args[0]: '--extra-engine-args' sets --extra-engine-args, which srtctl "
+	  "owns: srtctl writes the role's args as the engine's YAML file and passes it. Remove it" },
+	{ "trtllm_serve serves one aggregated TRT-LLM worker",
+	  "engine: trtllm\nroles:\n  agg: {gpus: 4, args: {tensor_parallel_size: 4}}\n"
+	  "frontend: {type: trtllm_serve}\n",
+	  0, NULL },
+	{ "trtllm_serve is TRT-LLM's direct frontend", AGG_Y "frontend: {type: trtllm_serve}\n", 1,
+	  "r.yaml:4:18: frontend.type: 'trtllm_serve' is the direct frontend of trtllm, but the "
+	  "engine is sglang; write 'type: sglang'" },
+	{ "Dynamo's frontend needs a Dynamo worker",
+	  "engine: mocker\nroles:\n  agg: {}\nfrontend: {type: dynamo}\n", 1,
+	  "r.yaml:4:18: frontend.type: 'dynamo': Dynamo's frontend over this engine is not run "
+	  "by srtctl, which runs it over SGLang, vLLM and TRT-LLM workers (dynamo.sglang, "
+	  "dynamo.vllm, dynamo.trtllm); use srt-slurm" },
 	{ "empty file", "", 1,
 	  "r.yaml: the file is empty; a recipe needs at least 'engine', 'roles' and 'services' (see "
 	  "docs/recipe-reference.md)" },
