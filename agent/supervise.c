@@ -490,9 +490,13 @@ static void readiness_timeout(struct srt_sup_proc *s, const struct srt_sup_ctx *
 			-1);
 	} else if (s->restarts == 0) {
 		event(out, true, "ReadinessTimeout",
-		      "not ready within %d s: %s (last probe: %s); check %s, or raise "
-		      "readiness.timeout_seconds if it only needs longer",
-		      p->timeout_s, never.data, s->last_probe, p->log_file)
+		      "not ready within %d s: %s (last probe: %s); check %s, or raise %s if it "
+		      "only needs longer",
+		      p->timeout_s, never.data, s->last_probe, p->log_file,
+		      p->kind == SRT_PROC_WORKER ?
+			      "health_check.max_attempts (the window is max_attempts x "
+			      "interval_seconds)" :
+			      "readiness.timeout_seconds")
 			->tail = true;
 		s->st = SRT_SUP_GIVEN_UP;
 		s->shown = SRT_PS_FAILED;

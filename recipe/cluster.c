@@ -155,7 +155,7 @@ static const struct top_key top_keys[] = {
 	{ "default_container", KEY_READ },
 	{ "default_gpu_exporter", KEY_IGNORED },
 	{ "default_gpu_type", KEY_IGNORED },
-	{ "default_health_check", KEY_IGNORED },
+	{ "default_health_check", KEY_READ },
 	{ "default_host_setup", KEY_IGNORED },
 	{ "default_mounts", KEY_IGNORED },
 	{ "default_partition", KEY_READ },
@@ -410,6 +410,43 @@ static void default_directives(struct cctx *cc, struct srt_cluster *c, const str
 	}
 }
 
+/*
+ * default_health_check: a recipe's health_check where it writes none (its
+ * max_attempts and interval_seconds, the keys srtctl uses; srt-slurm's
+ * fatal_log_markers is accepted, as the recipe's is).
+ */
+static void default_health(struct cctx *cc, struct srt_cluster *c, const struct srt_ynode *v)
+{
+	static const char *const keys[] = { "max_attempts", "interval_seconds", "fatal_log_markers",
+					    NULL };
+	static const struct {
+		const char *key;
+		int64_t max;
+	} ints[] = { { "max_attempts", 1000000 }, { "interval_seconds", 3600 } };
+	int *out[] = { &c->health_max_attempts, &c->health_interval_seconds };
+
+	if (!v || srt_ynode_is_null(v))
+		return;
+	if (v->kind != SRT_Y_MAP) {
+		cerr(cc, v, "default_health_check",
+		     "must be a mapping (max_attempts, interval_seconds)");
+		return;
+	}
+	keys_known(cc, v, "default_health_check", keys);
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		const struct srt_ynode *t = srt_ynode_get(v, ints[i].key);
+		int64_t n;
+
+		if (!t || srt_ynode_is_null(t))
+			continue;
+		if (!srt_ynode_int(t, &n) || n < 1 || n > ints[i].max)
+			cerr(cc, t, "default_health_check", "%s: must be an integer from 1 to %lld",
+			     ints[i].key, (long long)ints[i].max);
+		else
+			*out[i] = (int)n;
+	}
+}
+
 /* A duration key of a section: "30s", "500ms", "2m"; from 1 ms to `max_ms`. */
 static void duration_at(struct cctx *cc, const struct srt_ynode *map, const char *key,
 			const char *path, int64_t max_ms, int64_t *out)
@@ -535,6 +572,7 @@ int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_di
 		c->use_exclusive_sbatch_directive = ex;
 	}
 	default_directives(&cc, c, srt_ynode_get(root, "default_sbatch_directives"));
+	default_health(&cc, c, srt_ynode_get(root, "default_health_check"));
 	if (c->network_interface && !*c->network_interface)
 		c->network_interface = NULL;
 	if (c->default_container && !*c->default_container)

@@ -118,6 +118,8 @@ struct srt_cluster {
 	int use_exclusive_sbatch_directive; /* -1 unset, 0, 1 */
 	/* default_sbatch_directives, long names; a recipe's directive of the same group wins */
 	struct srt_env default_sbatch_directives;
+	/* default_health_check: a recipe's health_check where it writes none (0: unset) */
+	int health_max_attempts, health_interval_seconds;
 	struct srt_notify_block notify;
 };
 

@@ -699,6 +699,22 @@ void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct
 	if (!dyn)
 		out->url = url(a, leader_ip, out->port);
 	http_probe(out, out->port);
+	out->readiness.timeout_seconds = srt_launch_ready_timeout(r, c);
+}
+
+int srt_launch_ready_timeout(const struct srt_recipe *r, const struct srt_cluster *c)
+{
+	int n = r->health_check.max_attempts, s = r->health_check.interval_seconds;
+
+	if (!n)
+		n = c && c->health_max_attempts ?
+			    c->health_max_attempts :
+			    SRT_LAUNCH_READY_TIMEOUT / SRT_LAUNCH_READY_INTERVAL;
+	if (!s)
+		s = c && c->health_interval_seconds ? c->health_interval_seconds :
+						      SRT_LAUNCH_READY_INTERVAL;
+	/* Both are bounded where they are parsed (1e6 x 3600 > INT_MAX): cap at 10 years. */
+	return (long long)n * s > 10LL * 365 * 86400 ? 10 * 365 * 86400 : n * s;
 }
 
 /* ---- frontend ---- */

@@ -128,6 +128,14 @@ void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct
 		       const struct srt_lworker *w, int rank);
 
 /*
+ * How long a worker may take to become ready: health_check.max_attempts x
+ * interval_seconds, each from the recipe, else the cluster's
+ * default_health_check, else srt-slurm's 180 x 10 s.  srtctl probes on its
+ * own cadence; only the window comes from there.
+ */
+int srt_launch_ready_timeout(const struct srt_recipe *r, const struct srt_cluster *c);
+
+/*
  * The frontend's words (after its command) and readiness, and the URL the
  * benchmark gets as SRT_FRONTEND_URL (out->url; NULL without a frontend).
  * out->nwords == 0 and out->port == 0 when no frontend process runs

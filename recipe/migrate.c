@@ -1123,6 +1123,48 @@ static void v1_router_type(struct mctx *m, const struct section *s, struct srt_y
 }
 
 /*
+ * v1 appended frontend.args after its own --http-port and --request-plane.
+ * srtctl owns those flags (validate refuses them in frontend.args): a value
+ * that says what srtctl passes anyway goes; a different one stays for
+ * validate to name, since which of the two v1 meant is the user's call.
+ */
+static void v1_dynamo_owned_args(struct mctx *m, const struct section *s, struct srt_ynode *out)
+{
+	struct srt_ynode *fe = (struct srt_ynode *)srt_ynode_get(out, "frontend");
+	struct srt_ynode *args = (struct srt_ynode *)srt_ynode_get(fe, "args");
+	const char *plane =
+		srt_ynode_str(srt_ynode_get(srt_ynode_get(out, "dynamo"), "request_plane"));
+	const struct srt_ynode *port = srt_ynode_get(fe, "port");
+	char port_text[16];
+	int64_t n = 8000;
+	const struct {
+		const char *flag, *same, *field;
+	} owned[] = {
+		{ "request-plane", plane ? plane : "tcp", "dynamo.request_plane" },
+		{ "http-port", port_text, "frontend.port" },
+	};
+
+	if (!args || args->kind != SRT_Y_MAP)
+		return;
+	if (port && !srt_ynode_int(port, &n))
+		n = -1;
+	snprintf(port_text, sizeof(port_text), "%lld", (long long)n);
+	for (size_t k = 0; k < sizeof(owned) / sizeof(owned[0]); k++) {
+		const struct srt_ypair *p = args_pair(args, owned[k].flag);
+		const char *v = p ? srt_ynode_str(p->value) : NULL;
+
+		if (!v || strcmp(v, owned[k].same))
+			continue;
+		warn(m, p->key,
+		     kpath(m, s, srt_arena_printf(&m->doc->arena, "frontend.args.%s", p->key->str)),
+		     "srtctl passes the Dynamo frontend's --%s itself, from %s (%s here too); "
+		     "the v1 argument is dropped",
+		     owned[k].flag, owned[k].field, v);
+		srt_ynode_map_del(args, p->key->str);
+	}
+}
+
+/*
  * Under Dynamo's frontend v1 started etcd and NATS on the infra node (the
  * head, or its own node under infra.etcd_nats_dedicated_node) whatever the
  * planes.  v2 implies etcd only: write NATS (and a dedicated etcd) so the
@@ -1135,6 +1177,7 @@ static void v1_dynamo(struct mctx *m, const struct section *s, struct srt_ynode 
 	const struct srt_ynode *ded = dedicated_infra(s);
 	struct srt_ynode *all = (struct srt_ynode *)srt_ynode_get(out, "services");
 
+	v1_dynamo_owned_args(m, s, out);
 	if (all && all->kind != SRT_Y_SEQ)
 		return;
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {

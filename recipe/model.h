@@ -232,6 +232,14 @@ struct srt_recipe {
 		const struct srt_ynode *node;
 	} dynamo;
 	struct srt_benchmark benchmark;
+	/*
+	 * health_check: a worker may take max_attempts x interval_seconds to
+	 * become ready (srt-slurm polls that long); 0 where not written (the
+	 * cluster's default_health_check, then 180 x 10 s).
+	 */
+	struct {
+		int max_attempts, interval_seconds;
+	} health_check;
 	struct srt_role roles[SRT_ROLE_COUNT];
 	struct srt_service *services;
 	size_t nservices;

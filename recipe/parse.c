@@ -447,7 +447,8 @@ static enum srt_engine_type read_engine(struct pctx *c, const struct srt_ynode *
 		path = join(c, base, "type");
 		tn = srt_ynode_get(n, "type");
 		if (!tn) {
-			err(c, n, base, "the engine mapping needs a 'type' (sglang or vllm)");
+			err(c, n, base,
+			    "the engine mapping needs a 'type' (sglang, vllm or trtllm)");
 			return SRT_ENGINE_UNSET;
 		}
 		const char *t = srt_ynode_str(tn);
@@ -465,9 +466,13 @@ static enum srt_engine_type read_engine(struct pctx *c, const struct srt_ynode *
 				continue;
 			if (strcmp(k, "type"))
 				warn(c, n->pairs[i].key, join(c, base, k),
-				     "engine option '%s' is not used by srtctl and is ignored; put "
-				     "engine flags in roles.<role>.args",
-				     k);
+				     "engine option '%s' is not used by srtctl and is ignored; %s",
+				     k,
+				     t && !strcmp(t, "trtllm") ?
+					     "put TRT-LLM's engine options in roles.<role>.args "
+					     "(the engine YAML) and the worker's command-line flags "
+					     "in roles.<role>.extra_args" :
+					     "put engine flags in roles.<role>.args");
 		}
 	}
 	if (!want_str(c, tn, path, &s))
@@ -482,12 +487,13 @@ static enum srt_engine_type read_engine(struct pctx *c, const struct srt_ynode *
 	if (!strcmp(s, "mocker"))
 		return SRT_ENGINE_MOCKER;
 	if (in_list(s, unsupported))
-		err(c, tn, path, "engine '%s' is not supported by srtctl; use sglang or vllm", s);
+		err(c, tn, path,
+		    "engine '%s' is not supported by srtctl; use sglang, vllm or trtllm", s);
 	else if ((sugg = srt_did_you_mean(s, engines)))
 		err(c, tn, path, "unknown engine '%s'; did you mean '%s'?", s, sugg);
 	else
 		err(c, tn, path,
-		    "unknown engine '%s'; expected sglang or vllm (also: trtllm, mocker)", s);
+		    "unknown engine '%s'; expected sglang, vllm or trtllm (also: mocker)", s);
 	*name = NULL;
 	return SRT_ENGINE_UNSET;
 }
@@ -1425,12 +1431,46 @@ static void add_implied_services(struct pctx *c, struct srt_recipe *r)
 	r->nservices = n;
 }
 
+/*
+ * health_check: the readiness window of every worker.  srt-slurm also fails
+ * a run on "fatal" lines in a worker's log; srtctl goes by the process and
+ * its probes, so patterns are kept with a warning.
+ */
+static void parse_health_check(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
+{
+	static const char *const keys[] = { "max_attempts", "interval_seconds", "fatal_log_markers",
+					    NULL };
+	static const struct hint hints[] = {
+		{ "extra_fatal_log_patterns",
+		  "srtctl does not scan worker logs: a worker fails when its process exits or "
+		  "it is not ready within max_attempts x interval_seconds" },
+		{ NULL, NULL },
+	};
+	const struct srt_ynode *v;
+	bool markers = false;
+
+	if (srt_ynode_is_null(n) || !want_map(c, n, "health_check"))
+		return;
+	check_keys(c, n, "health_check", keys, hints, SRT_SCHEMA_HEALTH_CHECK);
+	/* At most about a year: the product stays well inside an int. */
+	opt_int(c, n, "health_check", "max_attempts", &r->health_check.max_attempts, 1, 1000000);
+	opt_int(c, n, "health_check", "interval_seconds", &r->health_check.interval_seconds, 1,
+		3600);
+	opt_bool(c, n, "health_check", "fatal_log_markers", &markers);
+	v = srt_ynode_get(n, "fatal_log_markers");
+	if (markers)
+		warn(c, v, "health_check.fatal_log_markers",
+		     "srtctl does not scan worker logs for fatal lines: a worker fails when its "
+		     "process exits (every rank of a multi-node worker is watched) or it is not "
+		     "ready within max_attempts x interval_seconds; ignored");
+}
+
 /* Top-level sections srtctl models. */
-static const char *const owned_keys[] = { "name",	 "schema",   "engine",
-					  "roles",	 "services", "model",
-					  "resources",	 "slurm",    "sbatch_directives",
-					  "environment", "frontend", "benchmark",
-					  "dynamo",	 NULL };
+static const char *const owned_keys[] = { "name",	 "schema",	 "engine",
+					  "roles",	 "services",	 "model",
+					  "resources",	 "slurm",	 "sbatch_directives",
+					  "environment", "frontend",	 "benchmark",
+					  "dynamo",	 "health_check", NULL };
 
 /* "dir/x.yaml" -> "dir/x.campaign.yaml": where migrate may write a sweep's campaign. */
 static const char *sweep_output(struct pctx *c, const char *file)
@@ -1523,6 +1563,7 @@ struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode
 	parse_dynamo(&c, r, srt_ynode_get(root, "dynamo"));
 	add_implied_services(&c, r);
 	parse_benchmark(&c, r, srt_ynode_get(root, "benchmark"));
+	parse_health_check(&c, r, srt_ynode_get(root, "health_check"));
 
 	/*
 	 * A section srt-slurm knows is kept (it is part of the spec) but not acted

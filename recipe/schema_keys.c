@@ -206,6 +206,10 @@ static const char *const http_probe_keys[] = { "path", "port", "status", NULL };
 static const char *const tcp_probe_keys[] = { "port", NULL };
 
 /* DynamoConfig, with the 0.3-era install keys (v1) */
+/* HealthCheckConfig */
+static const char *const health_check_keys[] = { "extra_fatal_log_patterns", "fatal_log_markers",
+						 "interval_seconds", "max_attempts", NULL };
+
 static const char *const dynamo_keys[] = { "event_plane",
 					   "hash" /* v1 */,
 					   "install",
@@ -247,6 +251,7 @@ static const struct {
 	[SRT_SCHEMA_HTTP_PROBE] = TABLE(http_probe_keys),
 	[SRT_SCHEMA_TCP_PROBE] = TABLE(tcp_probe_keys),
 	[SRT_SCHEMA_DYNAMO] = TABLE(dynamo_keys),
+	[SRT_SCHEMA_HEALTH_CHECK] = TABLE(health_check_keys),
 };
 
 const char *const *srt_schema_keys(enum srt_schema_section section, size_t *n)

@@ -32,7 +32,8 @@ enum srt_schema_section {
 	SRT_SCHEMA_READINESS,	      /* services[].readiness */
 	SRT_SCHEMA_HTTP_PROBE,
 	SRT_SCHEMA_TCP_PROBE,
-	SRT_SCHEMA_DYNAMO, /* dynamo */
+	SRT_SCHEMA_DYNAMO,	 /* dynamo */
+	SRT_SCHEMA_HEALTH_CHECK, /* health_check */
 	SRT_SCHEMA_COUNT,
 };
 

@@ -347,7 +347,18 @@ static void check_master(struct vctx *v, const struct srt_service *m)
 			      "Add it here too.",
 			      has->name);
 		}
-		if (!found)
+		if (!found && !pre->present && !dec->present) {
+			/* srt-slurm checks only disaggregated recipes; an aggregated
+			 * one runs, but nothing in it uses the master. */
+			const struct srt_role *agg = &r->roles[SRT_ROLE_AGG];
+
+			vwarn(v, agg->args ? agg->args : m->node,
+			      agg->args ? "roles.agg.args" : spath(v, m, NULL),
+			      "a mooncake-master service is configured but roles.agg.args has no "
+			      "'kv-transfer-config' that uses MooncakeStoreConnector: the master runs "
+			      "and vLLM does not use it. Add the connector (standalone, or inside "
+			      "MultiConnector's connectors list), or remove the service.");
+		} else if (!found)
 			verr(v, m->node, spath(v, m, NULL),
 			     "ValidationError: a mooncake-master service is configured but no role's "
 			     "args has a 'kv-transfer-config' that uses MooncakeStoreConnector\n"

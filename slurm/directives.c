@@ -28,6 +28,7 @@ enum dkind {
 	K_GRES, /* name[:type]:N[,...] */
 	K_FLAG, /* no value */
 	K_MAIL, /* a comma list of mail types */
+	K_SWITCHES, /* count[@max-time], count >= 1 */
 };
 
 /* How a value becomes a field. */
@@ -46,6 +47,7 @@ enum denc {
 	E_MAIL_STR,  /* "field": "END,FAIL" */
 	E_MAIL_LIST, /* "field": ["END", "FAIL"] */
 	E_CSV,	     /* "field": ["value"] (a csv_string) */
+	E_SWITCHES,  /* "field": {"set", "number": count}, "wait_for_switch": seconds */
 };
 
 struct dentry {
@@ -87,6 +89,7 @@ static const struct dentry table[] = {
 	{ "requeue", 0, "requeue/no-requeue", K_FLAG, E_TRUE, "requeue", E_TRUE, "requeue", 40 },
 	{ "reservation", 0, NULL, K_STR, E_STR, "reservation", E_STR, "reservation", 40 },
 	{ "segment", 0, NULL, K_UINT, E_NONE, NULL, E_INT_NUM, "segment_size", 41 },
+	{ "switches", 0, NULL, K_SWITCHES, E_NONE, NULL, E_SWITCHES, "required_switches", 40 },
 };
 #define NTABLE (sizeof(table) / sizeof(table[0]))
 
@@ -166,6 +169,52 @@ static long long megabytes(const char *s)
 	if (shift < 0)
 		return (n + 1023) / 1024;
 	return n << shift;
+}
+
+/*
+ * sbatch's time as seconds (Slurm's time_str2secs): M, M:S, H:M:S, D-H,
+ * D-H:M or D-H:M:S.  -1 if bad.
+ */
+static long long seconds(const char *s, size_t len)
+{
+	long long part[3] = { 0, 0, 0 }, days = -1;
+	const char *dash = memchr(s, '-', len);
+	size_t n = 0;
+
+	if (dash) {
+		days = whole(s, (size_t)(dash - s));
+		if (days < 0 || days > 36500)
+			return -1;
+		len -= (size_t)(dash - s) + 1;
+		s = dash + 1;
+	}
+	for (;;) {
+		const char *c = memchr(s, ':', len);
+		size_t l = c ? (size_t)(c - s) : len;
+
+		if (n == 3 || (part[n] = whole(s, l)) < 0 || part[n] > 1000000)
+			return -1;
+		n++;
+		if (!c)
+			break;
+		s = c + 1;
+		len -= l + 1;
+	}
+	if (days >= 0) /* D-H, D-H:M, D-H:M:S */
+		return days * 86400 + part[0] * 3600 + part[1] * 60 + part[2];
+	if (n == 3) /* H:M:S */
+		return part[0] * 3600 + part[1] * 60 + part[2];
+	return part[0] * 60 + part[1]; /* M, M:S */
+}
+
+/* count[@max-time], 1 <= count < 2^32 - 1 (sbatch --switches); *wait -1 when not given. */
+static bool switches_ok(const char *s, long long *count, long long *wait)
+{
+	size_t at = strcspn(s, "@");
+
+	*count = whole(s, at);
+	*wait = s[at] ? seconds(s + at + 1, strlen(s + at + 1)) : -1;
+	return *count >= 1 && *count < 0xfffffffeLL && (!s[at] || *wait >= 0);
 }
 
 /* [type:]N with N >= 1. */
@@ -298,6 +347,15 @@ int srt_slurm_directive_check(const char *name, const char *value, const char **
 				"ALL, INVALID_DEPEND, STAGE_OUT, TIME_LIMIT, TIME_LIMIT_90, "
 				"TIME_LIMIT_80, TIME_LIMIT_50, ARRAY_TASKS)");
 		break;
+	case K_SWITCHES: {
+		long long count, wait;
+
+		if (!switches_ok(value, &count, &wait))
+			return bad_value(err, d->name, value,
+					 "a switch count with an optional longest wait ('2', or "
+					 "'2@1:00:00' to wait at most an hour for them)");
+		break;
+	}
 	default:
 		if (strpbrk(value, "\n\r"))
 			return bad_value(err, d->name, value, "one line");
@@ -403,6 +461,15 @@ static void encode(enum denc e, const char *field, const char *value, json_t *jo
 	case E_CSV:
 		json_object_set_new(job, field, json_pack("[s]", value));
 		break;
+	case E_SWITCHES: {
+		long long count, wait;
+
+		(void)switches_ok(value, &count, &wait);
+		json_object_set_new(job, field, number_struct(count));
+		if (wait >= 0)
+			json_object_set_new(job, "wait_for_switch", json_integer(wait));
+		break;
+	}
 	}
 	free(s);
 }

@@ -42,12 +42,19 @@ PACKAGES=(debootstrap mariadb-server curl jq iproute2 util-linux procps)
 # runtime of srtctl (built on the host, run by the batch jobs in the chroot:
 # libyaml, jansson, sqlite, libsystemd, libmicrohttpd, and libcurl, which it
 # dlopen()s), python3 and python3-yaml for the stand-ins under tests/fakes,
-# and libpmix-dev for srun --mpi=pmix (TRT-LLM's MPI steps).  A cached chroot whose marker lacks some of
-# these gets them installed by the next up (upgrade_chroot).
-CHROOT_PKGS=(slurmctld slurmd slurmrestd slurm-client munge slurm-wlm-jwt-plugin slurmdbd
+# and libpmix-dev for srun --mpi=pmix (TRT-LLM's MPI steps).  debootstrap
+# installs CHROOT_BASE_PKGS; CHROOT_APT_PKGS are installed after it with
+# apt-get (upgrade_chroot), because debootstrap's resolver takes the first
+# of a dependency's alternatives only: libpmix-dev needs libltdl-dev, which
+# needs "automake-1.17 | automaken", and debootstrap leaves it unconfigured.
+# A cached chroot whose marker lacks some of CHROOT_PKGS gets them installed
+# by the next up.
+CHROOT_BASE_PKGS=(slurmctld slurmd slurmrestd slurm-client munge slurm-wlm-jwt-plugin slurmdbd
 	curl ca-certificates hostname iproute2 procps
 	libyaml-0-2 libjansson4 libsqlite3-0 libsystemd0 libmicrohttpd12t64 libcurl4t64 python3
-	python3-yaml libpmix-dev)
+	python3-yaml)
+CHROOT_APT_PKGS=(libpmix-dev)
+CHROOT_PKGS=("${CHROOT_BASE_PKGS[@]}" "${CHROOT_APT_PKGS[@]}")
 CHROOT_SUITE=trixie
 CHROOT_FORMAT=1 # bump to force a rebuild of every cached chroot
 
@@ -186,7 +193,7 @@ unmount_chroot() {
 
 # ---- the chroot ---------------------------------------------------------------
 
-chroot_spec() { printf 'srtctl %s chroot format %s: %s\n' "$CHROOT_SUITE" "$CHROOT_FORMAT" "${CHROOT_PKGS[*]}"; }
+chroot_spec() { printf 'srtctl %s chroot format %s: %s\n' "$CHROOT_SUITE" "$CHROOT_FORMAT" "$*"; } # PKG...
 
 # chroot_built: a finished build of this suite and format (the marker is
 # written last), whatever packages it has.
@@ -231,7 +238,7 @@ build_chroot() {
 	say "building the Slurm 24.11 chroot: debootstrap $CHROOT_SUITE from $mirror into $ROOTFS (about 70 s, once per machine; log $log)"
 	debootstrap --variant=minbase --include="$(
 		IFS=,
-		echo "${CHROOT_PKGS[*]}"
+		echo "${CHROOT_BASE_PKGS[*]}"
 	)" "$CHROOT_SUITE" "$tmp" "$mirror" </dev/null >"$log" 2>&1 8>&- 9>&- || rc=$?
 	unmount_under "$tmp" || true # debootstrap unmounts its own; make sure
 	if [ "$rc" -ne 0 ]; then
@@ -245,7 +252,7 @@ build_chroot() {
 		--home-dir /nonexistent --shell /usr/sbin/nologin "$REST_USER" >>"$log" 2>&1 ||
 		die "useradd $REST_USER in the chroot failed; see $log"
 	chroot "$tmp" /usr/bin/env -i PATH="$DPATH" apt-get clean >>"$log" 2>&1 || true
-	chroot_spec >"$tmp/.srtctl-chroot-complete" # last: marks the build complete
+	chroot_spec "${CHROOT_BASE_PKGS[@]}" >"$tmp/.srtctl-chroot-complete" # last: marks the build complete
 	if [ -e "$ROOTFS" ]; then
 		say "removing the incomplete or outdated chroot $ROOTFS"
 		remove_tree "$ROOTFS"
@@ -269,7 +276,7 @@ upgrade_chroot() {
 	local log=$ROOTFS.upgrade.log t0 rc=0 missing
 	mapfile -t missing < <(chroot_missing_pkgs)
 	t0=$(now)
-	say "the cached chroot $ROOTFS lacks ${missing[*]}: installing (apt-get in the chroot, log $log)"
+	say "the chroot $ROOTFS lacks ${missing[*]}: installing (apt-get in the chroot, log $log)"
 	unshare --mount --propagation private -- /bin/sh -c '
 		set -e
 		R=$1 P=$2
@@ -285,7 +292,7 @@ upgrade_chroot() {
 		tail -n 15 "$log" | sed 's/^/  /' >&2
 		die "CANNOT UPGRADE THE SLURM 24.11 CHROOT: apt-get install ${missing[*]} in $ROOTFS failed (exit $rc; is Debian's registry reachable?).  Full log: $log.  Or rebuild it: rm $CHROOT_MARK"
 	fi
-	chroot_spec >"$CHROOT_MARK.tmp" && mv -f "$CHROOT_MARK.tmp" "$CHROOT_MARK"
+	chroot_spec "${CHROOT_PKGS[@]}" >"$CHROOT_MARK.tmp" && mv -f "$CHROOT_MARK.tmp" "$CHROOT_MARK"
 	say "upgraded the chroot in $(since "$t0") s: $(du -sh --one-file-system "$ROOTFS" | cut -f1) in $ROOTFS"
 }
 
@@ -297,7 +304,8 @@ ensure_chroot() {
 		if [ -n "$(mounts_under "$ROOTFS")" ]; then
 			die "$ROOTFS is incomplete or outdated but has mounts below it ($(mounts_under "$ROOTFS" | tr '\n' ' ')); run 'scripts/slurm-local --release 24.11 down' first"
 		fi
-		if chroot_built; then upgrade_chroot; else build_chroot; fi
+		chroot_built || build_chroot
+		chroot_complete || upgrade_chroot
 	fi
 	exec 8>&-
 }

@@ -189,8 +189,8 @@ static void test_srt_slurm_file(void **state)
 	(void)state;
 	assert_int_equal(parse(yaml, &c, &d), 0);
 	assert_int_equal(d.nerrors, 0);
-	/* One warning per key srtctl does not read: 19 of the 31 keys. */
-	assert_int_equal(d.nwarnings, 19);
+	/* One warning per key srtctl does not read: 18 of the 31 keys. */
+	assert_int_equal(d.nwarnings, 18);
 	for (size_t i = 0; i < d.n; i++) {
 		assert_non_null(strstr(d.items[i].msg, "srtctl does not use"));
 		for (size_t j = 0; j < i; j++)
@@ -210,6 +210,8 @@ static void test_srt_slurm_file(void **state)
 	assert_string_equal(srt_env_get(&c.model_paths, "deepseek-r1"), "/models/DeepSeek-R1");
 	assert_string_equal(c.default_container, "latest");
 	assert_string_equal(srt_cluster_container(&c, "latest"), "/containers/sglang-latest.sqsh");
+	assert_int_equal(c.health_max_attempts, 540);
+	assert_int_equal(c.health_interval_seconds, 10);
 	srt_cluster_release(&c);
 	srt_diags_release(&d);
 }
@@ -223,7 +225,6 @@ static void test_ignored_keys(void **state)
 		"default_bash_preamble: x",
 		"default_gpu_exporter: null",
 		"default_gpu_type: h100",
-		"default_health_check: {max_attempts: 1}",
 		"default_host_setup: {commands: []}",
 		"default_mounts: {}",
 		"docker_args: []",

@@ -761,6 +761,35 @@ static void test_conflicts(void **state)
 	}
 }
 
+/* health_check's window: the recipe's, else the cluster's default_health_check, else 180 x 10 s. */
+static void test_health_check(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r;
+	struct srt_launch ln;
+	const char *base = "engine: sglang\nroles:\n  agg:\n    nodes: 1\n    args: {tp: 4}\n";
+	char yaml[512];
+
+	r = compile(f, base);
+	srt_launch_worker(&ln, &f->a, r, &f->cl, &f->l, srt_layout_worker(&f->l, SRT_ROLE_AGG, 0),
+			  0);
+	assert_int_equal(ln.readiness.timeout_seconds, 1800);
+	f->cl.health_max_attempts = 540;
+	assert_int_equal(srt_launch_ready_timeout(r, &f->cl), 5400);
+	f->cl.health_interval_seconds = 20;
+	assert_int_equal(srt_launch_ready_timeout(r, &f->cl), 10800);
+	snprintf(yaml, sizeof(yaml), "%shealth_check: {max_attempts: 720}\n", base);
+	r = compile(f, yaml);
+	assert_int_equal(srt_launch_ready_timeout(r, &f->cl), 14400);
+	srt_launch_worker(&ln, &f->a, r, &f->cl, &f->l, srt_layout_worker(&f->l, SRT_ROLE_AGG, 0),
+			  0);
+	assert_int_equal(ln.readiness.timeout_seconds, 14400);
+	snprintf(yaml, sizeof(yaml),
+		 "%shealth_check: {max_attempts: 1000000, interval_seconds: 3600}\n", base);
+	r = compile(f, yaml);
+	assert_int_equal(srt_launch_ready_timeout(r, NULL), 10 * 365 * 86400);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -780,6 +809,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dynamo, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_vllm_connector, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_conflicts, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_health_check, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -572,6 +572,39 @@ static void test_v1_frontend_and_host(void **state)
 	srt_ydoc_free(got);
 	srt_diags_release(&d);
 
+	/*
+	 * v1 appended frontend.args after its own --request-plane and
+	 * --http-port: a value equal to srtctl's goes, another stays for
+	 * validate to name.
+	 */
+	got = migrate_ok("backend: {type: sglang}\n"
+			 "frontend:\n  type: dynamo\n  port: 8080\n"
+			 "  args: {request-plane: tcp, http_port: 8080, router-mode: kv}\n"
+			 "resources: {agg_nodes: 1, agg_workers: 1}\n",
+			 &d);
+	assert_keys(at(got->root, "frontend.args"), "router-mode");
+	assert_int_equal(d.nwarnings, 3);
+	msg = diag_text(&d, 0);
+	assert_non_null(strstr(msg, "frontend.args.request-plane: srtctl passes the Dynamo "
+				    "frontend's --request-plane itself, from dynamo.request_plane "
+				    "(tcp here too); the v1 argument is dropped"));
+	free(msg);
+	msg = diag_text(&d, 1);
+	assert_non_null(strstr(msg, "frontend.args.http_port: srtctl passes the Dynamo "
+				    "frontend's --http-port itself, from frontend.port (8080"));
+	free(msg);
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+	got = migrate_ok("backend: {type: sglang}\n"
+			 "dynamo: {request_plane: nats}\n"
+			 "frontend:\n  type: dynamo\n"
+			 "  args: {request-plane: tcp, http-port: 8000}\n"
+			 "resources: {agg_nodes: 1, agg_workers: 1}\n",
+			 &d);
+	assert_keys(at(got->root, "frontend.args"), "request-plane");
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+
 	/* A frontend with a type: nothing to say. */
 	got = migrate_ok("backend: {type: sglang}\n"
 			 "frontend: {type: sglang-router}\n"

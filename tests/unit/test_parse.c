@@ -97,7 +97,7 @@ static void test_values(void **state)
 		"      store_config: {protocol: tcp}\n"
 		"  - name: s\n    type: mooncake-store\n    readiness: {http: {port: 8800}}\n"
 		"    restart: never\n"
-		"health_check: null\n",
+		"profiling: null\n",
 		&comp, &d);
 	const struct srt_role *agg;
 
@@ -203,9 +203,23 @@ static const struct {
 	{ "resources:\n  prefill_nodes: 1\n", 1, 0,
 	  "r.yaml:12:3: resources.prefill_nodes: 'resources.prefill_nodes' is the v1 layout; write "
 	  "roles.prefill.nodes (srtctl migrate rewrites it)" },
-	{ "health_check: {max_attempts: 5}\nidentity: {model: {repo: x}}\n", 0, 2,
-	  "r.yaml:11:1: warning: health_check: 'health_check' is not supported by srtctl and is "
+	{ "health_check: {max_attempts: 5}\nidentity: {model: {repo: x}}\n", 0, 1,
+	  "r.yaml:12:1: warning: identity: 'identity' is not supported by srtctl and is "
 	  "ignored" },
+	{ "health_check: {interval_seconds: 5, extra_fatal_log_patterns: ['boom']}\n", 0, 1,
+	  "r.yaml:11:37: warning: health_check.extra_fatal_log_patterns: srtctl does not scan "
+	  "worker logs: a worker fails when its process exits or it is not ready within "
+	  "max_attempts x interval_seconds; ignored (kept in the spec for srt-slurm)" },
+	{ "health_check: {fatal_log_markers: true}\n", 0, 1,
+	  "r.yaml:11:35: warning: health_check.fatal_log_markers: srtctl does not scan worker "
+	  "logs for fatal lines: a worker fails when its process exits (every rank of a "
+	  "multi-node worker is watched) or it is not ready within max_attempts x "
+	  "interval_seconds; ignored" },
+	{ "health_check: {fatal_log_markers: false, max_attempts: 0}\n", 1, 0,
+	  "r.yaml:11:56: health_check.max_attempts: must be between 1 and 1000000, not 0" },
+	{ "health_check: {max_attemps: 5}\n", 1, 0,
+	  "r.yaml:11:16: health_check.max_attemps: unknown key 'max_attemps'; did you mean "
+	  "'max_attempts'?" },
 	{ "heath_check: {max_attempts: 5}\n", 1, 0,
 	  "r.yaml:11:1: heath_check: unknown top-level key 'heath_check'; did you mean "
 	  "'health_check'?" },

@@ -692,6 +692,22 @@ static void test_encode_directives(void **state)
 		  "directive --segment cannot be sent through slurmrestd API v0.0.38",
 		  "directive --segment cannot be sent through slurmrestd API v0.0.40",
 		  "{\"segment_size\": {\"set\": true, \"infinite\": false, \"number\": 2}}" },
+		{ "switches", "1",
+		  "directive --switches cannot be sent through slurmrestd API v0.0.38",
+		  "{\"required_switches\": {\"set\": true, \"infinite\": false, \"number\": 1}}",
+		  NULL },
+		{ "switches", "2@1-02:03:04", "directive --switches cannot be sent",
+		  "{\"required_switches\": {\"set\": true, \"infinite\": false, \"number\": 2}, "
+		  "\"wait_for_switch\": 93784}",
+		  NULL },
+		{ "switches", "3@90", "directive --switches cannot be sent",
+		  "{\"wait_for_switch\": 5400}", NULL },
+		{ "switches", "3@5:30", "directive --switches cannot be sent",
+		  "{\"wait_for_switch\": 330}", NULL },
+		{ "switches", "3@1:00:00", "directive --switches cannot be sent",
+		  "{\"wait_for_switch\": 3600}", NULL },
+		{ "switches", "3@2-1", "directive --switches cannot be sent",
+		  "{\"wait_for_switch\": 176400}", NULL },
 	};
 	static const char *const versions[] = { "v0.0.38", "v0.0.40", "v0.0.41", "v0.0.44" };
 
@@ -776,6 +792,12 @@ static void test_directive_check(void **state)
 		{ "gres", "gpu 4", NULL, "directive --gres: 'gpu 4' is not a gres list" },
 		{ "requeue", "1", NULL, "directive --requeue: '1' is not valid" },
 		{ "mail-type", "END,SOMETIMES", NULL, "directive --mail-type: 'END,SOMETIMES'" },
+		{ "switches", "1@10:00", "switches", NULL },
+		{ "switches", "0", NULL, "directive --switches: '0' is not a switch count" },
+		{ "switches", "2@", NULL, "directive --switches: '2@' is not a switch count" },
+		{ "switches", "2@1:2:3:4", NULL, "directive --switches: '2@1:2:3:4' is not" },
+		{ "switches", "2@x", NULL, "directive --switches: '2@x' is not" },
+		{ "switches", "@5", NULL, "directive --switches: '@5' is not" },
 		{ "begin", "now", NULL, "srtctl cannot pass the sbatch option --begin to SLURM" },
 		{ "nodes", "2", NULL, "srtctl cannot pass the sbatch option --nodes" },
 	};

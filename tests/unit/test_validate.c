@@ -98,6 +98,14 @@ static const struct vcase cases[] = {
 	  "(standalone, or inside MultiConnector's connectors list). Add it to roles.prefill.args "
 	  "and roles.decode.args so vLLM\nactually uses the mooncake master srtctl launches for "
 	  "you." },
+	{ "vllm aggregated without a mooncake connector warns (srt-slurm checks PD only)",
+	  "engine: vllm\nroles:\n  agg:\n    args:\n      tp: 1\n" MASTER
+	  "    options:\n      store_config: {protocol: tcp}\n",
+	  0,
+	  "r.yaml:5:7: warning: roles.agg.args: a mooncake-master service is configured but "
+	  "roles.agg.args has no 'kv-transfer-config' that uses MooncakeStoreConnector: the "
+	  "master runs and vLLM does not use it. Add the connector (standalone, or inside "
+	  "MultiConnector's connectors list), or remove the service." },
 	{ "vllm MultiConnector wrapping MooncakeStoreConnector is accepted",
 	  "engine: vllm\nroles:\n  prefill:\n    args:\n      kv-transfer-config: '{\"kv_connector\":\"MultiConnector\","
 	  "\"kv_connector_extra_config\":{\"connectors\":[{\"kv_connector\":\"NixlConnector\"},"
@@ -340,8 +348,8 @@ static const struct vcase cases[] = {
 	  "'sglang': srtctl runs one engine per recipe" },
 	{ "a role's engine srtctl does not run",
 	  "name: r\nengine: vllm\nroles:\n  prefill: {}\n  decode: {engine: tilert}\n", 1,
-	  "r.yaml:5:20: roles.decode.engine: engine 'tilert' is not supported by srtctl; use sglang "
-	  "or vllm" },
+	  "r.yaml:5:20: roles.decode.engine: engine 'tilert' is not supported by srtctl; use sglang, "
+	  "vllm or trtllm" },
 	{ "master placement on workers", SG_ROLES MASTER "    placement: {node: workers}\n", 1,
 	  "r.yaml:12:23: services[0].placement.node: the mooncake master runs once, on the infra "
 	  "node: placement.node must be infra (the default) or dedicated, not workers" },
@@ -418,7 +426,7 @@ static const struct vcase cases[] = {
 	  "SLURM: slurmrestd does not read #SBATCH lines, and srtctl sends only the options it "
 	  "maps to job description fields (constraint, cpus-per-gpu, cpus-per-task, dependency, "
 	  "exclude, gpus, gpus-per-node, gres, mail-type, mail-user, mem, "
-	  "mem-per-cpu, mem-per-gpu, no-requeue, nodelist, qos, requeue, reservation, segment); "
+	  "mem-per-cpu, mem-per-gpu, no-requeue, nodelist, qos, requeue, reservation, segment, switches); "
 	  "remove it, or ask for it to be added to that table (slurm/directives.c)" },
 	{ "a memory size that is not one", AGG_Y "sbatch_directives: {mem: 16GB}\n", 1,
 	  "r.yaml:4:21: sbatch_directives.mem: directive --mem: '16GB' is not a memory size (a "
