@@ -72,12 +72,17 @@ const char **srt_agent_step_argv(struct srt_arena *a, const struct srt_runplan *
 	push(&b, srt_arena_printf(a, "--nodelist=%s", pr->hosts ? pr->hosts : pr->host));
 	push(&b, srt_arena_printf(a, "--job-name=%s", pr->name));
 	if (p->pyxis && pr->container) {
+		struct srt_buf m;
+
 		push(&b, srt_arena_printf(a, "--container-image=%s", pr->container));
-		push(&b, pr->model_mount ? srt_arena_printf(a, "--container-mounts=%s:%s,%s:/model",
-							    p->log_dir, SRT_CONTAINER_LOG_DIR,
-							    pr->model_mount) :
-					   srt_arena_printf(a, "--container-mounts=%s:%s",
-							    p->log_dir, SRT_CONTAINER_LOG_DIR));
+		srt_buf_init(&m);
+		srt_buf_printf(&m, "--container-mounts=%s:%s", p->log_dir, SRT_CONTAINER_LOG_DIR);
+		if (pr->model_mount)
+			srt_buf_printf(&m, ",%s:/model", pr->model_mount);
+		for (size_t i = 0; i < p->nmounts; i++)
+			srt_buf_printf(&m, ",%s", p->mounts[i]);
+		push(&b, srt_arena_strdup(a, m.data));
+		srt_buf_release(&m);
 	}
 	push(&b, "env");
 	push(&b, "--");

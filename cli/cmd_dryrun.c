@@ -409,9 +409,21 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 	srt_arena_init(&a);
 	fprintf(out, "# Recipe '%s' (engine %s, %s)\n\n", r->name ? r->name : "?",
 		srt_engine_name(r->engine), r->file ? r->file : "-");
-	if (r->model.path || r->model.container)
+	if (r->model.path || r->model.container) {
+		const char *img = srt_render_job_container(r, p->cluster);
+
+		/* container: '' is no container (validate warns): NULL here */
 		fprintf(out, "Model: %s, container %s\n\n", r->model.path ? r->model.path : "-",
-			r->model.container ? srt_render_job_container(r, p->cluster) : "-");
+			img ? img : "-");
+	}
+	if (p->run.nmounts) {
+		fputs("Mounts:", out);
+		for (size_t i = 0; i < p->run.nmounts; i++)
+			fprintf(out, "%s %s", i ? "," : "", p->run.mounts[i]);
+		fprintf(out, " (%s)\n\n",
+			p->run.pyxis ? "each container's, after the log directory at /logs" :
+				       "ignored: container_runtime is none");
+	}
 	print_job(out, j, p->cluster);
 	fputs("\n## Nodes\n\n", out);
 	for (size_t i = 0; i < l->nnodes; i++)

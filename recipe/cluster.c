@@ -42,6 +42,7 @@ static const char *const default_cmds[SRT_CMD_COUNT][4] = {
 	[SRT_CMD_NATS] = { "nats-server", NULL },
 	[SRT_CMD_DYNAMO_TRTLLM] = { "python3", "-m", "dynamo.trtllm", NULL },
 	[SRT_CMD_TRTLLM_LAUNCH] = { "trtllm-llmapi-launch", NULL },
+	[SRT_CMD_NUMACTL] = { "numactl", NULL },
 };
 
 /* NULL-terminated: also the list of allowed keys under `commands:`. */
@@ -64,6 +65,7 @@ static const char *const cmd_names[SRT_CMD_COUNT + 1] = {
 	[SRT_CMD_NATS] = "nats",
 	[SRT_CMD_DYNAMO_TRTLLM] = "dynamo_trtllm",
 	[SRT_CMD_TRTLLM_LAUNCH] = "trtllm_launch",
+	[SRT_CMD_NUMACTL] = "numactl",
 	[SRT_CMD_COUNT] = NULL,
 };
 
@@ -157,7 +159,7 @@ static const struct top_key top_keys[] = {
 	{ "default_gpu_type", KEY_IGNORED },
 	{ "default_health_check", KEY_READ },
 	{ "default_host_setup", KEY_IGNORED },
-	{ "default_mounts", KEY_IGNORED },
+	{ "default_mounts", KEY_READ },
 	{ "default_partition", KEY_READ },
 	{ "default_sbatch_directives", KEY_READ },
 	{ "default_time_limit", KEY_READ },
@@ -447,6 +449,42 @@ static void default_health(struct cctx *cc, struct srt_cluster *c, const struct 
 	}
 }
 
+/* default_mounts: host path -> container path[:FLAGS], checked as a recipe's mounts are. */
+static void default_mounts(struct cctx *cc, struct srt_cluster *c, const struct srt_ynode *v)
+{
+	if (!v || srt_ynode_is_null(v))
+		return;
+	if (v->kind != SRT_Y_MAP) {
+		cerr(cc, v, "default_mounts", "must be a mapping of host path: container path");
+		return;
+	}
+	c->default_mounts.v =
+		srt_arena_alloc(&cc->doc->arena, (v->n ? v->n : 1) * sizeof(struct srt_env_var));
+	for (size_t i = 0; i < v->n; i++) {
+		const struct srt_ynode *k = v->pairs[i].key, *val = v->pairs[i].value;
+		char *dst, *flags;
+		const char *why;
+		bool relative;
+
+		if (val->kind != SRT_Y_SCALAR || srt_ynode_is_null(val)) {
+			cerr(cc, val, "default_mounts", "%s: must be a container path", k->str);
+			continue;
+		}
+		dst = srt_arena_strdup(&cc->doc->arena, val->str);
+		flags = strchr(dst, ':');
+		if (flags)
+			*flags++ = '\0';
+		why = srt_mount_problem(k->str, dst, flags, &relative);
+		if (why) {
+			cerr(cc, k, "default_mounts", "%s: %s", k->str, why);
+			continue;
+		}
+		c->default_mounts.v[c->default_mounts.n++] = (struct srt_env_var){
+			srt_arena_printf(&cc->doc->arena, "%s:%s", k->str, val->str), NULL, val
+		};
+	}
+}
+
 /* A duration key of a section: "30s", "500ms", "2m"; from 1 ms to `max_ms`. */
 static void duration_at(struct cctx *cc, const struct srt_ynode *map, const char *key,
 			const char *path, int64_t max_ms, int64_t *out)
@@ -573,6 +611,7 @@ int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_di
 	}
 	default_directives(&cc, c, srt_ynode_get(root, "default_sbatch_directives"));
 	default_health(&cc, c, srt_ynode_get(root, "default_health_check"));
+	default_mounts(&cc, c, srt_ynode_get(root, "default_mounts"));
 	if (c->network_interface && !*c->network_interface)
 		c->network_interface = NULL;
 	if (c->default_container && !*c->default_container)

@@ -78,6 +78,7 @@ enum srt_cmd_kind {
 	SRT_CMD_NATS,
 	SRT_CMD_DYNAMO_TRTLLM,
 	SRT_CMD_TRTLLM_LAUNCH,
+	SRT_CMD_NUMACTL,
 	SRT_CMD_COUNT,
 };
 
@@ -118,6 +119,8 @@ struct srt_cluster {
 	int use_exclusive_sbatch_directive; /* -1 unset, 0, 1 */
 	/* default_sbatch_directives, long names; a recipe's directive of the same group wins */
 	struct srt_env default_sbatch_directives;
+	/* default_mounts: "SRC:DST[:FLAGS]" before every recipe's own mounts (name: the spec) */
+	struct srt_env default_mounts;
 	/* default_health_check: a recipe's health_check where it writes none (0: unset) */
 	int health_max_attempts, health_interval_seconds;
 	struct srt_notify_block notify;

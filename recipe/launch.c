@@ -702,6 +702,23 @@ void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct
 	out->readiness.timeout_seconds = srt_launch_ready_timeout(r, c);
 }
 
+bool srt_launch_numa_bind(const struct srt_recipe *r, enum srt_role_kind role)
+{
+	static const char *const grace[] = { "gb200", "gb300", "vrnvl72" };
+	const char *gpu = r->resources.gpu_type;
+
+	if (r->engine != SRT_ENGINE_TRTLLM || r->numa_memory_bind == SRT_NUMA_OFF)
+		return false;
+	if (r->numa_memory_bind == SRT_NUMA_ON)
+		return true;
+	if (role == SRT_ROLE_AGG || !gpu)
+		return false;
+	for (size_t i = 0; i < sizeof(grace) / sizeof(grace[0]); i++)
+		if (!strcmp(gpu, grace[i]))
+			return true;
+	return false;
+}
+
 int srt_launch_ready_timeout(const struct srt_recipe *r, const struct srt_cluster *c)
 {
 	int n = r->health_check.max_attempts, s = r->health_check.interval_seconds;

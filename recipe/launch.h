@@ -136,6 +136,15 @@ void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct
 int srt_launch_ready_timeout(const struct srt_recipe *r, const struct srt_cluster *c);
 
 /*
+ * Does a TRT-LLM worker of `role` run under `numactl -m 0,1` (memory from
+ * the CPUs' NUMA nodes only, not the GPUs' on a Grace Blackwell tray)?
+ * engine.numa_memory_bind: true for every role, false for none; unset, as
+ * srt-slurm: prefill and decode workers on gb200, gb300 and vrnvl72
+ * (resources.gpu_type, case-sensitive).
+ */
+bool srt_launch_numa_bind(const struct srt_recipe *r, enum srt_role_kind role);
+
+/*
  * The frontend's words (after its command) and readiness, and the URL the
  * benchmark gets as SRT_FRONTEND_URL (out->url; NULL without a frontend).
  * out->nwords == 0 and out->port == 0 when no frontend process runs

@@ -162,3 +162,52 @@ const char *srt_name_problem(const char *name, char *buf, size_t size)
 		return show_char(name[len - 1], buf, size, "it ends with %s");
 	return NULL;
 }
+
+/* The mount flags pyxis passes to enroot (its --container-mounts FLAGS). */
+static bool mount_flag_ok(const char *f, size_t n)
+{
+	static const char *const ok[] = { "ro",	    "rw",     "private", "rprivate", "slave",
+					  "rslave", "shared", "rshared", "nosuid",   "nodev",
+					  "noexec", "bind",   "rbind",	 NULL };
+
+	for (size_t i = 0; ok[i]; i++)
+		if (strlen(ok[i]) == n && !strncmp(ok[i], f, n))
+			return true;
+	return false;
+}
+
+static bool mount_text_ok(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || *p == ',')
+			return false;
+	return *s != '\0';
+}
+
+const char *srt_mount_problem(const char *src, const char *dst, const char *flags,
+			      bool *relative_src)
+{
+	*relative_src = false;
+	if (!src || !dst || !mount_text_ok(src) || !mount_text_ok(dst) ||
+	    (flags && !mount_text_ok(flags)))
+		return "a mount is SOURCE:DESTINATION[:FLAGS], each part non-empty, without ',' "
+		       "(pyxis separates mounts with it) or control characters";
+	if (strchr(src, ':') || strchr(dst, ':'))
+		return "a mount is SOURCE:DESTINATION[:FLAGS]; a path cannot hold ':'";
+	if (dst[0] != '/')
+		return "the destination must be an absolute path in the container";
+	if (!strcmp(dst, "/logs") || !strcmp(dst, "/model"))
+		return "srtctl mounts the log directory at /logs and the model at /model; choose "
+		       "another destination";
+	for (const char *f = flags; f && *f;) {
+		size_t n = strcspn(f, "+");
+
+		if (!mount_flag_ok(f, n))
+			return "unknown mount flag: pyxis takes ro, rw, private, rprivate, slave, "
+			       "rslave, shared, rshared, nosuid, nodev, noexec, bind, rbind (joined "
+			       "with '+')";
+		f += n + (f[n] ? 1 : 0);
+	}
+	*relative_src = src[0] != '/';
+	return NULL;
+}

@@ -240,6 +240,18 @@ struct srt_recipe {
 	struct {
 		int max_attempts, interval_seconds;
 	} health_check;
+	/*
+	 * Container mounts, "SRC:DST[:FLAGS]" as pyxis's --container-mounts
+	 * takes them: extra_mount's, then container_mounts' (srt-slurm's order;
+	 * the cluster's default_mounts go first, recipe/render.c).
+	 */
+	struct srt_env mounts; /* name: the spec; value: NULL */
+	/* TRT-LLM's engine.numa_memory_bind (srt_launch_numa_bind()) */
+	enum srt_numa_bind {
+		SRT_NUMA_BY_GPU,
+		SRT_NUMA_OFF,
+		SRT_NUMA_ON
+	} numa_memory_bind;
 	struct srt_role roles[SRT_ROLE_COUNT];
 	struct srt_service *services;
 	size_t nservices;
@@ -278,5 +290,14 @@ const struct srt_env_var *srt_env_find(const struct srt_env *env, const char *na
 
 /* Is this document the v1 layout (a top-level `backend:` and no roles/engine)? */
 bool srt_recipe_doc_is_v1(const struct srt_ynode *root);
+
+/*
+ * What is wrong with the container mount SRC:DST (FLAGS may be NULL) as
+ * pyxis's --container-mounts takes it, or NULL when nothing is.  A source
+ * that is not an absolute path is allowed (pyxis resolves it on the node)
+ * and reported through *relative_src (a placeholder left in?).
+ */
+const char *srt_mount_problem(const char *src, const char *dst, const char *flags,
+			      bool *relative_src);
 
 #endif

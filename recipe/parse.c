@@ -191,6 +191,14 @@ static bool want_map(struct pctx *c, const struct srt_ynode *n, const char *path
 	return false;
 }
 
+static bool want_seq(struct pctx *c, const struct srt_ynode *n, const char *path)
+{
+	if (n && n->kind == SRT_Y_SEQ)
+		return true;
+	err(c, n, path, "must be a list, not %s", srt_ynode_describe(n));
+	return false;
+}
+
 /* A scalar as text; numbers and booleans keep their written form. */
 static bool want_str(struct pctx *c, const struct srt_ynode *n, const char *path, const char **out)
 {
@@ -460,9 +468,10 @@ static enum srt_engine_type read_engine(struct pctx *c, const struct srt_ynode *
 			if (!strcmp(k, "connector") && t && !strcmp(t, "vllm") &&
 			    !strcmp(base, "engine"))
 				continue;
-			/* TRT-LLM's --served-model-name: srt_launch_served_name(). */
-			if (!strcmp(k, "served_model_name") && t && !strcmp(t, "trtllm") &&
-			    !strcmp(base, "engine"))
+			/* TRT-LLM's --served-model-name and NUMA policy: parse_engine(). */
+			if ((!strcmp(k, "served_model_name") || !strcmp(k, "numa_memory_bind") ||
+			     !strcmp(k, "numa_cpu_bind")) &&
+			    t && !strcmp(t, "trtllm") && !strcmp(base, "engine"))
 				continue;
 			if (strcmp(k, "type"))
 				warn(c, n->pairs[i].key, join(c, base, k),
@@ -506,8 +515,29 @@ static void parse_engine(struct pctx *c, struct srt_recipe *r, const struct srt_
 	r->engine = read_engine(c, n, "engine", &r->engine_name);
 	if (r->engine == SRT_ENGINE_VLLM && n->kind == SRT_Y_MAP)
 		r->connector = srt_ynode_get(n, "connector");
-	if (r->engine == SRT_ENGINE_TRTLLM && n->kind == SRT_Y_MAP)
+	if (r->engine == SRT_ENGINE_TRTLLM && n->kind == SRT_Y_MAP) {
+		const struct srt_ynode *v = srt_ynode_get(n, "numa_memory_bind");
+		bool on = false;
+
 		opt_str(c, n, "engine", "served_model_name", &r->served_model_name);
+		if (v && srt_ynode_str(v) && !strcmp(srt_ynode_str(v), "local")) {
+			warn(c, v, "engine.numa_memory_bind",
+			     "'local' binds each rank's memory to its GPU's NUMA node, which "
+			     "srt-slurm finds at run time with a script of its own; srtctl does not, "
+			     "so the ranks run without a memory binding. Write true for nodes 0,1 "
+			     "(srt-slurm's default on gb200/gb300)");
+			r->numa_memory_bind = SRT_NUMA_OFF;
+		} else if (v && !srt_ynode_is_null(v) &&
+			   want_bool(c, v, "engine.numa_memory_bind", &on))
+			r->numa_memory_bind = on ? SRT_NUMA_ON : SRT_NUMA_OFF;
+		on = false;
+		v = srt_ynode_get(n, "numa_cpu_bind");
+		if (v && !srt_ynode_is_null(v) && want_bool(c, v, "engine.numa_cpu_bind", &on) &&
+		    on)
+			warn(c, v, "engine.numa_cpu_bind",
+			     "srtctl does not pin TRT-LLM's ranks to their GPU's CPUs (srt-slurm "
+			     "wraps them in taskset from a script of its own); ignored");
+	}
 }
 
 /*
@@ -1230,17 +1260,20 @@ static void parse_directives(struct pctx *c, struct srt_recipe *r, const struct 
 
 static void parse_frontend(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
 {
-	static const char *const keys[] = { "type",	  "command",
-					    "args",	  "env",
-					    "port",	  "ctx_router",
-					    "gen_router", "server_config_extra",
+	static const char *const keys[] = { "type",
+					    "command",
+					    "args",
+					    "env",
+					    "port",
+					    "ctx_router",
+					    "gen_router",
+					    "server_config_extra",
+					    "enable_multiple_frontends",
 					    NULL };
 	static const char *const ser[] = { "ctx_router", "gen_router", "server_config_extra" };
 	const struct srt_ynode **ser_out[] = { &r->frontend.ctx_router, &r->frontend.gen_router,
 					       &r->frontend.server_config_extra };
 	static const struct hint hints[] = {
-		{ "enable_multiple_frontends",
-		  "srtctl runs one frontend process (no nginx in front)" },
 		{ "num_additional_frontends",
 		  "srtctl runs one frontend process (no nginx in front)" },
 		{ "nginx_container", "srtctl runs no nginx" },
@@ -1268,6 +1301,16 @@ static void parse_frontend(struct pctx *c, struct srt_recipe *r, const struct sr
 		r->frontend.args = v;
 	parse_env(c, srt_ynode_get(n, "env"), "frontend.env", &r->frontend.env);
 	opt_int(c, n, "frontend", "port", &r->frontend.port, 1, 65535);
+	/* false is what srtctl does: nothing to say */
+	v = srt_ynode_get(n, "enable_multiple_frontends");
+	if (v && !srt_ynode_is_null(v)) {
+		bool many = false;
+
+		if (want_bool(c, v, "frontend.enable_multiple_frontends", &many) && many)
+			warn(c, v, "frontend.enable_multiple_frontends",
+			     "srtctl runs one frontend process (no nginx in front); ignored (kept "
+			     "in the spec for srt-slurm)");
+	}
 	for (size_t i = 0; i < 3; i++) {
 		v = srt_ynode_get(n, ser[i]);
 		if (v && !srt_ynode_is_null(v) && want_map(c, v, join(c, "frontend", ser[i])))
@@ -1465,12 +1508,93 @@ static void parse_health_check(struct pctx *c, struct srt_recipe *r, const struc
 		     "ready within max_attempts x interval_seconds; ignored");
 }
 
+/* One mount of extra_mount (spec "SRC:DST[:FLAGS]") or container_mounts (src: "DST[:FLAGS]"). */
+static void add_mount(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *at,
+		      const char *path, const char *shown, const char *src, const char *rest)
+{
+	char *dst = srt_arena_strdup(c->a, rest ? rest : "");
+	char *flags = strchr(dst, ':');
+	const char *why;
+	bool relative;
+
+	if (flags)
+		*flags++ = '\0';
+	why = srt_mount_problem(src, dst, flags, &relative);
+	if (why) {
+		err(c, at, path, "'%s': %s", shown, why);
+		return;
+	}
+	if (relative)
+		warn(c, at, path,
+		     "'%s' is not an absolute host path (a placeholder to fill in?); srtctl "
+		     "expands nothing in it, and pyxis will fail to mount it if the node has no "
+		     "such path",
+		     src);
+	r->mounts.v[r->mounts.n++] = (struct srt_env_var){
+		srt_arena_printf(c->a, "%s:%s%s%s", src, dst, flags ? ":" : "", flags ? flags : ""),
+		NULL, at
+	};
+}
+
+/* extra_mount (a list of "SRC:DST[:FLAGS]") and container_mounts (SRC: DST), in that order. */
+static void parse_mounts(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *extra,
+			 const struct srt_ynode *map)
+{
+	size_t cap = 1;
+
+	if (!srt_ynode_is_null(extra) && want_seq(c, extra, "extra_mount") &&
+	    !too_many(c, extra, "extra_mount", SRT_RECIPE_MAX_ARGS, "mounts"))
+		cap += extra->n;
+	else
+		extra = NULL;
+	if (!srt_ynode_is_null(map) && want_map(c, map, "container_mounts") &&
+	    !too_many(c, map, "container_mounts", SRT_RECIPE_MAX_ARGS, "mounts"))
+		cap += map->n;
+	else
+		map = NULL;
+	r->mounts.v = srt_arena_alloc(c->a, cap * sizeof(*r->mounts.v));
+	for (size_t i = 0; extra && i < extra->n; i++) {
+		const char *path = srt_arena_printf(c->a, "extra_mount[%zu]", i);
+		const char *spec;
+		const char *colon;
+
+		if (!want_str(c, extra->items[i], path, &spec))
+			continue;
+		colon = strchr(spec, ':');
+		add_mount(c, r, extra->items[i], path, spec,
+			  colon ? srt_arena_printf(c->a, "%.*s", (int)(colon - spec), spec) : NULL,
+			  colon ? colon + 1 : NULL);
+	}
+	for (size_t i = 0; map && i < map->n; i++) {
+		const struct srt_ypair *p = &map->pairs[i];
+		const char *path = join(c, "container_mounts", p->key->str);
+		const char *dst;
+
+		if (want_str(c, p->value, path, &dst))
+			add_mount(c, r, p->value, path,
+				  srt_arena_printf(c->a, "%s: %s", p->key->str, dst), p->key->str,
+				  dst);
+	}
+}
+
 /* Top-level sections srtctl models. */
-static const char *const owned_keys[] = { "name",	 "schema",	 "engine",
-					  "roles",	 "services",	 "model",
-					  "resources",	 "slurm",	 "sbatch_directives",
-					  "environment", "frontend",	 "benchmark",
-					  "dynamo",	 "health_check", NULL };
+static const char *const owned_keys[] = { "name",
+					  "schema",
+					  "engine",
+					  "roles",
+					  "services",
+					  "model",
+					  "resources",
+					  "slurm",
+					  "sbatch_directives",
+					  "environment",
+					  "frontend",
+					  "benchmark",
+					  "dynamo",
+					  "health_check",
+					  "extra_mount",
+					  "container_mounts",
+					  NULL };
 
 /* "dir/x.yaml" -> "dir/x.campaign.yaml": where migrate may write a sweep's campaign. */
 static const char *sweep_output(struct pctx *c, const char *file)
@@ -1564,6 +1688,8 @@ struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode
 	add_implied_services(&c, r);
 	parse_benchmark(&c, r, srt_ynode_get(root, "benchmark"));
 	parse_health_check(&c, r, srt_ynode_get(root, "health_check"));
+	parse_mounts(&c, r, srt_ynode_get(root, "extra_mount"),
+		     srt_ynode_get(root, "container_mounts"));
 
 	/*
 	 * A section srt-slurm knows is kept (it is part of the spec) but not acted

@@ -779,6 +779,8 @@ int srt_render_worker_argv(struct srt_argv *out, bool **runtime, struct srt_aren
 
 	if (r->engine == SRT_ENGINE_TRTLLM && !c->commands[SRT_CMD_TRTLLM_LAUNCH].n)
 		ck = SRT_CMD_TRTLLM_LAUNCH;
+	if (srt_launch_numa_bind(r, role) && !c->commands[SRT_CMD_NUMACTL].n)
+		ck = SRT_CMD_NUMACTL;
 	if (!c->commands[ck].n) {
 		srt_diags_add(d, SRT_DIAG_ERROR, c->source ? c->source : r->file, 0, 0, "commands",
 			      "the cluster config has no command for '%s'; set commands.%s in "
@@ -786,7 +788,16 @@ int srt_render_worker_argv(struct srt_argv *out, bool **runtime, struct srt_aren
 			      srt_cmd_kind_name(ck), srt_cmd_kind_name(ck));
 		return -1;
 	}
-	/* TRT-LLM's ranks: the launcher runs the command on rank 0 and the engine on all. */
+	/*
+	 * TRT-LLM's ranks: the launcher runs the command on rank 0 and the engine
+	 * on all; on a Grace tray under numactl, so no rank's host memory lands
+	 * on a GPU's NUMA node.
+	 */
+	if (srt_launch_numa_bind(r, role)) {
+		argvb_push_all(&b, a, &c->commands[SRT_CMD_NUMACTL]);
+		argvb_push(&b, a, "-m");
+		argvb_push(&b, a, "0,1");
+	}
 	if (r->engine == SRT_ENGINE_TRTLLM)
 		argvb_push_all(&b, a, &c->commands[SRT_CMD_TRTLLM_LAUNCH]);
 	argvb_push_all(&b, a, &c->commands[ck]);
@@ -1408,6 +1419,7 @@ static void plan_header(struct srt_plan *p)
 	const struct srt_layout *l = &p->layout;
 	struct srt_runplan *run = &p->run;
 	const struct srt_cluster *c = p->cluster;
+	const struct srt_recipe *r = p->recipe;
 
 	srt_runplan_init(run, l->nnodes);
 	run->recipe = p->recipe->name ? p->recipe->name : "";
@@ -1432,6 +1444,14 @@ static void plan_header(struct srt_plan *p)
 							       l->workers[i].nnodes };
 	run->pyxis = c && c->container_runtime == SRT_CRT_PYXIS;
 	run->network_interface = c ? c->network_interface : NULL;
+	/* srt-slurm's order: the cluster's default_mounts, then the recipe's */
+	run->nmounts = 0;
+	run->mounts = srt_arena_alloc(&run->arena, ((c ? c->default_mounts.n : 0) + r->mounts.n +
+						    1) * sizeof(*run->mounts));
+	for (size_t i = 0; c && i < c->default_mounts.n; i++)
+		run->mounts[run->nmounts++] = c->default_mounts.v[i].name;
+	for (size_t i = 0; i < r->mounts.n; i++)
+		run->mounts[run->nmounts++] = r->mounts.v[i].name;
 	if (p->master) {
 		run->master_name = p->master->name;
 		run->master_external = p->master_external;
@@ -1493,6 +1513,10 @@ struct srt_plan *srt_plan_build(const struct srt_recipe *r, const struct srt_clu
 				break;
 			}
 		}
+		if (r->mounts.n)
+			warn_at(&b, r->mounts.v[0].node, "extra_mount",
+				"container_runtime is 'none': no process runs in a container, so "
+				"the recipe's mounts (extra_mount, container_mounts) are ignored");
 	}
 	if (b.rc == 0 && srt_runplan_finish(&p->run, &err) < 0) {
 		/* The compiler made a plan the agent would refuse: a bug, said plainly. */

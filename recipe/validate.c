@@ -1126,6 +1126,60 @@ static void check_trtllm(struct vctx *v)
 	}
 }
 
+/* The first of `names` (dash or underscore spelling) in the role's args as an integer; 1 if absent, -1 if not one. */
+static int64_t arg_int(const struct srt_role *role, const char *const *names)
+{
+	for (size_t i = 0; role->args && role->args->kind == SRT_Y_MAP && i < role->args->n; i++) {
+		const struct srt_ypair *p = &role->args->pairs[i];
+		int64_t x;
+
+		for (size_t k = 0; names[k]; k++)
+			if (srt_str_eq_dashes(p->key->str, names[k]))
+				return srt_ynode_int(p->value, &x) && x >= 1 ? x : -1;
+	}
+	return 1;
+}
+
+/*
+ * SGLang and vLLM: a worker's tensor x pipeline parallel ranks need that
+ * many GPUs, and it has its nodes' GPUs (shared by its workers) or
+ * roles.gpus.  srt-slurm submits such a recipe and the engine fails at
+ * start; srtctl says so before (a warning: the engine decides).
+ */
+static void check_engine_fit(struct vctx *v)
+{
+	static const char *const tp_names[] = { "tensor-parallel-size", "tp-size", "tp", NULL };
+	static const char *const pp_names[] = { "pipeline-parallel-size", "pp-size", "pp", NULL };
+	const struct srt_recipe *r = v->r;
+	int gpn = r->resources.gpus_per_node > 0 ? r->resources.gpus_per_node : 4;
+
+	if (r->engine != SRT_ENGINE_SGLANG && r->engine != SRT_ENGINE_VLLM)
+		return;
+	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+		const struct srt_role *role = &r->roles[k];
+		int nodes = role->nodes > 0 ? role->nodes : 1;
+		int64_t tp = arg_int(role, tp_names), pp = arg_int(role, pp_names), gpus;
+
+		if (!role->present || role->colocate || tp < 1 || pp < 1 || role->workers < 1)
+			continue;
+		gpus = role->gpus > 0 ? role->gpus : (int64_t)nodes * gpn / role->workers;
+		if (tp * pp > gpus)
+			vwarn(v, role->args ? role->args : role->node,
+			      srt_arena_printf(v->a, "roles.%s.args", role->name),
+			      "tensor parallel %lld x pipeline parallel %lld needs %lld GPUs, but "
+			      "each %s worker has %lld (%s); %s will fail to start. Give the role "
+			      "more nodes or GPUs, or lower the parallel sizes",
+			      (long long)tp, (long long)pp, (long long)(tp * pp), role->name,
+			      (long long)gpus,
+			      role->gpus > 0 ?
+				      "roles.gpus" :
+				      srt_arena_printf(v->a,
+						       "%d node(s) x %d GPUs over %d worker(s)",
+						       nodes, gpn, role->workers),
+			      srt_engine_name(r->engine));
+	}
+}
+
 static void check_connectors(struct vctx *v)
 {
 	const struct srt_recipe *r = v->r;
@@ -1164,6 +1218,7 @@ void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *c
 	check_benchmark(&v);
 	check_frontend(&v);
 	check_connectors(&v);
+	check_engine_fit(&v);
 	check_trtllm(&v);
 	check_containers(&v);
 	if (cluster && cluster->container_runtime == SRT_CRT_PYXIS &&

@@ -511,6 +511,17 @@ int srt_runplan_load(struct srt_runplan *p, json_t *plan, struct srt_error *err)
 	p->network_interface = jstr(rt, "network_interface");
 	if (p->network_interface && !*p->network_interface)
 		p->network_interface = NULL;
+	m = json_object_get(rt, "mounts");
+	if (m && !json_is_null(m)) {
+		if (!json_is_array(m) || strings(&p->arena, m, &p->mounts, &p->nmounts) < 0)
+			return srt_error_set(err, "runtime.mounts must be a list of strings");
+		for (size_t i = 0; i < p->nmounts; i++)
+			if (!*p->mounts[i] || strpbrk(p->mounts[i], ",\n\r"))
+				return srt_error_set(err,
+						     "runtime.mounts[%zu] is not one "
+						     "SRC:DST[:FLAGS] mount",
+						     i);
+	}
 	m = json_object_get(plan, "mooncake_master");
 	if (json_is_object(m)) {
 		p->master_name = jstr(m, "name");
@@ -680,6 +691,13 @@ json_t *srt_runplan_to_json(const struct srt_runplan *p)
 	json_object_set_new(o, "dedicated_infra_node", json_boolean(p->dedicated_infra));
 	json_object_set_new(rt, "container_runtime", json_string(p->pyxis ? "pyxis" : "none"));
 	json_object_set_new(rt, "network_interface", jstr_or_null(p->network_interface));
+	if (p->nmounts) {
+		json_t *mounts = json_array();
+
+		for (size_t i = 0; i < p->nmounts; i++)
+			json_array_append_new(mounts, json_string(p->mounts[i]));
+		json_object_set_new(rt, "mounts", mounts);
+	}
 	json_object_set_new(o, "runtime", rt);
 	for (size_t i = 0; i < p->nnodes; i++) {
 		json_t *n = json_object();
@@ -892,6 +910,16 @@ static const char *env_value(const struct srt_runplan_proc *p, const char *name)
 
 #define ENV_LIST_MAX 5 /* env names in a reason, then "and N more" */
 
+static bool mounts_same(const struct srt_runplan *a, const struct srt_runplan *b)
+{
+	if (a->nmounts != b->nmounts)
+		return false;
+	for (size_t i = 0; i < a->nmounts; i++)
+		if (strcmp(a->mounts[i], b->mounts[i]))
+			return false;
+	return true;
+}
+
 bool srt_runplan_proc_changed(const struct srt_runplan *op, const struct srt_runplan_proc *o,
 			      const struct srt_runplan *np, const struct srt_runplan_proc *n,
 			      struct srt_buf *why)
@@ -918,6 +946,8 @@ bool srt_runplan_proc_changed(const struct srt_runplan *op, const struct srt_run
 	if (!srt_str_same(o->model_mount, n->model_mount))
 		WHY("model mount %s -> %s", o->model_mount ? o->model_mount : "(none)",
 		    n->model_mount ? n->model_mount : "(none)");
+	if ((o->container || n->container) && !mounts_same(op, np))
+		WHY("container mounts");
 	for (size_t i = 0; argv_same && i < n->argc; i++)
 		argv_same = !strcmp(o->argv[i], n->argv[i]);
 	if (!argv_same)

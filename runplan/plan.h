@@ -116,6 +116,9 @@ struct srt_runplan {
 	struct srt_runplan_worker *workers;
 	size_t nworkers;
 	bool pyxis;
+	/* container mounts "SRC:DST[:FLAGS]" after /logs and /model (pyxis only) */
+	const char **mounts;
+	size_t nmounts;
 	const char *network_interface; /* NULL: first address of hostname -I */
 	const char *master_name;       /* NULL without a master */
 	bool master_external;

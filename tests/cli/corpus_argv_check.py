@@ -68,8 +68,8 @@ import sys
 sys.dont_write_bytecode = True      # leave no __pycache__ in tests/fakes
 
 PROGS = ("sglang_launch_server", "vllm", "sglang_router", "vllm-router", "dynamo_sglang",
-         "dynamo_vllm", "dynamo_frontend", "trtllm_llmapi_launch", "dynamo_trtllm", "trtllm_serve",
-         "trtllm_serve_disaggregated")
+         "dynamo_vllm", "dynamo_frontend", "numactl", "trtllm_llmapi_launch", "dynamo_trtllm",
+         "trtllm_serve", "trtllm_serve_disaggregated")
 # variables of an MPI step or of trtllm-llmapi-launch: none may leak from the
 # checker's own environment into a stand-in
 LEAK_PREFIXES = ("SLURM_", "OMPI_", "PMIX_", "PMI_", "MPI_", "TLLM_", "tllm_")
@@ -82,6 +82,8 @@ def load_standins(fakes):
     import strict_router  # noqa: E402
     import strict_dynamo  # noqa: E402
     import strict_trtllm  # noqa: E402
+    global strict_numactl
+    import strict_numactl  # noqa: E402
     return {"sglang_launch_server": strict_engine.main_sglang,
             "vllm": strict_engine.main_vllm,
             "sglang_router": strict_router.main_sglang,
@@ -253,6 +255,17 @@ def main(argv):
                 for k in pr.get("argv_runtime") or []:
                     words[k] = bind(words[k], table)
                 prog = prog_name(words)
+                if prog == "numactl":
+                    # numactl runs its command in its place: check its own
+                    # options, then the command as if it stood alone
+                    try:
+                        _, words = strict_numactl.parse(words[1:])
+                    except strict_numactl.Refusal as r:
+                        failures.append((name, pname, prog, "-", "numactl refuses: %s"
+                                         % (r.out + r.err).strip().splitlines()[0]))
+                        continue
+                    counts["numactl"] += 1
+                    prog = prog_name(words)
                 if prog not in standins:
                     failures.append((name, pname, prog or "-", "-",
                                      "argv[0] %r is not a strict stand-in: the cluster "

@@ -120,6 +120,7 @@ commands:
   dynamo_vllm: [$F/dynamo_vllm]
   dynamo_frontend: [$F/dynamo_frontend]
   trtllm_launch: [$F/trtllm_llmapi_launch]
+  numactl: [$F/numactl]
   dynamo_trtllm: [$F/dynamo_trtllm]
   trtllm: [$F/trtllm_serve]
 EOF
@@ -245,8 +246,9 @@ echo "files: $files ($v1files corpus, $v2files srt-slurm 2.0 examples); $accepte
 echo "recipes rendered: ${recipes[pyxis]:-0} in pyxis containers, ${recipes[none]:-0} on bare nodes"
 total=0
 for p in sglang_launch_server vllm sglang_router vllm-router dynamo_sglang dynamo_vllm \
-	dynamo_frontend trtllm_llmapi_launch dynamo_trtllm trtllm_serve trtllm_serve_disaggregated; do
+	dynamo_frontend numactl trtllm_llmapi_launch dynamo_trtllm trtllm_serve trtllm_serve_disaggregated; do
 	case $p in
+	numactl) what="argv checked (the memory binding of TRT-LLM's gb200/gb300 prefill and decode ranks; its command checked below)" ;;
 	trtllm_llmapi_launch) what="argv checked (rank 0 of the worker's MPI step)" ;;
 	dynamo_trtllm | trtllm_serve) what="argv checked (under the launcher, in its world)" ;;
 	trtllm_serve_disaggregated) what="argv checked (the orchestrator and its server config)" ;;

@@ -224,6 +224,17 @@ grep -A3 '^    file:      <log_dir>/trtllm_decode_0.yaml (written by the agent b
 "$SRTCTL" dry-run -f trt.yaml -o json >trt.json 2>/dev/null || fail "trtllm: dry-run -o json failed"
 py trt.json '[(p["ntasks"], p["nnodes"], p["mpi"], p["config_file"]) for p in d["plan"]["processes"] if p["kind"] == "worker"] == [(2, 1, "pmix", "trtllm_prefill_0.yaml"), (8, 2, "pmix", "trtllm_decode_0.yaml")]'
 
+# gb200: the prefill and decode ranks run under numactl -m 0,1, as srt-slurm's
+sed 's/gpus_per_node: 4}/gpus_per_node: 4, gpu_type: gb200}/' trt.yaml >trt-gb.yaml
+"$SRTCTL" dry-run -f trt-gb.yaml >trt-gb.txt 2>/dev/null || fail "trtllm gb200: dry-run failed"
+[[ $(grep -c '^    command:   numactl -m 0,1 trtllm-llmapi-launch python3 -m dynamo.trtllm ' trt-gb.txt) == 2 ]] ||
+	fail "trtllm gb200: not both workers under numactl: $(grep 'command:' trt-gb.txt)"
+
+# container: '' is no container, shown as such (not printf's "(null)")
+printf 'engine: sglang\nmodel: {path: /m, container: ""}\nroles:\n  agg: {args: {tp: 1}}\n' >noimg.yaml
+"$SRTCTL" dry-run -f noimg.yaml >noimg.txt 2>/dev/null || fail "container '': dry-run failed"
+grep -qx 'Model: /m, container -' noimg.txt || fail "container '': $(grep '^Model' noimg.txt)"
+
 if ((fails)); then
 	echo "$fails check(s) failed" >&2
 	exit 1

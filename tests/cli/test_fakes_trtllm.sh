@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/cli/test_fakes_trtllm.sh: the TensorRT-LLM stand-ins under tests/fakes
-# (trtllm_llmapi_launch, dynamo_trtllm, trtllm_serve): accepted and refused
+# (numactl, trtllm_llmapi_launch, dynamo_trtllm, trtllm_serve): accepted and refused
 # command lines (exit status and message), the launcher's environment, log
 # lines, exit statuses and FAKE_CHECK_ONLY=1 path, then against a REAL etcd
 # and nats-server on 127.0.0.1: a disaggregated dynamo.trtllm pair under the
@@ -64,6 +64,39 @@ printf 'tensor_parallel_size: 2\npipeline_parallel_size: 1\ndisable_overlap_sche
 printf 'tensor_parallel_size: 1\nkv_cache_config:\n  free_gpu_memory_fraction: 0.8\n' >host/logs/decode.yaml
 printf 'a: [1, 2\n' >host/logs/broken.yaml
 printf -- '- 1\n- 2\n' >host/logs/list.yaml
+
+###########################################################################
+# numactl (srt-slurm's prefix of TRT-LLM's ranks on gb200/gb300): its
+# options as numactl parses them, its refusals, the command run in its place
+
+NUMA=$F/numactl
+rc=0
+FAKE_RECORD_DIR=$work/rec SLURM_PROCID=3 timeout 30 "$NUMA" -m 0,1 sh -c 'echo $$ >numa.pid; exit 4' \
+	>out 2>err || rc=$?
+[[ $rc == 4 ]] || fail "numactl: exit status $rc, expected its command's 4: $(cat err)"
+h py "
+import json
+r = [json.loads(l) for l in open('rec/numactl.jsonl')][-1]
+assert r['options'] == {'policy': 'bind', 'nodes': [0, 1]} and r['command'][0] == 'sh', r
+assert r['env'] == {'SLURM_PROCID': '3'}, r
+assert int(open('numa.pid').read()) == r['pid'], 'the command did not run in numactl\'s place'
+" || fail "numactl: the record or exec: $(tail -n 1 rec/numactl.jsonl)"
+for form in "-m0,1" "--membind=0-1" "--memb 0,1" "-m all" "-m !2-3"; do
+	# shellcheck disable=SC2086 # each form is its words
+	timeout 30 "$NUMA" $form -- true || fail "numactl refused '$form'"
+done
+refused 1 "libnuma: Warning: node argument 4 is out of range" "numactl, node out of range" -- \
+	"$NUMA" -m 0,4 true
+grep -qxF "<0,4> is invalid" out || fail "numactl, node out of range: stdout lacks '<0,4> is invalid': $(cat out)"
+refused 1 "numactl: Conflicting policies" "numactl, two policies" -- "$NUMA" -m 0 --interleave=1 true
+refused 1 "numactl: invalid option -- 'z'" "numactl, unknown short option" -- "$NUMA" -z true
+refused 1 "numactl: unrecognized option '--membound'" "numactl, unknown long option" -- \
+	"$NUMA" --membound=0 true
+refused 1 "usage: numactl" "numactl without a command" -- "$NUMA" -m 0,1
+refused 1 "numactl: execution of \`x-no-such-command': No such file or directory" \
+	"numactl, command not found" -- "$NUMA" -m 0,1 x-no-such-command
+refused 2 "shared memory options are not modelled" "numactl, --shm (not modelled)" -- \
+	"$NUMA" --shm /tmp/x -m 0
 
 ###########################################################################
 # trtllm-llmapi-launch: environment, log lines, exit statuses

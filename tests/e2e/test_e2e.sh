@@ -159,6 +159,7 @@ commands:
   dynamo_trtllm: [$FAKES/dynamo_trtllm]
   trtllm: [$FAKES/trtllm_serve]
   trtllm_launch: [$FAKES/trtllm_llmapi_launch]
+  numactl: [$FAKES/numactl]
   etcd: [$WORK/bin/etcd]
   nats: [$WORK/bin/nats-server]
   srtctl: [$SRTCTL]
@@ -707,7 +708,7 @@ environment:
   FAKE_RECORD_DIR: $REC/trtllm
 engine: {type: trtllm, served_model_name: org/e2e-model}
 model: {path: $MODEL}
-resources: {gpus_per_node: 4}
+resources: {gpus_per_node: 4, gpu_type: gb200}
 roles:
   prefill:
     gpus: 2
@@ -754,8 +755,13 @@ for role, r in recs.items():
     assert yaml.safe_load(open(path)) == want[role], open(path).read()
     assert r["mpi_world_size"] == (2 if role == "prefill" else 8), r["mpi_world_size"]
     assert r["env"]["DYN_SYSTEM_PORT"] == "7500" and r["env"]["ETCD_ENDPOINTS"].endswith(":2379"), r["env"]
+# gb200: every rank ran under numactl -m 0,1, which then ran the launcher
+numa = [r for r in map(json.loads, open(f"{work}/rec/trtllm/numactl.jsonl"))]
+assert sorted(int(r["env"]["SLURM_PROCID"]) for r in numa) == sorted(list(range(2)) + list(range(8))), numa
+assert all(r["options"] == {"policy": "bind", "nodes": [0, 1]} for r in numa), numa
+assert all(r["command"][0].endswith("/trtllm_llmapi_launch") for r in numa), numa
 PY
-check "12. one MPI rank per GPU: prefill 2 ranks on its node, decode 8 ranks 4 a node on 2 nodes (rank 0 first); rank 0 runs dynamo.trtllm with the engine YAML written from the role's args" test $? -eq 0
+check "12. one MPI rank per GPU: prefill 2 ranks on its node, decode 8 ranks 4 a node on 2 nodes (rank 0 first), each under numactl -m 0,1 (gb200); rank 0 runs dynamo.trtllm with the engine YAML written from the role's args" test $? -eq 0
 fe_ip=$(worker_field "$WORK/wrk12.json" e2e-trtllm-1-1 prefill ip)
 decode_node=$(worker_field "$WORK/wrk12.json" e2e-trtllm-1-1 decode node)
 complete_from "$decode_node" "http://$fe_ip:8000" org/e2e-model e2e-trt-1 >"$WORK/answer12.json" 2>&1

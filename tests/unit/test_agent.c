@@ -342,6 +342,50 @@ static void test_step_argv_and_env_line(void **state)
 	srt_arena_release(&a);
 }
 
+/* The recipe's mounts after /logs in every container's --container-mounts; a change restarts. */
+static void test_step_argv_mounts(void **state)
+{
+	struct fx *f = *state;
+	struct srt_runplan *p, old;
+	struct srt_arena a;
+	struct srt_error err;
+	struct srt_buf why;
+	const char **av;
+	json_t *j;
+	size_t n;
+	static const char yaml[] = "name: s\n"
+				   "engine: sglang\n"
+				   "model: {container: img:1}\n"
+				   "extra_mount: ['/lustre:/lustre', '/data:/data:ro+nosuid']\n"
+				   "container_mounts: {/x/y: /work}\n"
+				   "roles:\n"
+				   "  agg: {args: {tp: 1}}\n";
+
+	f->cl.container_runtime = SRT_CRT_PYXIS;
+	p = load(f, yaml);
+	bind3(p);
+	assert_int_equal(p->nmounts, 3);
+	srt_arena_init(&a);
+	av = srt_agent_step_argv(&a, p, &p->procs[0], &n);
+	assert_string_equal(av[7], "--container-mounts=/runs/r1/logs:/logs,/lustre:/lustre,"
+				   "/data:/data:ro+nosuid,/x/y:/work");
+	srt_arena_release(&a);
+
+	/* The same plan with one mount less: the container's process changes. */
+	j = srt_runplan_to_json(p);
+	json_array_remove(json_object_get(json_object_get(j, "runtime"), "mounts"), 2);
+	srt_runplan_init(&old, 0);
+	if (srt_runplan_load(&old, j, &err) < 0)
+		fail_msg("load: %s", err.msg);
+	json_decref(j);
+	bind3(&old);
+	srt_buf_init(&why);
+	assert_true(srt_runplan_proc_changed(&old, &old.procs[0], p, &p->procs[0], &why));
+	assert_string_equal(why.data, "container mounts");
+	srt_buf_release(&why);
+	srt_runplan_release(&old);
+}
+
 /* A TRT-LLM worker's step: its ranks over its nodes under PMIx, one failed rank ends it. */
 static void test_step_argv_mpi(void **state)
 {
@@ -935,6 +979,7 @@ int main(void)
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_external_master, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_step_argv_and_env_line, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_step_argv_mounts, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_step_argv_mpi, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_followers_p2p, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_errors, fx_setup, fx_teardown),

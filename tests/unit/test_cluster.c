@@ -189,8 +189,8 @@ static void test_srt_slurm_file(void **state)
 	(void)state;
 	assert_int_equal(parse(yaml, &c, &d), 0);
 	assert_int_equal(d.nerrors, 0);
-	/* One warning per key srtctl does not read: 18 of the 31 keys. */
-	assert_int_equal(d.nwarnings, 18);
+	/* One warning per key srtctl does not read: 17 of the 31 keys. */
+	assert_int_equal(d.nwarnings, 17);
 	for (size_t i = 0; i < d.n; i++) {
 		assert_non_null(strstr(d.items[i].msg, "srtctl does not use"));
 		for (size_t j = 0; j < i; j++)
@@ -211,7 +211,28 @@ static void test_srt_slurm_file(void **state)
 	assert_string_equal(c.default_container, "latest");
 	assert_string_equal(srt_cluster_container(&c, "latest"), "/containers/sglang-latest.sqsh");
 	assert_int_equal(c.health_max_attempts, 540);
+	assert_int_equal(c.default_mounts.n, 1);
+	assert_string_equal(c.default_mounts.v[0].name, "/lustre:/lustre");
 	assert_int_equal(c.health_interval_seconds, 10);
+	srt_cluster_release(&c);
+	srt_diags_release(&d);
+}
+
+/* default_mounts are checked as a recipe's mounts are. */
+static void test_default_mounts(void **state)
+{
+	struct srt_cluster c;
+	struct srt_diags d;
+
+	(void)state;
+	assert_int_not_equal(parse("default_mounts: {/a: b}\n", &c, &d), 0);
+	assert_int_equal(d.nerrors, 1);
+	assert_string_equal(d.items[0].msg,
+			    "/a: the destination must be an absolute path in the container");
+	srt_diags_release(&d); /* parse() freed what the failed parse held */
+	assert_int_equal(parse("default_mounts: {/a: '/b:ro', /c: /d}\n", &c, &d), 0);
+	assert_int_equal(c.default_mounts.n, 2);
+	assert_string_equal(c.default_mounts.v[0].name, "/a:/b:ro");
 	srt_cluster_release(&c);
 	srt_diags_release(&d);
 }
@@ -226,7 +247,6 @@ static void test_ignored_keys(void **state)
 		"default_gpu_exporter: null",
 		"default_gpu_type: h100",
 		"default_host_setup: {commands: []}",
-		"default_mounts: {}",
 		"docker_args: []",
 		"git_http_version: HTTP/1.1",
 		"gpus_per_node: 8",
@@ -409,11 +429,11 @@ static void test_load_discovery(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),	cmocka_unit_test(test_full),
-		cmocka_unit_test(test_errors),		cmocka_unit_test(test_srt_slurm_file),
-		cmocka_unit_test(test_ignored_keys),	cmocka_unit_test(test_job_switches),
-		cmocka_unit_test(test_cluster_mapping), cmocka_unit_test(test_apply),
-		cmocka_unit_test(test_load_discovery),
+		cmocka_unit_test(test_defaults),     cmocka_unit_test(test_full),
+		cmocka_unit_test(test_errors),	     cmocka_unit_test(test_srt_slurm_file),
+		cmocka_unit_test(test_ignored_keys), cmocka_unit_test(test_default_mounts),
+		cmocka_unit_test(test_job_switches), cmocka_unit_test(test_cluster_mapping),
+		cmocka_unit_test(test_apply),	     cmocka_unit_test(test_load_discovery),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

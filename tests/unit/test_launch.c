@@ -790,6 +790,54 @@ static void test_health_check(void **state)
 	assert_int_equal(srt_launch_ready_timeout(r, NULL), 10 * 365 * 86400);
 }
 
+/* TRT-LLM under numactl -m 0,1: by GPU type for prefill/decode, or as engine.numa_memory_bind says. */
+static void test_numa_bind(void **state)
+{
+	static const struct {
+		const char *gpu, *bind; /* resources.gpu_type, engine.numa_memory_bind */
+		bool pd, agg;		/* under numactl: a PD worker, an agg worker */
+	} cases[] = {
+		{ "gb200", NULL, true, false },	    { "gb300", NULL, true, false },
+		{ "vrnvl72", NULL, true, false },   { "GB200", NULL, false, false },
+		{ "h100", NULL, false, false },	    { NULL, NULL, false, false },
+		{ "gb200", "false", false, false }, { "h100", "true", true, true },
+		{ "gb200", "local", false, false },
+	};
+	struct fx *f = *state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char yaml[1024];
+		const struct srt_recipe *r;
+		struct srt_argv av;
+		bool *rt;
+
+		snprintf(yaml, sizeof(yaml),
+			 "engine: {type: trtllm%s%s}\nmodel: {path: /m/M}\n"
+			 "resources: {gpus_per_node: 4%s%s}\n"
+			 "roles:\n  prefill: {gpus: 4, args: {tensor_parallel_size: 4}}\n"
+			 "  decode: {gpus: 4, args: {tensor_parallel_size: 4}}\n"
+			 "frontend: {type: dynamo}\n",
+			 cases[i].bind ? ", numa_memory_bind: " : "",
+			 cases[i].bind ? cases[i].bind : "", cases[i].gpu ? ", gpu_type: " : "",
+			 cases[i].gpu ? cases[i].gpu : "");
+		r = compile(f, yaml);
+		if (srt_launch_numa_bind(r, SRT_ROLE_PREFILL) != cases[i].pd ||
+		    srt_launch_numa_bind(r, SRT_ROLE_DECODE) != cases[i].pd ||
+		    srt_launch_numa_bind(r, SRT_ROLE_AGG) != cases[i].agg)
+			fail_msg("case %zu (%s, %s): wrong binding", i, cases[i].gpu,
+				 cases[i].bind);
+		av = argv_of(f, r, SRT_ROLE_DECODE, 0, 0, &rt);
+		if (cases[i].pd) {
+			assert_string_equal(av.v[0], "numactl");
+			assert_string_equal(av.v[1], "-m");
+			assert_string_equal(av.v[2], "0,1");
+			assert_string_equal(av.v[3], "trtllm-llmapi-launch");
+		} else {
+			assert_string_equal(av.v[0], "trtllm-llmapi-launch");
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -810,6 +858,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vllm_connector, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_conflicts, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_health_check, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_numa_bind, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -140,6 +140,80 @@ static void test_values(void **state)
 	srt_diags_release(&d);
 }
 
+/* extra_mount and container_mounts: pyxis's SRC:DST[:FLAGS], in srt-slurm's order. */
+static void test_mounts(void **state)
+{
+	static const struct {
+		const char *body, *msg; /* msg: the first diagnostic, NULL for none */
+		int errors;
+	} bad[] = {
+		{ "extra_mount: ['/a:b']\n",
+		  "r.yaml:1:15: extra_mount[0]: '/a:b': the destination must be an absolute path in "
+		  "the container",
+		  1 },
+		{ "extra_mount: ['/a,b:/c']\n",
+		  "r.yaml:1:15: extra_mount[0]: '/a,b:/c': a mount is SOURCE:DESTINATION[:FLAGS], "
+		  "each part non-empty, without ',' (pyxis separates mounts with it) or control "
+		  "characters",
+		  1 },
+		{ "extra_mount: ['/a']\n",
+		  "r.yaml:1:15: extra_mount[0]: '/a': a mount is SOURCE:DESTINATION[:FLAGS], each part "
+		  "non-empty, without ',' (pyxis separates mounts with it) or control characters",
+		  1 },
+		{ "container_mounts: {/a: /logs}\n",
+		  "r.yaml:1:24: container_mounts./a: '/a: /logs': srtctl mounts the log directory at "
+		  "/logs and the model at /model; choose another destination",
+		  1 },
+		{ "extra_mount: ['/a:/b:ro+zz']\n",
+		  "r.yaml:1:15: extra_mount[0]: '/a:/b:ro+zz': unknown mount flag: pyxis takes ro, rw, "
+		  "private, rprivate, slave, rslave, shared, rshared, nosuid, nodev, noexec, bind, "
+		  "rbind (joined with '+')",
+		  1 },
+		{ "extra_mount: {a: b}\n",
+		  "r.yaml:1:14: extra_mount: must be a list, not a mapping", 1 },
+		{ "extra_mount: ['<FILL_ME>/m:/m']\n",
+		  "r.yaml:1:15: warning: extra_mount[0]: '<FILL_ME>/m' is not an absolute host path (a "
+		  "placeholder to fill in?); srtctl expands nothing in it, and pyxis will fail to "
+		  "mount it if the node has no such path",
+		  0 },
+	};
+	const char *base = "engine: sglang\nroles:\n  agg: {args: {tp: 1}}\n";
+	struct srt_compiled comp;
+	struct srt_diags d;
+	const struct srt_recipe *r;
+	char yaml[512];
+
+	(void)state;
+	snprintf(yaml, sizeof(yaml),
+		 "extra_mount: ['/l:/l', '/d:/d:ro']\n"
+		 "container_mounts: {/x/y: /work}\n%s",
+		 base);
+	r = compile(yaml, &comp, &d);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(r->mounts.n, 3);
+	assert_string_equal(r->mounts.v[0].name, "/l:/l");
+	assert_string_equal(r->mounts.v[1].name, "/d:/d:ro");
+	assert_string_equal(r->mounts.v[2].name, "/x/y:/work");
+	srt_compiled_release(&comp);
+	srt_diags_release(&d);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct srt_cluster cl;
+		char *msg;
+
+		snprintf(yaml, sizeof(yaml), "%s%s", bad[i].body, base);
+		srt_cluster_defaults(&cl);
+		srt_diags_init(&d);
+		srt_compile_bytes(yaml, strlen(yaml), "r.yaml", &cl, &comp, &d);
+		assert_true(d.n > 0);
+		msg = srt_diag_format(&d.items[0]);
+		if ((int)d.nerrors != bad[i].errors || strcmp(msg, bad[i].msg))
+			fail_msg("case %zu: %zu errors; first: %s", i, d.nerrors, msg);
+		free(msg);
+		srt_compiled_release(&comp);
+		srt_diags_release(&d);
+	}
+}
+
 static void test_stem(void **state)
 {
 	static const struct {
@@ -220,6 +294,12 @@ static const struct {
 	{ "health_check: {max_attemps: 5}\n", 1, 0,
 	  "r.yaml:11:16: health_check.max_attemps: unknown key 'max_attemps'; did you mean "
 	  "'max_attempts'?" },
+	{ "frontend:\n  enable_multiple_frontends: true\n", 0, 1,
+	  "r.yaml:12:30: warning: frontend.enable_multiple_frontends: srtctl runs one frontend "
+	  "process (no nginx in front); ignored (kept in the spec for srt-slurm)" },
+	/* false is what srtctl does: no warning, so the first line >= 11 is the error */
+	{ "frontend:\n  enable_multiple_frontends: false\n  typ: x\n", 1, 0,
+	  "r.yaml:13:3: frontend.typ: unknown key 'typ'; did you mean 'type'?" },
 	{ "heath_check: {max_attempts: 5}\n", 1, 0,
 	  "r.yaml:11:1: heath_check: unknown top-level key 'heath_check'; did you mean "
 	  "'health_check'?" },
@@ -397,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_stem),
+		cmocka_unit_test(test_mounts),
 		cmocka_unit_test(test_schema_keys),
 		cmocka_unit_test(test_decode_nodes_zero),
 		cmocka_unit_test(test_srt_slurm_forms),

@@ -98,6 +98,15 @@ static const struct vcase cases[] = {
 	  "(standalone, or inside MultiConnector's connectors list). Add it to roles.prefill.args "
 	  "and roles.decode.args so vLLM\nactually uses the mooncake master srtctl launches for "
 	  "you." },
+	{ "tensor parallel larger than the worker's GPUs warns",
+	  "engine: sglang\nresources: {gpus_per_node: 4}\nroles:\n  agg:\n    args: {tp: 8}\n", 0,
+	  "r.yaml:5:11: warning: roles.agg.args: tensor parallel 8 x pipeline parallel 1 needs 8 "
+	  "GPUs, but each agg worker has 4 (1 node(s) x 4 GPUs over 1 worker(s)); sglang will "
+	  "fail to start. Give the role more nodes or GPUs, or lower the parallel sizes" },
+	{ "tensor x pipeline parallel that fit two nodes pass",
+	  "engine: vllm\nresources: {gpus_per_node: 4}\nroles:\n  agg:\n    nodes: 2\n"
+	  "    args: {tensor-parallel-size: 4, pipeline-parallel-size: 2}\n",
+	  0, NULL },
 	{ "vllm aggregated without a mooncake connector warns (srt-slurm checks PD only)",
 	  "engine: vllm\nroles:\n  agg:\n    args:\n      tp: 1\n" MASTER
 	  "    options:\n      store_config: {protocol: tcp}\n",
