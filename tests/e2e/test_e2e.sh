@@ -116,6 +116,16 @@ cleanup() {
 	if [ "$failed" -ne 0 ]; then
 		echo "# controller log:"
 		tail -n 60 "$WORK/controller.log" 2>/dev/null | sed 's/^/#   /'
+		# The processes' own words: a failed run's message in the controller
+		# log is cut short, and the run directory goes with $WORK.
+		for st in "$WORK"/runs/*/status.json; do
+			grep -q '"phase": *"Failed"' "$st" 2>/dev/null || continue
+			for f in "$(dirname "$st")"/logs/*.out "$(dirname "$st")"/agent-*.out; do
+				[ -f "$f" ] || continue
+				echo "# ${f#"$WORK"/runs/} (last 20 lines):"
+				tail -n 20 "$f" | cut -c1-400 | sed 's/^/#   /'
+			done
+		done
 	fi
 	rm -rf "$WORK"
 }

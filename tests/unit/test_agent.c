@@ -374,7 +374,7 @@ static void test_step_argv_mounts(void **state)
 	/* The same plan with one mount less: the container's process changes. */
 	j = srt_runplan_to_json(p);
 	json_array_remove(json_object_get(json_object_get(j, "runtime"), "mounts"), 2);
-	srt_runplan_init(&old, 0);
+	memset(&old, 0, sizeof(old)); /* srt_runplan_load() initializes it */
 	if (srt_runplan_load(&old, j, &err) < 0)
 		fail_msg("load: %s", err.msg);
 	json_decref(j);
