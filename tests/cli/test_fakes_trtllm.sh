@@ -49,7 +49,9 @@ gone() { # PID SECONDS: wait until PID (not a child of this shell) has exited
 child_of() { # LOG: the PID of the command a rank-0 launcher started (killed on exit)
 	local end=$((SECONDS + 10)) pid=
 	while ((SECONDS < end)); do
-		pid=$(sed -n 's/.*Rank0 Subshell PID: \([0-9]*\).*/\1/p' "$1" | head -n 1)
+		# start() opens the log in the background: it may not exist yet (and a
+		# failed sed would end this set -e -o pipefail script without a word)
+		[[ -f $1 ]] && pid=$(sed -n 's/.*Rank0 Subshell PID: \([0-9]*\).*/\1/p' "$1" | head -n 1)
 		[[ -n $pid ]] && break
 		sleep 0.05
 	done
