@@ -25,6 +25,23 @@ await() {
 	print -u2 "zsh_complete: no answer from the shell (step $step): ${(q)out[-500,-1]}"
 	exit 3
 }
+# Wait (bounded) until zle is reading again after mark<step>: its
+# zle-line-init hook prints "ready".  Until then the terminal may still be
+# in canonical mode, where the kernel itself would take a typed ^U as
+# "erase the line" and swallow the line and its TAB before zsh saw them.
+await_ready() {
+	local -i i
+	for (( i = 0; i < 1500; i++ )); do
+		[[ $out == *mark$step$'\r'*ready* ]] && return 0
+		if zpty -r -t z chunk; then
+			out+=$chunk
+		else
+			sleep 0.02
+		fi
+	done
+	print -u2 "zsh_complete: zle never came back (step $step): ${(q)out[-500,-1]}"
+	exit 3
+}
 # run CMD: run CMD in the pty's shell and wait until it has finished.
 # (The marker is written lower-cased at run time: the echo of the typed
 # command never contains it.)
@@ -44,7 +61,9 @@ run 'compadd() {
 	for x in $h; do print -r -- "${(L):-CAND}:$x"; done
 	builtin compadd "$@"
 }'
+run 'zle-line-init() { print -rn -- ${(L):-READY} }; zle -N zle-line-init'
 for line in "$@"; do
+	await_ready
 	# Type the line and TAB, then kill the line (^U) and run the marker.
 	step+=1
 	out=''
