@@ -462,7 +462,6 @@ static void default_mounts(struct cctx *cc, struct srt_cluster *c, const struct 
 		srt_arena_alloc(&cc->doc->arena, (v->n ? v->n : 1) * sizeof(struct srt_env_var));
 	for (size_t i = 0; i < v->n; i++) {
 		const struct srt_ynode *k = v->pairs[i].key, *val = v->pairs[i].value;
-		char *dst, *flags;
 		const char *why;
 		bool relative;
 
@@ -470,11 +469,7 @@ static void default_mounts(struct cctx *cc, struct srt_cluster *c, const struct 
 			cerr(cc, val, "default_mounts", "%s: must be a container path", k->str);
 			continue;
 		}
-		dst = srt_arena_strdup(&cc->doc->arena, val->str);
-		flags = strchr(dst, ':');
-		if (flags)
-			*flags++ = '\0';
-		why = srt_mount_problem(k->str, dst, flags, &relative);
+		why = srt_mount_problem(k->str, val->str, &relative);
 		if (why) {
 			cerr(cc, k, "default_mounts", "%s: %s", k->str, why);
 			continue;

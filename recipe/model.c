@@ -184,19 +184,22 @@ static bool mount_text_ok(const char *s)
 	return *s != '\0';
 }
 
-const char *srt_mount_problem(const char *src, const char *dst, const char *flags,
-			      bool *relative_src)
+const char *srt_mount_problem(const char *src, const char *target, bool *relative_src)
 {
+	size_t dlen = target ? strcspn(target, ":") : 0;
+	const char *flags = target && target[dlen] ? target + dlen + 1 : NULL;
+
 	*relative_src = false;
-	if (!src || !dst || !mount_text_ok(src) || !mount_text_ok(dst) ||
-	    (flags && !mount_text_ok(flags)))
+	if (!src || !target || !mount_text_ok(src) || !mount_text_ok(target) || dlen == 0 ||
+	    (flags && !*flags))
 		return "a mount is SOURCE:DESTINATION[:FLAGS], each part non-empty, without ',' "
 		       "(pyxis separates mounts with it) or control characters";
-	if (strchr(src, ':') || strchr(dst, ':'))
+	if (strchr(src, ':') || (flags && strchr(flags, ':')))
 		return "a mount is SOURCE:DESTINATION[:FLAGS]; a path cannot hold ':'";
-	if (dst[0] != '/')
+	if (target[0] != '/')
 		return "the destination must be an absolute path in the container";
-	if (!strcmp(dst, "/logs") || !strcmp(dst, "/model"))
+	if ((dlen == 5 && !strncmp(target, "/logs", 5)) ||
+	    (dlen == 6 && !strncmp(target, "/model", 6)))
 		return "srtctl mounts the log directory at /logs and the model at /model; choose "
 		       "another destination";
 	for (const char *f = flags; f && *f;) {

@@ -292,12 +292,12 @@ const struct srt_env_var *srt_env_find(const struct srt_env *env, const char *na
 bool srt_recipe_doc_is_v1(const struct srt_ynode *root);
 
 /*
- * What is wrong with the container mount SRC:DST (FLAGS may be NULL) as
- * pyxis's --container-mounts takes it, or NULL when nothing is.  A source
- * that is not an absolute path is allowed (pyxis resolves it on the node)
- * and reported through *relative_src (a placeholder left in?).
+ * What is wrong with the container mount SRC:TARGET, TARGET being
+ * "DESTINATION[:FLAGS]", as pyxis's --container-mounts takes it, or NULL
+ * when nothing is.  A source that is not an absolute path is allowed (pyxis
+ * resolves it on the node) and reported through *relative_src (a
+ * placeholder left in?).
  */
-const char *srt_mount_problem(const char *src, const char *dst, const char *flags,
-			      bool *relative_src);
+const char *srt_mount_problem(const char *src, const char *target, bool *relative_src);
 
 #endif

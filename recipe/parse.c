@@ -1510,16 +1510,12 @@ static void parse_health_check(struct pctx *c, struct srt_recipe *r, const struc
 
 /* One mount of extra_mount (spec "SRC:DST[:FLAGS]") or container_mounts (src: "DST[:FLAGS]"). */
 static void add_mount(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *at,
-		      const char *path, const char *shown, const char *src, const char *rest)
+		      const char *path, const char *shown, const char *src, const char *target)
 {
-	char *dst = srt_arena_strdup(c->a, rest ? rest : "");
-	char *flags = strchr(dst, ':');
 	const char *why;
 	bool relative;
 
-	if (flags)
-		*flags++ = '\0';
-	why = srt_mount_problem(src, dst, flags, &relative);
+	why = srt_mount_problem(src, target, &relative);
 	if (why) {
 		err(c, at, path, "'%s': %s", shown, why);
 		return;
@@ -1530,10 +1526,8 @@ static void add_mount(struct pctx *c, struct srt_recipe *r, const struct srt_yno
 		     "expands nothing in it, and pyxis will fail to mount it if the node has no "
 		     "such path",
 		     src);
-	r->mounts.v[r->mounts.n++] = (struct srt_env_var){
-		srt_arena_printf(c->a, "%s:%s%s%s", src, dst, flags ? ":" : "", flags ? flags : ""),
-		NULL, at
-	};
+	r->mounts.v[r->mounts.n++] =
+		(struct srt_env_var){ srt_arena_printf(c->a, "%s:%s", src, target), NULL, at };
 }
 
 /* extra_mount (a list of "SRC:DST[:FLAGS]") and container_mounts (SRC: DST), in that order. */
