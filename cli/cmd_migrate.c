@@ -41,7 +41,10 @@ static const char usage_text[] =
 	"(kind: Campaign): the recipe is its template, each sweep parameter an axis at\n"
 	"the paths where \"{name}\" stands, benchmark isl/osl/concurrencies its load;\n"
 	"`srtctl apply` runs it as one job per combination. A sweep a campaign cannot\n"
-	"say (a placeholder inside a longer string, in a variant file) is refused.\n"
+	"say (a placeholder inside a longer string, a swept benchmark setting) is\n"
+	"written as a variant file instead: zip_override_sweep holds one variant per\n"
+	"combination, each one job, as srt-slurm ran them (with a warning saying why).\n"
+	"A sweep in a variant file's section is refused.\n"
 	"Where v1 meant something v2 cannot say (a vLLM connector srt-slurm passed\n"
 	"verbatim), migrate refuses: exit 1, nothing written. Where\n"
 	"the v2 spelling differs (env precedence, connector flags, master flags and\n"
@@ -261,23 +264,47 @@ static int write_backup(const char *path, const char *data, size_t len, mode_t m
 /*
  * A recipe with srt-slurm's `sweep:` becomes a campaign (kind: Campaign)
  * whose template is the recipe: write it to `out` and check it as `apply`
- * would (parse and expand every deployment).  Returns 0 (with *valid), or
- * -1 when the sweep cannot be expressed (errors in d; nothing written).
+ * would (parse and expand every deployment).  Returns 0 (with *valid).  When
+ * a campaign cannot say the sweep, returns 1 with *variants set to the
+ * variant file that runs one job per combination as srt-slurm did (the
+ * caller writes and checks it as a migrated recipe), or -1 when neither can
+ * (errors in d; nothing written).
  */
 static int sweep_campaign(struct migrate_opts *o, const char *path, struct srt_ydoc *doc,
 			  const struct srt_ynode *root, struct srt_buf *out, bool *valid,
-			  struct srt_diags *d)
+			  struct srt_diags *d, struct srt_ynode **variants)
 {
 	const char *display = !strcmp(path, "-") ? "<stdin>" : path;
 	struct srt_campaign_plan plan = { 0 };
 	struct srt_ydoc *check = NULL;
 	struct srt_campaign *c;
 	struct srt_ynode *camp;
+	struct srt_diags cd;
 	char *checked_name;
 
-	camp = srt_campaign_from_sweep(doc, root, display, d);
-	if (!camp)
-		return -1;
+	srt_diags_init(&cd);
+	camp = srt_campaign_from_sweep(doc, root, display, &cd);
+	if (!camp) {
+		const struct srt_diag *why = NULL;
+
+		for (size_t i = 0; i < cd.n && !why; i++)
+			if (cd.items[i].level == SRT_DIAG_ERROR)
+				why = &cd.items[i];
+		*variants = srt_sweep_as_variants(doc, root, display, d);
+		if (*variants && why)
+			srt_diags_add(d, SRT_DIAG_WARNING, why->file, why->line, why->col, "sweep",
+				      "written as a variant file, not a campaign, because a "
+				      "campaign cannot say this sweep (%s): zip_override_sweep "
+				      "holds one variant per combination, each one job running "
+				      "the recipe's own benchmark, as srt-slurm submitted them",
+				      why->msg);
+		srt_diags_release(&cd);
+		return *variants ? 1 : -1;
+	}
+	for (size_t i = 0; i < cd.n; i++)
+		srt_diags_add(d, cd.items[i].level, cd.items[i].file, cd.items[i].line,
+			      cd.items[i].col, cd.items[i].path, "%s", cd.items[i].msg);
+	srt_diags_release(&cd);
 	srt_buf_printf(out,
 		       "# A campaign written by srtctl migrate from %s, whose 'sweep:' made\n"
 		       "# srt-slurm submit one job per combination: each combination is a\n"
@@ -303,7 +330,8 @@ static int migrate_bytes(struct migrate_opts *o, const char *path, const struct 
 			 struct srt_buf *out, bool *valid)
 {
 	const char *display = !strcmp(path, "-") ? "<stdin>" : path;
-	struct srt_ydoc *v1 = NULL, *v2 = NULL;
+	struct srt_ydoc *v1 = NULL, *v2 = NULL, *res;
+	struct srt_ynode *variants = NULL;
 	struct srt_compiled comp = { 0 };
 	struct srt_diags d;
 	char *checked_name = NULL;
@@ -316,20 +344,36 @@ static int migrate_bytes(struct migrate_opts *o, const char *path, const struct 
 		goto out;
 	if (v1->root && v1->root->kind == SRT_Y_MAP && srt_ynode_get(v1->root, "sweep") &&
 	    !srt_recipe_doc_is_v1(v1->root) && !srt_variants_is_variant_doc(v1->root)) {
-		/* A v2 recipe with a sweep: only the campaign is written. */
-		rc = sweep_campaign(o, path, v1, v1->root, out, valid, &d);
-		goto out;
+		/* A v2 recipe with a sweep: only the campaign (or variants) is written. */
+		rc = sweep_campaign(o, path, v1, v1->root, out, valid, &d, &variants);
+		if (rc != 1)
+			goto out;
+		res = v1;
+	} else {
+		v2 = srt_migrate_v1(v1, &d);
+		if (!v2)
+			goto out;
+		res = v2;
+		if (v2->root && srt_ynode_get(v2->root, "sweep")) {
+			rc = sweep_campaign(o, path, v2, v2->root, out, valid, &d, &variants);
+			if (rc != 1)
+				goto out;
+		}
 	}
-	v2 = srt_migrate_v1(v1, &d);
-	if (!v2)
-		goto out;
-	if (v2->root && srt_ynode_get(v2->root, "sweep")) {
-		rc = sweep_campaign(o, path, v2, v2->root, out, valid, &d);
-		goto out;
+	rc = -1;
+	if (variants) {
+		res->root = variants;
+		srt_buf_printf(
+			out,
+			"# Written by srtctl migrate from %s, whose 'sweep:' made srt-slurm\n"
+			"# submit one job per combination: each is a variant here\n"
+			"# (zip_override_sweep), one job each.\n",
+			!strcmp(path, "-") ? "stdin" : base_name(path));
+	} else {
+		srt_buf_printf(out, "# Migrated to the v2 layout by srtctl migrate from %s.\n",
+			       !strcmp(path, "-") ? "stdin" : base_name(path));
 	}
-	srt_buf_printf(out, "# Migrated to the v2 layout by srtctl migrate from %s.\n",
-		       !strcmp(path, "-") ? "stdin" : base_name(path));
-	if (srt_yemit(v2->root, out) != 0) {
+	if (srt_yemit(res->root, out) != 0) {
 		srt_diags_add(&d, SRT_DIAG_ERROR, display, 0, 0, NULL,
 			      "cannot write the migrated recipe as YAML (nested deeper than %u "
 			      "levels, or a string that is not UTF-8); simplify the recipe",

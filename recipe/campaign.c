@@ -1434,47 +1434,67 @@ static void sweep_load(struct sweep_ctx *sc, struct srt_ynode *camp, const struc
 	srt_ynode_map_set(sc->out, camp, "benchmark", b);
 }
 
+/*
+ * A recipe's srt-slurm sweep: its parameters ({name: [values]}, the plain
+ * form or sweep.parameters) and mode ("grid" for the plain form, "zip" by
+ * default for {mode, parameters}).  False after adding errors to d.
+ */
+static bool sweep_read(const struct srt_ynode *recipe, const char *file, struct srt_diags *d,
+		       const struct srt_ynode **params, const char **mode)
+{
+	const struct srt_ynode *sweep = srt_ynode_get(recipe, "sweep");
+	bool ok = true;
+
+	*params = sweep;
+	*mode = "grid";
+	if (!sweep || sweep->kind != SRT_Y_MAP || !sweep->n) {
+		srt_diags_add(d, SRT_DIAG_ERROR, file, sweep ? sweep->line : 1,
+			      sweep ? sweep->col : 1, "sweep",
+			      "'sweep' must be a mapping {parameter: [values]}");
+		return false;
+	}
+	if (srt_ynode_get(sweep, "parameters")) {
+		/* srt-slurm's SweepConfig: {mode: zip|grid, parameters: {...}} */
+		*params = srt_ynode_get(sweep, "parameters");
+		*mode = srt_ynode_str(srt_ynode_get(sweep, "mode"));
+		*mode = *mode ? *mode : "zip";
+		if ((*params)->kind != SRT_Y_MAP || !(*params)->n ||
+		    (strcmp(*mode, "zip") && strcmp(*mode, "grid"))) {
+			srt_diags_add(
+				d, SRT_DIAG_ERROR, file, sweep->line, sweep->col, "sweep",
+				"sweep.parameters must be a mapping and sweep.mode zip or grid");
+			return false;
+		}
+	}
+	for (size_t i = 0; i < (*params)->n; i++) {
+		const struct srt_ynode *v = (*params)->pairs[i].value;
+
+		if (v->kind != SRT_Y_SEQ || !v->n) {
+			srt_diags_add(d, SRT_DIAG_ERROR, file, v->line, v->col, "sweep",
+				      "sweep parameter '%s' must be a non-empty list of values",
+				      (*params)->pairs[i].key->str);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
 struct srt_ynode *srt_campaign_from_sweep(struct srt_ydoc *out, const struct srt_ynode *recipe,
 					  const char *file, struct srt_diags *diags)
 {
 	struct sweep_ctx sc = { out, diags, file, NULL, 0 };
-	const struct srt_ynode *sweep = srt_ynode_get(recipe, "sweep"), *params = sweep;
+	const struct srt_ynode *params;
 	const struct srt_ynode *bench = srt_ynode_get(recipe, "benchmark"), *conc = NULL;
-	const char *mode = "grid", *name = srt_ynode_str(srt_ynode_get(recipe, "name"));
+	const char *mode, *name = srt_ynode_str(srt_ynode_get(recipe, "name"));
 	struct srt_ynode *camp, *tmpl, *deps, *grid, *zips;
 	size_t before = diags->nerrors;
 
-	if (!sweep || sweep->kind != SRT_Y_MAP || !sweep->n) {
-		srt_diags_add(diags, SRT_DIAG_ERROR, file, sweep ? sweep->line : 1,
-			      sweep ? sweep->col : 1, "sweep",
-			      "'sweep' must be a mapping {parameter: [values]}");
+	if (!sweep_read(recipe, file, diags, &params, &mode))
 		return NULL;
-	}
-	if (srt_ynode_get(sweep, "parameters")) {
-		/* srt-slurm's SweepConfig: {mode: zip|grid, parameters: {...}} */
-		params = srt_ynode_get(sweep, "parameters");
-		mode = srt_ynode_str(srt_ynode_get(sweep, "mode"));
-		mode = mode ? mode : "zip";
-		if (!params || params->kind != SRT_Y_MAP ||
-		    (strcmp(mode, "zip") && strcmp(mode, "grid"))) {
-			srt_diags_add(
-				diags, SRT_DIAG_ERROR, file, sweep->line, sweep->col, "sweep",
-				"sweep.parameters must be a mapping and sweep.mode zip or grid");
-			return NULL;
-		}
-	}
 	sc.uses = srt_arena_alloc(&out->arena, params->n * sizeof(*sc.uses));
 	for (size_t i = 0; i < params->n; i++) {
-		const struct srt_ynode *v = params->pairs[i].value;
-
-		if (v->kind != SRT_Y_SEQ || !v->n) {
-			srt_diags_add(diags, SRT_DIAG_ERROR, file, v->line, v->col, "sweep",
-				      "sweep parameter '%s' must be a non-empty list of values",
-				      params->pairs[i].key->str);
-			continue;
-		}
 		sc.uses[sc.nuses].key = params->pairs[i].key->str;
-		sc.uses[sc.nuses++].values = v;
+		sc.uses[sc.nuses++].values = params->pairs[i].value;
 	}
 	sweep_scan(&sc, recipe, "");
 	for (size_t u = 0; u < sc.nuses; u++) {
@@ -1559,4 +1579,219 @@ struct srt_ynode *srt_campaign_from_sweep(struct srt_ydoc *out, const struct srt
 	}
 	sweep_load(&sc, camp, bench, conc);
 	return diags->nerrors == before ? camp : NULL;
+}
+
+/* ---- srt-slurm's sweep: as a variant file ---- */
+
+#define SWEEP_MAX_JOBS 1000
+
+struct sweep_jobs {
+	struct srt_ydoc *out;
+	const struct srt_ynode *params; /* {name: [values]} */
+	size_t njobs;
+	size_t *pick; /* njobs x params->n: the value index of each parameter per job */
+	bool *used;   /* per parameter */
+};
+
+/* The text a value takes inside a longer string, or NULL for a list or mapping. */
+static const char *sweep_text(const struct srt_ynode *v)
+{
+	return v->kind == SRT_Y_SCALAR && v->str ? v->str : NULL;
+}
+
+/* Does any scalar under n hold a {parameter}? */
+static bool sweep_holds(struct sweep_jobs *sj, const struct srt_ynode *n)
+{
+	if (n->kind != SRT_Y_SCALAR) {
+		for (size_t i = 0; i < n->n; i++)
+			if (sweep_holds(sj, n->kind == SRT_Y_MAP ? n->pairs[i].value : n->items[i]))
+				return true;
+		return false;
+	}
+	for (size_t p = 0; n->str && p < sj->params->n; p++)
+		if (strstr(n->str, srt_arena_printf(&sj->out->arena, "{%s}",
+						    sj->params->pairs[p].key->str)))
+			return true;
+	return false;
+}
+
+/*
+ * n with job j's values substituted: a scalar that is exactly "{name}"
+ * becomes the value itself (typed as written under sweep); "{name}" inside a
+ * longer string is replaced by the value's text, as srt-slurm does.
+ */
+static struct srt_ynode *sweep_subst(struct sweep_jobs *sj, const struct srt_ynode *n, size_t j,
+				     const char *file, const char *path, struct srt_diags *d)
+{
+	struct srt_ynode *o;
+	struct srt_buf b;
+	bool changed = false;
+
+	if (n->kind == SRT_Y_MAP || n->kind == SRT_Y_SEQ) {
+		o = n->kind == SRT_Y_MAP ? srt_ynode_new_map(sj->out) : srt_ynode_new_seq(sj->out);
+		o->line = n->line;
+		o->col = n->col;
+		for (size_t i = 0; i < n->n; i++) {
+			if (n->kind == SRT_Y_MAP)
+				srt_ynode_map_set(sj->out, o, n->pairs[i].key->str,
+						  sweep_subst(sj, n->pairs[i].value, j, file, path,
+							      d));
+			else
+				srt_ynode_seq_push(sj->out, o,
+						   sweep_subst(sj, n->items[i], j, file, path, d));
+		}
+		return o;
+	}
+	if (!n->str)
+		return (struct srt_ynode *)n;
+	for (size_t p = 0; p < sj->params->n; p++) {
+		const struct srt_ynode *v =
+			sj->params->pairs[p].value->items[sj->pick[j * sj->params->n + p]];
+		const char *ph =
+			srt_arena_printf(&sj->out->arena, "{%s}", sj->params->pairs[p].key->str);
+
+		if (!strstr(n->str, ph))
+			continue;
+		sj->used[p] = true;
+		if (!strcmp(n->str, ph))
+			return (struct srt_ynode *)v;
+	}
+	srt_buf_init(&b);
+	for (const char *s = n->str; *s;) {
+		size_t p = 0, klen = 0;
+
+		for (; *s == '{' && p < sj->params->n; p++) {
+			klen = strlen(sj->params->pairs[p].key->str);
+			if (!strncmp(s + 1, sj->params->pairs[p].key->str, klen) &&
+			    s[1 + klen] == '}')
+				break;
+		}
+		if (*s != '{' || p == sj->params->n) {
+			srt_buf_putc(&b, *s++);
+			continue;
+		}
+		const struct srt_ynode *v =
+			sj->params->pairs[p].value->items[sj->pick[j * sj->params->n + p]];
+
+		if (!sweep_text(v)) {
+			srt_diags_add(d, SRT_DIAG_ERROR, file, v->line, v->col, path,
+				      "sweep parameter '%s' has %s here, substituted inside the "
+				      "string '%s' (at %s); only a number or a string can stand "
+				      "inside a string: make this value a number or a string",
+				      sj->params->pairs[p].key->str, srt_ynode_describe(v), n->str,
+				      path);
+			break;
+		}
+		srt_buf_puts(&b, sweep_text(v));
+		s += klen + 2;
+		changed = true;
+	}
+	o = changed ? srt_ynode_new_str(sj->out,
+					srt_arena_strdup(&sj->out->arena, b.data ? b.data : ""),
+					n->plain) :
+		      (struct srt_ynode *)n;
+	srt_buf_release(&b);
+	return o;
+}
+
+/*
+ * The zip section's mirror of `n`: for every subtree holding a placeholder,
+ * the list of its per-job values at the deepest path a deep merge can set
+ * (a mapping key; lists replace whole, so a list holding a placeholder is
+ * one value).  NULL when nothing under n is swept.
+ */
+static struct srt_ynode *sweep_zip(struct sweep_jobs *sj, const struct srt_ynode *n,
+				   const char *file, const char *path, struct srt_diags *d)
+{
+	struct srt_ynode *o;
+
+	if (!sweep_holds(sj, n))
+		return NULL;
+	if (n->kind == SRT_Y_MAP) {
+		o = srt_ynode_new_map(sj->out);
+		for (size_t i = 0; i < n->n; i++) {
+			const char *k = n->pairs[i].key->str;
+			struct srt_ynode *z;
+
+			if (!*path && !strcmp(k, "sweep"))
+				continue;
+			z = sweep_zip(
+				sj, n->pairs[i].value, file,
+				*path ? srt_arena_printf(&sj->out->arena, "%s.%s", path, k) : k, d);
+			if (z)
+				srt_ynode_map_set(sj->out, o, k, z);
+		}
+		return o->n ? o : NULL;
+	}
+	o = srt_ynode_new_seq(sj->out);
+	for (size_t j = 0; j < sj->njobs; j++)
+		srt_ynode_seq_push(sj->out, o, sweep_subst(sj, n, j, file, path, d));
+	return o;
+}
+
+struct srt_ynode *srt_sweep_as_variants(struct srt_ydoc *out, const struct srt_ynode *recipe,
+					const char *file, struct srt_diags *diags)
+{
+	const struct srt_ynode *sweep = srt_ynode_get(recipe, "sweep"), *params;
+	struct sweep_jobs sj = { out, NULL, 1, NULL, NULL };
+	struct srt_ynode *root, *base, *zip;
+	const char *mode;
+	size_t before = diags->nerrors;
+
+	if (!sweep_read(recipe, file, diags, &params, &mode))
+		return NULL;
+	for (size_t p = 0; p < params->n; p++) {
+		const struct srt_ynode *v = params->pairs[p].value;
+
+		if (!strcmp(mode, "zip") && v->n != params->pairs[0].value->n) {
+			srt_diags_add(diags, SRT_DIAG_ERROR, file, v->line, v->col, "sweep",
+				      "sweep.mode zip needs lists of one length: '%s' has %zu "
+				      "values, '%s' %zu",
+				      params->pairs[p].key->str, v->n, params->pairs[0].key->str,
+				      params->pairs[0].value->n);
+			return NULL;
+		}
+		sj.njobs = !strcmp(mode, "zip") ? v->n : sj.njobs * v->n;
+		if (sj.njobs > SWEEP_MAX_JOBS) {
+			srt_diags_add(diags, SRT_DIAG_ERROR, file, sweep->line, sweep->col, "sweep",
+				      "the sweep makes more than %d jobs; split it",
+				      SWEEP_MAX_JOBS);
+			return NULL;
+		}
+	}
+	sj.params = params;
+	sj.pick = srt_arena_alloc(&out->arena, sj.njobs * params->n * sizeof(*sj.pick));
+	sj.used = srt_arena_alloc(&out->arena, params->n * sizeof(*sj.used));
+	/* srt-slurm's order: zip by index; grid as a product, the last parameter fastest. */
+	for (size_t j = 0; j < sj.njobs; j++)
+		for (size_t p = params->n, rest = j; p-- > 0;) {
+			size_t len = params->pairs[p].value->n;
+
+			sj.pick[j * params->n + p] = !strcmp(mode, "zip") ? j : rest % len;
+			rest /= !strcmp(mode, "zip") ? 1 : len;
+		}
+	base = srt_ynode_new_map(out);
+	for (size_t i = 0; i < recipe->n; i++)
+		if (strcmp(recipe->pairs[i].key->str, "sweep"))
+			srt_ynode_map_set(out, base, recipe->pairs[i].key->str,
+					  recipe->pairs[i].value);
+	zip = sweep_zip(&sj, recipe, file, "", diags);
+	if (diags->nerrors != before)
+		return NULL;
+	if (!zip) {
+		srt_diags_add(diags, SRT_DIAG_ERROR, file, sweep->line, sweep->col, "sweep",
+			      "no value holds a sweep parameter ({name}); remove 'sweep'");
+		return NULL;
+	}
+	for (size_t p = 0; p < params->n; p++)
+		if (!sj.used[p])
+			srt_diags_add(diags, SRT_DIAG_WARNING, file, params->pairs[p].value->line,
+				      params->pairs[p].value->col, "sweep",
+				      "sweep parameter '%s' is used nowhere ('{%s}' appears in no "
+				      "value)",
+				      params->pairs[p].key->str, params->pairs[p].key->str);
+	root = srt_ynode_new_map(out);
+	srt_ynode_map_set(out, root, "base", base);
+	srt_ynode_map_set(out, root, "zip_override_sweep", zip);
+	return root;
 }

@@ -261,4 +261,21 @@ int srt_campaign_parse_concurrency(struct srt_ydoc *doc, const struct srt_ynode 
 struct srt_ynode *srt_campaign_from_sweep(struct srt_ydoc *out, const struct srt_ynode *recipe,
 					  const char *file, struct srt_diags *diags);
 
+/*
+ * srt-slurm's `sweep:` as a variant file, for what a campaign cannot say (a
+ * placeholder inside a longer string, a swept benchmark setting, a benchmark
+ * other than sa-bench): {base: the recipe without sweep, zip_override_sweep:
+ * ...}, one variant (one job) per combination in srt-slurm's order (zip by
+ * index; grid a product, the last parameter varying fastest), each with the
+ * placeholders substituted as srt-slurm does: "{name}" alone takes the value
+ * as typed, inside a longer string its text.  The zip section sets, per
+ * swept path, the list of per-job values (a list holding a placeholder is
+ * one value: deep merge replaces lists whole).  Returns the root (built in
+ * `out`, sharing nodes with `recipe`), or NULL after adding errors to diags
+ * (a malformed sweep, more than 1,000 jobs, no placeholder anywhere, a list
+ * or mapping substituted inside a string).
+ */
+struct srt_ynode *srt_sweep_as_variants(struct srt_ydoc *out, const struct srt_ynode *recipe,
+					const char *file, struct srt_diags *diags);
+
 #endif

@@ -1277,6 +1277,9 @@ static void parse_frontend(struct pctx *c, struct srt_recipe *r, const struct sr
 		{ "num_additional_frontends",
 		  "srtctl runs one frontend process (no nginx in front)" },
 		{ "nginx_container", "srtctl runs no nginx" },
+		{ "use_nginx",
+		  "srtctl runs one frontend process and no nginx; several frontends without nginx "
+		  "(use_nginx: false) are not run" },
 		{ "placement",
 		  "'frontend.placement' is not supported by srtctl: the frontend runs on the head node" },
 		{ "dedicated_node",

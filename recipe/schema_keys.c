@@ -87,6 +87,7 @@ static const char *const frontend_keys[] = {
 	"server_config_extra",
 	"source" /* in srt-slurm's public recipes */,
 	"type",
+	"use_nginx" /* v1 */,
 	"worker_selection",
 	NULL,
 };

@@ -112,11 +112,46 @@ YAML
 run 0 "$SRTCTL" migrate -f sweep2.yaml -o sweep2.campaign.yaml
 run 0 "$SRTCTL" apply -f sweep2.campaign.yaml --dry-run --db "$PWD/s.db"
 grep -q '2 deployments, 4 points (4 new)' out || fail "v2 sweep: $(cat out)"
-# A placeholder inside a longer string cannot be an axis: refused, nothing written.
+# A placeholder inside a longer string cannot be a campaign axis: the sweep is
+# written as a variant file, one job per combination in srt-slurm's order (a
+# grid's last parameter fastest), each value substituted as srt-slurm does.
 sed 's/"{mrr}"/"x{mrr}"/' sweep2.yaml >sweep3.yaml
-run 1 "$SRTCTL" migrate -f sweep3.yaml -o sweep3.campaign.yaml
-grep -q 'holds {mrr} inside a longer value' err || fail "embedded placeholder: $(cat err)"
-[[ ! -e sweep3.campaign.yaml ]] || fail "-o wrote a refused sweep"
+run 0 "$SRTCTL" migrate -f sweep3.yaml -o sweep3.out.yaml
+grep -q 'written as a variant file, not a campaign.*holds {mrr} inside a longer value' err ||
+	fail "embedded placeholder: $(cat err)"
+grep -qx 'zip_override_sweep:' sweep3.out.yaml || fail "no zip section: $(cat sweep3.out.yaml)"
+run 0 "$SRTCTL" validate -f sweep3.out.yaml
+[[ $(grep -c "recipe 's2_sweep_[0-3]' is valid" out) == 4 ]] || fail "4 variants: $(cat out)"
+run 0 "$SRTCTL" dry-run -f sweep3.out.yaml
+grep -o -e "^# Recipe 's2_sweep_[0-9]'" -e '--max-running-requests x[0-9]*' -e '^    concurrencies: [0-9]*' out |
+	tr '\n' ' ' >order
+want="# Recipe 's2_sweep_0' --max-running-requests x16 # Recipe 's2_sweep_1' --max-running-requests x64 "
+want+="# Recipe 's2_sweep_2' --max-running-requests x16 # Recipe 's2_sweep_3' --max-running-requests x64 "
+[[ $(cat order) == "$want" ]] || fail "variant order: $(cat order)"
+sed -n '/^zip_override_sweep:/,$p' sweep3.out.yaml | grep -A4 '^    concurrencies:' | tr -d ' \n' |
+	grep -qx -- 'concurrencies:--4--4--8--8' ||
+	fail "a list holding a placeholder is one value per job: $(cat sweep3.out.yaml)"
+# A swept setting of a custom benchmark (srt-slurm ran it inside each job), zip mode.
+cat >sweep4.yaml <<'YAML'
+name: s4
+engine: sglang
+model: {path: /models/m, container: img}
+roles:
+  agg: {nodes: 1}
+benchmark: {type: custom, command: "bash run.sh", env: {CONC: "{conc}", OUT: "r_c{conc}_{tag}.json"}}
+sweep: {mode: zip, parameters: {conc: [16, 32], tag: [a, b]}}
+YAML
+run 0 "$SRTCTL" migrate -f sweep4.yaml -o sweep4.out.yaml
+grep -q "sweeps the benchmark setting 'benchmark.env.CONC'" err || fail "benchmark sweep: $(cat err)"
+run 0 "$SRTCTL" dry-run -f sweep4.out.yaml
+grep -o -e 'CONC *[0-9]*' -e 'OUT *r_[a-z0-9_]*.json' out | tr -s ' \n' ' ' >order
+[[ $(cat order) == "CONC 16 OUT r_c16_a.json CONC 32 OUT r_c32_b.json " ]] || fail "zip: $(cat order)"
+# What neither can say is refused, nothing written: a list substituted inside a string.
+sed 's/tag: \[a, b\]/tag: [[a], b]/' sweep4.yaml >sweep5.yaml
+run 1 "$SRTCTL" migrate -f sweep5.yaml -o sweep5.out.yaml
+grep -q "sweep parameter 'tag' has a list here, substituted inside the string 'r_c{conc}_{tag}.json' (at benchmark.env.OUT)" err ||
+	fail "list in a string: $(cat err)"
+[[ ! -e sweep5.out.yaml ]] || fail "-o wrote a refused sweep"
 
 # A directory: several files need -o DIR (or --in-place).
 mkdir in

@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "recipe/campaign.h"
 #include "recipe/cluster.h"
 #include "recipe/compile.h"
 #include "recipe/migrate.h"
@@ -132,6 +133,26 @@ static unsigned depth_of(const struct srt_ynode *n, unsigned cap)
 	return d + 1;
 }
 
+/* A root with srt-slurm's sweep: as migrate writes it (a campaign, else a variant file). */
+static void sweep_roundtrip(struct srt_ydoc *doc, const struct srt_ynode *root)
+{
+	struct srt_diags diags;
+	struct srt_ynode *out;
+	struct srt_buf text;
+
+	if (!root || root->kind != SRT_Y_MAP || !srt_ynode_get(root, "sweep"))
+		return;
+	srt_diags_init(&diags);
+	srt_buf_init(&text);
+	out = srt_campaign_from_sweep(doc, root, "fuzz.yaml", &diags);
+	if (!out)
+		out = srt_sweep_as_variants(doc, root, "fuzz.yaml", &diags);
+	if (out && srt_yemit(out, &text) == 0)
+		compile_and_render(text.data, text.len, "swept.yaml");
+	srt_buf_release(&text);
+	srt_diags_release(&diags);
+}
+
 /* v1 input: migrate, emit, and check that the emitted text parses again. */
 static void migrate_roundtrip(const char *data, size_t size)
 {
@@ -145,14 +166,17 @@ static void migrate_roundtrip(const char *data, size_t size)
 	doc = srt_ydoc_parse(data, size, "fuzz.yaml", &diags);
 	if (!doc || !doc->root)
 		goto out;
-	if (!srt_recipe_doc_is_v1(doc->root) && !srt_variants_is_variant_doc(doc->root))
+	if (!srt_recipe_doc_is_v1(doc->root) && !srt_variants_is_variant_doc(doc->root)) {
+		sweep_roundtrip(doc, doc->root);
 		goto out;
+	}
 	if (depth_of(doc->root, SRT_YAML_MAX_DEPTH) > SRT_YAML_MAX_DEPTH - 8)
 		goto out;
 
 	v2 = srt_migrate_v1(doc, &diags);
 	if (!v2 || !v2->root)
 		goto out;
+	sweep_roundtrip(v2, v2->root);
 	if (srt_yemit(v2->root, &out) != 0)
 		goto out;
 

@@ -297,6 +297,11 @@ static const struct {
 	{ "frontend:\n  enable_multiple_frontends: true\n", 0, 1,
 	  "r.yaml:12:30: warning: frontend.enable_multiple_frontends: srtctl runs one frontend "
 	  "process (no nginx in front); ignored (kept in the spec for srt-slurm)" },
+	/* use_nginx: a key of srt-slurm's v1-era frontend stage (not in the 2.0 schema) */
+	{ "frontend:\n  use_nginx: false\n", 0, 1,
+	  "r.yaml:12:3: warning: frontend.use_nginx: srtctl runs one frontend process and no "
+	  "nginx; several frontends without nginx (use_nginx: false) are not run; ignored (kept "
+	  "in the spec for srt-slurm)" },
 	/* false is what srtctl does: no warning, so the first line >= 11 is the error */
 	{ "frontend:\n  enable_multiple_frontends: false\n  typ: x\n", 1, 0,
 	  "r.yaml:13:3: frontend.typ: unknown key 'typ'; did you mean 'type'?" },
