@@ -188,6 +188,8 @@ const char *srt_mount_problem(const char *src, const char *target, bool *relativ
 {
 	size_t dlen = target ? strcspn(target, ":") : 0;
 	const char *flags = target && target[dlen] ? target + dlen + 1 : NULL;
+	/* pyxis mounts a tmpfs for the source "tmpfs"; its flags are tmpfs options (size=...). */
+	bool tmpfs = src && !strcmp(src, "tmpfs");
 
 	*relative_src = false;
 	if (!src || !target || !mount_text_ok(src) || !mount_text_ok(target) || dlen == 0 ||
@@ -202,7 +204,7 @@ const char *srt_mount_problem(const char *src, const char *target, bool *relativ
 	    (dlen == 6 && !strncmp(target, "/model", 6)))
 		return "srtctl mounts the log directory at /logs and the model at /model; choose "
 		       "another destination";
-	for (const char *f = flags; f && *f;) {
+	for (const char *f = tmpfs ? NULL : flags; f && *f;) {
 		size_t n = strcspn(f, "+");
 
 		if (!mount_flag_ok(f, n))
@@ -211,6 +213,6 @@ const char *srt_mount_problem(const char *src, const char *target, bool *relativ
 			       "with '+')";
 		f += n + (f[n] ? 1 : 0);
 	}
-	*relative_src = src[0] != '/';
+	*relative_src = !tmpfs && src[0] != '/';
 	return NULL;
 }

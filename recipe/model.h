@@ -294,9 +294,10 @@ bool srt_recipe_doc_is_v1(const struct srt_ynode *root);
 /*
  * What is wrong with the container mount SRC:TARGET, TARGET being
  * "DESTINATION[:FLAGS]", as pyxis's --container-mounts takes it, or NULL
- * when nothing is.  A source that is not an absolute path is allowed (pyxis
- * resolves it on the node) and reported through *relative_src (a
- * placeholder left in?).
+ * when nothing is.  The source "tmpfs" is a tmpfs (its flags are tmpfs
+ * options such as size=100%, passed on to enroot).  Another source that is
+ * not an absolute path is allowed (pyxis resolves it on the node) and
+ * reported through *relative_src (a placeholder left in?).
  */
 const char *srt_mount_problem(const char *src, const char *target, bool *relative_src);
 
