@@ -415,6 +415,57 @@ static bool in_container(const struct srt_cluster *c, const char *image)
 	return c && c->container_runtime == SRT_CRT_PYXIS && image;
 }
 
+/* s with every "{key}" replaced by val (s itself when there is none). */
+static const char *replace_all(struct srt_arena *a, const char *s, const char *key, const char *val)
+{
+	struct srt_buf b;
+	const char *p, *q, *res;
+
+	if (!strstr(s, key))
+		return s;
+	srt_buf_init(&b);
+	for (p = s; (q = strstr(p, key)); p = q + strlen(key)) {
+		srt_buf_append(&b, p, (size_t)(q - p));
+		srt_buf_puts(&b, val);
+	}
+	srt_buf_puts(&b, p);
+	res = srt_arena_strdup(a, b.data);
+	srt_buf_release(&b);
+	return res;
+}
+
+/*
+ * srt-slurm's per-worker env templates in the recipe's values: {node} is
+ * the hostname of the node the process runs on, {node_id} that node's index
+ * among the job's worker nodes (0-based; a dedicated infra node is not one).
+ * `self_ip` names the node (its IP placeholder); a role's table without a
+ * node (SRT_PH_WORKER_IP) shows <worker_node> and <worker_node_id>.
+ */
+static void env_node_templates(struct srt_renv *e, struct srt_arena *a, const struct srt_layout *l,
+			       const char *self_ip)
+{
+	const char *host = "<worker_node>", *id = "<worker_node_id>";
+
+	for (size_t i = 0, k = 0; i < l->nnodes; i++) {
+		if (l->nodes[i].ip && !strcmp(l->nodes[i].ip, self_ip)) {
+			host = l->nodes[i].host;
+			id = srt_arena_printf(a, "%zu", k);
+			break;
+		}
+		k += !l->nodes[i].dedicated;
+	}
+	for (size_t i = 0; i < e->n; i++) {
+		struct srt_renv_var *v = &e->v[i];
+		const char *was = v->value;
+
+		if (v->owner != SRT_OWNER_RECIPE || !was)
+			continue;
+		v->value = replace_all(a, replace_all(a, was, "{node}", host), "{node_id}", id);
+		/* The hostname placeholder is bound by the agent. */
+		v->runtime = v->runtime || strstr(was, "{node}");
+	}
+}
+
 void srt_render_role_env(struct srt_renv *out, struct srt_arena *a, const struct srt_recipe *r,
 			 const struct srt_cluster *c, const struct srt_layout *l,
 			 enum srt_role_kind role, const char *self_ip)
@@ -425,6 +476,7 @@ void srt_render_role_env(struct srt_renv *out, struct srt_arena *a, const struct
 	memset(out, 0, sizeof(*out));
 	env_layer(out, a, &r->environment, "environment");
 	env_layer(out, a, &ro->env, srt_arena_printf(a, "roles.%s.env", srt_role_name(role)));
+	env_node_templates(out, a, l, self_ip);
 	if (!ep.master)
 		return;
 	env_stamp(out, a, "MOONCAKE_MASTER", ep.addr, ep.why, ep.runtime);

@@ -93,6 +93,16 @@ static void assert_penv(const struct srt_runplan_proc *pr, const char *name, con
 	fail_msg("%s has no %s", pr->name, name);
 }
 
+/* Is a plan process's variable marked for the agent to substitute? */
+static bool penv_runtime(const struct srt_runplan_proc *pr, const char *name)
+{
+	for (size_t i = 0; i < pr->nenv; i++)
+		if (!strcmp(pr->env_names[i], name))
+			return pr->env_runtime[i];
+	fail_msg("%s has no %s", pr->name, name);
+	return false;
+}
+
 static bool penv_has(const struct srt_runplan_proc *pr, const char *name)
 {
 	for (size_t i = 0; i < pr->nenv; i++)
@@ -814,6 +824,68 @@ static void test_plan_order_and_logs(void **state)
 	srt_plan_free(p);
 }
 
+/*
+ * srt-slurm's per-worker env templates: {node} is the process's node
+ * (its hostname placeholder, bound by the agent), {node_id} that node's
+ * index among the worker nodes (the dedicated infra node is not one).
+ */
+static void test_plan_env_node_templates(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(
+		f,
+		"engine: sglang\n"
+		"environment: {A: 'h={node} i={node_id}', B: '{nodes}'}\n"
+		"roles:\n"
+		"  prefill: {nodes: 1, env: {C: '{node_id}'},\n"
+		"            args: {disaggregation-transfer-backend: mooncake}}\n"
+		"  decode: {nodes: 2, args: {disaggregation-transfer-backend: mooncake}}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master, placement: {node: dedicated}}\n");
+	struct srt_plan *p = srt_plan_build(r, &f->cl, &f->d);
+	const char *hosts[] = { "n1", "n2", "n3", "n4" };
+	const char *ips[] = { "10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4" };
+	struct srt_error err = { 0 };
+	struct srt_runplan back;
+	struct srt_renv e;
+	int bound = 0;
+	json_t *j;
+
+	assert_non_null(p);
+	for (size_t i = 0; i < p->run.nprocs; i++) {
+		const struct srt_runplan_proc *pr = &p->run.procs[i];
+
+		if (!strcmp(pr->name, "prefill_0")) {
+			assert_penv(pr, "A", "h=<prefill_node_0> i=0", SRT_OWNER_RECIPE,
+				    "environment");
+			assert_penv(pr, "C", "0", SRT_OWNER_RECIPE, "roles.prefill.env");
+			assert_true(penv_runtime(pr, "A"));
+			assert_false(penv_runtime(pr, "C"));
+		} else if (!strcmp(pr->name, "decode_0_<decode_node_1>")) {
+			assert_penv(pr, "A", "h=<decode_node_1> i=2", SRT_OWNER_RECIPE, NULL);
+			assert_penv(pr, "B", "{nodes}", SRT_OWNER_RECIPE, NULL);
+		}
+	}
+	/* The agent binds the hostname. */
+	j = srt_runplan_to_json(&p->run);
+	assert_int_equal(srt_runplan_load(&back, j, &err), 0);
+	assert_int_equal(srt_runplan_bind(&back, hosts, ips, 4, "/logs", &err), 0);
+	for (size_t i = 0; i < back.nprocs; i++)
+		for (size_t k = 0; k < back.procs[i].nenv; k++)
+			if (!strcmp(back.procs[i].name, "decode_0_n3") &&
+			    !strcmp(back.procs[i].env_names[k], "A")) {
+				assert_string_equal(back.procs[i].env_values[k], "h=n3 i=2");
+				bound++;
+			}
+	assert_int_equal(bound, 1);
+	srt_runplan_release(&back);
+	json_decref(j);
+	/* A role's table names no node. */
+	srt_render_role_env(&e, &f->a, r, &f->cl, &p->layout, SRT_ROLE_PREFILL, SRT_PH_WORKER_IP);
+	assert_env(&e, "A", "h=<worker_node> i=<worker_node_id>", SRT_OWNER_RECIPE, NULL);
+	srt_plan_free(p);
+}
+
 static void test_plan_multinode_worker(void **state)
 {
 	struct fx *f = *state;
@@ -1158,6 +1230,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_layout, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_layout_refs, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_order_and_logs, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_env_node_templates, fx_setup,
+						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_multinode_worker, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_trtllm_mpi_step, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_trtllm_serve_orchestrator, fx_setup,
