@@ -162,11 +162,20 @@ static void check_keys(struct pctx *c, const struct srt_ynode *map, const char *
 			continue;
 		}
 		sugg = srt_did_you_mean(key, allowed);
+		if (!sugg)
+			sugg = srt_did_you_mean(key, srt_schema_keys(section, NULL));
 		if (sugg) {
 			err(c, k, kpath, "unknown key '%s'; did you mean '%s'?", key, sugg);
 		} else {
 			join_list(list, sizeof(list), allowed);
-			err(c, k, kpath, "unknown key '%s'; expected one of: %s", key, list);
+			if (*srt_schema_keys(section, NULL))
+				err(c, k, kpath,
+				    "unknown key '%s'; srtctl reads %s here, and keeps (ignoring "
+				    "them) the other keys srt-slurm's schema has here",
+				    key, list);
+			else
+				err(c, k, kpath, "unknown key '%s'; expected one of: %s", key,
+				    list);
 		}
 	}
 }

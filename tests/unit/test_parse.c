@@ -312,6 +312,14 @@ static const struct {
 	{ "frontend:\n  enable_multiple_frontends: true\n", 0, 1,
 	  "r.yaml:12:30: warning: frontend.enable_multiple_frontends: srtctl runs one frontend "
 	  "process (no nginx in front); ignored (kept in the spec for srt-slurm)" },
+	/* unknown to both: srtctl's keys listed; a near miss of srt-slurm's key suggested */
+	{ "frontend:\n  zzzqqq: 1\n", 1, 0,
+	  "r.yaml:12:3: frontend.zzzqqq: unknown key 'zzzqqq'; srtctl reads type, command, args, "
+	  "env, port, ctx_router, gen_router, server_config_extra, enable_multiple_frontends "
+	  "here, and keeps (ignoring them) the other keys srt-slurm's schema has here" },
+	{ "frontend:\n  nginx_containr: x\n", 1, 0,
+	  "r.yaml:12:3: frontend.nginx_containr: unknown key 'nginx_containr'; did you mean "
+	  "'nginx_container'?" },
 	/* use_nginx: a key of srt-slurm's v1-era frontend stage (not in the 2.0 schema) */
 	{ "frontend:\n  use_nginx: false\n", 0, 1,
 	  "r.yaml:12:3: warning: frontend.use_nginx: srtctl runs one frontend process and no "
