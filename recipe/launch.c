@@ -505,6 +505,60 @@ static void vllm_worker(struct srt_launch *o, struct srt_arena *a, const struct 
 	}
 }
 
+/*
+ * Dynamo's mocker (`python3 -m dynamo.mocker`), as srt-slurm renders it:
+ * the model, the role, a prefill's bootstrap ports, then the engine knobs
+ * (srt_mocker_knobs(): six always, the rest when set to a non-default).
+ */
+static void mocker_worker(struct srt_launch *o, struct srt_arena *a, const struct srt_recipe *r,
+			  const struct srt_lworker *w, const char *model, const char *mwhy)
+{
+	const struct srt_mocker_knob *k = srt_mocker_knobs();
+
+	if (model)
+		flag(o, a, "--model-path", model, mwhy, false);
+	if (w->role != SRT_ROLE_AGG)
+		flag(o, a, "--disaggregation-mode", srt_role_name(w->role), "the worker's role",
+		     false);
+	if (w->role == SRT_ROLE_PREFILL) {
+		/* One port per engine of the process (engine.num_workers). */
+		int n = 1, base;
+
+		for (size_t i = 0; i < SRT_MOCKER_NKNOBS; i++)
+			if (!strcmp(k[i].key, "num_workers") && r->mocker[i])
+				n = atoi(r->mocker[i]);
+		base = SRT_LAUNCH_BOOTSTRAP_PORT + w->slot * n;
+		struct srt_buf b;
+
+		srt_buf_init(&b);
+		for (int i = 0; i < n; i++)
+			srt_buf_printf(&b, "%s%d", i ? "," : "", base + i);
+		flag(o, a, "--bootstrap-ports", srt_arena_strdup(a, b.data),
+		     "the prefill engines' bootstrap ports: 7200 + slot x engine.num_workers, one "
+		     "per engine",
+		     false);
+		srt_buf_release(&b);
+	}
+	for (size_t i = 0; i < SRT_MOCKER_NKNOBS; i++) {
+		const char *v = r->mocker[i];
+		const char *why = srt_arena_printf(a, "engine.%s%s", k[i].key,
+						   v ? "" : " (srt-slurm's default)");
+
+		if (k[i].type == SRT_KNOB_BOOL) {
+			if (v && !strcmp(v, "false"))
+				word(o, a, k[i].off, why, false);
+			continue;
+		}
+		if (!v && !k[i].always)
+			continue;
+		if (!v)
+			v = k[i].deflt;
+		else if (!k[i].always && k[i].deflt && !strcmp(v, k[i].deflt))
+			continue;
+		flag(o, a, k[i].flag, v, why, false);
+	}
+}
+
 /* ---- Dynamo ---- */
 
 static bool dynamo(const struct srt_recipe *r)
@@ -563,6 +617,11 @@ static void dyn_env(struct srt_launch *o, struct srt_arena *a, const struct srt_
 	    "dynamo.request_plane (default tcp): how the frontend reaches the workers", false);
 	if (r->dynamo.event_plane)
 		env(o, a, "DYN_EVENT_PLANE", r->dynamo.event_plane, "dynamo.event_plane", false);
+	else if (r->engine == SRT_ENGINE_MOCKER && !p.nats)
+		env(o, a, "DYN_EVENT_PLANE", "zmq",
+		    "dynamo.mocker's event plane defaults to NATS with etcd discovery, and this "
+		    "recipe runs no nats service: ZMQ, as Dynamo's other workers default to",
+		    false);
 }
 
 void srt_launch_discovery(struct srt_launch *out, struct srt_arena *a, const struct srt_layout *l,
@@ -594,14 +653,20 @@ void srt_launch_discovery(struct srt_launch *out, struct srt_arena *a, const str
 	out->readiness.interval_seconds = 1;
 }
 
-/* What a Dynamo worker gets beyond its engine's flags; its readiness is its status server. */
+/*
+ * What a Dynamo worker gets beyond its engine's flags; its readiness is its
+ * status server.  The mocker takes its request plane from DYN_REQUEST_PLANE
+ * alone, as srt-slurm starts it.
+ */
 static void dynamo_worker(struct srt_launch *o, struct srt_arena *a, const struct srt_recipe *r,
 			  const struct srt_layout *l, const struct srt_lworker *w)
 {
 	int sys = SRT_LAUNCH_DYN_SYSTEM_PORT + w->slot;
 
-	flag(o, a, "--request-plane", request_plane(r),
-	     "dynamo.request_plane (default tcp): how the frontend reaches the worker", false);
+	if (r->engine != SRT_ENGINE_MOCKER)
+		flag(o, a, "--request-plane", request_plane(r),
+		     "dynamo.request_plane (default tcp): how the frontend reaches the worker",
+		     false);
 	dyn_env(o, a, r, l);
 	env(o, a, "DYN_SYSTEM_PORT", srt_arena_printf(a, "%d", sys),
 	    "the worker's Dynamo status server (GET /health answers 200 once it has "
@@ -675,13 +740,15 @@ void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct
 
 	memset(out, 0, sizeof(*out));
 	if (r->engine != SRT_ENGINE_SGLANG && r->engine != SRT_ENGINE_VLLM &&
-	    r->engine != SRT_ENGINE_TRTLLM)
+	    r->engine != SRT_ENGINE_TRTLLM && !(r->engine == SRT_ENGINE_MOCKER && dyn))
 		return;
 	out->port = worker_port(r, w);
 	if (model && !strcmp(model, SRT_CONTAINER_MODEL_DIR))
 		out->mount = r->model.path;
 	if (r->engine == SRT_ENGINE_TRTLLM)
 		trtllm_worker(out, a, r, c, l, w, model, served, dyn);
+	else if (r->engine == SRT_ENGINE_MOCKER)
+		mocker_worker(out, a, r, w, model, model_why(r, c, w->role));
 	else if (r->engine == SRT_ENGINE_SGLANG)
 		sglang_worker(out, a, r, w, rank, leader_ip, self_ip, model,
 			      model_why(r, c, w->role), served);
@@ -755,13 +822,13 @@ enum srt_frontend_kind srt_launch_frontend_kind(const struct srt_recipe *r, cons
 		k = pd ? SRT_FE_TRTLLM_SERVE : SRT_FE_DIRECT;
 	} else if (!strcmp(t, "dynamo") &&
 		   (r->engine == SRT_ENGINE_SGLANG || r->engine == SRT_ENGINE_VLLM ||
-		    r->engine == SRT_ENGINE_TRTLLM))
+		    r->engine == SRT_ENGINE_TRTLLM || r->engine == SRT_ENGINE_MOCKER))
 		k = SRT_FE_DYNAMO;
 	else if (!strcmp(t, "dynamo")) {
 		k = SRT_FE_REFUSED;
 		w = "Dynamo's frontend over this engine is not run by srtctl, which runs it over "
-		    "SGLang, vLLM and TRT-LLM workers (dynamo.sglang, dynamo.vllm, "
-		    "dynamo.trtllm); use srt-slurm";
+		    "SGLang, vLLM, TRT-LLM and mocker workers (dynamo.sglang, dynamo.vllm, "
+		    "dynamo.trtllm, dynamo.mocker); use srt-slurm";
 	} else if (!strcmp(t, "atomesh") || !strcmp(t, "tilert-router")) {
 		k = SRT_FE_REFUSED;
 		w = "this frontend belongs to an engine which srtctl does not run; use srt-slurm, "

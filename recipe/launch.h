@@ -28,8 +28,9 @@
  *   NATS              4222                           on the nats service's node
  *
  * Under the Dynamo frontend the workers are Dynamo's (`python3 -m
- * dynamo.sglang` / `dynamo.vllm`): the same engine flags (vLLM's model as
- * --model, without the API server's --host/--port), --request-plane, and
+ * dynamo.sglang` / `dynamo.vllm`, or the mocker's `dynamo.mocker` with the
+ * knobs of srt_mocker_knobs() and no --request-plane): the same engine
+ * flags (vLLM's model as --model, without the API server's --host/--port), --request-plane, and
  * the discovery env (ETCD_ENDPOINTS, NATS_SERVER when NATS runs,
  * DYN_SYSTEM_PORT, DYN_REQUEST_PLANE).  They serve no HTTP API: they
  * register in etcd, and the frontend (`python3 -m dynamo.frontend

@@ -4,6 +4,41 @@
 #include <stdio.h>
 #include <string.h>
 
+const struct srt_mocker_knob *srt_mocker_knobs(void)
+{
+	static const char *const engines[] = { "vllm", "sglang", "trtllm", NULL };
+	static const char *const preempt[] = { "lifo", "fifo", NULL };
+	static const char *const dtypes[] = { "auto",	  "bfloat16", "fp8",	 "fp8_ds_mla",
+					      "fp8_e4m3", "fp8_e5m2", "fp8_inc", NULL };
+	static const struct srt_mocker_knob knobs[SRT_MOCKER_NKNOBS] = {
+		{ "engine_type", SRT_KNOB_STR, "--engine-type", true, "vllm", engines, NULL },
+		{ "speedup_ratio", SRT_KNOB_FLOAT, "--speedup-ratio", true, "100.0", NULL, NULL },
+		{ "data_parallel_size", SRT_KNOB_INT, "--data-parallel-size", true, "1", NULL,
+		  NULL },
+		{ "num_gpu_blocks_override", SRT_KNOB_INT, "--num-gpu-blocks-override", true,
+		  "16384", NULL, NULL },
+		{ "max_num_seqs", SRT_KNOB_INT, "--max-num-seqs", true, "256", NULL, NULL },
+		{ "max_num_batched_tokens", SRT_KNOB_INT, "--max-num-batched-tokens", true, "8192",
+		  NULL, NULL },
+		{ "decode_speedup_ratio", SRT_KNOB_FLOAT, "--decode-speedup-ratio", false, "1.0",
+		  NULL, NULL },
+		{ "block_size", SRT_KNOB_INT, "--block-size", false, NULL, NULL, NULL },
+		{ "num_workers", SRT_KNOB_INT, "--num-workers", false, "1", NULL, NULL },
+		{ "startup_time", SRT_KNOB_FLOAT, "--startup-time", false, NULL, NULL, NULL },
+		{ "kv_transfer_bandwidth", SRT_KNOB_FLOAT, "--kv-transfer-bandwidth", false, NULL,
+		  NULL, NULL },
+		{ "kv_cache_dtype", SRT_KNOB_STR, "--kv-cache-dtype", false, NULL, dtypes, NULL },
+		{ "enable_prefix_caching", SRT_KNOB_BOOL, NULL, false, "true", NULL,
+		  "--no-enable-prefix-caching" },
+		{ "enable_chunked_prefill", SRT_KNOB_BOOL, NULL, false, "true", NULL,
+		  "--no-enable-chunked-prefill" },
+		{ "preemption_mode", SRT_KNOB_STR, "--preemption-mode", false, NULL, preempt,
+		  NULL },
+	};
+
+	return knobs;
+}
+
 const char *srt_engine_name(enum srt_engine_type e)
 {
 	switch (e) {

@@ -191,6 +191,35 @@ struct srt_benchmark {
 	const struct srt_ynode *node; /* the whole mapping (parameters) */
 };
 
+/*
+ * Dynamo mocker's engine knobs (`engine: {type: mocker, <key>: ...}`,
+ * srt-slurm's MockerBackend), each a flag of `python3 -m dynamo.mocker`.
+ * A knob with `always` is passed every time (its value, else `deflt`); the
+ * others only when the recipe sets them to something else than `deflt`
+ * (NULL: any value).  A bool knob's default is true: false passes `off`.
+ */
+enum srt_knob_type {
+	SRT_KNOB_STR,
+	SRT_KNOB_INT,
+	SRT_KNOB_FLOAT,
+	SRT_KNOB_BOOL
+};
+
+struct srt_mocker_knob {
+	const char *key;
+	enum srt_knob_type type;
+	const char *flag;
+	bool always;
+	const char *deflt;
+	const char *const *choices; /* SRT_KNOB_STR: the values dynamo.mocker takes, or NULL */
+	const char *off;	    /* SRT_KNOB_BOOL: the flag for false */
+};
+
+#define SRT_MOCKER_NKNOBS 15
+
+/* The knobs, in the order srt-slurm passes their flags. */
+const struct srt_mocker_knob *srt_mocker_knobs(void);
+
 struct srt_recipe {
 	struct srt_ydoc *doc; /* borrowed: owns this struct and all it points to */
 	const struct srt_ynode *root;
@@ -252,6 +281,8 @@ struct srt_recipe {
 		SRT_NUMA_OFF,
 		SRT_NUMA_ON
 	} numa_memory_bind;
+	/* engine.<knob> of the mocker (srt_mocker_knobs()), normalised text; NULL: not set. */
+	const char *mocker[SRT_MOCKER_NKNOBS];
 	struct srt_role roles[SRT_ROLE_COUNT];
 	struct srt_service *services;
 	size_t nservices;

@@ -18,7 +18,9 @@
 #include "recipe/script.h"
 #include "util/strutil.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -446,6 +448,92 @@ static void check_name(struct pctx *c, const struct srt_ynode *n, const char *pa
 
 /* ---- engine ---- */
 
+/* The mocker knob named `key` (srt_mocker_knobs()), or NULL. */
+static const struct srt_mocker_knob *mocker_knob(const char *key)
+{
+	const struct srt_mocker_knob *k = srt_mocker_knobs();
+
+	for (size_t i = 0; i < SRT_MOCKER_NKNOBS; i++)
+		if (!strcmp(k[i].key, key))
+			return &k[i];
+	return NULL;
+}
+
+/* d as Python's str(float) writes it (100.0, 0.25, 1e-05): what srt-slurm passes. */
+static const char *py_float(struct pctx *c, double d)
+{
+	char buf[64];
+
+	if (d == (double)(long long)d && d > -1e16 && d < 1e16)
+		return srt_arena_printf(c->a, "%.1f", d);
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	return srt_arena_strdup(c->a, buf);
+}
+
+/*
+ * engine: {type: mocker, <knob>: ...}: each knob checked against its type
+ * and dynamo.mocker's choices, kept as the text its flag takes.
+ */
+static void parse_mocker(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
+{
+	const struct srt_mocker_knob *k = srt_mocker_knobs();
+
+	for (size_t i = 0; i < SRT_MOCKER_NKNOBS; i++) {
+		const struct srt_ynode *v = srt_ynode_get(n, k[i].key);
+		const char *path = join(c, "engine", k[i].key), *str;
+		int64_t iv;
+		double dv;
+		char *end;
+		bool bv;
+
+		if (!v || srt_ynode_is_null(v))
+			continue;
+		switch (k[i].type) {
+		case SRT_KNOB_STR:
+			if (!want_str(c, v, path, &str))
+				break;
+			if (k[i].choices && !in_list(str, k[i].choices)) {
+				char list[256];
+
+				join_list(list, sizeof(list), k[i].choices);
+				err(c, v, path, "'%s' is not one of %s (dynamo.mocker's %s)", str,
+				    list, k[i].flag);
+				break;
+			}
+			r->mocker[i] = str;
+			break;
+		case SRT_KNOB_INT:
+			if (!srt_ynode_int(v, &iv) || iv < 1 || iv > 1000000000) {
+				err(c, v, path, "must be an integer from 1 to 1000000000, not %s",
+				    v->kind == SRT_Y_SCALAR ? v->str : srt_ynode_describe(v));
+				break;
+			}
+			r->mocker[i] = srt_arena_printf(c->a, "%lld", (long long)iv);
+			break;
+		case SRT_KNOB_FLOAT:
+			errno = 0;
+			dv = v->kind == SRT_Y_SCALAR && v->str && *v->str ? strtod(v->str, &end) :
+									    -1;
+			if (v->kind != SRT_Y_SCALAR || !v->str || *end || errno || !isfinite(dv) ||
+			    dv < 0 || dv > 1e12) {
+				err(c, v, path, "must be a number from 0 to 1e12, not %s",
+				    v->kind == SRT_Y_SCALAR ? v->str : srt_ynode_describe(v));
+				break;
+			}
+			r->mocker[i] = py_float(c, dv);
+			break;
+		case SRT_KNOB_BOOL:
+			if (want_bool(c, v, path, &bv))
+				r->mocker[i] = bv ? "true" : "false";
+			break;
+		}
+	}
+}
+
 /*
  * An engine written as `sglang` or `{type: sglang, knobs...}` at `base`
  * ("engine", or "roles.<role>.engine"): its enum (SRT_ENGINE_UNSET after
@@ -476,6 +564,9 @@ static enum srt_engine_type read_engine(struct pctx *c, const struct srt_ynode *
 			/* vLLM's connector: recipe/launch.h, srt_launch_vllm_connector(). */
 			if (!strcmp(k, "connector") && t && !strcmp(t, "vllm") &&
 			    !strcmp(base, "engine"))
+				continue;
+			/* The mocker's knobs: parse_mocker(). */
+			if (t && !strcmp(t, "mocker") && !strcmp(base, "engine") && mocker_knob(k))
 				continue;
 			/* TRT-LLM's --served-model-name and NUMA policy: parse_engine(). */
 			if ((!strcmp(k, "served_model_name") || !strcmp(k, "numa_memory_bind") ||
@@ -524,6 +615,8 @@ static void parse_engine(struct pctx *c, struct srt_recipe *r, const struct srt_
 	r->engine = read_engine(c, n, "engine", &r->engine_name);
 	if (r->engine == SRT_ENGINE_VLLM && n->kind == SRT_Y_MAP)
 		r->connector = srt_ynode_get(n, "connector");
+	if (r->engine == SRT_ENGINE_MOCKER && n->kind == SRT_Y_MAP)
+		parse_mocker(c, r, n);
 	if (r->engine == SRT_ENGINE_TRTLLM && n->kind == SRT_Y_MAP) {
 		const struct srt_ynode *v = srt_ynode_get(n, "numa_memory_bind");
 		bool on = false;

@@ -941,6 +941,14 @@ static void check_frontend(struct vctx *v)
 				      "only trtllm_serve's orchestrator (TRT-LLM prefill/decode "
 				      "workers) reads it; ignored");
 	}
+	if (r->engine == SRT_ENGINE_MOCKER && srt_launch_frontend_kind(r, NULL) != SRT_FE_DYNAMO &&
+	    (pd || agg->present))
+		vwarn(v, tn ? tn : r->engine_node, "frontend.type",
+		      "engine mocker (dynamo.mocker) registers in etcd and serves no HTTP API: only "
+		      "Dynamo's frontend reaches it, and srtctl passes it its flags only under "
+		      "frontend.type: dynamo (srt-slurm's default); with '%s' nothing can send it "
+		      "a request",
+		      t);
 	switch (srt_launch_frontend_kind(r, &why)) {
 	case SRT_FE_REFUSED:
 		verr(v, tn, "frontend.type", "'%s': %s", t, why);

@@ -23,7 +23,7 @@ process of kind worker or frontend is checked:
   config_runtime) is a failure;
 - argv[0] names the stand-in (the test's cluster config points
   commands.sglang / vllm / sglang_router / vllm_router / dynamo_sglang /
-  dynamo_vllm / dynamo_frontend / trtllm_launch / dynamo_trtllm / trtllm
+  dynamo_vllm / mocker (dynamo_mocker) / dynamo_frontend / trtllm_launch / dynamo_trtllm / trtllm
   at them); the rest is handed to the stand-in's own main(), exactly as
   its executable would;
 - a process with ntasks (a TRT-LLM worker: one MPI step of ntasks ranks)
@@ -68,7 +68,7 @@ import sys
 sys.dont_write_bytecode = True      # leave no __pycache__ in tests/fakes
 
 PROGS = ("sglang_launch_server", "vllm", "sglang_router", "vllm-router", "dynamo_sglang",
-         "dynamo_vllm", "dynamo_frontend", "numactl", "trtllm_llmapi_launch", "dynamo_trtllm",
+         "dynamo_vllm", "dynamo_mocker", "dynamo_frontend", "numactl", "trtllm_llmapi_launch", "dynamo_trtllm",
          "trtllm_serve", "trtllm_serve_disaggregated")
 # variables of an MPI step or of trtllm-llmapi-launch: none may leak from the
 # checker's own environment into a stand-in
@@ -90,6 +90,7 @@ def load_standins(fakes):
             "vllm-router": strict_router.main_vllm,
             "dynamo_sglang": strict_dynamo.main_sglang,
             "dynamo_vllm": strict_dynamo.main_vllm,
+            "dynamo_mocker": strict_dynamo.main_mocker,
             "dynamo_frontend": strict_dynamo.main_frontend,
             "trtllm_llmapi_launch": strict_trtllm.main_launch,
             "dynamo_trtllm": strict_trtllm.main_dynamo,

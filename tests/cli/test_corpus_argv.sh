@@ -61,7 +61,8 @@
 # test_v2_examples.sh assert why each is refused, and a refusal for any
 # other reason fails this test (frontend.type dynamo and trtllm_serve are
 # run now, so refusing them fails it too).  A directory that is absent is
-# skipped with a notice; with both absent the test is skipped (exit 77).
+# skipped with a notice; the recipes of tests/data/argv (stacks neither holds, such as
+# Dynamo's mocker) are always checked.
 set -uo pipefail
 
 : "${SRTCTL:?set SRTCTL to the srtctl binary}"
@@ -84,7 +85,8 @@ if [[ -n $V2 && -d $V2 ]]; then
 else
 	echo "srt-slurm 2.0 examples not found at ${V2:-(unset)} (set SRT_V2_EXAMPLES_DIR): their part is skipped"
 fi
-((have_corpus || have_v2)) || exit 77
+# Recipes of this repository for stacks neither holds (Dynamo's mocker): always checked.
+LOCAL=$src/tests/data/argv
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -119,6 +121,7 @@ commands:
   dynamo_sglang: [$F/dynamo_sglang]
   dynamo_vllm: [$F/dynamo_vllm]
   dynamo_frontend: [$F/dynamo_frontend]
+  mocker: [$F/dynamo_mocker]
   trtllm_launch: [$F/trtllm_llmapi_launch]
   numactl: [$F/numactl]
   dynamo_trtllm: [$F/dynamo_trtllm]
@@ -194,6 +197,10 @@ for rt in pyxis none; do
 		done < <(find "$CORPUS" -name '.*' -prune -o -type f \
 			\( -name '*.yaml' -o -name '*.yml' \) -print0 | sort -z)
 	fi
+	for f in "$LOCAL"/*.yaml; do
+		[[ $rt == pyxis ]] && files=$((files + 1))
+		dryrun $rt "local/${f##*/}" "$f"
+	done
 	if ((have_v2)); then
 		for f in "$V2"/*.yaml; do
 			[[ -e $f ]] || continue
@@ -246,7 +253,7 @@ echo "files: $files ($v1files corpus, $v2files srt-slurm 2.0 examples); $accepte
 echo "recipes rendered: ${recipes[pyxis]:-0} in pyxis containers, ${recipes[none]:-0} on bare nodes"
 total=0
 for p in sglang_launch_server vllm sglang_router vllm-router dynamo_sglang dynamo_vllm \
-	dynamo_frontend numactl trtllm_llmapi_launch dynamo_trtllm trtllm_serve trtllm_serve_disaggregated; do
+	dynamo_mocker dynamo_frontend numactl trtllm_llmapi_launch dynamo_trtllm trtllm_serve trtllm_serve_disaggregated; do
 	case $p in
 	numactl) what="argv checked (the memory binding of TRT-LLM's gb200/gb300 prefill and decode ranks; its command checked below)" ;;
 	trtllm_llmapi_launch) what="argv checked (rank 0 of the worker's MPI step)" ;;

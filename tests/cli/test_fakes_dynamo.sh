@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/cli/test_fakes_dynamo.sh: the Dynamo stand-ins under tests/fakes
-# (dynamo_sglang, dynamo_vllm, dynamo_frontend) against a REAL etcd and a
+# (dynamo_sglang, dynamo_vllm, dynamo_mocker, dynamo_frontend) against a REAL etcd
+# and a
 # REAL nats-server started here on 127.0.0.1: refusals (exit status and
 # message), the worker status server (503 before registration, 200 after),
 # registration in etcd seen by the frontend's /health, one request through
@@ -16,6 +17,7 @@ F=$src/tests/fakes
 DSGL=$F/dynamo_sglang
 DVLLM=$F/dynamo_vllm
 DFRONT=$F/dynamo_frontend
+DMOCK=$F/dynamo_mocker
 
 
 . "$src/tests/cli/fakes_lib.sh"
@@ -84,6 +86,27 @@ refused 1 "ValueError: --is-prefill-worker/--is-decode-worker cannot be combined
 	--disaggregation-mode prefill --kv-transfer-config "$kv"
 refused 2 "argument --disaggregation-mode: invalid choice: 'both'" "dynamo.vllm bad mode" -- \
 	"$DVLLM" --model /model --disaggregation-mode both
+accepted m1 "dynamo.mocker srt-slurm prefill argv" -- "$DMOCK" --model-path /model \
+	--disaggregation-mode prefill --bootstrap-ports 7200,7201 --engine-type vllm --speedup-ratio 10.0 \
+	--data-parallel-size 1 --num-gpu-blocks-override 16384 --max-num-seqs 256 \
+	--max-num-batched-tokens 8192 --num-workers 2 --kv-cache-dtype fp8 --no-enable-prefix-caching \
+	--max-num-seqs 512
+opts m1 "o['role'] == 'prefill' and o['component'] == 'prefill' and o['engine']['num_workers'] == 2"
+opts m1 "o['engine']['max_num_seqs'] == 512 and o['engine']['enable_prefix_caching'] is False"
+accepted m2 "dynamo.mocker prefixes, hub model, event plane from env" -- env DYN_EVENT_PLANE=zmq \
+	"$DMOCK" --model-path Qwen/Qwen3-0.6B --num-gpu-blocks 64 --speedup 2
+opts m2 "o['role'] == 'agg' and o['component'] == 'backend' and o['engine']['num_gpu_blocks'] == 64"
+opts m2 "o['dynamo']['event_plane'] == 'zmq' and o['engine']['speedup_ratio'] == 2.0"
+refused 2 "error: argument --engine-type: invalid choice: 'trtllm'" "dynamo.mocker 1.4 engine type" -- \
+	"$DMOCK" --model-path /model --engine-type trtllm
+refused 2 "error: unrecognized arguments: --max_num_seqs 4" "dynamo.mocker underscore flag" -- \
+	"$DMOCK" --model-path /model --max_num_seqs 4
+refused 2 "error: unrecognized arguments: /model" "dynamo.mocker positional model" -- "$DMOCK" /model
+refused 1 "ValueError: --bootstrap-ports must have exactly --num-workers (2) ports, got 1: [7200]" \
+	"dynamo.mocker one port for two engines (srt-slurm's argv)" -- "$DMOCK" --model-path /model \
+	--disaggregation-mode prefill --bootstrap-ports 7200 --num-workers 2
+refused 1 "model path /model/nope does not exist" "dynamo.mocker missing model" -- \
+	"$DMOCK" --model-path /model/nope
 refused 1 "Unknown arguments specified: ['--bogus', '1']" "dynamo.frontend unknown flag" -- \
 	"$DFRONT" --http-port 8000 --bogus 1
 refused 2 "argument --router-mode: invalid choice: 'consistent'" "dynamo.frontend bad router mode" -- \
@@ -222,6 +245,22 @@ assert [(r['prog'], r['role'], r['path']) for r in rr] == [('dynamo.vllm', 'agg'
 " || fail "aggregated vLLM request: $s"
 grep -q "request aq-1 /v1/chat/completions model=m2 prefill=- decode=[0-9a-f]* status=200" f.log ||
 	fail "frontend log line of aq-1"
+
+# an aggregated mocker registers like any Dynamo worker and serves through the frontend
+start mk.log env DYN_EVENT_PLANE=zmq "$DMOCK" --model-path /model --model-name m3 --engine-type vllm \
+	--speedup-ratio 100.0 --data-parallel-size 1 --num-gpu-blocks-override 16384
+MW=$SPID
+net waitjson "http://127.0.0.1:$FP/v1/models" 20 "'m3' in [m['id'] for m in d['data']]" ||
+	fail "frontend never listed the mocker's m3: $(tail -n 5 mk.log)"
+s=$(h stream "http://127.0.0.1:$FP/v1/chat/completions" \
+	'{"model":"m3","messages":[{"role":"user","content":"hi"}],"max_tokens":2,"stream":true,"stream_options":{"include_usage":true}}' mq-1)
+h py "
+s = json.loads('''$s''')
+assert s['status'] == 200 and s['chunks'] == 2, s
+rr = [json.loads(l) for l in open('$work/rec/requests.jsonl')]
+assert [(r['prog'], r['role']) for r in rr if r['request_id'] == 'mq-1'] == [('dynamo.mocker', 'agg')], rr
+" || fail "mocker request: $s"
+stop "$MW" "dynamo.mocker"
 
 # the sa-bench stand-in runs its load through the frontend
 timeout 60 "$F/sa_bench" --model m2 --base-url "http://127.0.0.1:$FP" --dataset-name random \

@@ -671,18 +671,25 @@ def sglang_worker_plan(dyn, ns, rest):
     return finish_plan(plan, dyn, component)
 
 
+def worker_mode(opts, module, combined, both):
+    """--disaggregation-mode, or the deprecated --is-*-worker (ValueError with
+    each program's own words when they clash); default agg."""
+    mode = opts["disaggregation_mode"]
+    if (opts["is_prefill_worker"] or opts["is_decode_worker"]) and mode is not None:
+        raise ValueError(combined)
+    if opts["is_prefill_worker"] and opts["is_decode_worker"]:
+        raise ValueError(both)
+    if opts["is_prefill_worker"] or opts["is_decode_worker"]:
+        log("WARN", "dynamo." + module, "DeprecationWarning: --is-prefill-worker/"
+            "--is-decode-worker are deprecated; use --disaggregation-mode")
+        mode = "prefill" if opts["is_prefill_worker"] else "decode"
+    return mode or "agg"
+
+
 def vllm_worker_plan(dyn, ns, rest):
-    mode = dyn["disaggregation_mode"]
-    if (dyn["is_prefill_worker"] or dyn["is_decode_worker"]) and mode is not None:
-        raise ValueError("--is-prefill-worker/--is-decode-worker cannot be combined with "
-                         "--disaggregation-mode; use --disaggregation-mode only")
-    if dyn["is_prefill_worker"] and dyn["is_decode_worker"]:
-        raise ValueError("Cannot set both --is-prefill-worker and --is-decode-worker")
-    if dyn["is_prefill_worker"] or dyn["is_decode_worker"]:
-        log("WARN", "dynamo.vllm", "DeprecationWarning: --is-prefill-worker/--is-decode-worker "
-            "are deprecated; use --disaggregation-mode")
-        mode = "prefill" if dyn["is_prefill_worker"] else "decode"
-    mode = mode or "agg"
+    mode = worker_mode(dyn, "vllm", "--is-prefill-worker/--is-decode-worker cannot be "
+                       "combined with --disaggregation-mode; use --disaggregation-mode only",
+                       "Cannot set both --is-prefill-worker and --is-decode-worker")
     if dyn["connector"]:
         raise ValueError("--connector is not supported for vLLM; use --kv-transfer-config")
     if mode == "prefill" and not ns.get("kv_transfer_config"):
@@ -940,6 +947,138 @@ def wait_worker(stop, group, reg):
                 "(FAKE_ENGINE_CRASH_AFTER=%s)" % (code, crash))
             return code
     return 0
+
+
+# ---------------------------------------------------------------------------
+# dynamo.mocker: Dynamo's simulated engine (components/src/dynamo/mocker/
+# args.py, the Dynamo 1.4 line srt-slurm pins): plain argparse, prefixes
+# allowed, no positional argument; checks after parsing raise ValueError.
+
+MOCKER_KV_DTYPES = ["auto", "bfloat16", "fp8", "fp8_ds_mla", "fp8_e4m3", "fp8_e5m2", "fp8_inc"]
+
+
+def mocker_parser():
+    p = argparse.ArgumentParser(
+        prog=PROG, description="Mocker engine for testing Dynamo LLM infrastructure with "
+        "vLLM-style CLI.", formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version="Dynamo Mocker 1.4.2")
+    p.add_argument("--model-path", type=str, default=None)
+    p.add_argument("--endpoint", type=str, default=None)
+    p.add_argument("--model-name", type=str, default=None)
+    p.add_argument("--num-gpu-blocks-override", dest="num_gpu_blocks", type=int, default=16384)
+    p.add_argument("--block-size", type=int, default=None)
+    p.add_argument("--max-num-seqs", type=int, default=256)
+    p.add_argument("--max-num-batched-tokens", type=int, default=8192)
+    for name in ("prefix-caching", "chunked-prefill"):
+        dest = "enable_" + name.replace("-", "_")
+        p.add_argument("--enable-" + name, dest=dest, action="store_true", default=True)
+        p.add_argument("--no-enable-" + name, dest=dest, action="store_false")
+    p.add_argument("--preemption-mode", type=str, default="lifo", choices=["lifo", "fifo"])
+    p.add_argument("--speedup-ratio", type=float, default=1.0)
+    p.add_argument("--decode-speedup-ratio", type=float, default=1.0)
+    p.add_argument("--data-parallel-size", dest="dp_size", type=int, default=1)
+    p.add_argument("--startup-time", type=float, default=None)
+    p.add_argument("--planner-profile-data", type=str, default=None)
+    p.add_argument("--aic-perf-model", action="store_true", default=False)
+    for f in ("--aic-system", "--aic-backend-version"):
+        p.add_argument(f, type=str, default=None)
+    for f in ("--aic-tp-size", "--aic-moe-tp-size", "--aic-moe-ep-size",
+              "--aic-attention-dp-size"):
+        p.add_argument(f, type=int, default=None)
+    p.add_argument("--num-workers", type=int, default=1)
+    p.add_argument("--reasoning", type=str, default=None)
+    p.add_argument("--engine-type", type=str, default="vllm", choices=["vllm", "sglang"])
+    p.add_argument("--sglang-schedule-policy", type=str, default=None,
+                   choices=["fifo", "fcfs", "lpm"])
+    for f in ("--sglang-page-size", "--sglang-max-prefill-tokens",
+              "--sglang-chunked-prefill-size", "--sglang-clip-max-new-tokens"):
+        p.add_argument(f, type=int, default=None)
+    p.add_argument("--sglang-schedule-conservativeness", type=float, default=None)
+    p.add_argument("--extra-engine-args", type=str, default=None)
+    p.add_argument("--disaggregation-mode", type=str, default=None,
+                   choices=["agg", "prefill", "decode"])
+    p.add_argument("--is-prefill-worker", action="store_true", default=False)
+    p.add_argument("--is-decode-worker", action="store_true", default=False)
+    p.add_argument("--durable-kv-events", action="store_true",
+                   default=os.environ.get("DYN_DURABLE_KV_EVENTS", "false").lower() == "true")
+    p.add_argument("--zmq-kv-events-ports", type=str, default=None)
+    p.add_argument("--zmq-replay-ports", type=str, default=None)
+    p.add_argument("--bootstrap-ports", type=str, default=None)
+    p.add_argument("--kv-transfer-bandwidth", type=float, default=64.0)
+    p.add_argument("--kv-cache-dtype", type=str, default="auto", choices=MOCKER_KV_DTYPES)
+    p.add_argument("--kv-bytes-per-token", type=int, default=None)
+    p.add_argument("--stagger-delay", type=float, default=-1.0)
+    p.add_argument("--discovery-backend", type=str,
+                   default=os.environ.get("DYN_DISCOVERY_BACKEND", "etcd"),
+                   choices=["kubernetes", "etcd", "file", "mem"])
+    p.add_argument("--request-plane", type=str,
+                   default=os.environ.get("DYN_REQUEST_PLANE", "tcp"),
+                   choices=["nats", "http", "tcp"])
+    p.add_argument("--event-plane", type=str, default=os.environ.get("DYN_EVENT_PLANE", "nats"),
+                   choices=["nats", "zmq"])
+    return p
+
+
+def mocker_ports(text, flag):
+    try:
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        raise ValueError("%s must be a comma-separated list of integers, got %r" % (flag, text))
+
+
+def mocker_worker_plan(ns):
+    """The checks args.py and main.py make after parsing (ValueError), and the plan."""
+    mode = worker_mode(ns, "mocker", "Cannot combine --is-prefill-worker/--is-decode-worker "
+                       "with --disaggregation-mode. Use only --disaggregation-mode.",
+                       "Cannot specify both --is-prefill-worker and --is-decode-worker")
+    n = ns["num_workers"]
+    if n < 1:
+        raise ValueError("--num-workers must be at least 1, got %d" % n)
+    ports = {}
+    for dest, flag in (("bootstrap_ports", "--bootstrap-ports"),
+                       ("zmq_kv_events_ports", "--zmq-kv-events-ports"),
+                       ("zmq_replay_ports", "--zmq-replay-ports")):
+        if ns[dest] is not None:
+            ports[dest] = mocker_ports(ns[dest], flag)
+            if len(ports[dest]) != n:
+                raise ValueError("%s must have exactly --num-workers (%d) ports, got %d: %s"
+                                 % (flag, n, len(ports[dest]), ports[dest]))
+    if ns["zmq_replay_ports"] is not None and ns["zmq_kv_events_ports"] is None:
+        raise ValueError("--zmq-replay-ports requires --zmq-kv-events-ports")
+    if ns["stagger_delay"] < 0 and ns["stagger_delay"] != -1:
+        raise ValueError("--stagger-delay must be -1 (auto) or >= 0, got %s" % ns["stagger_delay"])
+    model = ns["model_path"]
+    if model:
+        SE.check_model(model)
+    served = ns["model_name"] or model or "mocker"
+    dyn = {"namespace": os.environ.get("DYN_NAMESPACE", "dynamo"), "endpoint": ns["endpoint"],
+           "request_plane": ns["request_plane"], "event_plane": ns["event_plane"],
+           "discovery_backend": ns["discovery_backend"]}
+    plan = {"engine": "mocker", "prog": "dynamo.mocker", "options": ns, "role": mode,
+            "dyn_role": mode, "model": model or served, "served": [served], "owner": "mocker",
+            "tp": 1, "rank": 0, "nnodes": 1, "dist": None, "headless": False,
+            "kv_block_size": ns["block_size"] or (1 if ns["engine_type"] == "sglang" else 64),
+            "bootstrap_port": ports["bootstrap_ports"][0] if mode == "prefill" and
+            "bootstrap_ports" in ports else None,
+            "record_extra": {"num_workers": n}}
+    return finish_plan(plan, dyn, "prefill" if mode == "prefill" else "backend")
+
+
+def main_mocker(args):
+    ns = vars(mocker_parser().parse_args(args))
+    try:
+        plan = mocker_worker_plan(ns)
+    except ValueError as e:
+        return value_error("mocker", e, where="main.py\", line 1, in worker")
+    except Refusal as e:
+        sys.stderr.write(str(e) + "\n")
+        return e.code
+    if SE.check_only():
+        SE.print_options({"dynamo": plan["dynamo"], "engine": ns, "role": plan["dyn_role"],
+                          "namespace": plan["namespace"], "component": plan["component"],
+                          "endpoint": plan["endpoint"]})
+        return 0
+    return run_worker(plan)
 
 
 def main_sglang(args):

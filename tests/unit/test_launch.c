@@ -573,6 +573,69 @@ static void test_dynamo(void **state)
 }
 
 /*
+ * Dynamo's mocker, as srt-slurm renders it: the model, the role, a
+ * prefill's bootstrap ports (one per engine), srt-slurm's six default
+ * knobs, the knobs set to something else, then the role's args; no
+ * --request-plane (DYN_REQUEST_PLANE), and ZMQ events without NATS.
+ */
+static void test_dynamo_mocker(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r;
+	struct srt_plan *p;
+	const struct srt_runplan_proc *pr;
+	struct srt_argv av;
+
+	r = compile(f,
+		    "engine: {type: mocker, speedup_ratio: 10, num_workers: 2,\n"
+		    "         enable_prefix_caching: false, decode_speedup_ratio: 1,\n"
+		    "         kv_cache_dtype: fp8, startup_time: 0.25}\n"
+		    "model: {path: 'hf:Qwen/Qwen3-0.6B'}\n"
+		    "resources: {gpus_per_node: 4}\n"
+		    "roles: {prefill: {workers: 2, gpus: 2}, decode: {args: {max-num-seqs: 512}}}\n"
+		    "frontend: {type: dynamo}\n");
+	p = srt_plan_build(r, &f->cl, &f->d);
+	assert_non_null(p);
+	pr = proc_named(p, "prefill_1");
+	av = (struct srt_argv){ pr->argv, pr->argc };
+	WANT(&av, "python3", "-m", "dynamo.mocker", "--model-path", "Qwen/Qwen3-0.6B",
+	     "--disaggregation-mode", "prefill", "--bootstrap-ports", "7202,7203", "--engine-type",
+	     "vllm", "--speedup-ratio", "10.0", "--data-parallel-size", "1",
+	     "--num-gpu-blocks-override", "16384", "--max-num-seqs", "256",
+	     "--max-num-batched-tokens", "8192", "--num-workers", "2", "--startup-time", "0.25",
+	     "--kv-cache-dtype", "fp8", "--no-enable-prefix-caching");
+	assert_string_equal(penv(pr, "DYN_EVENT_PLANE"), "zmq");
+	assert_string_equal(penv(pr, "DYN_SYSTEM_PORT"), "7501");
+	assert_int_equal(pr->probes[0].port, 7501);
+	pr = proc_named(p, "decode_0");
+	av = (struct srt_argv){ pr->argv, pr->argc };
+	WANT(&av, "python3", "-m", "dynamo.mocker", "--model-path", "Qwen/Qwen3-0.6B",
+	     "--disaggregation-mode", "decode", "--engine-type", "vllm", "--speedup-ratio", "10.0",
+	     "--data-parallel-size", "1", "--num-gpu-blocks-override", "16384", "--max-num-seqs",
+	     "256", "--max-num-batched-tokens", "8192", "--num-workers", "2", "--startup-time",
+	     "0.25", "--kv-cache-dtype", "fp8", "--no-enable-prefix-caching", "--max-num-seqs",
+	     "512");
+	srt_plan_free(p);
+
+	/* Aggregated, srt-slurm's defaults; with NATS running, its event plane stays NATS. */
+	r = compile(f, "engine: mocker\n"
+		       "model: {path: /m/M}\n"
+		       "roles: {agg: {}}\n"
+		       "frontend: {type: dynamo}\n"
+		       "dynamo: {request_plane: nats}\n");
+	p = srt_plan_build(r, &f->cl, &f->d);
+	assert_non_null(p);
+	pr = proc_named(p, "agg_0");
+	av = (struct srt_argv){ pr->argv, pr->argc };
+	WANT(&av, "python3", "-m", "dynamo.mocker", "--model-path", "/m/M", "--engine-type", "vllm",
+	     "--speedup-ratio", "100.0", "--data-parallel-size", "1", "--num-gpu-blocks-override",
+	     "16384", "--max-num-seqs", "256", "--max-num-batched-tokens", "8192");
+	assert_null(penv(pr, "DYN_EVENT_PLANE"));
+	assert_string_equal(penv(pr, "DYN_REQUEST_PLANE"), "nats");
+	srt_plan_free(p);
+}
+
+/*
  * vLLM's connector, as srt-slurm gives it: a role's args.connector, else
  * engine.connector, else nixl; a role's kv-transfer-config wins; none is none.
  */
@@ -688,8 +751,15 @@ static void test_conflicts(void **state)
 		  "connector 'moriio' is not one srtctl can pass" },
 		{ "engine: vllm\nroles: {agg: {args: {connector: lmcache-mp}}}\n",
 		  "roles.agg.args.connector", "connector 'lmcache-mp' is not one srtctl can pass" },
-		{ "engine: mocker\nroles: {agg: {}}\nfrontend: {type: dynamo}\n", "frontend.type",
-		  "'dynamo': Dynamo's frontend over this engine is not run by srtctl" },
+		{ "engine: {type: mocker, engine_type: trt}\nroles: {agg: {}}\nfrontend: {type: "
+		  "dynamo}\n",
+		  "engine.engine_type",
+		  "'trt' is not one of vllm, sglang, trtllm (dynamo.mocker's "
+		  "--engine-type)" },
+		{ "engine: {type: mocker, max_num_seqs: 0}\nroles: {agg: {}}\n",
+		  "engine.max_num_seqs", "must be an integer from 1 to 1000000000, not 0" },
+		{ "engine: {type: mocker, speedup_ratio: fast}\nroles: {agg: {}}\n",
+		  "engine.speedup_ratio", "must be a number from 0 to 1e12, not" },
 		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo, args: {http-port: 1}}\n",
 		  "frontend.args.http-port", "remove it and set frontend.port" },
 		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo}\n"
@@ -855,6 +925,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_router_pd_and_agg, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_direct_and_none, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_dynamo, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_dynamo_mocker, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_vllm_connector, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_conflicts, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_health_check, fx_setup, fx_teardown),
