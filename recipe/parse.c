@@ -484,7 +484,7 @@ static void parse_mocker(struct pctx *c, struct srt_recipe *r, const struct srt_
 
 	for (size_t i = 0; i < SRT_MOCKER_NKNOBS; i++) {
 		const struct srt_ynode *v = srt_ynode_get(n, k[i].key);
-		const char *path = join(c, "engine", k[i].key), *str;
+		const char *path = join(c, "engine", k[i].key), *str, *shown;
 		int64_t iv;
 		double dv;
 		char *end;
@@ -492,6 +492,10 @@ static void parse_mocker(struct pctx *c, struct srt_recipe *r, const struct srt_
 
 		if (!v || srt_ynode_is_null(v))
 			continue;
+		/* What the value was, for a message: its text, else what kind of node. */
+		shown = v->kind != SRT_Y_SCALAR || !v->str ? srt_ynode_describe(v) :
+			*v->str				   ? v->str :
+							     "an empty string";
 		switch (k[i].type) {
 		case SRT_KNOB_STR:
 			if (!want_str(c, v, path, &str))
@@ -509,19 +513,19 @@ static void parse_mocker(struct pctx *c, struct srt_recipe *r, const struct srt_
 		case SRT_KNOB_INT:
 			if (!srt_ynode_int(v, &iv) || iv < 1 || iv > 1000000000) {
 				err(c, v, path, "must be an integer from 1 to 1000000000, not %s",
-				    v->kind == SRT_Y_SCALAR ? v->str : srt_ynode_describe(v));
+				    shown);
 				break;
 			}
 			r->mocker[i] = srt_arena_printf(c->a, "%lld", (long long)iv);
 			break;
 		case SRT_KNOB_FLOAT:
+			end = NULL;
+			dv = 0;
 			errno = 0;
-			dv = v->kind == SRT_Y_SCALAR && v->str && *v->str ? strtod(v->str, &end) :
-									    -1;
-			if (v->kind != SRT_Y_SCALAR || !v->str || *end || errno || !isfinite(dv) ||
-			    dv < 0 || dv > 1e12) {
-				err(c, v, path, "must be a number from 0 to 1e12, not %s",
-				    v->kind == SRT_Y_SCALAR ? v->str : srt_ynode_describe(v));
+			if (v->kind == SRT_Y_SCALAR && v->str && *v->str)
+				dv = strtod(v->str, &end);
+			if (!end || *end || errno || !isfinite(dv) || dv < 0 || dv > 1e12) {
+				err(c, v, path, "must be a number from 0 to 1e12, not %s", shown);
 				break;
 			}
 			r->mocker[i] = py_float(c, dv);

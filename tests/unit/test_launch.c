@@ -759,7 +759,11 @@ static void test_conflicts(void **state)
 		{ "engine: {type: mocker, max_num_seqs: 0}\nroles: {agg: {}}\n",
 		  "engine.max_num_seqs", "must be an integer from 1 to 1000000000, not 0" },
 		{ "engine: {type: mocker, speedup_ratio: fast}\nroles: {agg: {}}\n",
-		  "engine.speedup_ratio", "must be a number from 0 to 1e12, not" },
+		  "engine.speedup_ratio", "must be a number from 0 to 1e12, not fast" },
+		{ "engine: {type: mocker, speedup_ratio: ''}\nroles: {agg: {}}\n",
+		  "engine.speedup_ratio", "must be a number from 0 to 1e12, not an empty string" },
+		{ "engine: {type: mocker, startup_time: [1]}\nroles: {agg: {}}\n",
+		  "engine.startup_time", "must be a number from 0 to 1e12, not a list" },
 		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo, args: {http-port: 1}}\n",
 		  "frontend.args.http-port", "remove it and set frontend.port" },
 		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo}\n"
