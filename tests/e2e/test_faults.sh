@@ -735,7 +735,11 @@ if want 7; then
 	"$SLURM_LOCAL" restart-rest tcp >"$WORK/restart-rest.out" 2>&1
 	check "7. slurmrestd restarted: $(tail -n 1 "$WORK/restart-rest.out")" test $? -eq 0
 	answers() { grep -q 'slurmrestd answers again' <(tail -n +"$mark" "$WORK/controller.log"); }
-	wait_for 20 answers
+	# A bound, not a speed: after N failed passes the controller waits interval x 2^N,
+	# at most 60 s (controller/loop.c, BACKOFF_MAX_MS), before it asks again, and that
+	# request may wait on the slurmrestd that just came back.  20 s was less than the
+	# 16 s back-off after four failures plus an 8 s first answer (seen once in CI).
+	wait_for 90 answers
 	check "7. the controller logs that slurmrestd answers again" test $? -eq 0
 	sleep 2
 	check "7. the run is still Ready ($(run_field f-rest-1-1 phase))" run_phase_is f-rest-1-1 Ready
