@@ -262,6 +262,29 @@ assert [(r['prog'], r['role']) for r in rr if r['request_id'] == 'mq-1'] == [('d
 " || fail "mocker request: $s"
 stop "$MW" "dynamo.mocker"
 
+# a disaggregated mocker pair: prefill (bootstrap port) then decode, through the frontend
+read -r BP < <(net freeports 1)
+start mp.log env DYN_EVENT_PLANE=zmq "$DMOCK" --model-path /model --model-name m4 \
+	--disaggregation-mode prefill --bootstrap-ports "$BP" --speedup-ratio 100.0
+MP=$SPID
+start md.log env DYN_EVENT_PLANE=zmq "$DMOCK" --model-path /model --model-name m4 \
+	--disaggregation-mode decode --speedup-ratio 100.0
+MD=$SPID
+net waitjson "http://127.0.0.1:$FP/health" 20 \
+	"sorted(i['component'] for i in d['instances'] if i['endpoint'] == 'generate').count('prefill') == 1" ||
+	fail "frontend never listed the mocker prefill: $(tail -n 5 mp.log)"
+net waitjson "http://127.0.0.1:$FP/v1/models" 20 "'m4' in [m['id'] for m in d['data']]" ||
+	fail "frontend never listed m4: $(tail -n 5 md.log)"
+r=$(h http POST "http://127.0.0.1:$FP/v1/completions" '{"model":"m4","prompt":"a b","max_tokens":3}' mq-2)
+[[ $(head -n 1 <<<"$r") == 200 ]] || fail "completion through the mocker pair: $r"
+h py "
+rr = sorted((r for r in map(json.loads, open('$work/rec/requests.jsonl')) if r['request_id'] == 'mq-2'),
+            key=lambda r: r['time'])
+assert [(r['prog'], r['role']) for r in rr] == [('dynamo.mocker', 'prefill'), ('dynamo.mocker', 'decode')], rr
+" || fail "the mocker pair's request order: $r"
+stop "$MP" "dynamo.mocker prefill"
+stop "$MD" "dynamo.mocker decode"
+
 # the sa-bench stand-in runs its load through the frontend
 timeout 60 "$F/sa_bench" --model m2 --base-url "http://127.0.0.1:$FP" --dataset-name random \
 	--num-prompts 8 --random-input-len 64 --random-output-len 8 --max-concurrency 4 >bench.log 2>&1 ||

@@ -50,6 +50,10 @@
 #     workers on one node: own ports and GPU sets), then TRT-LLM's orchestrator
 #     (trtllm-serve disaggregated) with the config srtctl writes; a completion
 #     goes context server first, then a generation server.
+# 14. Dynamo's mocker under Dynamo's frontend: dynamo.mocker's argv as
+#     srt-slurm renders it (role, bootstrap port, knobs, the role's args
+#     last), ZMQ events without NATS, a completion through prefill then
+#     decode, nothing left after delete.
 #
 # Exits 77 (skipped) when SRT_SLURMRESTD_URL is unset, unless
 # SRT_E2E_REQUIRED=1 (CI), which makes that a failure.  Every wait is bounded.
@@ -167,6 +171,7 @@ commands:
   dynamo_vllm: [$FAKES/dynamo_vllm]
   dynamo_frontend: [$FAKES/dynamo_frontend]
   dynamo_trtllm: [$FAKES/dynamo_trtllm]
+  mocker: [$FAKES/dynamo_mocker]
   trtllm: [$FAKES/trtllm_serve]
   trtllm_launch: [$FAKES/trtllm_llmapi_launch]
   numactl: [$FAKES/numactl]
@@ -880,6 +885,58 @@ wait_no_jobs 40
 check "13. deleting the recipe cancels its job" test $? -eq 0
 sleep 2
 check "13. no trtllm-serve rank or orchestrator is left" test -z "$(leftovers)"
+# ---- 14. Dynamo's mocker -------------------------------------------------------------
+cat >"$WORK/mocker.yaml" <<YAML
+name: e2e-mocker
+environment:
+  FAKE_RECORD_DIR: $REC/mocker
+engine: {type: mocker, speedup_ratio: 50, max_num_seqs: 64}
+model: {path: $MODEL}
+roles:
+  prefill: {}
+  decode: {args: {max-num-seqs: 32}}
+frontend: {type: dynamo}
+YAML
+mkdir -p "$REC/mocker" && chmod 1777 "$REC/mocker"
+S apply -f "$WORK/mocker.yaml" --wait --timeout 120s >"$WORK/wait14.out" 2>&1
+check "14. the mocker recipe reaches Ready (implied etcd, dynamo.mocker stand-ins)" test $? -eq 0
+S get workers -o json >"$WORK/wrk14.json"
+py "$WORK" "$MODEL" <<'PY'
+import json, sys
+work, model = sys.argv[1], sys.argv[2]
+recs = {r["role"]: r for r in map(json.loads, open(f"{work}/rec/mocker/engine.jsonl"))}
+assert set(recs) == {"prefill", "decode"}, list(recs)
+def opt(a, f):
+    return a[a.index(f) + 1] if f in a else None
+for role, r in recs.items():
+    a, env = r["argv"], r["env"]
+    assert r["prog"] == "dynamo.mocker" and opt(a, "--model-path") == model, a
+    assert opt(a, "--disaggregation-mode") == role and opt(a, "--speedup-ratio") == "50.0", a
+    assert "--request-plane" not in a and env["DYN_REQUEST_PLANE"] == "tcp", (a, env)
+    assert env["DYN_EVENT_PLANE"] == "zmq" and env["DYN_SYSTEM_PORT"] == "7500", env
+assert opt(recs["prefill"]["argv"], "--bootstrap-ports") == "7200", recs["prefill"]["argv"]
+assert "--bootstrap-ports" not in recs["decode"]["argv"]
+d = recs["decode"]["argv"]
+assert [d[i + 1] for i, w in enumerate(d) if w == "--max-num-seqs"] == ["64", "32"], d
+assert recs["prefill"]["component"] == "prefill" and recs["decode"]["component"] == "backend"
+PY
+check "14. dynamo.mocker's argv as srt-slurm renders it (role, bootstrap port, knobs, the role's args last); ZMQ events without NATS" test $? -eq 0
+fe_ip=$(worker_field "$WORK/wrk14.json" e2e-mocker-1-1 prefill ip)
+decode_node=$(worker_field "$WORK/wrk14.json" e2e-mocker-1-1 decode node)
+complete_from "$decode_node" "http://$fe_ip:8000" "$MODEL" e2e-mocker-1 >"$WORK/answer14.json" 2>&1
+check "14. the frontend answers a completion through the mockers, sent from another node" grep -q '"choices"' "$WORK/answer14.json"
+py "$WORK" <<'PY'
+import json, sys
+rr = sorted((r for r in map(json.loads, open(f"{sys.argv[1]}/rec/mocker/requests.jsonl"))
+             if r.get("request_id") == "e2e-mocker-1"), key=lambda r: r["time"])
+assert [r["role"] for r in rr] == ["prefill", "decode"], rr
+PY
+check "14. that request went to the prefill mocker, then the decode mocker" test $? -eq 0
+S delete recipe e2e-mocker >/dev/null
+wait_no_jobs 40
+check "14. deleting the recipe cancels its job" test $? -eq 0
+sleep 2
+check "14. no mocker, etcd or frontend process is left" test -z "$(leftovers)"
 check "no job of this test is left running" test -z "$(live_jobs)"
 
 echo "$passed passed, $failed failed"
