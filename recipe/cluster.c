@@ -43,6 +43,7 @@ static const char *const default_cmds[SRT_CMD_COUNT][4] = {
 	[SRT_CMD_DYNAMO_TRTLLM] = { "python3", "-m", "dynamo.trtllm", NULL },
 	[SRT_CMD_TRTLLM_LAUNCH] = { "trtllm-llmapi-launch", NULL },
 	[SRT_CMD_NUMACTL] = { "numactl", NULL },
+	[SRT_CMD_LMCACHE] = { "lmcache", NULL },
 };
 
 /* NULL-terminated: also the list of allowed keys under `commands:`. */
@@ -66,6 +67,7 @@ static const char *const cmd_names[SRT_CMD_COUNT + 1] = {
 	[SRT_CMD_DYNAMO_TRTLLM] = "dynamo_trtllm",
 	[SRT_CMD_TRTLLM_LAUNCH] = "trtllm_launch",
 	[SRT_CMD_NUMACTL] = "numactl",
+	[SRT_CMD_LMCACHE] = "lmcache",
 	[SRT_CMD_COUNT] = NULL,
 };
 

@@ -275,7 +275,14 @@ static const struct {
 	{ "lmcache", "{\"kv_connector\": \"LMCacheConnectorV1\", \"kv_role\": \"kv_both\"}" },
 	{ "kvbm", "{\"kv_connector\": \"DynamoConnector\", \"kv_connector_module_path\": "
 		  "\"kvbm.vllm_integration.connector\", \"kv_role\": \"kv_both\"}" },
+	/* The lmcache-server on the worker's own node (SRT_LMCACHE_RPC_PORT). */
+	{ "lmcache-mp",
+	  "{\"kv_connector\": \"LMCacheMPConnector\", \"kv_connector_module_path\": "
+	  "\"lmcache.integration.vllm.lmcache_mp_connector\", \"kv_role\": \"kv_both\", "
+	  "\"kv_connector_extra_config\": {\"lmcache.mp.host\": \"tcp://localhost\", "
+	  "\"lmcache.mp.port\": 8750}}" },
 };
+_Static_assert(SRT_LMCACHE_RPC_PORT == 8750, "the lmcache-mp preset names the RPC port");
 
 const char *srt_launch_vllm_connector_json(const char *name)
 {

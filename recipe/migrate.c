@@ -801,14 +801,20 @@ static void vllm_connector(struct mctx *m, struct section *s, const struct srt_y
 				     name);
 			continue;
 		}
+		if (!strcasecmp(name, "lmcache-mp")) {
+			/* Kept by name: in v2 too it implies the lmcache-server beside the role. */
+			set_role_arg(m, s, j, "connector",
+				     srt_ynode_new_str(m->doc, "lmcache-mp", false));
+			continue;
+		}
 		json = srt_launch_vllm_connector_json(name);
 		if (!json && name[0] == '{')
 			json = name; /* a raw JSON config, passed through as srt-slurm did */
 		if (!json) {
 			fail(m, at ? at : where, cpath,
 			     "connector '%s' cannot be migrated: srtctl knows srt-slurm's vLLM "
-			     "shorthands nixl, lmcache and kvbm (lmcache-mp and moriio need services "
-			     "or router wiring srtctl does not have), and srt-slurm passed any other "
+			     "shorthands nixl, lmcache, lmcache-mp and kvbm (moriio needs router "
+			     "wiring srtctl does not have), and srt-slurm passed any other "
 			     "name verbatim as --kv-transfer-config, which vLLM rejects. Write "
 			     "backend.vllm_config.%s.kv-transfer-config as JSON instead, e.g. "
 			     "'{\"kv_connector\": \"MooncakeStoreConnector\", \"kv_role\": "

@@ -1,8 +1,10 @@
 /* recipe/model.c: names of the model's enums and small lookups. */
 #include "recipe/model.h"
+#include "util/strutil.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 const struct srt_mocker_knob *srt_mocker_knobs(void)
 {
@@ -116,6 +118,8 @@ const char *srt_service_type_name(enum srt_service_type t)
 		return "etcd";
 	case SRT_SVC_NATS:
 		return "nats";
+	case SRT_SVC_LMCACHE_SERVER:
+		return "lmcache-server";
 	}
 	return "?";
 }
@@ -141,6 +145,29 @@ const struct srt_service *srt_recipe_service_of(const struct srt_recipe *r, enum
 		if (r->services[i].enabled && r->services[i].type == t)
 			return &r->services[i];
 	return NULL;
+}
+
+const char *srt_role_connector_name(const struct srt_recipe *r, enum srt_role_kind k)
+{
+	const struct srt_role *ro = &r->roles[k];
+	const struct srt_ynode *v = r->connector;
+
+	if (ro->args && ro->args->kind == SRT_Y_MAP)
+		for (size_t i = 0; i < ro->args->n; i++)
+			if (srt_str_eq_dashes(ro->args->pairs[i].key->str, "connector") &&
+			    !srt_ynode_is_null(ro->args->pairs[i].value))
+				v = ro->args->pairs[i].value;
+	return v && v->kind == SRT_Y_SCALAR && !srt_ynode_is_null(v) ? v->str : NULL;
+}
+
+bool srt_role_uses_lmcache_mp(const struct srt_recipe *r, enum srt_role_kind k)
+{
+	const char *name;
+
+	if (r->engine != SRT_ENGINE_VLLM || !r->roles[k].present)
+		return false;
+	name = srt_role_connector_name(r, k);
+	return name && !strcasecmp(name, "lmcache-mp");
 }
 
 const struct srt_service *srt_recipe_master(const struct srt_recipe *r)

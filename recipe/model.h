@@ -36,6 +36,7 @@ enum srt_service_type {
 	SRT_SVC_MOONCAKE_STORE,
 	SRT_SVC_ETCD, /* Dynamo's discovery plane */
 	SRT_SVC_NATS, /* Dynamo's message plane */
+	SRT_SVC_LMCACHE_SERVER, /* LMCache's multiprocess server, one per worker node */
 };
 
 enum srt_placement {
@@ -170,6 +171,8 @@ struct srt_service {
 	bool critical;
 	/* Added by srtctl, not written: etcd (and NATS) under the Dynamo frontend. */
 	bool implied;
+	/* Shell run before the command, inside the container (bash -c). */
+	const char *preamble;
 	const struct srt_ynode *node;
 };
 
@@ -311,6 +314,13 @@ const struct srt_service *srt_recipe_master(const struct srt_recipe *r);
 /* The enabled service of type t (the first one), or NULL. */
 const struct srt_service *srt_recipe_service_of(const struct srt_recipe *r,
 						enum srt_service_type t);
+/*
+ * The vLLM connector a role names: roles.<role>.args.connector, else
+ * engine.connector; NULL when neither is a string (unset, null, a mapping).
+ */
+const char *srt_role_connector_name(const struct srt_recipe *r, enum srt_role_kind k);
+/* Does a present vLLM role use connector lmcache-mp (which implies an lmcache-server)? */
+bool srt_role_uses_lmcache_mp(const struct srt_recipe *r, enum srt_role_kind k);
 const char *srt_engine_name(enum srt_engine_type e);
 const char *srt_role_name(enum srt_role_kind k);
 const char *srt_placement_name(enum srt_placement p);

@@ -1037,9 +1037,6 @@ static const char *srt_slurm_only_kind(const char *type)
 	"(a telemetry exporter) is not started by srtctl, which does not scrape " \
 	"metrics; run it as a 'generic' service with its 'command'"
 	static const struct hint kinds[] = {
-		{ "lmcache-server",
-		  "(LMCache's server) is not started by srtctl; run it as a 'generic' service with "
-		  "its 'command' (e.g. [lmcache, server, ...]) and placement.node: workers" },
 		{ "ray", "(a Ray cluster for training jobs) is not run by srtctl, which deploys "
 			 "inference servers; run this recipe with srt-slurm" },
 		{ "gms", "(vLLM's GPU memory service for engine.failover) is not supported by "
@@ -1059,19 +1056,44 @@ static const char *srt_slurm_only_kind(const char *type)
 	return NULL;
 }
 
+/*
+ * services[].preamble: shell that runs before the command, in the same
+ * bash, inside the container (srt-slurm's key).  Text only; a NUL cannot
+ * reach bash -c.
+ */
+static void parse_preamble(struct pctx *c, const struct srt_ynode *n, const char *path,
+			   const char **out)
+{
+	const char *text;
+
+	if (!n || srt_ynode_is_null(n) || !want_str(c, n, path, &text))
+		return;
+	if (strlen(text) != n->len) {
+		err(c, n, path, "contains a NUL byte, which bash -c cannot receive; remove it");
+		return;
+	}
+	*out = *text ? text : NULL;
+}
+
+/* An lmcache-server's readiness when none is written: GET /healthcheck on its HTTP port. */
+static void lmcache_readiness(struct srt_readiness *rd)
+{
+	rd->probes[0] =
+		(struct srt_probe){ SRT_PROBE_HTTP, SRT_LMCACHE_HTTP_PORT, "/healthcheck", 200 };
+	rd->nprobes = 1;
+}
+
 static void parse_service(struct pctx *c, struct srt_service *s, const struct srt_ynode *n,
 			  const char *path)
 {
-	static const char *const keys[] = { "name",	 "type",     "enabled", "container",
-					    "command",	 "args",     "env",	"options",
-					    "placement", "external", "start",	"readiness",
-					    "restart",	 "critical", NULL };
+	static const char *const keys[] = { "name",	 "type",     "enabled",	 "container",
+					    "command",	 "args",     "env",	 "options",
+					    "placement", "external", "start",	 "readiness",
+					    "restart",	 "critical", "preamble", NULL };
 	static const struct hint hints[] = {
 		{ "source", "'source' (building a service from git) is not supported by srtctl" },
 		{ "build_command", "'build_command' is not supported by srtctl" },
 		{ "nodes", "service node pools ('nodes') are not supported by srtctl" },
-		{ "preamble",
-		  "'preamble' is not supported by srtctl; wrap the command instead (e.g. [bash, -c, \"ulimit -n 65536; exec ...\"])" },
 		{ "cpus_per_task", "'cpus_per_task' is not supported by srtctl" },
 		{ "cpu_bind", "'cpu_bind' is not supported by srtctl" },
 		{ "srun_options", "'srun_options' is not supported by srtctl" },
@@ -1082,9 +1104,10 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 		{ "build_timeout_seconds", "'build_timeout_seconds' is not supported by srtctl" },
 		{ NULL, NULL },
 	};
-	static const char *const types[] = { "generic",	       "mooncake-master",
-					     "mooncake-store", "etcd",
-					     "nats",	       NULL };
+	static const char *const types[] = {
+		"generic", "mooncake-master", "mooncake-store", "etcd", "nats", "lmcache-server",
+		NULL
+	};
 	const struct srt_ynode *v;
 	const char *type = "generic", *sugg, *why;
 
@@ -1112,6 +1135,8 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 			s->type = SRT_SVC_ETCD;
 		else if (!strcmp(type, "nats"))
 			s->type = SRT_SVC_NATS;
+		else if (!strcmp(type, "lmcache-server"))
+			s->type = SRT_SVC_LMCACHE_SERVER;
 		else if ((why = srt_slurm_only_kind(type)))
 			err(c, v, join(c, path, "type"), "service type '%s' %s", type, why);
 		else if ((sugg = srt_did_you_mean(type, types)))
@@ -1120,12 +1145,13 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 		else
 			err(c, v, join(c, path, "type"),
 			    "service type '%s' is not supported by srtctl; expected mooncake-master, "
-			    "mooncake-store, etcd, nats or generic (with a command)",
+			    "mooncake-store, etcd, nats, lmcache-server or generic (with a command)",
 			    type);
 		s->type_name = type;
 	}
 	opt_bool(c, n, path, "enabled", &s->enabled);
 	opt_str(c, n, path, "container", &s->container);
+	parse_preamble(c, srt_ynode_get(n, "preamble"), join(c, path, "preamble"), &s->preamble);
 	parse_argv(c, srt_ynode_get(n, "command"), join(c, path, "command"), &s->command);
 	parse_argv(c, srt_ynode_get(n, "args"), join(c, path, "args"), &s->args);
 	parse_env(c, srt_ynode_get(n, "env"), join(c, path, "env"), &s->env);
@@ -1176,8 +1202,10 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 		s->placement = s->type == SRT_SVC_MOONCAKE_MASTER || s->type == SRT_SVC_ETCD ||
 					       s->type == SRT_SVC_NATS ?
 				       SRT_PLACE_INFRA :
-			       s->type == SRT_SVC_MOONCAKE_STORE ? SRT_PLACE_WORKERS :
-								   SRT_PLACE_HEAD;
+			       s->type == SRT_SVC_MOONCAKE_STORE ||
+					       s->type == SRT_SVC_LMCACHE_SERVER ?
+				       SRT_PLACE_WORKERS :
+				       SRT_PLACE_HEAD;
 	if (s->start == SRT_START_DEFAULT)
 		s->start = s->type == SRT_SVC_GENERIC ? SRT_START_AFTER_FRONTEND :
 			   s->type == SRT_SVC_ETCD || s->type == SRT_SVC_NATS ?
@@ -1197,6 +1225,8 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 			(struct srt_probe){ SRT_PROBE_HTTP, SRT_MC_ADMIN_PORT, "/health", 200 };
 		s->readiness.nprobes = 3;
 	}
+	if (s->type == SRT_SVC_LMCACHE_SERVER && !s->readiness.nprobes)
+		lmcache_readiness(&s->readiness);
 }
 
 static void parse_services(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
@@ -1532,39 +1562,80 @@ static void parse_dynamo(struct pctx *c, struct srt_recipe *r, const struct srt_
 		    "Dynamo frontend runs Dynamo's own workers)");
 }
 
+/* Is a service named `name` written in the recipe (enabled or not)? */
+static bool service_declared(const struct srt_recipe *r, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (r->services[i].name && !strcmp(r->services[i].name, name))
+			return true;
+	return false;
+}
+
+/*
+ * Where an implied lmcache-server runs: the nodes of the one vLLM role with
+ * connector lmcache-mp, or every worker node when several roles use it;
+ * SRT_PLACE_DEFAULT when none does or an lmcache-server entry is written
+ * (enabled or not: `enabled: false` is how a recipe switches it off).
+ */
+static enum srt_placement lmcache_implied_at(const struct srt_recipe *r)
+{
+	static const enum srt_placement at[SRT_ROLE_COUNT] = {
+		[SRT_ROLE_PREFILL] = SRT_PLACE_PREFILL,
+		[SRT_ROLE_DECODE] = SRT_PLACE_DECODE,
+		[SRT_ROLE_AGG] = SRT_PLACE_AGG,
+	};
+	enum srt_placement p = SRT_PLACE_DEFAULT;
+	int users = 0;
+
+	for (size_t i = 0; i < r->nservices; i++)
+		if (r->services[i].type == SRT_SVC_LMCACHE_SERVER)
+			return SRT_PLACE_DEFAULT;
+	for (int k = 0; k < SRT_ROLE_COUNT; k++)
+		if (srt_role_uses_lmcache_mp(r, (enum srt_role_kind)k)) {
+			p = at[k];
+			users++;
+		}
+	return users > 1 ? SRT_PLACE_WORKERS : p;
+}
+
 /*
  * The services the recipe implies (srt-slurm 2.0 does the same): etcd under
- * the Dynamo frontend, NATS when a Dynamo plane is NATS.  A service written
- * under the same name takes the implied one's place.
+ * the Dynamo frontend, NATS when a Dynamo plane is NATS, an lmcache-server
+ * beside vLLM roles with connector lmcache-mp.  A service written under the
+ * same name takes the implied one's place.
  */
 static void add_implied_services(struct pctx *c, struct srt_recipe *r)
 {
+	bool dynamo = r->frontend.type && !strcmp(r->frontend.type, "dynamo");
+	enum srt_placement lmcache_at = lmcache_implied_at(r);
 	struct {
 		const char *name;
 		enum srt_service_type type;
 		bool want;
+		enum srt_placement placement;
+		enum srt_start start;
+		const struct srt_ynode *why;
 	} implied[] = {
-		{ "etcd", SRT_SVC_ETCD, true },
+		{ "etcd", SRT_SVC_ETCD, dynamo, SRT_PLACE_INFRA, SRT_START_INFRA,
+		  r->frontend.node },
 		{ "nats", SRT_SVC_NATS,
-		  !strcmp(r->dynamo.request_plane, "nats") ||
-			  (r->dynamo.event_plane && !strcmp(r->dynamo.event_plane, "nats")) },
+		  dynamo && (!strcmp(r->dynamo.request_plane, "nats") ||
+			     (r->dynamo.event_plane && !strcmp(r->dynamo.event_plane, "nats"))),
+		  SRT_PLACE_INFRA, SRT_START_INFRA, r->frontend.node },
+		{ "lmcache-server", SRT_SVC_LMCACHE_SERVER, lmcache_at != SRT_PLACE_DEFAULT,
+		  lmcache_at, SRT_START_BEFORE_WORKERS, r->connector },
 	};
+	size_t nimplied = sizeof(implied) / sizeof(implied[0]);
 	struct srt_service *all;
 	size_t n = r->nservices;
 
-	if (!r->frontend.type || strcmp(r->frontend.type, "dynamo"))
-		return;
-	all = srt_arena_alloc(c->a, (n + 2) * sizeof(*all));
+	all = srt_arena_alloc(c->a, (n + nimplied) * sizeof(*all));
 	if (n)
 		memcpy(all, r->services, n * sizeof(*all));
-	for (size_t k = 0; k < sizeof(implied) / sizeof(implied[0]); k++) {
+	for (size_t k = 0; k < nimplied; k++) {
 		struct srt_service *s;
-		bool declared = false;
 
-		for (size_t i = 0; i < r->nservices; i++)
-			if (r->services[i].name && !strcmp(r->services[i].name, implied[k].name))
-				declared = true;
-		if (declared || !implied[k].want)
+		if (!implied[k].want || service_declared(r, r->nservices, implied[k].name))
 			continue;
 		s = &all[n++];
 		memset(s, 0, sizeof(*s));
@@ -1572,12 +1643,17 @@ static void add_implied_services(struct pctx *c, struct srt_recipe *r)
 		s->type = implied[k].type;
 		s->type_name = srt_service_type_name(s->type);
 		s->enabled = true;
-		s->placement = SRT_PLACE_INFRA;
-		s->start = SRT_START_INFRA;
+		s->placement = implied[k].placement;
+		s->start = implied[k].start;
 		s->critical = true;
 		s->implied = true;
 		restart_defaults(&s->restart, SRT_RESTART_ON_FAILURE);
-		s->node = r->frontend.node;
+		if (s->type == SRT_SVC_LMCACHE_SERVER) {
+			s->readiness.timeout_seconds = SRT_READINESS_TIMEOUT_DEFAULT;
+			s->readiness.interval_seconds = SRT_READINESS_INTERVAL_DEFAULT;
+			lmcache_readiness(&s->readiness);
+		}
+		s->node = implied[k].why;
 	}
 	r->services = all;
 	r->nservices = n;

@@ -898,6 +898,26 @@ void srt_render_service_argv(struct srt_argv *out, struct srt_arena *a, const st
 	case SRT_SVC_NATS:
 		argvb_push_all(&b, a, s->command.n ? &s->command : &c->commands[SRT_CMD_NATS]);
 		break;
+	case SRT_SVC_LMCACHE_SERVER:
+		/*
+		 * On every address of the node: vLLM ranks reach the RPC port
+		 * over localhost, the agent probes the HTTP port on the node IP.
+		 */
+		if (!c->commands[SRT_CMD_LMCACHE].n) {
+			argvb_finish(&b, out); /* empty: the plan says what to set */
+			return;
+		}
+		argvb_push_all(&b, a, &c->commands[SRT_CMD_LMCACHE]);
+		argvb_push(&b, a, "server");
+		argvb_push(&b, a, "--host");
+		argvb_push(&b, a, "0.0.0.0");
+		argvb_push(&b, a, "--port");
+		argvb_push(&b, a, srt_arena_printf(a, "%d", SRT_LMCACHE_RPC_PORT));
+		argvb_push(&b, a, "--http-host");
+		argvb_push(&b, a, "0.0.0.0");
+		argvb_push(&b, a, "--http-port");
+		argvb_push(&b, a, srt_arena_printf(a, "%d", SRT_LMCACHE_HTTP_PORT));
+		break;
 	case SRT_SVC_GENERIC:
 		argvb_push_all(&b, a, &s->command);
 		break;
@@ -907,6 +927,29 @@ void srt_render_service_argv(struct srt_argv *out, struct srt_arena *a, const st
 }
 
 /* ---- plan ---- */
+
+/*
+ * A service's preamble runs in the same bash, before its command:
+ * bash -c '<preamble>
+ * exec "$@"' <argv0> <argv...>.  The command stays an argv (no quoting);
+ * "$0" names the command in bash's messages.
+ */
+static void preamble_argv(struct srt_arena *a, struct srt_argv *argv, const char *preamble)
+{
+	const char **v = srt_arena_alloc(a, (argv->n + 5) * sizeof(*v));
+	size_t n = 0;
+
+	v[n++] = "bash";
+	v[n++] = "-c";
+	v[n++] = srt_arena_printf(a, "%s%sexec \"$@\"", preamble,
+				  preamble[strlen(preamble) - 1] == '\n' ? "" : "\n");
+	v[n++] = argv->v[0];
+	for (size_t i = 0; i < argv->n; i++)
+		v[n++] = argv->v[i];
+	v[n] = NULL;
+	argv->v = v;
+	argv->n = n;
+}
 
 struct pb {
 	struct srt_plan *p;
@@ -1108,6 +1151,8 @@ static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 		srt_render_service_argv(&argv, b->a, p->cluster, s);
 		if (s->type == SRT_SVC_ETCD || s->type == SRT_SVC_NATS)
 			discovery_argv(b, pr, &argv, s, nodes[i], &rd);
+		if (s->preamble && argv.n)
+			preamble_argv(b->a, &argv, s->preamble);
 		put_argv(pr, &argv);
 		srt_render_service_env(&env, b->a, p->recipe, l, s, nodes[i]);
 		put_env(b, pr, &env);
@@ -1135,6 +1180,7 @@ static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 					"srtslurm.yaml",
 				s->name,
 				s->type == SRT_SVC_MOONCAKE_STORE ? "mooncake_store" :
+				s->type == SRT_SVC_LMCACHE_SERVER ? "lmcache" :
 								    "mooncake_master");
 			b->rc = -1;
 		}

@@ -628,6 +628,46 @@ static bool discovery(const struct srt_service *s)
 	return s->type == SRT_SVC_ETCD || s->type == SRT_SVC_NATS;
 }
 
+/* Does an enabled lmcache-server run on the nodes of role k? */
+static bool lmcache_serves(const struct srt_recipe *r, enum srt_role_kind k)
+{
+	for (size_t i = 0; i < r->nservices; i++) {
+		const struct srt_service *s = &r->services[i];
+
+		if (!s->enabled || s->type != SRT_SVC_LMCACHE_SERVER)
+			continue;
+		if (s->placement == SRT_PLACE_WORKERS ||
+		    (s->placement == SRT_PLACE_PREFILL &&
+		     (k == SRT_ROLE_PREFILL || (k == SRT_ROLE_DECODE && r->roles[k].colocate))) ||
+		    (s->placement == SRT_PLACE_DECODE && k == SRT_ROLE_DECODE) ||
+		    (s->placement == SRT_PLACE_AGG && k == SRT_ROLE_AGG))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * connector: lmcache-mp points each vLLM rank at the LMCache server on its
+ * own node (tcp://localhost:8750); a role whose nodes run none would fail
+ * at its first request.
+ */
+static void check_lmcache(struct vctx *v)
+{
+	const struct srt_recipe *r = v->r;
+
+	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+		if (!srt_role_uses_lmcache_mp(r, (enum srt_role_kind)k) ||
+		    lmcache_serves(r, (enum srt_role_kind)k))
+			continue;
+		verr(v, r->roles[k].node, srt_arena_printf(v->a, "roles.%s", r->roles[k].name),
+		     "connector lmcache-mp reaches the LMCache server on the worker's own node "
+		     "(tcp://localhost:%d), but no enabled lmcache-server runs on the %s nodes; "
+		     "enable one there ('placement: {node: workers}' covers every worker node) or "
+		     "remove its 'enabled: false'",
+		     SRT_LMCACHE_RPC_PORT, r->roles[k].name);
+	}
+}
+
 static void check_services(struct vctx *v)
 {
 	const struct srt_recipe *r = v->r;
@@ -731,7 +771,7 @@ static void check_services(struct vctx *v)
 	}
 	if (master)
 		check_master(v, master);
-
+	check_lmcache(v);
 	check_ports(v);
 }
 
@@ -1208,9 +1248,9 @@ static void check_connectors(struct vctx *v)
 		verr(v, own ? own->value : r->connector,
 		     own ? srt_arena_printf(v->a, "roles.%s.args.%s", ro->name, own->key->str) :
 			   "engine.connector",
-		     "connector '%s' is not one srtctl can pass: write nixl, lmcache, kvbm, none, a "
-		     "JSON object, or roles.%s.args.kv-transfer-config (lmcache-mp and moriio need "
-		     "services or router wiring srtctl does not have)",
+		     "connector '%s' is not one srtctl can pass: write nixl, lmcache, lmcache-mp, "
+		     "kvbm, none, a JSON object, or roles.%s.args.kv-transfer-config (moriio needs "
+		     "router wiring srtctl does not have)",
 		     bad, ro->name);
 	}
 }

@@ -16,6 +16,13 @@
 #define SRT_MC_RPC_PORT 8700
 #define SRT_MC_METADATA_PORT 8701
 #define SRT_MC_ADMIN_PORT 8702
+/*
+ * Ports srtctl owns on every node that runs an lmcache-server: LMCache's
+ * RPC (ZMQ) port, which vLLM's LMCacheMPConnector reaches over localhost,
+ * and its HTTP port, where GET /healthcheck gates readiness.  srt-slurm's.
+ */
+#define SRT_LMCACHE_RPC_PORT 8750
+#define SRT_LMCACHE_HTTP_PORT 8751
 /* Default readiness budget for services (seconds). */
 #define SRT_READINESS_TIMEOUT_DEFAULT 120
 #define SRT_READINESS_INTERVAL_DEFAULT 2

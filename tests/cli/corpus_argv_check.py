@@ -8,7 +8,8 @@ usage: corpus_argv_check.py FAKES_DIR ROOT LIST
 LIST holds one line per dry-run: "<runtime>:<label>\t<path of `srtctl
 dry-run -o json`>".  ROOT is a scratch directory: model directories are
 created under ROOT/models, run log directories under ROOT/logs.  Every
-process of kind worker or frontend is checked:
+process of kind worker or frontend, and every lmcache-server service (its
+command after a preamble's `bash -c ... $0`), is checked:
 
 - its argv_runtime words get the values the agent binds inside the
   allocation (srt_runplan_bind): node i is host "node<i>" with IP
@@ -69,7 +70,7 @@ sys.dont_write_bytecode = True      # leave no __pycache__ in tests/fakes
 
 PROGS = ("sglang_launch_server", "vllm", "sglang_router", "vllm-router", "dynamo_sglang",
          "dynamo_vllm", "dynamo_mocker", "dynamo_frontend", "numactl", "trtllm_llmapi_launch", "dynamo_trtllm",
-         "trtllm_serve", "trtllm_serve_disaggregated")
+         "trtllm_serve", "trtllm_serve_disaggregated", "lmcache")
 # variables of an MPI step or of trtllm-llmapi-launch: none may leak from the
 # checker's own environment into a stand-in
 LEAK_PREFIXES = ("SLURM_", "OMPI_", "PMIX_", "PMI_", "MPI_", "TLLM_", "tllm_")
@@ -84,6 +85,7 @@ def load_standins(fakes):
     import strict_trtllm  # noqa: E402
     global strict_numactl
     import strict_numactl  # noqa: E402
+    import strict_lmcache  # noqa: E402
     return {"sglang_launch_server": strict_engine.main_sglang,
             "vllm": strict_engine.main_vllm,
             "sglang_router": strict_router.main_sglang,
@@ -94,7 +96,8 @@ def load_standins(fakes):
             "dynamo_frontend": strict_dynamo.main_frontend,
             "trtllm_llmapi_launch": strict_trtllm.main_launch,
             "dynamo_trtllm": strict_trtllm.main_dynamo,
-            "trtllm_serve": strict_trtllm.main_serve}
+            "trtllm_serve": strict_trtllm.main_serve,
+            "lmcache": strict_lmcache.main}
 
 
 def bindings(plan, log_dir):
@@ -238,7 +241,9 @@ def main(argv):
             recipe_model = (item.get("model") or {}).get("path")
             name = "%s [%s]" % (label, item.get("recipe"))
             for pr in plan["processes"]:
-                if pr.get("kind") not in ("worker", "frontend"):
+                service = pr.get("kind") == "service"
+                if not (pr.get("kind") in ("worker", "frontend") or
+                        service and pr.get("type") == "lmcache-server"):
                     continue
                 pname = bind(pr["name"], table)
                 # the agent mounts the log directory at /logs in a pyxis container
@@ -255,6 +260,9 @@ def main(argv):
                 words = list(pr["argv"])
                 for k in pr.get("argv_runtime") or []:
                     words[k] = bind(words[k], table)
+                if words[:2] == ["bash", "-c"] and len(words) > 4:
+                    # a service's preamble: bash -c '<preamble> exec "$@"' $0 CMD...
+                    words = words[4:]
                 prog = prog_name(words)
                 if prog == "numactl":
                     # numactl runs its command in its place: check its own
@@ -290,7 +298,9 @@ def main(argv):
                     failures.append((name, pname, prog, "-", why))
                     continue
                 mount = pr.get("model_mount")
-                if mount and not mount.startswith("/") or not mount and recipe_model \
+                if service:
+                    mount = None    # a service gets no model mount and names no model
+                elif mount and not mount.startswith("/") or not mount and recipe_model \
                         and not recipe_model.startswith(("/", "hf:")):
                     failures.append((name, pname, prog, "-",
                                      "model.path %r is neither absolute, hf: nor an alias of "

@@ -126,6 +126,7 @@ commands:
   numactl: [$F/numactl]
   dynamo_trtllm: [$F/dynamo_trtllm]
   trtllm: [$F/trtllm_serve]
+  lmcache: [$F/lmcache]
 EOF
 }
 cluster pyxis >pyxis.yaml
@@ -147,6 +148,7 @@ known=(
 	"corpus/srt-slurm-v1/dsv4-pro__sglang__gb300-fp4__8k1k.yaml|Unknown arguments specified: ['--no-kv-events']|frontend.args no-kv-events is a flag of the older Dynamo frontend this recipe pins (dynamo.hash); the Dynamo 1.x frontend the stand-in follows refuses it"
 	"corpus/srt-slurm-v1/dsv4-pro__sglang__gb300-fp4__8k1k__disagg__disagg-12p1d-dep4-dep12.yaml|Unknown arguments specified: ['--no-kv-events']|the same older Dynamo frontend flag"
 	"corpus/srt-slurm-v1/vllm__deepseek-v4-pro__GB200__8k1k__disagg-gb200-3p1d-dep8-dep16-c4096-offload.yaml|error: unrecognized arguments: --|its args pass flags of the vLLM it pins (v0.20: --numa-bind, --offload-*, --stream-interval, --no-enable-flashinfer-autotune) that the stand-ins' v0.11-era vLLM engine table lacks"
+	"v2/examples__features__lmcache-server-disagg.yaml|Legacy L1 configuration requires --l1-size-gb and --eviction-policy|its lmcache-server args give --l1-size-gb but no --eviction-policy, which every LMCache read requires (argparse-required in older releases, a ValueError at startup in the newest); srt-slurm's aggregated example passes --eviction-policy LRU"
 	"v2/examples__sglang__sgl-router-disagg.yaml|unrecognized arguments: --load-publish-endpoint|its args pass --load-publish-endpoint auto, an SGLang flag newer than the stand-ins' table (sgl-project/sglang#34608) that SGLang also refuses without --kv-events-config, which srt-slurm derives from roles.*.kv_events and srtctl does not (it warns that kv_events is ignored)"
 )
 
@@ -253,12 +255,14 @@ echo "files: $files ($v1files corpus, $v2files srt-slurm 2.0 examples); $accepte
 echo "recipes rendered: ${recipes[pyxis]:-0} in pyxis containers, ${recipes[none]:-0} on bare nodes"
 total=0
 for p in sglang_launch_server vllm sglang_router vllm-router dynamo_sglang dynamo_vllm \
-	dynamo_mocker dynamo_frontend numactl trtllm_llmapi_launch dynamo_trtllm trtllm_serve trtllm_serve_disaggregated; do
+	dynamo_mocker dynamo_frontend numactl trtllm_llmapi_launch dynamo_trtllm trtllm_serve trtllm_serve_disaggregated \
+	lmcache; do
 	case $p in
 	numactl) what="argv checked (the memory binding of TRT-LLM's gb200/gb300 prefill and decode ranks; its command checked below)" ;;
 	trtllm_llmapi_launch) what="argv checked (rank 0 of the worker's MPI step)" ;;
 	dynamo_trtllm | trtllm_serve) what="argv checked (under the launcher, in its world)" ;;
 	trtllm_serve_disaggregated) what="argv checked (the orchestrator and its server config)" ;;
+	lmcache) what="argv checked (lmcache-server services: lmcache server)" ;;
 	*) what="argv checked" ;;
 	esac
 	echo "  ${p/_disaggregated/ disaggregated}: ${n[$p]:-0} $what"

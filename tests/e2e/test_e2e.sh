@@ -54,6 +54,9 @@
 #     srt-slurm renders it (role, bootstrap port, knobs, the role's args
 #     last), ZMQ events without NATS, a completion through prefill then
 #     decode, nothing left after delete.
+# 15. LMCache under vLLM (connector: lmcache-mp): one `lmcache server` per
+#     worker node before the workers, its preamble run in the same bash, and
+#     each worker registered with the server on its own node.
 #
 # Exits 77 (skipped) when SRT_SLURMRESTD_URL is unset, unless
 # SRT_E2E_REQUIRED=1 (CI), which makes that a failure.  Every wait is bounded.
@@ -172,6 +175,7 @@ commands:
   dynamo_frontend: [$FAKES/dynamo_frontend]
   dynamo_trtllm: [$FAKES/dynamo_trtllm]
   mocker: [$FAKES/dynamo_mocker]
+  lmcache: [$FAKES/lmcache]
   trtllm: [$FAKES/trtllm_serve]
   trtllm_launch: [$FAKES/trtllm_llmapi_launch]
   numactl: [$FAKES/numactl]
@@ -937,6 +941,55 @@ wait_no_jobs 40
 check "14. deleting the recipe cancels its job" test $? -eq 0
 sleep 2
 check "14. no mocker, etcd or frontend process is left" test -z "$(leftovers)"
+
+# ---- 15. LMCache under vLLM ----------------------------------------------------------
+cat >"$WORK/lmcache.yaml" <<YAML
+name: e2e-lmcache
+environment:
+  FAKE_RECORD_DIR: $REC/lmcache
+engine: {type: vllm, connector: lmcache-mp}
+model: {path: $MODEL}
+roles:
+  prefill: {}
+  decode: {}
+services:
+  - name: lmc
+    type: lmcache-server
+    args: [--l1-size-gb, "16", --chunk-size, "256", --eviction-policy, LRU]
+    env: {LMCACHE_DISABLE_BANNER: "1"}
+    preamble: |
+      export LMC_PREAMBLE_RAN="ran in \${0##*/}'s bash"
+YAML
+mkdir -p "$REC/lmcache" && chmod 1777 "$REC/lmcache"
+S apply -f "$WORK/lmcache.yaml" --wait --timeout 90s >"$WORK/wait15.out" 2>&1
+check "15. the LMCache recipe reaches Ready (an lmcache-server on each worker node)" test $? -eq 0
+py "$WORK" <<'PY'
+import glob, json, sys
+work = sys.argv[1]
+srv = [json.loads(l) for l in open(f"{work}/rec/lmcache/lmcache.jsonl")]
+eng = [json.loads(l) for l in open(f"{work}/rec/lmcache/engine.jsonl")]
+assert len(srv) == 2 and len(eng) == 2, (len(srv), len(eng))
+assert {s["host"] for s in srv} == {e["host"] for e in eng}, "one server per worker node"
+for s in srv:
+    a = s["argv"][1:]
+    assert a[:9] == ["server", "--host", "0.0.0.0", "--port", "8750", "--http-host", "0.0.0.0",
+                     "--http-port", "8751"], a
+    assert a[9:] == ["--l1-size-gb", "16", "--chunk-size", "256", "--eviction-policy", "LRU"], a
+    assert s["env"].get("LMC_PREAMBLE_RAN") == "ran in lmcache's bash", s["env"].get("LMC_PREAMBLE_RAN")
+for e in eng:
+    kv = e["options"]["kv_transfer_config"]
+    assert kv["kv_connector"] == "LMCacheMPConnector", kv
+    logs = glob.glob(f"{work}/runs/e2e-lmcache-1-1/**/service_lmc_{e['host']}.out", recursive=True)
+    assert len(logs) == 1, logs
+    assert f"Registered KV cache for GPU ID {e['pid']} with 28 layers" in open(logs[0]).read(), \
+        (e["host"], e["pid"])
+PY
+check "15. lmcache server's argv (srtctl's ports, the args), its preamble ran; each worker registered with the server on its node" test $? -eq 0
+S delete recipe e2e-lmcache >/dev/null
+wait_no_jobs 40
+check "15. deleting the recipe cancels its job" test $? -eq 0
+sleep 2
+check "15. no lmcache or vLLM process is left" test -z "$(leftovers)"
 check "no job of this test is left running" test -z "$(live_jobs)"
 
 echo "$passed passed, $failed failed"

@@ -618,8 +618,9 @@ def run(plan):
 
 def prepare(plan, stop):
     """What an engine does before it serves (also Dynamo's workers,
-    strict_dynamo.py): wait for the Mooncake master its args name, join the
-    dist-init rendezvous, then $FAKE_ENGINE_START_DELAY.  Returns (the
+    strict_dynamo.py): wait for the Mooncake master its args name, register
+    with the LMCache server a vLLM LMCacheMPConnector names (strict_lmcache),
+    join the dist-init rendezvous, then $FAKE_ENGINE_START_DELAY.  Returns (the
     rendezvous group or None, whether a stop came first)."""
     if os.environ.get("FAKE_ENGINE_MOONCAKE_CHECK", "1") != "0":
         try:
@@ -628,6 +629,13 @@ def prepare(plan, stop):
                 FE.wait_master(addr, stop)
         except FE.StartupError as e:
             raise Refusal("ERROR: %s" % e)
+    if plan["engine"] == "vllm":
+        import strict_lmcache
+        try:
+            plan["lmcache"] = strict_lmcache.attach(plan["options"].get("kv_transfer_config"),
+                                                    stop, say)
+        except strict_lmcache.AttachError as e:
+            raise Refusal("ERROR: %s" % e, 1)
     group = None
     if plan["dist"]:
         host, port = plan["dist"]

@@ -749,8 +749,17 @@ static void test_conflicts(void **state)
 		  "dynamo.request_plane", "unknown request plane 'http'; expected tcp or nats" },
 		{ "engine: {type: vllm, connector: moriio}\nroles: {agg: {}}\n", "engine.connector",
 		  "connector 'moriio' is not one srtctl can pass" },
-		{ "engine: vllm\nroles: {agg: {args: {connector: lmcache-mp}}}\n",
-		  "roles.agg.args.connector", "connector 'lmcache-mp' is not one srtctl can pass" },
+		{ "engine: vllm\nroles: {agg: {args: {connector: lmcache-mp}}}\n"
+		  "services: [{name: lmcache-server, type: lmcache-server, enabled: false}]\n",
+		  "roles.agg",
+		  "connector lmcache-mp reaches the LMCache server on the worker's own node "
+		  "(tcp://localhost:8750), but no enabled lmcache-server runs on the agg nodes" },
+		{ "engine: vllm\nroles: {prefill: {args: {connector: lmcache-mp}}, decode: {}}\n"
+		  "services: [{name: l, type: lmcache-server, placement: {node: decode}}]\n",
+		  "roles.prefill", "no enabled lmcache-server runs on the prefill nodes" },
+		{ "engine: vllm\nroles: {agg: {}}\n"
+		  "services: [{name: l, type: lmcache-server, command: [x]}]\n",
+		  "services[0].command", "the lmcache-server command is set by srtctl" },
 		{ "engine: {type: mocker, engine_type: trt}\nroles: {agg: {}}\nfrontend: {type: "
 		  "dynamo}\n",
 		  "engine.engine_type",

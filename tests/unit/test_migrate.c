@@ -733,13 +733,23 @@ static void test_connector(void **state)
 	srt_ydoc_free(got);
 	srt_diags_release(&d);
 
+	/* lmcache-mp stays a name: in v2 too it implies the lmcache-server. */
+	got = migrate_ok("backend:\n  type: vllm\n  connector: lmcache-mp\n"
+			 "resources: {prefill_nodes: 1, decode_nodes: 1}\n",
+			 &d);
+	assert_string_equal(str_at(got->root, "roles.prefill.args.connector"), "lmcache-mp");
+	assert_string_equal(str_at(got->root, "roles.decode.args.connector"), "lmcache-mp");
+	assert_null(at(got->root, "roles.decode.args.kv-transfer-config"));
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+
 	/* A name srt-slurm passed verbatim (vLLM rejects it) is an error. */
 	expect_error(
 		"backend:\n  type: vllm\n  connector: mooncake\n"
 		"resources: {decode_nodes: 1}\n",
 		"r.yaml:3:3: backend.connector: connector 'mooncake' cannot be migrated: "
-		"srtctl knows srt-slurm's vLLM shorthands nixl, lmcache and kvbm (lmcache-mp "
-		"and moriio need services or router wiring srtctl does not have), and "
+		"srtctl knows srt-slurm's vLLM shorthands nixl, lmcache, lmcache-mp and kvbm "
+		"(moriio needs router wiring srtctl does not have), and "
 		"srt-slurm passed any other name verbatim as --kv-transfer-config, which vLLM "
 		"rejects. Write backend.vllm_config.decode.kv-transfer-config as JSON instead, "
 		"e.g. '{\"kv_connector\": \"MooncakeStoreConnector\", \"kv_role\": "

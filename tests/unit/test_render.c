@@ -886,6 +886,93 @@ static void test_plan_env_node_templates(void **state)
 	srt_plan_free(p);
 }
 
+static const struct srt_runplan_proc *proc_named(const struct srt_plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->run.nprocs; i++)
+		if (!strcmp(p->run.procs[i].name, name))
+			return &p->run.procs[i];
+	return NULL;
+}
+
+/*
+ * connector: lmcache-mp implies an lmcache-server on the role's nodes (every
+ * worker node when both roles use it), started before the workers, gated on
+ * GET /healthcheck; its argv owns the ports and appends args; a preamble
+ * runs in the same bash before it.
+ */
+static void test_plan_lmcache(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r = compile(f,
+					     "engine: {type: vllm, connector: lmcache-mp}\n"
+					     "model: {path: /m/M}\n"
+					     "roles: {prefill: {nodes: 1}, decode: {nodes: 1}}\n");
+	const char *const want[] = { "lmcache", "server",      "--host",  "0.0.0.0",	 "--port",
+				     "8750",	"--http-host", "0.0.0.0", "--http-port", "8751" };
+	const char *const want_pre[] = {
+		"bash",	       "-c",	      "ulimit -l unlimited\nexec \"$@\"",
+		"lmcache",     "lmcache",     "server",
+		"--host",      "0.0.0.0",     "--port",
+		"8750",	       "--http-host", "0.0.0.0",
+		"--http-port", "8751",	      "--l1-size-gb",
+		"16"
+	};
+	const struct srt_runplan_proc *srv, *w;
+	struct srt_plan *p = srt_plan_build(r, &f->cl, &f->d);
+	struct srt_argv av;
+
+	assert_non_null(p);
+	srv = proc_named(p, "lmcache-server_<prefill_node_0>");
+	assert_non_null(srv);
+	assert_non_null(proc_named(p, "lmcache-server_<decode_node_0>"));
+	assert_string_equal(srv->type, "lmcache-server");
+	assert_string_equal(srv->placement, "workers");
+	assert_string_equal(srv->phase, "before_workers");
+	assert_true(srv->critical);
+	av = (struct srt_argv){ srv->argv, srv->argc };
+	assert_argv(&av, want, sizeof(want) / sizeof(want[0]));
+	assert_int_equal(srv->nprobes, 1);
+	assert_true(srv->probes[0].http);
+	assert_int_equal(srv->probes[0].port, 8751);
+	assert_string_equal(srv->probes[0].path, "/healthcheck");
+	w = proc_named(p, "decode_0");
+	assert_non_null(w);
+	assert_true(w->group > srv->group);
+	for (size_t i = 0; i + 1 < w->argc; i++)
+		if (!strcmp(w->argv[i], "--kv-transfer-config"))
+			assert_non_null(
+				strstr(w->argv[i + 1], "\"kv_connector\": \"LMCacheMPConnector\""));
+	srt_plan_free(p);
+
+	/* One role: its nodes only.  A written entry replaces the implied one. */
+	r = compile(
+		f,
+		"engine: vllm\nmodel: {path: /m/M}\n"
+		"roles: {prefill: {nodes: 1, args: {connector: lmcache-mp}}, decode: {nodes: 1}}\n");
+	p = srt_plan_build(r, &f->cl, &f->d);
+	assert_non_null(p);
+	srv = proc_named(p, "lmcache-server");
+	assert_non_null(srv);
+	assert_string_equal(srv->placement, "prefill");
+	srt_plan_free(p);
+	r = compile(f, "engine: {type: vllm, connector: lmcache-mp}\nmodel: {path: /m/M}\n"
+		       "roles: {agg: {}}\n"
+		       "services:\n"
+		       "  - name: lmc\n"
+		       "    type: lmcache-server\n"
+		       "    args: [--l1-size-gb, '16']\n"
+		       "    preamble: |\n"
+		       "      ulimit -l unlimited\n");
+	p = srt_plan_build(r, &f->cl, &f->d);
+	assert_non_null(p);
+	assert_null(proc_named(p, "lmcache-server"));
+	srv = proc_named(p, "lmc");
+	assert_non_null(srv);
+	av = (struct srt_argv){ srv->argv, srv->argc };
+	assert_argv(&av, want_pre, sizeof(want_pre) / sizeof(want_pre[0]));
+	srt_plan_free(p);
+}
+
 static void test_plan_multinode_worker(void **state)
 {
 	struct fx *f = *state;
@@ -1236,6 +1323,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plan_trtllm_mpi_step, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_trtllm_serve_orchestrator, fx_setup,
 						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_lmcache, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_json, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_roundtrip, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_argv_runtime, fx_setup, fx_teardown),

@@ -348,7 +348,8 @@ static const struct vcase cases[] = {
 	  "with srt-slurm" },
 	{ "unknown service type", SG_ROLES MASTER "  - name: e\n    type: webserver\n", 1,
 	  "r.yaml:13:11: services[1].type: service type 'webserver' is not supported by srtctl; "
-	  "expected mooncake-master, mooncake-store, etcd, nats or generic (with a command)" },
+	  "expected mooncake-master, mooncake-store, etcd, nats, lmcache-server or generic (with "
+	  "a command)" },
 	{ "roles name the engine",
 	  "name: r\nroles:\n  prefill: {engine: sglang}\n  decode: {engine: sglang}\n", 0, NULL },
 	{ "roles name different engines",
