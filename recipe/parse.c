@@ -539,6 +539,27 @@ static void parse_mocker(struct pctx *c, struct srt_recipe *r, const struct srt_
 }
 
 /*
+ * engine.dp_launch_mode (vLLM): srtctl starts one process per node of a
+ * data-parallel worker, with the node's ranks (--data-parallel-size-local),
+ * which is srt-slurm's default per_node; per_gpu, its deprecated layout of
+ * one process per GPU, is not run.
+ */
+static void dp_launch_mode(struct pctx *c, const struct srt_ynode *v, const char *path)
+{
+	const char *mode;
+
+	if (!want_str(c, v, path, &mode))
+		return;
+	if (!strcmp(mode, "per_gpu"))
+		warn(c, v, path,
+		     "srtctl launches vLLM's data-parallel ranks per node (one process per node "
+		     "with --data-parallel-size-local, srt-slurm's default per_node); per_gpu is "
+		     "ignored");
+	else if (strcmp(mode, "per_node"))
+		err(c, v, path, "'%s' is not a DP launch mode; expected per_node or per_gpu", mode);
+}
+
+/*
  * An engine written as `sglang` or `{type: sglang, knobs...}` at `base`
  * ("engine", or "roles.<role>.engine"): its enum (SRT_ENGINE_UNSET after
  * an error, which is reported) and, in *name, its spelling.
@@ -572,6 +593,12 @@ static enum srt_engine_type read_engine(struct pctx *c, const struct srt_ynode *
 			/* The mocker's knobs: parse_mocker(). */
 			if (t && !strcmp(t, "mocker") && !strcmp(base, "engine") && mocker_knob(k))
 				continue;
+			/* vLLM's data-parallel layout: srtctl launches per node. */
+			if (!strcmp(k, "dp_launch_mode") && t && !strcmp(t, "vllm") &&
+			    !strcmp(base, "engine")) {
+				dp_launch_mode(c, n->pairs[i].value, join(c, base, k));
+				continue;
+			}
 			/* TRT-LLM's --served-model-name and NUMA policy: parse_engine(). */
 			if ((!strcmp(k, "served_model_name") || !strcmp(k, "numa_memory_bind") ||
 			     !strcmp(k, "numa_cpu_bind")) &&

@@ -658,6 +658,11 @@ static void test_vllm_connector(void **state)
 	WANT(&av, "vllm", "serve", "/m/M", "--served-model-name", "M", "--host",
 	     "<decode_node_0_ip>", "--port", "6100", "--kv-transfer-config",
 	     "{\"kv_connector\": \"X\"}");
+	/* dp_launch_mode per_node is what srtctl does: no warning; per_gpu: one. */
+	r = compile(f, "engine: {type: vllm, dp_launch_mode: per_node}\nroles: {agg: {}}\n");
+	assert_int_equal(f->d.nwarnings, 0);
+	r = compile(f, "engine: {type: vllm, dp_launch_mode: per_gpu}\nroles: {agg: {}}\n");
+	assert_int_equal(f->d.nwarnings, 1);
 	r = compile(f, "engine: {type: vllm, connector: lmcache}\n"
 		       "model: {path: /m/M}\n"
 		       "roles: {agg: {}}\n");
@@ -749,6 +754,9 @@ static void test_conflicts(void **state)
 		  "dynamo.request_plane", "unknown request plane 'http'; expected tcp or nats" },
 		{ "engine: {type: vllm, connector: moriio}\nroles: {agg: {}}\n", "engine.connector",
 		  "connector 'moriio' is not one srtctl can pass" },
+		{ "engine: {type: vllm, dp_launch_mode: per_rank}\nroles: {agg: {}}\n",
+		  "engine.dp_launch_mode",
+		  "'per_rank' is not a DP launch mode; expected per_node or per_gpu" },
 		{ "engine: vllm\nroles: {agg: {args: {connector: lmcache-mp}}}\n"
 		  "services: [{name: lmcache-server, type: lmcache-server, enabled: false}]\n",
 		  "roles.agg",
