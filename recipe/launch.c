@@ -725,6 +725,70 @@ static void trtllm_worker(struct srt_launch *o, struct srt_arena *a, const struc
 	flag(o, a, "--extra_llm_api_options", file, why_file, !ctr);
 }
 
+/* KV-event ports one process of w holds: a vLLM process publishes one per local DP rank. */
+static int kv_events_block(const struct srt_recipe *r, const struct srt_lworker *w)
+{
+	int dp, n = (int)w->nnodes;
+
+	if (r->engine != SRT_ENGINE_VLLM)
+		return 1;
+	dp = role_arg_int(&r->roles[w->role], "data-parallel-size", 1);
+	if (dp > 1 && n == 1)
+		return dp;
+	if (dp > 1 && n > 1 && dp % n == 0)
+		return dp / n;
+	return 1;
+}
+
+int srt_launch_kv_events_port(const struct srt_recipe *r, const struct srt_layout *l,
+			      const struct srt_lworker *w, int rank)
+{
+	int port = SRT_LAUNCH_KV_EVENTS_PORT;
+
+	for (size_t i = 0; i < l->nworkers; i++) {
+		const struct srt_lworker *x = &l->workers[i];
+
+		if (x == w)
+			return port + rank * kv_events_block(r, x);
+		port += (int)x->nnodes * kv_events_block(r, x);
+	}
+	return port;
+}
+
+/*
+ * --kv-events-config of a process whose role has kv_events, as srt-slurm
+ * renders it (json.dumps): the engine's defaults, the role's mapping over
+ * them, then the endpoint this process binds.
+ */
+static void kv_events_flag(struct srt_launch *o, struct srt_arena *a, const struct srt_recipe *r,
+			   const struct srt_role *ro, int port)
+{
+	json_t *cfg = json_object(), *user = NULL;
+	const char *key;
+	json_t *val;
+	char *text;
+
+	json_object_set_new(cfg, "publisher", json_string("zmq"));
+	json_object_set_new(cfg, "topic", json_string("kv-events"));
+	if (r->engine == SRT_ENGINE_VLLM)
+		json_object_set_new(cfg, "enable_kv_cache_events", json_true());
+	if (ro->kv_events->kind == SRT_Y_MAP)
+		user = srt_ynode_to_json(ro->kv_events);
+	json_object_foreach(user, key, val)
+	{
+		json_object_set(cfg, key, val);
+	}
+	json_object_set_new(cfg, "endpoint", json_string(srt_arena_printf(a, "tcp://*:%d", port)));
+	text = json_dumps(cfg, JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER);
+	flag(o, a, "--kv-events-config", text ? srt_arena_strdup(a, text) : "{}",
+	     "roles.<role>.kv_events: the KV-event publisher (ZMQ) on this process's port, "
+	     "srt-slurm's job-wide counter from 5200",
+	     false);
+	free(text);
+	json_decref(user);
+	json_decref(cfg);
+}
+
 /* The HTTP port of a worker leader: frontend.port for a direct frontend's worker. */
 static int worker_port(const struct srt_recipe *r, const struct srt_lworker *w)
 {
@@ -743,7 +807,9 @@ void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct
 	const char *self_ip = l->nodes[self].ip;
 	const char *model = srt_launch_model_arg(r, c, w->role);
 	const char *served = srt_launch_served_name(a, r);
+	const struct srt_role *ro = &r->roles[w->role];
 	bool dyn = dynamo(r);
+	int kv;
 
 	memset(out, 0, sizeof(*out));
 	if (r->engine != SRT_ENGINE_SGLANG && r->engine != SRT_ENGINE_VLLM &&
@@ -762,8 +828,21 @@ void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct
 	else
 		vllm_worker(out, a, r, w, rank, leader_ip, self_ip, model, model_why(r, c, w->role),
 			    served, dyn);
+	kv = srt_launch_kv_events_port(r, l, w, rank);
+	/* SGLang: before --request-plane; dynamo.vllm: after it (srt-slurm's order). */
+	if (r->engine == SRT_ENGINE_SGLANG && ro->kv_events)
+		kv_events_flag(out, a, r, ro, kv);
 	if (dyn)
 		dynamo_worker(out, a, r, l, w);
+	if (r->engine == SRT_ENGINE_VLLM && dyn) {
+		if (ro->kv_events)
+			kv_events_flag(out, a, r, ro, kv);
+		env(out, a, "DYN_VLLM_KV_EVENT_PORT", srt_arena_printf(a, "%d", kv),
+		    "the port dynamo.vllm's own KV-event publisher binds, distinct per process "
+		    "(srt-slurm's job-wide counter from 5200; Dynamo's default 20080 collides when "
+		    "workers share a node)",
+		    false);
+	}
 	common_env(out, a, r, c, w);
 	if (rank) {
 		out->port = 0;

@@ -23,6 +23,9 @@
  *   NIXL side channel 5400 + j    (vLLM prefill/decode)
  *   frontend          frontend.port (8000)
  *   Dynamo status     7500 + j    (a Dynamo worker's /health: DYN_SYSTEM_PORT)
+ *   KV events         5200 + n    (job-wide, not per node: n counts every worker
+ *                                  process before this one in layout order, a vLLM
+ *                                  process one per local DP rank; srt-slurm's)
  *   TRT-LLM HTTP      6100 + 32*j (trtllm-serve on a worker's rank 0; frontend.port when direct)
  *   etcd              2379 (clients), 2380 (peers)   on the etcd service's node
  *   NATS              4222                           on the nats service's node
@@ -56,6 +59,7 @@
 #define SRT_LAUNCH_NIXL_PORT 5400
 #define SRT_LAUNCH_FRONTEND_PORT 8000
 #define SRT_LAUNCH_DYN_SYSTEM_PORT 7500
+#define SRT_LAUNCH_KV_EVENTS_PORT 5200
 #define SRT_DYN_ETCD_PORT 2379
 #define SRT_DYN_ETCD_PEER_PORT 2380
 #define SRT_DYN_NATS_PORT 4222
@@ -127,6 +131,14 @@ enum srt_frontend_kind srt_launch_frontend_kind(const struct srt_recipe *r, cons
 void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct srt_recipe *r,
 		       const struct srt_cluster *c, const struct srt_layout *l,
 		       const struct srt_lworker *w, int rank);
+
+/*
+ * The KV-event port of process `rank` (node `rank` of the worker) of w:
+ * roles.<role>.kv_events's endpoint (tcp, every address) and dynamo.vllm's
+ * DYN_VLLM_KV_EVENT_PORT.
+ */
+int srt_launch_kv_events_port(const struct srt_recipe *r, const struct srt_layout *l,
+			      const struct srt_lworker *w, int rank);
 
 /*
  * How long a worker may take to become ready: health_check.max_attempts x

@@ -84,6 +84,7 @@ struct section {
 	struct srt_ynode *engine_out;	   /* what `engine:` becomes, or NULL */
 	const struct srt_ynode *use_sglang_router; /* backend.use_sglang_router, or NULL */
 	struct srt_ynode *resources_out;   /* what stays under resources, or NULL */
+	bool kv_events_all;		   /* backend.kv_events_config: true (every mode) */
 };
 
 static void warn(struct mctx *m, const struct srt_ynode *at, const char *path, const char *fmt, ...)
@@ -939,6 +940,48 @@ static struct srt_ynode *engine_type(struct mctx *m, const struct section *s)
 			out->items[i] = srt_ynode_new_str(m->doc, s->engine, true);
 	return out;
 }
+/*
+ * backend.kv_events_config: v2's roles.<role>.kv_events, as srt-slurm
+ * converts it.  A mapping keyed prefill / decode / aggregated gives each
+ * role its value (true or a mapping); a bare true enables prefill and
+ * decode, and agg too with SGLang; false or null, nothing.
+ */
+static void kv_events(struct mctx *m, struct section *s, const struct srt_ypair *p)
+{
+	const char *path = kpath(m, s, "backend.kv_events_config");
+	bool on;
+
+	if (srt_ynode_is_null(p->value))
+		return;
+	if (srt_ynode_bool(p->value, &on)) {
+		s->kv_events_all = on;
+		for (size_t j = 0; on && j < NMODES; j++)
+			if (j != 2 || !strcmp(s->engine, "sglang"))
+				to_role(m, s, j, "kv_events", p->value);
+		return;
+	}
+	if (p->value->kind != SRT_Y_MAP) {
+		fail(m, p->value, path,
+		     "must be true, false or a mapping of prefill / decode / aggregated to true "
+		     "or a mapping (publisher, topic), not %s",
+		     srt_ynode_describe(p->value));
+		return;
+	}
+	for (size_t i = 0; i < p->value->n; i++) {
+		const struct srt_ypair *q = &p->value->pairs[i];
+		size_t j = 0;
+
+		while (j < NMODES && !key_is(q->key, modes[j].backend))
+			j++;
+		if (j == NMODES)
+			fail(m, q->key, path,
+			     "'%s' is not a mode; the keys are prefill, decode and aggregated",
+			     q->key->str);
+		else
+			to_role(m, s, j, "kv_events", q->value);
+	}
+}
+
 static void move_backend(struct mctx *m, struct section *s)
 {
 	const struct srt_ynode *backend = srt_ynode_get(s->src, "backend");
@@ -989,14 +1032,14 @@ static void move_backend(struct mctx *m, struct section *s)
 			s->use_sglang_router = p->value; /* frontend.type: v1_frontend() */
 			continue;
 		}
+		if (key_is(p->key, "kv_events_config")) {
+			kv_events(m, s, p);
+			continue;
+		}
 		/* An engine-wide key: stays with the engine. */
 		set_copy(m, extras, p->key->str, p->value);
-		if (key_is(p->key, "kv_events_config"))
-			warn(m, p->key, kpath(m, s, "backend.kv_events_config"),
-			     "per-role kv_events is not supported by srtctl's v2 layout; kept as "
-			     "engine option engine.kv_events_config");
-		else if (strlen(p->key->str) > 7 &&
-			 !strcmp(p->key->str + strlen(p->key->str) - 7, "_config"))
+		if (strlen(p->key->str) > 7 &&
+		    !strcmp(p->key->str + strlen(p->key->str) - 7, "_config"))
 			warn(m, p->key,
 			     kpath(m, s,
 				   srt_arena_printf(&m->doc->arena, "backend.%s", p->key->str)),
@@ -1034,8 +1077,47 @@ static void move_backend(struct mctx *m, struct section *s)
 				  extras->pairs[i].value);
 }
 
+/* Does the role have workers of its own (resources gave it nodes, workers or GPUs)? */
+static bool sized(const struct srt_ynode *role)
+{
+	return role && (srt_ynode_get(role, "nodes") || srt_ynode_get(role, "workers") ||
+			srt_ynode_get(role, "gpus"));
+}
+
+/*
+ * A v1 recipe is aggregated or disaggregated by its resources; what its
+ * backend says for the other layout (aggregated_environment in a prefill /
+ * decode recipe, kv_events_config: true's agg part, ...) configured
+ * workers that never ran.  v2 would read it as a role of its own, so it is
+ * dropped, with a warning.  Overrides are partial: left alone.
+ */
+static void drop_other_layout(struct mctx *m, struct section *s)
+{
+	bool pd = sized(s->roles[0]) || sized(s->roles[1]), agg = sized(s->roles[2]);
+
+	if (s->partial || pd == agg)
+		return;
+	for (size_t j = 0; j < NMODES; j++) {
+		if (!s->roles[j] || !s->roles[j]->n || (j == 2) == agg)
+			continue;
+		if (s->kv_events_all && s->roles[j]->n == 1 &&
+		    srt_ynode_get(s->roles[j], "kv_events")) {
+			s->roles[j] = NULL; /* true's part for the other layout: nothing was set */
+			continue;
+		}
+		warn(m, srt_ynode_get(s->src, "backend"), kpath(m, s, "backend"),
+		     "the %s settings (%s%s) are dropped: this recipe's resources make it %s, so "
+		     "srt-slurm ran no %s workers",
+		     modes[j].backend, s->roles[j]->pairs[0].key->str,
+		     s->roles[j]->n > 1 ? ", ..." : "", agg ? "aggregated" : "disaggregated",
+		     modes[j].backend);
+		s->roles[j] = NULL;
+	}
+}
+
 /* Order of the keys inside a role. */
-static const char *const role_keys[] = { "nodes", "workers", "gpus", "env", "args", "extra_args" };
+static const char *const role_keys[] = { "nodes", "workers",	"gpus",	    "env",
+					 "args",  "extra_args", "kv_events" };
 
 static struct srt_ynode *ordered_role(struct mctx *m, const struct srt_ynode *r)
 {
@@ -1311,6 +1393,7 @@ static struct srt_ynode *write_section(struct mctx *m, struct section *s)
 		srt_ynode_map_set(m->doc, out, "engine", s->engine_out);
 	infer_colocate_gpus(m, s);
 	v1_drop_host(m, s);
+	drop_other_layout(m, s);
 	for (size_t j = 0; j < NMODES; j++) {
 		if (!s->roles[j] || !s->roles[j]->n)
 			continue;

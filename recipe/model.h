@@ -141,6 +141,8 @@ struct srt_role {
 	const char *container; /* NULL: model.container */
 	struct srt_env env;
 	const struct srt_ynode *args; /* a mapping, or NULL */
+	/* kv_events: true or a mapping (publisher, topic, ...); NULL when off. */
+	const struct srt_ynode *kv_events;
 	struct srt_argv extra_args;
 	struct srt_restart_policy restart;
 	const struct srt_ynode *node;

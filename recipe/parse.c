@@ -723,14 +723,37 @@ static void parse_role_engines(struct pctx *c, struct srt_recipe *r)
 
 /* ---- roles ---- */
 
+/*
+ * roles.<role>.kv_events: true (the engine's default ZMQ publisher), false
+ * or null (off), or a mapping merged over those defaults (publisher,
+ * topic, ...; srt-slurm checks no keys and neither does srtctl: the engine
+ * does).  recipe/launch.c renders it.
+ */
+static void parse_kv_events(struct pctx *c, const struct srt_ynode *v, const char *path,
+			    struct srt_role *role)
+{
+	bool on;
+
+	if (!v || srt_ynode_is_null(v))
+		return;
+	if (srt_ynode_bool(v, &on))
+		role->kv_events = on ? v : NULL;
+	else if (v->kind == SRT_Y_MAP)
+		role->kv_events = v;
+	else
+		err(c, v, path,
+		    "must be true, false or a mapping of the publisher's settings (e.g. {topic: "
+		    "kv-events}), not %s",
+		    srt_ynode_describe(v));
+}
+
 static void parse_role(struct pctx *c, struct srt_recipe *r, struct srt_role *role,
 		       const struct srt_ynode *n, const char *path)
 {
-	static const char *const keys[] = { "nodes",	  "workers",   "gpus",	  "env",    "args",
-					    "extra_args", "container", "restart", "engine", NULL };
+	static const char *const keys[] = { "nodes",  "workers",    "gpus",	 "env",
+					    "args",   "extra_args", "container", "restart",
+					    "engine", "kv_events",  NULL };
 	static const struct hint hints[] = {
-		{ "kv_events",
-		  "'kv_events' is not supported by srtctl; pass the engine's own flag in 'args'" },
 		{ "sidecar", "'sidecar' (Dynamo sidecars) is not supported by srtctl" },
 		{ "srun_options", "'srun_options' is not supported by srtctl" },
 		{ "critical",
@@ -786,6 +809,7 @@ static void parse_role(struct pctx *c, struct srt_recipe *r, struct srt_role *ro
 		   &role->extra_args);
 	opt_str(c, n, path, "container", &role->container);
 	parse_restart(c, srt_ynode_get(n, "restart"), join(c, path, "restart"), &role->restart);
+	parse_kv_events(c, srt_ynode_get(n, "kv_events"), join(c, path, "kv_events"), role);
 }
 
 static void parse_roles(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)

@@ -956,6 +956,7 @@ struct pb {
 	struct srt_arena *a;
 	struct srt_diags *d;
 	int rc;
+	bool kv_events_said; /* kv_events_fits() said it once */
 };
 
 static struct srt_runplan_proc *new_proc(struct pb *b)
@@ -1187,6 +1188,30 @@ static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 	}
 }
 
+/*
+ * The KV-event ports count up job-wide from 5200 (recipe/launch.h): a job
+ * with tens of thousands of worker processes (or DP ranks) would run past
+ * 65535.  Said once, on the first process that does.
+ */
+static void kv_events_fits(struct pb *b, const struct srt_lworker *w, int rank)
+{
+	const struct srt_recipe *r = b->p->recipe;
+	const struct srt_role *ro = &r->roles[w->role];
+	int last = srt_launch_kv_events_port(r, &b->p->layout, w, rank);
+
+	if (b->kv_events_said || !ro->kv_events || last <= 65535)
+		return;
+	b->kv_events_said = true;
+	srt_diags_add(b->d, SRT_DIAG_ERROR, r->file, ro->node ? ro->node->line : 0,
+		      ro->node ? ro->node->col : 0,
+		      srt_arena_printf(b->a, "roles.%s.kv_events", ro->name),
+		      "the KV-event ports (5200 and up, one per worker process and vLLM DP rank) "
+		      "run past 65535 at worker %s_%d; this job has too many processes for "
+		      "kv_events",
+		      ro->name, w->index);
+	b->rc = -1;
+}
+
 static void add_services(struct pb *b, enum srt_start phase)
 {
 	const struct srt_recipe *r = b->p->recipe;
@@ -1289,6 +1314,7 @@ static void add_workers(struct pb *b)
 				pr->argv_runtime = rt;
 			}
 			srt_launch_worker(&ln, b->a, p->recipe, p->cluster, l, w, (int)k);
+			kv_events_fits(b, w, (int)k);
 			srt_render_role_env(&env, b->a, p->recipe, p->cluster, l, w->role,
 					    l->nodes[node].ip);
 			launch_env(&env, b->a, &ln);
@@ -1564,7 +1590,7 @@ struct srt_plan *srt_plan_build(const struct srt_recipe *r, const struct srt_clu
 				struct srt_diags *d)
 {
 	struct srt_plan *p = srt_xcalloc(1, sizeof(*p));
-	struct pb b = { p, &p->arena, d, 0 };
+	struct pb b = { p, &p->arena, d, 0, false };
 	struct srt_error err = { 0 };
 
 	srt_arena_init(&p->arena);

@@ -1255,6 +1255,40 @@ static void check_connectors(struct vctx *v)
 	}
 }
 
+/*
+ * roles.<role>.kv_events reaches SGLang's workers (any frontend) and
+ * dynamo.vllm's, as srt-slurm renders it; srt-slurm refuses it on TRT-LLM
+ * and passes it to no `vllm serve` worker (only llm-d's, which srtctl does
+ * not run).
+ */
+static void check_kv_events(struct vctx *v)
+{
+	const struct srt_recipe *r = v->r;
+	bool dyn = r->frontend.type && !strcmp(r->frontend.type, "dynamo");
+
+	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+		const struct srt_role *ro = &r->roles[k];
+		const char *path = srt_arena_printf(v->a, "roles.%s.kv_events", ro->name);
+		const struct srt_ynode *at = srt_ynode_get(ro->node, "kv_events");
+
+		if (!ro->present || !ro->kv_events)
+			continue;
+		if (r->engine == SRT_ENGINE_TRTLLM)
+			verr(v, at, path,
+			     "roles.%s.kv_events is not supported by the trtllm engine", ro->name);
+		else if (r->engine == SRT_ENGINE_MOCKER)
+			vwarn(v, at, path,
+			      "srtctl passes kv_events to SGLang and Dynamo's vLLM workers, not to "
+			      "dynamo.mocker; ignored");
+		else if (r->engine == SRT_ENGINE_VLLM && !dyn)
+			vwarn(v, at, path,
+			      "srt-slurm and srtctl pass kv_events to vLLM only under the Dynamo "
+			      "frontend (dynamo.vllm), not to `vllm serve` workers; ignored (put "
+			      "--kv-events-config in roles.%s.args to publish anyway)",
+			      ro->name);
+	}
+}
+
 void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *cluster,
 			 struct srt_diags *diags)
 {
@@ -1263,6 +1297,7 @@ void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *c
 	check_roles(&v);
 	check_services(&v);
 	check_role_env(&v, srt_recipe_master(r) != NULL);
+	check_kv_events(&v);
 	check_benchmark(&v);
 	check_frontend(&v);
 	check_connectors(&v);

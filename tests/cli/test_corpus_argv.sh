@@ -149,7 +149,7 @@ known=(
 	"corpus/srt-slurm-v1/dsv4-pro__sglang__gb300-fp4__8k1k__disagg__disagg-12p1d-dep4-dep12.yaml|Unknown arguments specified: ['--no-kv-events']|the same older Dynamo frontend flag"
 	"corpus/srt-slurm-v1/vllm__deepseek-v4-pro__GB200__8k1k__disagg-gb200-3p1d-dep8-dep16-c4096-offload.yaml|error: unrecognized arguments: --|its args pass flags of the vLLM it pins (v0.20: --numa-bind, --offload-*, --stream-interval, --no-enable-flashinfer-autotune) that the stand-ins' v0.11-era vLLM engine table lacks"
 	"v2/examples__features__lmcache-server-disagg.yaml|Legacy L1 configuration requires --l1-size-gb and --eviction-policy|its lmcache-server args give --l1-size-gb but no --eviction-policy, which every LMCache read requires (argparse-required in older releases, a ValueError at startup in the newest); srt-slurm's aggregated example passes --eviction-policy LRU"
-	"v2/examples__sglang__sgl-router-disagg.yaml|unrecognized arguments: --load-publish-endpoint|its args pass --load-publish-endpoint auto, an SGLang flag newer than the stand-ins' table (sgl-project/sglang#34608) that SGLang also refuses without --kv-events-config, which srt-slurm derives from roles.*.kv_events and srtctl does not (it warns that kv_events is ignored)"
+	"v2/examples__sglang__sgl-router-disagg.yaml|unrecognized arguments: --load-publish-endpoint|its args pass --load-publish-endpoint auto, an SGLang flag newer than the stand-ins' table (sgl-project/sglang#34608; SGLang needs --kv-events-config with it, which roles.*.kv_events gives)"
 )
 
 files=0 v1files=0 v2files=0 accepted=0 refused=0 njson=0

@@ -327,4 +327,26 @@ assert d['kv_transfer_params']['remote_port'] == $VP
 " || fail "vllm PD request records"
 for p in "$VRP" "$VPP" "$VDP"; do stop "$p" "vLLM PD process"; done
 
+###########################################################################
+# --kv-events-config: the ZMQ publisher binds its endpoint (vLLM: one port
+# per DP rank); a second engine on a taken port fails as the real one does
+
+read -r K1 S1 S2 V1 < <(h freeports 4)
+ev() { printf '{"publisher": "zmq", "topic": "kv-events", %s"endpoint": "tcp://*:%s"}' "${2:-}" "$1"; }
+start k1.log "$SGL" --model-path /model --host 127.0.0.1 --port "$S1" --kv-events-config "$(ev "$K1")"
+K1P=$SPID
+h waitup "$S1" 20 || fail "the SGLang worker with kv events never served"
+grep -qF "kv events: ZMQ publisher bound on tcp://*:$K1" k1.log || fail "no KV-event publisher bound"
+start k2.log "$SGL" --model-path /model --host 127.0.0.1 --port "$S2" --kv-events-config "$(ev "$K1")"
+expect_rc 1 "$SPID" 20 "a second publisher on a taken KV-event port"
+grep -qF "zmq.error.ZMQError: Address already in use (addr='tcp://*:$K1')" k2.log ||
+	fail "no ZMQError for the taken port: $(tail -n 2 k2.log)"
+stop "$K1P" "the SGLang worker with kv events"
+start k3.log "$VLLM" serve /model --host 127.0.0.1 --port "$V1" --data-parallel-size 2 \
+	--kv-events-config "$(ev "$K1" '"enable_kv_cache_events": true, ')"
+h waitup "$V1" 20 || fail "the vLLM worker with kv events never served"
+grep -qF "kv events: ZMQ publisher bound on tcp://*:$((K1 + 1))" k3.log ||
+	fail "vLLM's second DP rank bound no publisher on $((K1 + 1))"
+stop "$SPID" "the vLLM worker with kv events"
+
 echo "ok: strict fakes"

@@ -34,7 +34,7 @@
 #     one prefill and one decode worker.
 #  9. A decode worker over 2 nodes (TP 8 on 4-GPU nodes): the same command on
 #     both nodes but the node rank, one dist-init address, HTTP on rank 0 only.
-# 10. Two workers on one node: distinct ports and GPU sets.
+# 10. Two workers on one node: distinct ports (HTTP, NCCL, KV events) and GPU sets.
 # 11. Dynamo (frontend.type: dynamo, request plane NATS): the real etcd and
 #     nats-server on a node of their own start first and are Ready before any
 #     worker starts; Dynamo's SGLang workers (strict stand-ins) get the
@@ -604,6 +604,7 @@ roles:
     workers: 2
     gpus: 2
     args: {tensor-parallel-size: 2}
+    kv_events: {topic: pair}
 frontend:
   type: sglang-router
 YAML
@@ -622,8 +623,11 @@ nccl = {opt(r["argv"], "--nccl-port") for r in recs}
 assert ports == ["6100", "6132"], ports
 assert gpus == ["0,1", "2,3"], gpus
 assert len(nccl) == 2, nccl
+kv = sorted(json.loads(opt(r["argv"], "--kv-events-config"))["endpoint"] for r in recs)
+assert kv == ["tcp://*:5200", "tcp://*:5201"], kv
+assert all(json.loads(opt(r["argv"], "--kv-events-config"))["topic"] == "pair" for r in recs)
 PY
-check "10. distinct HTTP and NCCL ports, CUDA_VISIBLE_DEVICES 0,1 and 2,3" test $? -eq 0
+check "10. distinct HTTP, NCCL and KV-event ports (each bound by its worker), CUDA_VISIBLE_DEVICES 0,1 and 2,3" test $? -eq 0
 S delete recipe e2e-pair >/dev/null
 wait_no_jobs 40
 

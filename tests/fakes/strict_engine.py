@@ -616,6 +616,50 @@ def run(plan):
         return e.code
 
 
+def kv_event_ports(plan):
+    """The ports a --kv-events-config makes this process bind: a ZMQ
+    publisher on tcp://*:PORT, vLLM's one per local DP rank (PORT + rank).
+    Only the explicit form srt-slurm renders (publisher zmq, a '*' bind
+    endpoint; vLLM also enable_kv_cache_events) is modelled."""
+    raw = plan["options"].get("kv_events_config")
+    if not raw:
+        return []
+    cfg = json.loads(raw) if isinstance(raw, str) else raw
+    if not isinstance(cfg, dict) or cfg.get("publisher") != "zmq":
+        return []
+    if plan["engine"] == "vllm" and cfg.get("enable_kv_cache_events") is not True:
+        return []
+    host, _, port = str(cfg.get("endpoint", "")).rpartition(":")
+    if host != "tcp://*" or not port.isdigit():
+        return []
+    n = 1
+    if plan["engine"] == "vllm":
+        opts = plan["options"]
+        n = opts.get("data_parallel_size_local") or opts.get("data_parallel_size") or 1
+    return [int(port) + i for i in range(n)]
+
+
+def bind_kv_events(plan):
+    """Bind the KV-event publishers as the engine's ZmqEventPublisher does
+    at startup; a taken port fails the engine (ZMQError)."""
+    socks = []
+    for port in kv_event_ports(plan):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("0.0.0.0", port))
+            s.listen(16)
+        except OSError:
+            s.close()
+            for t in socks:
+                t.close()
+            raise Refusal("zmq.error.ZMQError: Address already in use (addr='tcp://*:%d')"
+                          % port)
+        say("kv events: ZMQ publisher bound on tcp://*:%d" % port)
+        socks.append(s)
+    return socks
+
+
 def prepare(plan, stop):
     """What an engine does before it serves (also Dynamo's workers,
     strict_dynamo.py): wait for the Mooncake master its args name, register
@@ -636,6 +680,7 @@ def prepare(plan, stop):
                                                     stop, say)
         except strict_lmcache.AttachError as e:
             raise Refusal("ERROR: %s" % e, 1)
+    plan["kv_events"] = bind_kv_events(plan)
     group = None
     if plan["dist"]:
         host, port = plan["dist"]

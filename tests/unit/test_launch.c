@@ -20,6 +20,7 @@
 #include "recipe/launch.h"
 #include "recipe/render.h"
 #include "runplan/plan.h"
+#include "planq.h"
 
 struct fx {
 	struct srt_cluster cl;
@@ -475,15 +476,6 @@ static void test_router_pd_and_agg(void **state)
 	srt_plan_free(p);
 }
 
-static const struct srt_runplan_proc *proc_named(const struct srt_plan *p, const char *name)
-{
-	for (size_t i = 0; i < p->run.nprocs; i++)
-		if (!strcmp(p->run.procs[i].name, name))
-			return &p->run.procs[i];
-	fail_msg("no process '%s' in the plan", name);
-	return NULL;
-}
-
 /*
  * Dynamo: etcd first (implied), Dynamo's workers with the discovery env and
  * their status server as readiness, the frontend last with --http-port.
@@ -754,6 +746,11 @@ static void test_conflicts(void **state)
 		  "dynamo.request_plane", "unknown request plane 'http'; expected tcp or nats" },
 		{ "engine: {type: vllm, connector: moriio}\nroles: {agg: {}}\n", "engine.connector",
 		  "connector 'moriio' is not one srtctl can pass" },
+		{ "engine: trtllm\nroles: {agg: {gpus: 1, kv_events: true}}\n",
+		  "roles.agg.kv_events",
+		  "roles.agg.kv_events is not supported by the trtllm engine" },
+		{ "engine: sglang\nroles: {agg: {kv_events: [zmq]}}\n", "roles.agg.kv_events",
+		  "must be true, false or a mapping of the publisher's settings" },
 		{ "engine: {type: vllm, dp_launch_mode: per_rank}\nroles: {agg: {}}\n",
 		  "engine.dp_launch_mode",
 		  "'per_rank' is not a DP launch mode; expected per_node or per_gpu" },

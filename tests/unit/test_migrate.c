@@ -334,10 +334,10 @@ static void test_engine_options_and_kv_events(void **state)
 	assert_non_null(got);
 	assert_int_equal(d.nerrors, 0);
 	assert_keys(got->root, "schema resources engine roles frontend services");
-	assert_keys(at(got->root, "engine"), "type kv_events_config vllm_config sglang_config");
+	assert_keys(at(got->root, "engine"), "type vllm_config sglang_config");
 	assert_string_equal(str_at(got->root, "engine.type"), "sglang");
 	assert_string_equal(str_at(got->root, "engine.sglang_config.shared.x"), "1");
-	assert_string_equal(str_at(got->root, "engine.kv_events_config.prefill"), "true");
+	assert_string_equal(str_at(got->root, "roles.prefill.kv_events"), "true");
 	assert_keys(at(got->root, "roles.decode"), "nodes workers gpus args");
 	assert_string_equal(str_at(got->root, "roles.decode.nodes"), "colocate");
 	/* v2 needs gpus when decode colocates: taken from the engine's tp flag */
@@ -345,8 +345,8 @@ static void test_engine_options_and_kv_events(void **state)
 	assert_int_equal(srt_ynode_type(at(got->root, "roles.decode.nodes")), SRT_YT_STR);
 	assert_keys(at(got->root, "resources"), "gpu_type");
 
-	assert_int_equal(d.nwarnings, 6); /* the last: the frontend (Dynamo's by default) */
-	msg = diag_text(&d, 4);
+	assert_int_equal(d.nwarnings, 5); /* the last: the frontend (Dynamo's by default) */
+	msg = diag_text(&d, 3);
 	assert_string_equal(msg, "r.yaml:11:17: warning: resources.decode_nodes: decode shares the "
 				 "prefill nodes, so v2 needs roles.decode.gpus: set to 8 from its "
 				 "tensor-parallel-size");
@@ -356,15 +356,10 @@ static void test_engine_options_and_kv_events(void **state)
 				 "the prefill nodes) is written as roles.decode.nodes: colocate");
 	free(msg);
 	msg = diag_text(&d, 1);
-	assert_string_equal(msg, "r.yaml:3:3: warning: backend.kv_events_config: per-role "
-				 "kv_events is not supported by srtctl's v2 layout; kept as engine "
-				 "option engine.kv_events_config");
-	free(msg);
-	msg = diag_text(&d, 2);
 	assert_string_equal(msg, "r.yaml:5:3: warning: backend.vllm_config: does not belong to "
 				 "engine 'sglang'; kept as engine option engine.vllm_config");
 	free(msg);
-	msg = diag_text(&d, 3);
+	msg = diag_text(&d, 2);
 	assert_string_equal(msg, "r.yaml:8:5: warning: backend.sglang_config.shared: not a "
 				 "prefill, decode or aggregated setting; kept as engine option "
 				 "engine.sglang_config.shared");
@@ -674,6 +669,45 @@ static void test_sweep(void **state)
 #define NIXL_JSON "{\"kv_connector\": \"NixlConnector\", \"kv_role\": \"kv_both\"}"
 
 /* backend.connector becomes the flag each engine reads. */
+/*
+ * backend.kv_events_config: roles.<role>.kv_events as srt-slurm converts it;
+ * what a v1 recipe set for the layout it does not have is dropped.
+ */
+static void test_kv_events(void **state)
+{
+	struct srt_diags d;
+	struct srt_ydoc *got;
+
+	(void)state;
+	got = migrate_ok("backend: {type: sglang, kv_events_config: true}\n"
+			 "resources: {prefill_nodes: 1, decode_nodes: 1}\n",
+			 &d);
+	assert_string_equal(str_at(got->root, "roles.prefill.kv_events"), "true");
+	assert_string_equal(str_at(got->root, "roles.decode.kv_events"), "true");
+	assert_null(at(got->root, "roles.agg"));
+	assert_false(has_diag(&d, "dropped"));
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+
+	got = migrate_ok("backend:\n  type: vllm\n  connector: null\n"
+			 "  kv_events_config: {decode: {topic: custom}}\n"
+			 "  aggregated_environment: {A: '1'}\n"
+			 "resources: {prefill_nodes: 1, decode_nodes: 1}\n",
+			 &d);
+	assert_null(at(got->root, "roles.prefill.kv_events"));
+	assert_string_equal(str_at(got->root, "roles.decode.kv_events.topic"), "custom");
+	assert_null(at(got->root, "roles.agg"));
+	assert_true(has_diag(&d, "backend: the aggregated settings (env, ...) are dropped: this "
+				 "recipe's resources make it disaggregated"));
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+
+	expect_error("backend: {type: sglang, kv_events_config: {agg: true}}\n"
+		     "resources: {agg_nodes: 1}\n",
+		     "r.yaml:1:44: backend.kv_events_config: 'agg' is not a mode; the keys are "
+		     "prefill, decode and aggregated");
+}
+
 static void test_connector(void **state)
 {
 	struct srt_diags d;
@@ -1201,7 +1235,7 @@ static void test_corpus(void **state)
  *                      backend says use_sglang_router: true); under Dynamo
  *                      etcd and NATS run on the infra node and every worker
  *                      gets ETCD_ENDPOINTS, NATS_SERVER, DYN_SYSTEM_PORT and
- *                      DYN_REQUEST_PLANE
+ *                      DYN_REQUEST_PLANE, a vLLM one DYN_VLLM_KV_EVENT_PORT
  *   infra node         infra.etcd_nats_dedicated_node reserves one more node
  *                      for etcd/nats (and the master, when there is a store)
  *   master             backend.mooncake_kv_store; on the reserved node when
@@ -1243,7 +1277,8 @@ static bool v1_dynamo_frontend(const struct srt_ynode *v1)
 static bool dynamo_var(const char *name)
 {
 	return !strcmp(name, "ETCD_ENDPOINTS") || !strcmp(name, "NATS_SERVER") ||
-	       !strcmp(name, "DYN_SYSTEM_PORT") || !strcmp(name, "DYN_REQUEST_PLANE");
+	       !strcmp(name, "DYN_SYSTEM_PORT") || !strcmp(name, "DYN_REQUEST_PLANE") ||
+	       !strcmp(name, "DYN_VLLM_KV_EVENT_PORT");
 }
 static const char *const v1_res[3] = { "prefill", "decode", "agg" };
 
@@ -1701,6 +1736,7 @@ int main(void)
 		cmocka_unit_test(test_v1_frontend_and_host),
 		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_connector),
+		cmocka_unit_test(test_kv_events),
 		cmocka_unit_test(test_master_placement_and_flags),
 		cmocka_unit_test(test_env_precedence),
 		cmocka_unit_test(test_variant_file),

@@ -18,6 +18,7 @@
 #include "recipe/compile.h"
 #include "recipe/render.h"
 #include "util/strutil.h"
+#include "planq.h"
 
 struct fx {
 	struct srt_cluster cl;
@@ -886,14 +887,6 @@ static void test_plan_env_node_templates(void **state)
 	srt_plan_free(p);
 }
 
-static const struct srt_runplan_proc *proc_named(const struct srt_plan *p, const char *name)
-{
-	for (size_t i = 0; i < p->run.nprocs; i++)
-		if (!strcmp(p->run.procs[i].name, name))
-			return &p->run.procs[i];
-	return NULL;
-}
-
 /*
  * connector: lmcache-mp implies an lmcache-server on the role's nodes (every
  * worker node when both roles use it), started before the workers, gated on
@@ -965,11 +958,80 @@ static void test_plan_lmcache(void **state)
 		       "      ulimit -l unlimited\n");
 	p = srt_plan_build(r, &f->cl, &f->d);
 	assert_non_null(p);
-	assert_null(proc_named(p, "lmcache-server"));
+	assert_null(plan_proc_find(p, "lmcache-server"));
 	srv = proc_named(p, "lmc");
 	assert_non_null(srv);
 	av = (struct srt_argv){ srv->argv, srv->argc };
 	assert_argv(&av, want_pre, sizeof(want_pre) / sizeof(want_pre[0]));
+	srt_plan_free(p);
+}
+
+static size_t argv_index(const struct srt_runplan_proc *pr, const char *word)
+{
+	for (size_t i = 0; i < pr->argc; i++)
+		if (!strcmp(pr->argv[i], word))
+			return i;
+	return SIZE_MAX;
+}
+
+/*
+ * roles.<role>.kv_events: srt-slurm's --kv-events-config (json.dumps of the
+ * engine's defaults, the role's mapping, the endpoint) on every process,
+ * its port counted job-wide from 5200; dynamo.vllm's after --request-plane
+ * with DYN_VLLM_KV_EVENT_PORT, SGLang's before it.
+ */
+static void test_plan_kv_events(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r =
+		compile(f, "engine: sglang\nmodel: {path: /m/M}\n"
+			   "roles:\n"
+			   "  prefill: {workers: 2, gpus: 2, kv_events: true}\n"
+			   "  decode: {nodes: 2, kv_events: {topic: d, replay_endpoint: auto}}\n"
+			   "frontend: {type: dynamo}\n");
+	struct srt_plan *p = srt_plan_build(r, &f->cl, &f->d);
+	const struct srt_runplan_proc *pr;
+
+	assert_non_null(p);
+	pr = proc_named(p, "prefill_1");
+	assert_non_null(pr);
+	assert_string_equal(argv_after(pr, "--kv-events-config"),
+			    "{\"publisher\": \"zmq\", \"topic\": \"kv-events\", \"endpoint\": "
+			    "\"tcp://*:5201\"}");
+	assert_true(argv_index(pr, "--kv-events-config") < argv_index(pr, "--request-plane"));
+	/* decode_0 spans two nodes: a port per process, after prefill's two. */
+	pr = proc_named(p, "decode_0_<decode_node_1>");
+	assert_non_null(pr);
+	assert_string_equal(argv_after(pr, "--kv-events-config"),
+			    "{\"publisher\": \"zmq\", \"topic\": \"d\", \"replay_endpoint\": "
+			    "\"auto\", \"endpoint\": \"tcp://*:5203\"}");
+	srt_plan_free(p);
+
+	r = compile(f, "engine: vllm\nmodel: {path: /m/M}\n"
+		       "roles:\n"
+		       "  prefill: {args: {data-parallel-size: 2}, kv_events: true}\n"
+		       "  decode: {}\n"
+		       "frontend: {type: dynamo}\n");
+	p = srt_plan_build(r, &f->cl, &f->d);
+	assert_non_null(p);
+	pr = proc_named(p, "prefill_0");
+	assert_string_equal(argv_after(pr, "--kv-events-config"),
+			    "{\"publisher\": \"zmq\", \"topic\": \"kv-events\", "
+			    "\"enable_kv_cache_events\": true, \"endpoint\": \"tcp://*:5200\"}");
+	assert_true(argv_index(pr, "--kv-events-config") > argv_index(pr, "--request-plane"));
+	assert_penv(pr, "DYN_VLLM_KV_EVENT_PORT", "5200", SRT_OWNER_SRTCTL, NULL);
+	/* Two DP ranks hold 5200 and 5201: decode's process is next. */
+	pr = proc_named(p, "decode_0");
+	assert_null(argv_after(pr, "--kv-events-config"));
+	assert_penv(pr, "DYN_VLLM_KV_EVENT_PORT", "5202", SRT_OWNER_SRTCTL, NULL);
+	srt_plan_free(p);
+
+	/* vllm serve workers get none (srt-slurm's rule), with a warning. */
+	r = compile(f, "engine: vllm\nmodel: {path: /m/M}\nroles: {agg: {kv_events: true}}\n");
+	assert_int_equal(f->d.nwarnings, 1);
+	p = srt_plan_build(r, &f->cl, &f->d);
+	assert_null(argv_after(proc_named(p, "agg_0"), "--kv-events-config"));
+	assert_false(penv_has(proc_named(p, "agg_0"), "DYN_VLLM_KV_EVENT_PORT"));
 	srt_plan_free(p);
 }
 
@@ -1324,6 +1386,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plan_trtllm_serve_orchestrator, fx_setup,
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_lmcache, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_kv_events, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_json, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_roundtrip, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_argv_runtime, fx_setup, fx_teardown),
