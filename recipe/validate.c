@@ -808,6 +808,41 @@ static bool time_limit_ok(const char *s)
 	return parts >= 1 && parts <= 3;
 }
 
+/* An integer flag of a role's args (any dash/underscore spelling), or dflt. */
+static int64_t role_int(const struct srt_role *ro, const char *dashed, int64_t dflt)
+{
+	int64_t n;
+
+	for (size_t i = 0; ro->args && ro->args->kind == SRT_Y_MAP && i < ro->args->n; i++)
+		if (srt_str_eq_dashes(ro->args->pairs[i].key->str, dashed) &&
+		    srt_ynode_int(ro->args->pairs[i].value, &n))
+			return n;
+	return dflt;
+}
+
+/*
+ * A vLLM worker runs tensor x pipeline x data parallel ranks, one GPU each:
+ * with fewer GPUs it cannot start.  srt-slurm does not check it (51 of its
+ * public recipes have a worker so), so a warning.  More GPUs than ranks
+ * (a whole node by default, TP 1) leaves some idle and is not said.
+ */
+static void check_vllm_world(struct vctx *v, const struct srt_role *ro, int gpus)
+{
+	int64_t tp = role_int(ro, "tensor-parallel-size", 1);
+	int64_t pp = role_int(ro, "pipeline-parallel-size", 1);
+	int64_t dp = role_int(ro, "data-parallel-size", 1);
+
+	if (v->r->engine != SRT_ENGINE_VLLM || gpus <= 0 || tp < 1 || pp < 1 || dp < 1 ||
+	    tp > 65536 || pp > 65536 || dp > 65536 || tp * pp * dp <= gpus)
+		return;
+	vwarn(v, ro->node, srt_arena_printf(v->a, "roles.%s", ro->name),
+	      "each %s worker runs tensor-parallel-size %lld x pipeline-parallel-size %lld x "
+	      "data-parallel-size %lld = %lld vLLM ranks, one GPU each, but has %d GPU(s)%s; "
+	      "check roles.%s.gpus and the parallel sizes",
+	      ro->name, (long long)tp, (long long)pp, (long long)dp, (long long)(tp * pp * dp),
+	      gpus, ro->gpus ? " (gpus)" : " (its share of the role's nodes)", ro->name);
+}
+
 static void check_roles(struct vctx *v)
 {
 	const struct srt_recipe *r = v->r;
@@ -855,9 +890,16 @@ static void check_roles(struct vctx *v)
 				     "colocated decode does not fit: prefill %d x %d GPUs + decode %d x "
 				     "%d GPUs > %d node(s) x %d GPUs",
 				     pre->workers, pre->gpus, role->workers, role->gpus, pre->nodes, gpn);
+			check_vllm_world(v, role, role->gpus);
 			continue;
 		}
 		nodes = role->nodes > 0 ? role->nodes : 1;
+		check_vllm_world(v, role,
+				 role->gpus ? role->gpus :
+				 role->workers <= nodes * gpn &&
+						 (nodes * gpn) % role->workers == 0 ?
+					      nodes * gpn / role->workers :
+					      0);
 		if (role->gpus && role->workers * role->gpus > nodes * gpn)
 			verr(v, role->node, rp,
 			     "%d worker(s) x %d GPUs do not fit on %d node(s) x %d GPUs "

@@ -650,6 +650,23 @@ static void test_vllm_connector(void **state)
 	WANT(&av, "vllm", "serve", "/m/M", "--served-model-name", "M", "--host",
 	     "<decode_node_0_ip>", "--port", "6100", "--kv-transfer-config",
 	     "{\"kv_connector\": \"X\"}");
+	/* tp x pp x dp ranks against the worker's GPUs: a warning when they differ. */
+	r = compile(f, "engine: vllm\nmodel: {path: /m/M}\nresources: {gpus_per_node: 4}\n"
+		       "roles: {agg: {gpus: 2, args: {data-parallel-size: 4}}}\n");
+	assert_int_equal(f->d.nwarnings, 1);
+	{
+		char *msg = srt_diag_format(&f->d.items[0]);
+
+		assert_non_null(strstr(msg,
+				       "roles.agg: each agg worker runs tensor-parallel-size 1 "
+				       "x pipeline-parallel-size 1 x data-parallel-size 4 = 4 "
+				       "vLLM ranks, one GPU each, but has 2 GPU(s) (gpus)"));
+		free(msg);
+	}
+	r = compile(f, "engine: vllm\nmodel: {path: /m/M}\nresources: {gpus_per_node: 4}\n"
+		       "roles: {agg: {nodes: 2, args: {tensor-parallel-size: 4, "
+		       "data_parallel_size: 2}}}\n");
+	assert_int_equal(f->d.nwarnings, 0);
 	/* dp_launch_mode per_node is what srtctl does: no warning; per_gpu: one. */
 	r = compile(f, "engine: {type: vllm, dp_launch_mode: per_node}\nroles: {agg: {}}\n");
 	assert_int_equal(f->d.nwarnings, 0);
