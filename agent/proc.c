@@ -84,6 +84,9 @@ const char **srt_agent_step_argv(struct srt_arena *a, const struct srt_runplan *
 		push(&b, srt_arena_strdup(a, m.data));
 		srt_buf_release(&m);
 	}
+	/* The recipe's own (checked when the plan was loaded: none of the above). */
+	for (size_t i = 0; i < pr->nsrun_opts; i++)
+		push(&b, pr->srun_opts[i]);
 	push(&b, "env");
 	push(&b, "--");
 	for (size_t i = 0; i < pr->nenv; i++)

@@ -282,6 +282,11 @@ static void print_proc(FILE *out, const struct srt_plan *plan, size_t idx)
 		print_launch(out, plan, pr);
 		fprintf(out, "    container: %s\n",
 			pr->container ? pr->container : "none (bare node)");
+		if (pr->nsrun_opts) {
+			srt_buf_reset(&b);
+			srt_shell_argv(&b, pr->srun_opts, pr->nsrun_opts);
+			fprintf(out, "    srun:      %s (srun_options, after srtctl's)\n", b.data);
+		}
 	}
 	srt_buf_reset(&b);
 	readiness_text(&b, pr);

@@ -143,6 +143,7 @@ struct srt_role {
 	const struct srt_ynode *args; /* a mapping, or NULL */
 	/* kv_events: true or a mapping (publisher, topic, ...); NULL when off. */
 	const struct srt_ynode *kv_events;
+	const struct srt_ynode *srun_options; /* a mapping (checked), or NULL */
 	struct srt_argv extra_args;
 	struct srt_restart_policy restart;
 	const struct srt_ynode *node;
@@ -175,6 +176,7 @@ struct srt_service {
 	bool implied;
 	/* Shell run before the command, inside the container (bash -c). */
 	const char *preamble;
+	const struct srt_ynode *srun_options; /* a mapping (checked), or NULL */
 	const struct srt_ynode *node;
 };
 
@@ -258,6 +260,8 @@ struct srt_recipe {
 		bool exclusive_set; /* written (else the cluster config's switch decides) */
 	} slurm;
 	struct srt_env environment; /* every process of the run */
+	/* srun_options: a mapping for every step; roles and services merge theirs over it. */
+	const struct srt_ynode *srun_options;
 	struct srt_frontend frontend;
 	/* The `dynamo:` section: the planes Dynamo's processes talk over. */
 	struct {

@@ -724,6 +724,47 @@ static void parse_role_engines(struct pctx *c, struct srt_recipe *r)
 /* ---- roles ---- */
 
 /*
+ * srun_options (top level, roles.<role>, services[]): srt-slurm's extra
+ * srun flags, KEY: VALUE becoming --KEY=VALUE (an empty value: --KEY).
+ * The keys srtctl sets itself on every step are refused, as is anything
+ * that is not a flag (recipe/render.c renders them; runplan/plan.c checks
+ * them again when the agent loads the plan).
+ */
+static const struct srt_ynode *parse_srun_options(struct pctx *c, const struct srt_ynode *n,
+						  const char *path)
+{
+	bool ok = true;
+
+	if (!n || srt_ynode_is_null(n) || !want_map(c, n, path))
+		return NULL;
+	for (size_t i = 0; i < n->n; i++) {
+		const struct srt_ypair *p = &n->pairs[i];
+		const char *kp = join(c, path, p->key->str), *why;
+		const struct srt_ynode *v = p->value;
+		const char *opt;
+
+		if (v->kind != SRT_Y_SCALAR) {
+			err(c, v, kp, "must be a string (the srun option's value), not %s",
+			    srt_ynode_describe(v));
+			ok = false;
+			continue;
+		}
+		opt = srt_ynode_is_null(v) || !v->str[0] ?
+			      srt_arena_printf(c->a, "--%s", p->key->str) :
+			      srt_arena_printf(c->a, "--%s=%s", p->key->str, v->str);
+		if (strlen(v->str ? v->str : "") != v->len || strlen(p->key->str) != p->key->len)
+			why = "it holds a NUL byte";
+		else
+			why = srt_runplan_srun_option_problem(opt);
+		if (why) {
+			err(c, p->key, kp, "srun option '%s' is refused: %s; remove it", opt, why);
+			ok = false;
+		}
+	}
+	return ok ? n : NULL;
+}
+
+/*
  * roles.<role>.kv_events: true (the engine's default ZMQ publisher), false
  * or null (off), or a mapping merged over those defaults (publisher,
  * topic, ...; srt-slurm checks no keys and neither does srtctl: the engine
@@ -750,12 +791,11 @@ static void parse_kv_events(struct pctx *c, const struct srt_ynode *v, const cha
 static void parse_role(struct pctx *c, struct srt_recipe *r, struct srt_role *role,
 		       const struct srt_ynode *n, const char *path)
 {
-	static const char *const keys[] = { "nodes",  "workers",    "gpus",	 "env",
-					    "args",   "extra_args", "container", "restart",
-					    "engine", "kv_events",  NULL };
+	static const char *const keys[] = { "nodes",  "workers",    "gpus",	    "env",
+					    "args",   "extra_args", "container",    "restart",
+					    "engine", "kv_events",  "srun_options", NULL };
 	static const struct hint hints[] = {
 		{ "sidecar", "'sidecar' (Dynamo sidecars) is not supported by srtctl" },
-		{ "srun_options", "'srun_options' is not supported by srtctl" },
 		{ "critical",
 		  "'critical' is not supported on roles: every worker is critical; use 'restart' to keep workers alive" },
 		{ "gpus_per_worker",
@@ -810,6 +850,8 @@ static void parse_role(struct pctx *c, struct srt_recipe *r, struct srt_role *ro
 	opt_str(c, n, path, "container", &role->container);
 	parse_restart(c, srt_ynode_get(n, "restart"), join(c, path, "restart"), &role->restart);
 	parse_kv_events(c, srt_ynode_get(n, "kv_events"), join(c, path, "kv_events"), role);
+	role->srun_options = parse_srun_options(c, srt_ynode_get(n, "srun_options"),
+						join(c, path, "srun_options"));
 }
 
 static void parse_roles(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
@@ -1147,7 +1189,6 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 		{ "nodes", "service node pools ('nodes') are not supported by srtctl" },
 		{ "cpus_per_task", "'cpus_per_task' is not supported by srtctl" },
 		{ "cpu_bind", "'cpu_bind' is not supported by srtctl" },
-		{ "srun_options", "'srun_options' is not supported by srtctl" },
 		{ "metrics", "'metrics' scraping is not supported by srtctl" },
 		{ "terminal", "'terminal' services are not supported by srtctl" },
 		{ "inherit_discovery_env",
@@ -1203,6 +1244,8 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 	opt_bool(c, n, path, "enabled", &s->enabled);
 	opt_str(c, n, path, "container", &s->container);
 	parse_preamble(c, srt_ynode_get(n, "preamble"), join(c, path, "preamble"), &s->preamble);
+	s->srun_options = parse_srun_options(c, srt_ynode_get(n, "srun_options"),
+					     join(c, path, "srun_options"));
 	parse_argv(c, srt_ynode_get(n, "command"), join(c, path, "command"), &s->command);
 	parse_argv(c, srt_ynode_get(n, "args"), join(c, path, "args"), &s->args);
 	parse_env(c, srt_ynode_get(n, "env"), join(c, path, "env"), &s->env);
@@ -1824,6 +1867,7 @@ static const char *const owned_keys[] = { "name",
 					  "health_check",
 					  "extra_mount",
 					  "container_mounts",
+					  "srun_options",
 					  NULL };
 
 /* "dir/x.yaml" -> "dir/x.campaign.yaml": where migrate may write a sweep's campaign. */
@@ -1912,6 +1956,8 @@ struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode
 	if (v && v->kind == SRT_Y_MAP)
 		parse_directives(&c, r, srt_ynode_get(v, "directives"), "slurm.directives");
 	parse_directives(&c, r, srt_ynode_get(root, "sbatch_directives"), "sbatch_directives");
+	r->srun_options =
+		parse_srun_options(&c, srt_ynode_get(root, "srun_options"), "srun_options");
 	parse_env(&c, srt_ynode_get(root, "environment"), "environment", &r->environment);
 	parse_frontend(&c, r, srt_ynode_get(root, "frontend"));
 	parse_dynamo(&c, r, srt_ynode_get(root, "dynamo"));

@@ -957,7 +957,55 @@ struct pb {
 	struct srt_diags *d;
 	int rc;
 	bool kv_events_said; /* kv_events_fits() said it once */
+	bool srun_said;	     /* srun_opts() said it once */
 };
+
+/*
+ * A step's srun options: the recipe's srun_options with `own` (a role's or
+ * a service's) merged over them, key by key, as "--key[=value]" words
+ * (checked by the parser).  Without pyxis a container-* option would make
+ * srun refuse the step: those are left out, said once.
+ */
+static void srun_opts(struct pb *b, struct srt_runplan_proc *pr, const struct srt_ynode *own)
+{
+	const struct srt_ynode *top = b->p->recipe->srun_options;
+	const struct srt_ynode *maps[2] = { top, own };
+	size_t cap = (top ? top->n : 0) + (own ? own->n : 0), n = 0;
+	const char **v = srt_arena_alloc(b->a, (cap + 1) * sizeof(*v));
+	const char **keys = srt_arena_alloc(b->a, (cap + 1) * sizeof(*keys));
+
+	for (int m = 0; m < 2; m++) {
+		for (size_t i = 0; maps[m] && i < maps[m]->n; i++) {
+			const struct srt_ypair *p = &maps[m]->pairs[i];
+			const char *val = p->value->str;
+			size_t k = 0;
+
+			if (!b->p->run.pyxis && srt_str_has_prefix(p->key->str, "container-")) {
+				if (!b->srun_said)
+					srt_diags_add(
+						b->d, SRT_DIAG_WARNING, b->p->recipe->file,
+						p->key->line, p->key->col, "srun_options",
+						"'%s' is a pyxis option and this cluster runs "
+						"no containers (runtime.container_runtime); "
+						"left out",
+						p->key->str);
+				b->srun_said = true;
+				continue;
+			}
+			while (k < n && strcmp(keys[k], p->key->str))
+				k++;
+			keys[k] = p->key->str;
+			v[k] = srt_ynode_is_null(p->value) || !val || !*val ?
+				       srt_arena_printf(b->a, "--%s", p->key->str) :
+				       srt_arena_printf(b->a, "--%s=%s", p->key->str, val);
+			if (k == n)
+				n++;
+		}
+	}
+	v[n] = NULL;
+	pr->srun_opts = v;
+	pr->nsrun_opts = n;
+}
 
 static struct srt_runplan_proc *new_proc(struct pb *b)
 {
@@ -1158,6 +1206,7 @@ static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 		srt_render_service_env(&env, b->a, p->recipe, l, s, nodes[i]);
 		put_env(b, pr, &env);
 		pr->container = srt_render_service_container(p->recipe, p->cluster, s);
+		srun_opts(b, pr, s->srun_options);
 		if (s->type == SRT_SVC_MOONCAKE_MASTER && !rd.nprobes) {
 			rd.probes[0] =
 				(struct srt_probe){ SRT_PROBE_TCP, SRT_MC_RPC_PORT, NULL, 0 };
@@ -1322,6 +1371,7 @@ static void add_workers(struct pb *b)
 			put_readiness(pr, &ln.readiness);
 			pr->model_mount = ln.mount;
 			pr->container = srt_render_role_container(p->recipe, p->cluster, w->role);
+			srun_opts(b, pr, p->recipe->roles[w->role].srun_options);
 			pr->critical = true;
 			pr->restart = p->recipe->roles[w->role].restart;
 			if (p->recipe->engine == SRT_ENGINE_TRTLLM)
@@ -1381,6 +1431,7 @@ static void add_frontend(struct pb *b)
 	launch_env(&env, b->a, &ln);
 	put_env(b, pr, &env);
 	pr->container = srt_render_job_container(r, p->cluster);
+	srun_opts(b, pr, NULL);
 	pr->argv_runtime = rt;
 	put_readiness(pr, &ln.readiness);
 	pr->critical = true;
@@ -1486,6 +1537,7 @@ static void add_benchmark(struct pb *b)
 	put_readiness(pr, &none);
 	pr->container = image_set(image) ? resolve(p->cluster, image) :
 					   srt_render_job_container(r, p->cluster);
+	srun_opts(b, pr, NULL);
 	pr->critical = false;
 }
 
@@ -1590,7 +1642,7 @@ struct srt_plan *srt_plan_build(const struct srt_recipe *r, const struct srt_clu
 				struct srt_diags *d)
 {
 	struct srt_plan *p = srt_xcalloc(1, sizeof(*p));
-	struct pb b = { p, &p->arena, d, 0, false };
+	struct pb b = { p, &p->arena, d, 0, false, false };
 	struct srt_error err = { 0 };
 
 	srt_arena_init(&p->arena);

@@ -202,6 +202,74 @@ static int mpi_parse(const struct srt_runplan *p, const json_t *o, struct srt_ru
 	return 0;
 }
 
+/* srun options srtctl sets on every step (agent/proc.c), with their short forms. */
+static const char *const srun_owned[] = {
+	"overlap",
+	"nodes",
+	"N",
+	"ntasks",
+	"n",
+	"ntasks-per-node",
+	"mpi",
+	"oversubscribe",
+	"kill-on-bad-exit",
+	"nodelist",
+	"w",
+	"job-name",
+	"J",
+	"container-image",
+	"container-mounts",
+	"output",
+	"o",
+	"error",
+	"e",
+	"input",
+	"i",
+	"jobid",
+	NULL,
+};
+
+const char *srt_runplan_srun_option_problem(const char *opt)
+{
+	const char *k, *end;
+	size_t n;
+
+	if (!opt || strncmp(opt, "--", 2) || !opt[2])
+		return "it is not --KEY or --KEY=VALUE";
+	k = opt + 2;
+	end = strchr(k, '=');
+	n = end ? (size_t)(end - k) : strlen(k);
+	if (!n || n > 64)
+		return "its key is empty or longer than 64 characters";
+	for (size_t i = 0; i < n; i++)
+		if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= '0' && k[i] <= '9') || k[i] == '-'))
+			return "its key is not lowercase letters, digits and '-'";
+	for (const char *c = end ? end + 1 : k + n; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return "its value holds a control character";
+	for (size_t i = 0; srun_owned[i]; i++)
+		if (strlen(srun_owned[i]) == n && !strncmp(srun_owned[i], k, n))
+			return "srtctl sets this srun option itself";
+	return NULL;
+}
+
+/* plan.json's "srun_options": a list of checked "--key[=value]" words. */
+static int srun_opts_parse(struct srt_arena *a, const json_t *arr, struct srt_runplan_proc *pr,
+			   struct srt_error *err)
+{
+	const char *why;
+
+	if (!arr || json_is_null(arr))
+		return 0;
+	if (!json_is_array(arr) || strings(a, arr, &pr->srun_opts, &pr->nsrun_opts) < 0)
+		return srt_error_set(err, "srun_options must be a list of strings");
+	for (size_t i = 0; i < pr->nsrun_opts; i++)
+		if ((why = srt_runplan_srun_option_problem(pr->srun_opts[i])))
+			return srt_error_set(err, "srun option '%s' is refused: %s",
+					     pr->srun_opts[i], why);
+	return 0;
+}
+
 static int proc_parse(struct srt_runplan *p, const json_t *o, struct srt_runplan_proc *pr,
 		      struct srt_error *err)
 {
@@ -233,6 +301,8 @@ static int proc_parse(struct srt_runplan *p, const json_t *o, struct srt_runplan
 	if (env_parse(&p->arena, json_object_get(o, "env"), pr, err) < 0)
 		return -1;
 	pr->container = jstr(o, "container");
+	if (srun_opts_parse(&p->arena, json_object_get(o, "srun_options"), pr, err) < 0)
+		return -1;
 	if (readiness_parse(json_object_get(o, "readiness"), pr, err) < 0)
 		return -1;
 	pr->log_file = jstr(o, "log_file");
@@ -668,6 +738,13 @@ static json_t *proc_json(const struct srt_runplan *p, const struct srt_runplan_p
 		json_object_set_new(o, "model_mount", json_string(pr->model_mount));
 	json_object_set_new(o, "env", env_json(pr));
 	json_object_set_new(o, "container", jstr_or_null(pr->container));
+	if (pr->nsrun_opts) {
+		json_t *so = json_array();
+
+		for (size_t i = 0; i < pr->nsrun_opts; i++)
+			json_array_append_new(so, json_string(pr->srun_opts[i]));
+		json_object_set_new(o, "srun_options", so);
+	}
 	json_object_set_new(o, "readiness", readiness_json(pr));
 	json_object_set_new(o, "log_file", json_string(pr->log_file));
 	json_object_set_new(o, "critical", json_boolean(pr->critical));
@@ -920,6 +997,16 @@ static bool mounts_same(const struct srt_runplan *a, const struct srt_runplan *b
 	return true;
 }
 
+static bool strings_same(const char *const *a, size_t na, const char *const *b, size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++)
+		if (strcmp(a[i], b[i]))
+			return false;
+	return true;
+}
+
 bool srt_runplan_proc_changed(const struct srt_runplan *op, const struct srt_runplan_proc *o,
 			      const struct srt_runplan *np, const struct srt_runplan_proc *n,
 			      struct srt_buf *why)
@@ -948,6 +1035,8 @@ bool srt_runplan_proc_changed(const struct srt_runplan *op, const struct srt_run
 		    n->model_mount ? n->model_mount : "(none)");
 	if ((o->container || n->container) && !mounts_same(op, np))
 		WHY("container mounts");
+	if (!strings_same(o->srun_opts, o->nsrun_opts, n->srun_opts, n->nsrun_opts))
+		WHY("srun options");
 	for (size_t i = 0; argv_same && i < n->argc; i++)
 		argv_same = !strcmp(o->argv[i], n->argv[i]);
 	if (!argv_same)

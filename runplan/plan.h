@@ -72,6 +72,9 @@ struct srt_runplan_proc {
 	struct srt_runplan_envsrc *env_src; /* per variable; NULL: not known */
 	size_t nenv;
 	const char *container; /* image, or NULL */
+	/* The recipe's srun options for this step ("--key" or "--key=value"), before srtctl's. */
+	const char **srun_opts;
+	size_t nsrun_opts;
 	struct srt_runplan_probe probes[4];
 	size_t nprobes;
 	int timeout_s, interval_s;
@@ -217,6 +220,15 @@ void srt_runplan_release(struct srt_runplan *p);
 bool srt_runplan_proc_changed(const struct srt_runplan *op, const struct srt_runplan_proc *o,
 			      const struct srt_runplan *np, const struct srt_runplan_proc *n,
 			      struct srt_buf *why);
+
+/*
+ * NULL when `opt` may be one of a step's srun options ("--key" or
+ * "--key=value": key of lowercase letters, digits and '-'; value printable
+ * ASCII without spaces' worth of trouble: no NUL, newline or tab) and is
+ * not one srtctl sets itself (nodes, tasks, node list, job name, MPI,
+ * container image and mounts, output files, ...); else why not.
+ */
+const char *srt_runplan_srun_option_problem(const char *opt);
 
 /* The process named `name`, or NULL. */
 struct srt_runplan_proc *srt_runplan_find(struct srt_runplan *p, const char *name);

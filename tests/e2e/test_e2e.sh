@@ -360,8 +360,10 @@ environment:
   FAKE_RECORD_DIR: $REC/vllm
 engine: vllm
 model: {path: $MODEL}
+srun_options: {cpu-bind: none}
 roles:
   prefill:
+    srun_options: {cpu-bind: "verbose,none"}
     env: {MC_ENABLE_DEST_DEVICE_AFFINITY: "1"}
     args:
       kv-transfer-config: '{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"}'
@@ -398,8 +400,10 @@ for r in recs:
     got = json.load(open(path))
     assert got == want, (got, want)
     assert r["env"]["MOONCAKE_MASTER"] == f"{infra}:8700"
+binds = sorted(r["env"].get("SLURM_CPU_BIND") for r in recs)
+assert binds == ["quiet,none", "verbose,none"], binds
 PY
-check "2. MOONCAKE_CONFIG_PATH points at store_config plus master_server_address" test $? -eq 0
+check "2. MOONCAKE_CONFIG_PATH points at store_config plus master_server_address; srun_options reach srun (the role's over the recipe's)" test $? -eq 0
 S delete recipe e2e-vllm >/dev/null
 wait_no_jobs 40
 

@@ -386,6 +386,71 @@ static void test_step_argv_mounts(void **state)
 	srt_runplan_release(&old);
 }
 
+/*
+ * srun_options: the recipe's merged under a role's, after srtctl's own
+ * flags and before `env`; a change restarts the step; a plan that names a
+ * flag srtctl sets is refused when loaded.
+ */
+static void test_step_argv_srun_options(void **state)
+{
+	struct fx *f = *state;
+	struct srt_runplan *p, old;
+	struct srt_arena a;
+	struct srt_error err;
+	struct srt_buf why;
+	const char **av;
+	json_t *j, *so;
+	size_t n;
+	static const char yaml[] =
+		"name: s\n"
+		"engine: sglang\n"
+		"model: {container: img:1}\n"
+		"srun_options: {container-remap-root: '', mem: '0'}\n"
+		"roles:\n"
+		"  agg: {args: {tp: 1}, srun_options: {mem: 64G, cpu-bind: none}}\n";
+
+	f->cl.container_runtime = SRT_CRT_PYXIS;
+	p = load(f, yaml);
+	bind3(p);
+	srt_arena_init(&a);
+	av = srt_agent_step_argv(&a, p, &p->procs[0], &n);
+	assert_string_equal(av[7], "--container-mounts=/runs/r1/logs:/logs");
+	assert_string_equal(av[8], "--container-remap-root");
+	assert_string_equal(av[9], "--mem=64G");
+	assert_string_equal(av[10], "--cpu-bind=none");
+	assert_string_equal(av[11], "env");
+	srt_arena_release(&a);
+
+	/* The same plan without the last option: the step changes. */
+	j = srt_runplan_to_json(p);
+	so = json_object_get(json_array_get(json_object_get(j, "processes"), 0), "srun_options");
+	json_array_remove(so, 2);
+	memset(&old, 0, sizeof(old));
+	if (srt_runplan_load(&old, j, &err) < 0)
+		fail_msg("load: %s", err.msg);
+	bind3(&old);
+	srt_buf_init(&why);
+	assert_true(srt_runplan_proc_changed(&old, &old.procs[0], p, &p->procs[0], &why));
+	assert_string_equal(why.data, "srun options");
+	srt_buf_release(&why);
+	srt_runplan_release(&old);
+
+	/* A plan.json that names --nodelist (or anything not a flag) is refused. */
+	json_array_append_new(so, json_string("--nodelist=evil"));
+	memset(&old, 0, sizeof(old));
+	assert_int_equal(srt_runplan_load(&old, j, &err), -1);
+	assert_non_null(strstr(err.msg, "srun option '--nodelist=evil' is refused: srtctl sets "
+					"this srun option itself"));
+	srt_runplan_release(&old);
+	json_array_clear(so);
+	json_array_append_new(so, json_string("--mem=1\nx"));
+	memset(&old, 0, sizeof(old));
+	assert_int_equal(srt_runplan_load(&old, j, &err), -1);
+	assert_non_null(strstr(err.msg, "its value holds a control character"));
+	srt_runplan_release(&old);
+	json_decref(j);
+}
+
 /* A TRT-LLM worker's step: its ranks over its nodes under PMIx, one failed rank ends it. */
 static void test_step_argv_mpi(void **state)
 {
@@ -980,6 +1045,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_external_master, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_step_argv_and_env_line, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_step_argv_mounts, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_step_argv_srun_options, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_step_argv_mpi, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_followers_p2p, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_errors, fx_setup, fx_teardown),
