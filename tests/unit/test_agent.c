@@ -342,14 +342,30 @@ static void test_step_argv_and_env_line(void **state)
 	srt_arena_release(&a);
 }
 
+/* Plan j (p's, edited) as the old generation: p's first process restarts, for `reason`. */
+static void assert_restarts(json_t *j, const struct srt_runplan *p, const char *reason)
+{
+	struct srt_runplan old;
+	struct srt_error err;
+	struct srt_buf why;
+
+	memset(&old, 0, sizeof(old)); /* srt_runplan_load() initializes it */
+	if (srt_runplan_load(&old, j, &err) < 0)
+		fail_msg("load: %s", err.msg);
+	bind3(&old);
+	srt_buf_init(&why);
+	assert_true(srt_runplan_proc_changed(&old, &old.procs[0], p, &p->procs[0], &why));
+	assert_string_equal(why.data, reason);
+	srt_buf_release(&why);
+	srt_runplan_release(&old);
+}
+
 /* The recipe's mounts after /logs in every container's --container-mounts; a change restarts. */
 static void test_step_argv_mounts(void **state)
 {
 	struct fx *f = *state;
-	struct srt_runplan *p, old;
+	struct srt_runplan *p;
 	struct srt_arena a;
-	struct srt_error err;
-	struct srt_buf why;
 	const char **av;
 	json_t *j;
 	size_t n;
@@ -374,16 +390,8 @@ static void test_step_argv_mounts(void **state)
 	/* The same plan with one mount less: the container's process changes. */
 	j = srt_runplan_to_json(p);
 	json_array_remove(json_object_get(json_object_get(j, "runtime"), "mounts"), 2);
-	memset(&old, 0, sizeof(old)); /* srt_runplan_load() initializes it */
-	if (srt_runplan_load(&old, j, &err) < 0)
-		fail_msg("load: %s", err.msg);
+	assert_restarts(j, p, "container mounts");
 	json_decref(j);
-	bind3(&old);
-	srt_buf_init(&why);
-	assert_true(srt_runplan_proc_changed(&old, &old.procs[0], p, &p->procs[0], &why));
-	assert_string_equal(why.data, "container mounts");
-	srt_buf_release(&why);
-	srt_runplan_release(&old);
 }
 
 /*
@@ -397,7 +405,6 @@ static void test_step_argv_srun_options(void **state)
 	struct srt_runplan *p, old;
 	struct srt_arena a;
 	struct srt_error err;
-	struct srt_buf why;
 	const char **av;
 	json_t *j, *so;
 	size_t n;
@@ -425,15 +432,7 @@ static void test_step_argv_srun_options(void **state)
 	j = srt_runplan_to_json(p);
 	so = json_object_get(json_array_get(json_object_get(j, "processes"), 0), "srun_options");
 	json_array_remove(so, 2);
-	memset(&old, 0, sizeof(old));
-	if (srt_runplan_load(&old, j, &err) < 0)
-		fail_msg("load: %s", err.msg);
-	bind3(&old);
-	srt_buf_init(&why);
-	assert_true(srt_runplan_proc_changed(&old, &old.procs[0], p, &p->procs[0], &why));
-	assert_string_equal(why.data, "srun options");
-	srt_buf_release(&why);
-	srt_runplan_release(&old);
+	assert_restarts(j, p, "srun options");
 
 	/* A plan.json that names --nodelist (or anything not a flag) is refused. */
 	json_array_append_new(so, json_string("--nodelist=evil"));
