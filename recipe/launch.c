@@ -296,9 +296,7 @@ const char *srt_launch_vllm_connector(const struct srt_recipe *r, enum srt_role_
 				      const char **bad)
 {
 	const struct srt_role *ro = &r->roles[role];
-	const struct srt_ypair *own = role_arg(ro, "connector");
-	const struct srt_ynode *v = own && !srt_ynode_is_null(own->value) ? own->value :
-									    r->connector;
+	const struct srt_ynode *v = srt_role_connector(r, role);
 	const char *name = v ? srt_ynode_str(v) : "nixl";
 	const char *json;
 

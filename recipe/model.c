@@ -147,16 +147,22 @@ const struct srt_service *srt_recipe_service_of(const struct srt_recipe *r, enum
 	return NULL;
 }
 
-const char *srt_role_connector_name(const struct srt_recipe *r, enum srt_role_kind k)
+const struct srt_ynode *srt_role_connector(const struct srt_recipe *r, enum srt_role_kind k)
 {
 	const struct srt_role *ro = &r->roles[k];
-	const struct srt_ynode *v = r->connector;
 
-	if (ro->args && ro->args->kind == SRT_Y_MAP)
-		for (size_t i = 0; i < ro->args->n; i++)
-			if (srt_str_eq_dashes(ro->args->pairs[i].key->str, "connector") &&
-			    !srt_ynode_is_null(ro->args->pairs[i].value))
-				v = ro->args->pairs[i].value;
+	for (size_t i = 0; ro->args && ro->args->kind == SRT_Y_MAP && i < ro->args->n; i++)
+		if (srt_str_eq_dashes(ro->args->pairs[i].key->str, "connector"))
+			return srt_ynode_is_null(ro->args->pairs[i].value) ?
+				       r->connector :
+				       ro->args->pairs[i].value;
+	return r->connector;
+}
+
+const char *srt_role_connector_name(const struct srt_recipe *r, enum srt_role_kind k)
+{
+	const struct srt_ynode *v = srt_role_connector(r, k);
+
 	return v && v->kind == SRT_Y_SCALAR && !srt_ynode_is_null(v) ? v->str : NULL;
 }
 

@@ -321,9 +321,11 @@ const struct srt_service *srt_recipe_master(const struct srt_recipe *r);
 const struct srt_service *srt_recipe_service_of(const struct srt_recipe *r,
 						enum srt_service_type t);
 /*
- * The vLLM connector a role names: roles.<role>.args.connector, else
- * engine.connector; NULL when neither is a string (unset, null, a mapping).
+ * The vLLM connector a role names: roles.<role>.args.connector (its first
+ * spelling) unless null, else engine.connector; NULL when neither is set.
+ * _name: its text, NULL when it is not a string (unset, null, a mapping).
  */
+const struct srt_ynode *srt_role_connector(const struct srt_recipe *r, enum srt_role_kind k);
 const char *srt_role_connector_name(const struct srt_recipe *r, enum srt_role_kind k);
 /* Does a present vLLM role use connector lmcache-mp (which implies an lmcache-server)? */
 bool srt_role_uses_lmcache_mp(const struct srt_recipe *r, enum srt_role_kind k);
