@@ -185,6 +185,7 @@ static void report_write_error(struct agent *a, const struct srt_error *e)
 
 static void event(struct agent *a, struct rt *r, bool warning, const char *reason, const char *fmt,
 		  ...) __attribute__((format(printf, 5, 6)));
+static int write_store_configs(struct agent *a, bool announce, struct srt_error *err);
 
 static void event(struct agent *a, struct rt *r, bool warning, const char *reason, const char *fmt,
 		  ...)
@@ -1376,11 +1377,10 @@ static void rollout(struct agent *a, struct srt_runplan *np, int64_t gen)
 	if (gen > a->good_gen)
 		a->rolling_back = false; /* a newer generation supersedes a rollback */
 	a->rollout_wall = now_wall(a);
-	if (a->plan.store_config_path) {
+	{
 		struct srt_error e;
 
-		if (srt_rundir_write_file(a->plan.store_config_path, a->plan.store_config_text,
-					  strlen(a->plan.store_config_text), 0644, &e) < 0)
+		if (write_store_configs(a, false, &e) < 0)
 			event(a, NULL, true, "StoreConfigNotWritten", "%s", e.msg);
 	}
 	/* Act: tell each step. */
@@ -1823,6 +1823,35 @@ static int setup_failed(struct agent *a, struct srt_error *err)
 	return -1;
 }
 
+/*
+ * Write the plan's Mooncake client configs (mooncake/ in the log dir, made
+ * if missing); announce: a StoreConfigWritten event for each.
+ */
+static int write_store_configs(struct agent *a, bool announce, struct srt_error *err)
+{
+	char *dir;
+
+	if (!a->plan.nstore_configs)
+		return 0;
+	dir = srt_xasprintf("%s/mooncake", a->log_dir);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		srt_error_set(err, "cannot create '%s': %s", dir, strerror(errno));
+		free(dir);
+		return -1;
+	}
+	free(dir);
+	for (size_t i = 0; i < a->plan.nstore_configs; i++) {
+		const struct srt_runplan_store_config *sc = &a->plan.store_configs[i];
+
+		if (srt_rundir_write_file(sc->path, sc->text, strlen(sc->text), 0644, err) < 0)
+			return -1;
+		if (announce)
+			event(a, NULL, false, "StoreConfigWritten", "wrote %s: %.*s", sc->path,
+			      (int)strcspn(sc->text, "\n"), sc->text);
+	}
+	return 0;
+}
+
 /* A campaign run: the tool's step, the model it asks for, DIR/points. */
 static int ladder_setup(struct agent *a, struct srt_error *err)
 {
@@ -1929,24 +1958,9 @@ static int setup(struct agent *a, struct srt_error *err)
 		      a->plan.network_interface ? a->plan.network_interface : "");
 		srt_buf_release(&b);
 	}
-	if (a->plan.store_config_path) {
-		char *dir = srt_xasprintf("%s/mooncake", a->log_dir);
-
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-			srt_error_set(err, "cannot create '%s': %s", dir, strerror(errno));
-			free(dir);
-			setup_failed(a, err);
-			goto out;
-		}
-		free(dir);
-		if (srt_rundir_write_file(a->plan.store_config_path, a->plan.store_config_text,
-					  strlen(a->plan.store_config_text), 0644, err) < 0) {
-			setup_failed(a, err);
-			goto out;
-		}
-		event(a, NULL, false, "StoreConfigWritten", "wrote %s: %.*s",
-		      a->plan.store_config_path, (int)strcspn(a->plan.store_config_text, "\n"),
-		      a->plan.store_config_text);
+	if (write_store_configs(a, true, err) < 0) {
+		setup_failed(a, err);
+		goto out;
 	}
 	if (a->ld.on && ladder_setup(a, err) < 0) {
 		setup_failed(a, err);

@@ -461,18 +461,20 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 		fputc('\n', out);
 	}
 	fputs("## store_config\n\n", out);
-	if (p->store_config) {
-		char *text = json_dumps(p->store_config, JSON_INDENT(2));
+	for (size_t i = 0; i < p->nstore_configs; i++) {
+		char *text = json_dumps(p->store_configs[i], JSON_INDENT(2));
 
-		fprintf(out, "Written to %s by the agent (MOONCAKE_CONFIG_PATH):\n%s\n",
-			p->store_config_file, text ? text : "{}");
+		fprintf(out, "%sWritten to %s by the agent (MOONCAKE_CONFIG_PATH):\n%s\n",
+			i ? "\n" : "", p->store_config_files[i], text ? text : "{}");
 		free(text);
-	} else {
-		fprintf(out, "none (%s)\n",
-			!p->master ?
-				"no mooncake-master service" :
-				"only vLLM reads a store_config; other engines use the roles' env");
 	}
+	if (!p->nstore_configs)
+		fprintf(out, "none (%s)\n",
+			!p->master ? "no mooncake-master service" :
+			r->engine == SRT_ENGINE_TRTLLM ?
+				     "no TRT-LLM role selects the mooncake-store connector" :
+				     "only vLLM and TRT-LLM read a store_config; other engines "
+				     "use the roles' env");
 	fputs("\n## Warnings\n\n", out);
 	for (size_t i = 0; i < warnings->n; i++) {
 		char *s = srt_diag_format(&warnings->items[i]);
@@ -555,8 +557,20 @@ static json_t *to_json(const struct srt_recipe *r, const struct srt_plan *p,
 		json_decref(rows);
 	}
 	json_object_set_new(o, "env", env);
-	json_object_set_new(o, "store_config",
-			    p->store_config ? json_deep_copy(p->store_config) : json_null());
+	{
+		/* vLLM's one file as "store_config" (as before); every file in "store_configs". */
+		json_t *list = json_array();
+
+		for (size_t i = 0; i < p->nstore_configs; i++)
+			json_array_append_new(list, json_pack("{s:s, s:O}", "file",
+							      p->store_config_files[i], "config",
+							      p->store_configs[i]));
+		json_object_set_new(o, "store_config",
+				    p->nstore_configs == 1 && r->engine == SRT_ENGINE_VLLM ?
+					    json_deep_copy(p->store_configs[0]) :
+					    json_null());
+		json_object_set_new(o, "store_configs", list);
+	}
 	for (size_t i = 0; i < warnings->n; i++) {
 		char *s = srt_diag_format(&warnings->items[i]);
 

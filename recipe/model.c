@@ -176,6 +176,39 @@ bool srt_role_uses_lmcache_mp(const struct srt_recipe *r, enum srt_role_kind k)
 	return name && !strcasecmp(name, "lmcache-mp");
 }
 
+bool srt_role_trtllm_mooncake(const struct srt_recipe *r, enum srt_role_kind k,
+			      const struct srt_ynode **block)
+{
+	const struct srt_role *ro = &r->roles[k];
+	const struct srt_ynode *kc, *module, *preset;
+	const char *m;
+
+	if (block)
+		*block = NULL;
+	if (r->engine != SRT_ENGINE_TRTLLM || !ro->present || !ro->args)
+		return false;
+	kc = srt_ynode_get(ro->args, "kv_connector_config");
+	if (!kc || kc->kind != SRT_Y_MAP)
+		return false;
+	module = srt_ynode_get(kc, "connector_module");
+	preset = srt_ynode_get(kc, "connector");
+	if (module && !srt_ynode_is_null(module))
+		m = srt_ynode_str(module);
+	else
+		m = preset && srt_ynode_str(preset) &&
+				    !strcmp(srt_ynode_str(preset), "mooncake-store") ?
+			    SRT_TRTLLM_MOONCAKE_MODULE :
+			    NULL;
+	if (!m || strcmp(m, SRT_TRTLLM_MOONCAKE_MODULE))
+		return false;
+	if (block) {
+		const struct srt_ynode *b = srt_ynode_get(kc, "mooncake_store");
+
+		*block = b && !srt_ynode_is_null(b) ? b : NULL;
+	}
+	return true;
+}
+
 const struct srt_service *srt_recipe_master(const struct srt_recipe *r)
 {
 	return srt_recipe_service_of(r, SRT_SVC_MOONCAKE_MASTER);

@@ -144,6 +144,8 @@ struct srt_role {
 	/* kv_events: true or a mapping (publisher, topic, ...); NULL when off. */
 	const struct srt_ynode *kv_events;
 	const struct srt_ynode *srun_options; /* a mapping (checked), or NULL */
+	/* TRT-LLM: this role's Mooncake client config keys (a mapping), or NULL */
+	const struct srt_ynode *mooncake_store_config;
 	struct srt_argv extra_args;
 	struct srt_restart_policy restart;
 	const struct srt_ynode *node;
@@ -329,6 +331,15 @@ const struct srt_ynode *srt_role_connector(const struct srt_recipe *r, enum srt_
 const char *srt_role_connector_name(const struct srt_recipe *r, enum srt_role_kind k);
 /* Does a present vLLM role use connector lmcache-mp (which implies an lmcache-server)? */
 bool srt_role_uses_lmcache_mp(const struct srt_recipe *r, enum srt_role_kind k);
+/*
+ * Does a present TRT-LLM role's engine YAML select TRT-LLM's mooncake-store KV
+ * connector?  As TRT-LLM resolves args.kv_connector_config: connector_module
+ * when set (it must be SRT_TRTLLM_MOONCAKE_MODULE), else the preset name
+ * 'mooncake-store'.  *block: its mooncake_store mapping, or NULL.
+ */
+#define SRT_TRTLLM_MOONCAKE_MODULE "tensorrt_llm._torch.pyexecutor.connectors.mooncake_store"
+bool srt_role_trtllm_mooncake(const struct srt_recipe *r, enum srt_role_kind k,
+			      const struct srt_ynode **block);
 const char *srt_engine_name(enum srt_engine_type e);
 const char *srt_role_name(enum srt_role_kind k);
 const char *srt_placement_name(enum srt_placement p);

@@ -36,14 +36,16 @@ struct pctx {
  * text; for one it does not (the v1 layout, ...), the error's.
  */
 /*
- * TRT-LLM's Mooncake pool (its connector's per-role client config, the
- * master's pool options, the donor) is a different integration from the
- * store that SGLang and vLLM workers use; srtctl runs only the latter.
+ * TRT-LLM's own Mooncake pool commands (trtllm-serve mooncake_master and
+ * mooncake_donor, the master's pool options, the donor service) are a
+ * different integration from the one srtctl runs for TRT-LLM: the upstream
+ * mooncake_master and a client config per role (roles.<role>.mooncake_store_config).
  */
 #define TRTLLM_MOONCAKE                                                                         \
-	"TRT-LLM's Mooncake pool, which srtctl does not run (its Mooncake store serves SGLang " \
-	"and vLLM workers: a mooncake-master service and MOONCAKE_* env); remove it or run "    \
-	"this recipe with srt-slurm"
+	"TRT-LLM's own Mooncake pool commands (trtllm-serve mooncake_master and "               \
+	"mooncake_donor), which srtctl does not run; srtctl runs the upstream mooncake_master " \
+	"and gives each TRT-LLM role a client config (roles.<role>.mooncake_store_config "      \
+	"over the master's options.store_config): remove it, or run this recipe with srt-slurm"
 
 struct hint {
 	const char *key;
@@ -791,16 +793,17 @@ static void parse_kv_events(struct pctx *c, const struct srt_ynode *v, const cha
 static void parse_role(struct pctx *c, struct srt_recipe *r, struct srt_role *role,
 		       const struct srt_ynode *n, const char *path)
 {
-	static const char *const keys[] = { "nodes",  "workers",    "gpus",	    "env",
-					    "args",   "extra_args", "container",    "restart",
-					    "engine", "kv_events",  "srun_options", NULL };
+	static const char *const keys[] = { "nodes",	 "workers",	 "gpus",
+					    "env",	 "args",	 "extra_args",
+					    "container", "restart",	 "engine",
+					    "kv_events", "srun_options", "mooncake_store_config",
+					    NULL };
 	static const struct hint hints[] = {
 		{ "sidecar", "'sidecar' (Dynamo sidecars) is not supported by srtctl" },
 		{ "critical",
 		  "'critical' is not supported on roles: every worker is critical; use 'restart' to keep workers alive" },
 		{ "gpus_per_worker",
 		  "unknown key 'gpus_per_worker'; did you mean 'gpus' (GPUs per worker)?" },
-		{ "mooncake_store_config", "'mooncake_store_config' configures " TRTLLM_MOONCAKE },
 		{ NULL, NULL },
 	};
 	const struct srt_ynode *v;
@@ -852,6 +855,16 @@ static void parse_role(struct pctx *c, struct srt_recipe *r, struct srt_role *ro
 	parse_kv_events(c, srt_ynode_get(n, "kv_events"), join(c, path, "kv_events"), role);
 	role->srun_options = parse_srun_options(c, srt_ynode_get(n, "srun_options"),
 						join(c, path, "srun_options"));
+	v = srt_ynode_get(n, "mooncake_store_config");
+	if (v && !srt_ynode_is_null(v)) {
+		if (v->kind == SRT_Y_MAP)
+			role->mooncake_store_config = v;
+		else
+			err(c, v, join(c, path, "mooncake_store_config"),
+			    "must be a mapping of Mooncake client config keys (e.g. "
+			    "{global_segment_size: 16GiB}), not %s",
+			    srt_ynode_describe(v));
+	}
 }
 
 static void parse_roles(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "recipe/launch.h"
+#include "recipe/mcclient.h"
 #include "recipe/yemit.h"
 #include "util/buf.h"
 #include "util/strutil.h"
@@ -483,15 +484,23 @@ void srt_render_role_env(struct srt_renv *out, struct srt_arena *a, const struct
 	env_stamp(out, a, "MOONCAKE_TE_META_DATA_SERVER", ep.metadata, ep.why, ep.runtime);
 	if (!srt_env_find(&ro->env, "MOONCAKE_LOCAL_HOSTNAME"))
 		env_stamp(out, a, "MOONCAKE_LOCAL_HOSTNAME", self_ip, "the worker's node IP", true);
-	if (r->engine == SRT_ENGINE_VLLM) {
+	if (r->engine == SRT_ENGINE_VLLM || srt_mcclient_reads(r, role)) {
+		const char *file = r->engine == SRT_ENGINE_VLLM ? SRT_STORE_CONFIG_FILE :
+								  srt_mcclient_file(role);
+		const char *why = r->engine == SRT_ENGINE_VLLM ?
+					  "options.store_config" :
+					  srt_arena_printf(a,
+							   "the master's options.store_config and "
+							   "roles.%s.mooncake_store_config",
+							   srt_role_name(role));
+
 		if (in_container(c, srt_render_role_container(r, c, role)))
 			env_stamp(out, a, "MOONCAKE_CONFIG_PATH",
-				  SRT_CONTAINER_LOG_DIR "/" SRT_STORE_CONFIG_FILE,
-				  "options.store_config", false);
+				  srt_arena_printf(a, "%s/%s", SRT_CONTAINER_LOG_DIR, file), why,
+				  false);
 		else
 			env_stamp(out, a, "MOONCAKE_CONFIG_PATH",
-				  srt_arena_printf(a, "%s/%s", l->log_dir, SRT_STORE_CONFIG_FILE),
-				  "options.store_config", true);
+				  srt_arena_printf(a, "%s/%s", l->log_dir, file), why, true);
 	}
 }
 
@@ -1564,10 +1573,25 @@ static bool worker_follows_master(const struct srt_plan *p, const struct srt_run
 
 	switch (p->recipe->engine) {
 	case SRT_ENGINE_VLLM:
-		if (!p->store_config || !argv_has(pr, "MooncakeStoreConnector"))
+		if (!p->nstore_configs || !argv_has(pr, "MooncakeStoreConnector"))
 			return false;
-		md = json_string_value(json_object_get(p->store_config, "metadata_server"));
+		md = json_string_value(json_object_get(p->store_configs[0], "metadata_server"));
 		return !md || strcmp(md, "P2PHANDSHAKE");
+	case SRT_ENGINE_TRTLLM:
+		/* TRT-LLM's client config defaults metadata_server to P2PHANDSHAKE. */
+		for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+			json_t *j;
+			bool follows;
+
+			if (strcmp(srt_role_name((enum srt_role_kind)k), pr->role))
+				continue;
+			j = srt_mcclient_render(p->recipe, (enum srt_role_kind)k, "", NULL);
+			md = json_string_value(json_object_get(j, "metadata_server"));
+			follows = md && strcmp(md, "P2PHANDSHAKE");
+			json_decref(j);
+			return follows;
+		}
+		return false;
 	case SRT_ENGINE_SGLANG:
 		return argv_has_pair(pr, "--hicache-storage-backend", "mooncake");
 	default:
@@ -1634,8 +1658,39 @@ static void plan_header(struct srt_plan *p)
 		run->master_address = p->master_addr;
 		run->master_metadata = srt_render_metadata_url(&p->arena, p->recipe, l);
 	}
-	run->store_config = p->store_config;
-	run->store_config_file = p->store_config_file;
+	run->nstore_configs = p->nstore_configs;
+	for (size_t i = 0; i < p->nstore_configs; i++) {
+		run->store_configs[i].config = p->store_configs[i];
+		run->store_configs[i].file = p->store_config_files[i];
+	}
+}
+
+/* The Mooncake client configs the agent writes: vLLM's one, or TRT-LLM's per role. */
+static void store_configs(struct srt_plan *p)
+{
+	const struct srt_recipe *r = p->recipe;
+	const char *served;
+
+	if (r->engine == SRT_ENGINE_VLLM) {
+		p->store_configs[0] = srt_render_store_config(r, &p->layout);
+		if (p->store_configs[0]) {
+			p->store_config_files[0] = srt_arena_printf(
+				&p->arena, "%s/%s", p->layout.log_dir, SRT_STORE_CONFIG_FILE);
+			p->nstore_configs = 1;
+		}
+		return;
+	}
+	served = srt_launch_served_name(&p->arena, r);
+	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+		json_t *j = srt_mcclient_render(r, (enum srt_role_kind)k, p->master_addr, served);
+
+		if (!j)
+			continue;
+		p->store_configs[p->nstore_configs] = j;
+		p->store_config_files[p->nstore_configs++] =
+			srt_arena_printf(&p->arena, "%s/%s", p->layout.log_dir,
+					 srt_mcclient_file((enum srt_role_kind)k));
+	}
 }
 
 struct srt_plan *srt_plan_build(const struct srt_recipe *r, const struct srt_cluster *c,
@@ -1652,10 +1707,7 @@ struct srt_plan *srt_plan_build(const struct srt_recipe *r, const struct srt_clu
 	p->master = srt_recipe_master(r);
 	p->master_external = p->master && p->master->external;
 	p->master_addr = srt_render_master_addr(&p->arena, r, &p->layout);
-	p->store_config = srt_render_store_config(r, &p->layout);
-	if (p->store_config)
-		p->store_config_file = srt_arena_printf(&p->arena, "%s/%s", p->layout.log_dir,
-							SRT_STORE_CONFIG_FILE);
+	store_configs(p);
 	plan_header(p);
 	if (r->model.path && r->model.path[0] != '/' && !srt_str_has_prefix(r->model.path, "hf:"))
 		warn_at(&b, srt_ynode_get(srt_ynode_get(r->root, "model"), "path"), "model.path",
@@ -1712,7 +1764,8 @@ void srt_plan_free(struct srt_plan *p)
 	if (!p)
 		return;
 	srt_runplan_release(&p->run);
-	json_decref(p->store_config);
+	for (size_t i = 0; i < p->nstore_configs; i++)
+		json_decref(p->store_configs[i]);
 	srt_arena_release(&p->arena);
 	free(p);
 }

@@ -281,8 +281,14 @@ struct srt_plan {
 	const struct srt_service *master; /* enabled mooncake-master entry, or NULL */
 	bool master_external;
 	const char *master_addr;       /* NULL without a master */
-	json_t *store_config;	       /* owned; NULL unless vLLM with a master */
-	const char *store_config_file; /* "<log_dir>/mooncake/store_config.json", or NULL */
+	/*
+	 * The Mooncake client configs (owned): vLLM's one file
+	 * ("<log_dir>/mooncake/store_config.json"), or one per TRT-LLM role
+	 * that reads one (recipe/mcclient.h); none without a master.
+	 */
+	json_t *store_configs[SRT_RUNPLAN_STORE_CONFIGS_MAX];
+	const char *store_config_files[SRT_RUNPLAN_STORE_CONFIGS_MAX];
+	size_t nstore_configs;
 };
 
 /*

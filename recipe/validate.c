@@ -8,6 +8,7 @@
  */
 #include "recipe/cluster.h"
 #include "recipe/launch.h"
+#include "recipe/mcclient.h"
 #include "recipe/model.h"
 #include "util/buf.h"
 #include "util/strmap.h"
@@ -371,19 +372,22 @@ static void check_master(struct vctx *v, const struct srt_service *m)
 			     "rendered into the JSON file MOONCAKE_CONFIG_PATH points at. srtctl does "
 			     "not invent defaults for it (global_segment_size, protocol, device_name "
 			     "are hardware-specific): set them explicitly.");
-	} else if (m->store_config) {
-		verr(v, srt_ynode_get(m->options, "store_config"), spath(v, m, "options.store_config"),
-		     "options.store_config is for vLLM only (it becomes MOONCAKE_CONFIG_PATH for "
-		     "vLLM's MooncakeStoreConnector); with engine %s configure Mooncake through "
+	} else if (m->store_config && r->engine != SRT_ENGINE_TRTLLM) {
+		verr(v, srt_ynode_get(m->options, "store_config"),
+		     spath(v, m, "options.store_config"),
+		     "options.store_config is for vLLM and TRT-LLM only (it becomes the client "
+		     "config MOONCAKE_CONFIG_PATH names); with engine %s configure Mooncake through "
 		     "the roles' env. Remove it.",
 		     srt_engine_name(r->engine));
 	}
-	if (r->engine == SRT_ENGINE_TRTLLM || r->engine == SRT_ENGINE_MOCKER)
+	/* TRT-LLM's side: recipe/mcclient.c. */
+	if (r->engine == SRT_ENGINE_MOCKER)
 		verr(v, m->node, spath(v, m, NULL),
-		     "a mooncake-master service is supported with engine sglang or vllm, not %s",
+		     "a mooncake-master service is supported with engine sglang, vllm or trtllm, "
+		     "not %s",
 		     srt_engine_name(r->engine));
 
-	if (m->store_config) {
+	if (m->store_config && r->engine == SRT_ENGINE_VLLM) {
 		const struct srt_ypair *p = srt_ynode_get_pair(m->store_config, "master_server_address");
 		static const char *const sizes[] = { "global_segment_size", "local_buffer_size", NULL };
 
@@ -1345,6 +1349,7 @@ void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *c
 	check_connectors(&v);
 	check_engine_fit(&v);
 	check_trtllm(&v);
+	srt_mcclient_check(r, srt_launch_served_name(v.a, r), v.a, diags);
 	check_containers(&v);
 	if (cluster && cluster->container_runtime == SRT_CRT_PYXIS &&
 	    !(r->model.container && *r->model.container)) {

@@ -476,8 +476,19 @@ int srt_runplan_finish(struct srt_runplan *p, struct srt_error *err)
 	if (p->infra >= p->nnodes || p->head >= p->nnodes)
 		return srt_error_set(err, "infra_node %zu is not one of the plan's %zu nodes",
 				     p->infra, p->nnodes);
-	if (p->store_config && !p->store_config_file)
-		return srt_error_set(err, "the plan has a store_config but no store_config_file");
+	for (size_t i = 0; i < p->nstore_configs; i++) {
+		const char *f = p->store_configs[i].file;
+
+		if (!f || !p->store_configs[i].config)
+			return srt_error_set(err, "store_configs[%zu] needs a file and a config",
+					     i);
+		if (!srt_str_has_prefix(f, SRT_PH_LOG_DIR "/mooncake/") || strstr(f, "/..") ||
+		    strchr(f + strlen(SRT_PH_LOG_DIR "/mooncake/"), '/'))
+			return srt_error_set(err,
+					     "store_configs[%zu].file '%s' must be a file of the "
+					     "log directory's mooncake/ folder",
+					     i, f);
+	}
 	if (p->master_external && !(p->nprocs && p->procs[0].external)) {
 		srt_runplan_add(p); /* room for it: the array may move */
 		memmove(&p->procs[1], &p->procs[0], (p->nprocs - 1) * sizeof(p->procs[0]));
@@ -547,6 +558,41 @@ static int workers_parse(struct srt_runplan *p, const json_t *ws, struct srt_err
 	return 0;
 }
 
+/*
+ * "store_configs": [{file, config}]; a plan written before TRT-LLM's client
+ * configs has one "store_config" with its "store_config_file".
+ */
+static int load_store_configs(struct srt_runplan *p, const json_t *plan, struct srt_error *err)
+{
+	const json_t *list = json_object_get(plan, "store_configs");
+	const json_t *old = json_object_get(plan, "store_config");
+
+	p->nstore_configs = 0;
+	if (json_is_object(old) && !list) {
+		p->store_configs[0].config = old;
+		p->store_configs[0].file = jstr(plan, "store_config_file");
+		p->nstore_configs = 1;
+		return 0;
+	}
+	if (!list || json_is_null(list))
+		return 0;
+	if (!json_is_array(list) || json_array_size(list) > SRT_RUNPLAN_STORE_CONFIGS_MAX)
+		return srt_error_set(err, "store_configs must be a list of at most %d entries",
+				     SRT_RUNPLAN_STORE_CONFIGS_MAX);
+	for (size_t i = 0; i < json_array_size(list); i++) {
+		const json_t *e = json_array_get(list, i);
+		const json_t *c = json_object_get(e, "config");
+
+		if (!json_is_object(c) || !jstr(e, "file"))
+			return srt_error_set(
+				err, "store_configs[%zu] needs a file and a config object", i);
+		p->store_configs[i].config = c;
+		p->store_configs[i].file = jstr(e, "file");
+		p->nstore_configs = i + 1;
+	}
+	return 0;
+}
+
 int srt_runplan_load(struct srt_runplan *p, json_t *plan, struct srt_error *err)
 {
 	const json_t *nodes, *procs, *m, *rt;
@@ -599,10 +645,8 @@ int srt_runplan_load(struct srt_runplan *p, json_t *plan, struct srt_error *err)
 		p->master_address = jstr(m, "address");
 		p->master_metadata = jstr(m, "metadata_server");
 	}
-	p->store_config = json_object_get(plan, "store_config");
-	if (!json_is_object(p->store_config))
-		p->store_config = NULL;
-	p->store_config_file = jstr(plan, "store_config_file");
+	if (load_store_configs(p, plan, err) < 0)
+		return -1;
 	/* Absent in plans written before the frontend URL was recorded: none known. */
 	p->frontend_url_ph = jstr(plan, "frontend_url");
 
@@ -756,7 +800,7 @@ static json_t *proc_json(const struct srt_runplan *p, const struct srt_runplan_p
 json_t *srt_runplan_to_json(const struct srt_runplan *p)
 {
 	json_t *o = json_object(), *nodes = json_array(), *workers = json_array();
-	json_t *procs = json_array(), *rt = json_object();
+	json_t *procs = json_array(), *rt = json_object(), *scs;
 
 	json_object_set_new(o, "version", json_integer(1));
 	json_object_set_new(o, "recipe", json_string(p->recipe ? p->recipe : ""));
@@ -809,9 +853,12 @@ json_t *srt_runplan_to_json(const struct srt_runplan *p)
 	} else {
 		json_object_set_new(o, "mooncake_master", json_null());
 	}
-	json_object_set_new(o, "store_config",
-			    p->store_config ? json_deep_copy(p->store_config) : json_null());
-	json_object_set_new(o, "store_config_file", jstr_or_null(p->store_config_file));
+	scs = json_array();
+	for (size_t i = 0; i < p->nstore_configs; i++)
+		json_array_append_new(scs, json_pack("{s:s, s:o}", "file", p->store_configs[i].file,
+						     "config",
+						     json_deep_copy(p->store_configs[i].config)));
+	json_object_set_new(o, "store_configs", scs);
 	json_object_set_new(o, "frontend_url", jstr_or_null(p->frontend_url_ph));
 	for (size_t i = 0; i < p->nprocs; i++)
 		if (!p->procs[i].external)
@@ -832,7 +879,8 @@ void srt_runplan_release(struct srt_runplan *p)
 {
 	if (!p)
 		return;
-	free(p->store_config_text);
+	for (size_t i = 0; i < p->nstore_configs; i++)
+		free(p->store_configs[i].text);
 	json_decref(p->json);
 	srt_arena_release(&p->arena);
 	memset(p, 0, sizeof(*p));
@@ -953,29 +1001,44 @@ int srt_runplan_bind(struct srt_runplan *p, const char *const *hosts, const char
 	for (size_t i = 0; i < p->nprocs; i++)
 		if (p->procs[i].follows)
 			p->procs[i].follows = srt_runplan_subst(p, p->procs[i].follows);
-	free(p->store_config_text);
-	p->store_config_text = NULL;
-	p->store_config_path = NULL;
-	if (p->store_config) {
-		json_t *sc = json_deep_copy(p->store_config);
-		const char *addr = jstr(sc, "master_server_address");
+	for (size_t i = 0; i < p->nstore_configs; i++) {
+		struct srt_runplan_store_config *sc = &p->store_configs[i];
+		json_t *j = json_deep_copy(sc->config);
+		const char *addr = jstr(j, "master_server_address");
 		char *text;
 
 		if (addr && !p->master_external)
-			json_object_set_new(sc, "master_server_address",
+			json_object_set_new(j, "master_server_address",
 					    json_string(srt_runplan_subst(p, addr)));
-		text = json_dumps(sc, JSON_COMPACT);
-		json_decref(sc);
+		text = json_dumps(j, JSON_COMPACT);
+		json_decref(j);
 		if (!text)
-			return srt_error_set(err, "cannot render the store_config JSON");
-		p->store_config_text = srt_xasprintf("%s\n", text);
+			return srt_error_set(err, "cannot render the store_config JSON %s",
+					     sc->file);
+		free(sc->text);
+		sc->text = srt_xasprintf("%s\n", text);
 		free(text);
-		p->store_config_path = srt_runplan_subst(p, p->store_config_file);
+		sc->path = srt_runplan_subst(p, sc->file);
 	}
 	return 0;
 }
 
 /* ---- what a new generation changes ---- */
+
+/* The bound text of the store_config file a MOONCAKE_CONFIG_PATH value names, or NULL. */
+static const char *store_text(const struct srt_runplan *p, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	for (size_t i = 0; slash && i < p->nstore_configs; i++) {
+		const char *f = p->store_configs[i].file;
+		const char *fs = strrchr(f, '/');
+
+		if (fs && !strcmp(fs, slash))
+			return p->store_configs[i].text;
+	}
+	return NULL;
+}
 
 static const char *env_value(const struct srt_runplan_proc *p, const char *name)
 {
@@ -1056,7 +1119,8 @@ bool srt_runplan_proc_changed(const struct srt_runplan *op, const struct srt_run
 		WHY("env %s", env.data);
 	srt_buf_release(&env);
 	if (env_value(n, "MOONCAKE_CONFIG_PATH") &&
-	    !srt_str_same(op->store_config_text, np->store_config_text))
+	    !srt_str_same(store_text(op, env_value(n, "MOONCAKE_CONFIG_PATH")),
+			  store_text(np, env_value(n, "MOONCAKE_CONFIG_PATH"))))
 		WHY("store_config");
 	if (!srt_str_same(o->log_file, n->log_file))
 		WHY("log file %s -> %s", o->log_file, n->log_file);

@@ -96,6 +96,8 @@ struct srt_runplan_proc {
 };
 
 #define SRT_RUNPLAN_TIERS 3
+/* Mooncake client config files: one per role at most (prefill, decode, agg). */
+#define SRT_RUNPLAN_STORE_CONFIGS_MAX 3
 
 /* A worker of the layout: a multi-node worker has one process per node. */
 struct srt_runplan_worker {
@@ -127,8 +129,19 @@ struct srt_runplan {
 	bool master_external;
 	const char *master_address;	/* "<infra_node_ip>:8700" or the external host:port */
 	const char *master_metadata;	/* MOONCAKE_TE_META_DATA_SERVER */
-	const json_t *store_config;	/* NULL unless vLLM with a master (borrowed) */
-	const char *store_config_file;	/* with <log_dir> */
+	/*
+	 * The Mooncake client configs the agent writes before any process
+	 * starts (MOONCAKE_CONFIG_PATH names one): vLLM's one file, or one
+	 * per TRT-LLM role.  file is "<log_dir>/mooncake/...json"; config is
+	 * borrowed.  path and text are set by srt_runplan_bind().
+	 */
+	struct srt_runplan_store_config {
+		const char *file;
+		const json_t *config;
+		const char *path; /* absolute */
+		char *text;	  /* the file's content (malloc) */
+	} store_configs[SRT_RUNPLAN_STORE_CONFIGS_MAX];
+	size_t nstore_configs;
 	/* The URL clients and the benchmark (SRT_FRONTEND_URL) reach the
 	 * deployment at, with placeholders ("http://<prefill_node_0_ip>:8000");
 	 * NULL without a frontend (frontend.type none). */
@@ -139,9 +152,7 @@ struct srt_runplan {
 	/* After srt_runplan_bind(): */
 	const char **hosts, **ips;
 	const char *infra_ip, *log_dir;
-	const char *frontend_url;      /* frontend_url_ph bound, or NULL */
-	const char *store_config_path; /* absolute, or NULL */
-	char *store_config_text;       /* the file's content (malloc), or NULL */
+	const char *frontend_url; /* frontend_url_ph bound, or NULL */
 };
 
 /* ---- building (the compiler) ---- */
@@ -192,7 +203,7 @@ int srt_runplan_load(struct srt_runplan *p, json_t *plan, struct srt_error *err)
  * placeholders in process names, log files, runtime env values and the
  * frontend URL, sets each process's host, ip, endpoint and env hash, and
  * renders the
- * store_config file (master_server_address with the infra IP).  Fails on
+ * store_config files (master_server_address with the infra IP).  Fails on
  * too few nodes, or a substituted log file name that leaves the log dir.
  * Argv words flagged runtime are substituted like env values.
  */
@@ -212,7 +223,7 @@ void srt_runplan_release(struct srt_runplan *p);
  * Must process o of bound plan op be restarted to become process n of bound
  * plan np (a new generation on the same nodes)?  True when what its step
  * runs differs: node, container, model mount, argv, any env value (names added, removed
- * or changed), the store_config file it reads (through MOONCAKE_CONFIG_PATH)
+ * or changed), the store_config file it reads (the one MOONCAKE_CONFIG_PATH names)
  * or its log file.  Readiness, restart policy and criticality are not:
  * they apply to the running process as they are.  Appends "; "-separated
  * reasons to *why ("env MOONCAKE_PROTOCOL, FOO", "command or args").

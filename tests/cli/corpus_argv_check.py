@@ -196,6 +196,28 @@ def write_config(pr, table, log_dir):
     return None
 
 
+def write_store_configs(plan, table):
+    """Write the plan's Mooncake client configs where the agent writes them
+    (master_server_address bound), as it does before any process starts."""
+    for sc in plan.get("store_configs") or []:
+        cfg = dict(sc["config"])
+        if isinstance(cfg.get("master_server_address"), str):
+            cfg["master_server_address"] = bind(cfg["master_server_address"], table)
+        path = bind(sc["file"], table)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            json.dump(cfg, f)
+
+
+# the plan env a stand-in reads in check-only mode (the rest changes nothing it checks)
+PLAN_ENV = ("MOONCAKE_CONFIG_PATH",)
+
+
+def plan_env(pr, table):
+    return {e["name"]: bind(e["value"], table) for e in pr.get("env") or []
+            if e["name"] in PLAN_ENV}
+
+
 def mpi_env(pr):
     """The environment srun gives rank 0 of the process's step."""
     if pr.get("ntasks") is None:
@@ -237,6 +259,7 @@ def main(argv):
             nplan += 1
             os.makedirs(log_dir)
             table = bindings(plan, log_dir)
+            write_store_configs(plan, table)
             pyxis = (plan.get("runtime") or {}).get("container_runtime") == "pyxis"
             recipe_model = (item.get("model") or {}).get("path")
             name = "%s [%s]" % (label, item.get("recipe"))
@@ -314,7 +337,8 @@ def main(argv):
                     mounts.append("%s:%s" % (model_dir(models, recipe_model), recipe_model))
                 if contained:
                     mounts.append("%s:/logs" % log_dir)
-                env = dict(mpi_env(pr), FAKE_CONTAINER_MOUNTS=",".join(mounts))
+                env = dict(mpi_env(pr), FAKE_CONTAINER_MOUNTS=",".join(mounts),
+                           **plan_env(pr, table))
                 status, err = run_one(standins[prog], words[1:], env)
                 counts[prog] += 1
                 if wrapped:

@@ -93,7 +93,8 @@ py vllm.json 'd["store_config"]["global_segment_size"] == "100GB" and d["store_c
 py vllm.json 'list(d["store_config"])[0] == "master_server_address"'
 py vllm.json '[r["owner"] for r in d["env"] if r["name"] == "MOONCAKE_CONFIG_PATH"] == ["srtctl", "srtctl"]'
 py vllm.json '"MOONCAKE_CONFIG_PATH" not in [e["name"] for e in d["services"][0]["env"]]'
-py vllm.json 'd["plan"]["store_config_file"] == "<log_dir>/mooncake/store_config.json"'
+py vllm.json '[c["file"] for c in d["plan"]["store_configs"]] == ["<log_dir>/mooncake/store_config.json"]'
+py vllm.json 'd["store_configs"][0]["config"] == d["store_config"]'
 
 # ---- overrides and pins ----
 "$SRTCTL" dry-run -f "$DATA/sglang-overrides.yaml" >over.txt
@@ -229,6 +230,46 @@ sed 's/gpus_per_node: 4}/gpus_per_node: 4, gpu_type: gb200}/' trt.yaml >trt-gb.y
 "$SRTCTL" dry-run -f trt-gb.yaml >trt-gb.txt 2>/dev/null || fail "trtllm gb200: dry-run failed"
 [[ $(grep -c '^    command:   numactl -m 0,1 trtllm-llmapi-launch python3 -m dynamo.trtllm ' trt-gb.txt) == 2 ]] ||
 	fail "trtllm gb200: not both workers under numactl: $(grep 'command:' trt-gb.txt)"
+
+# TRT-LLM's mooncake-store connector on the native master: one client config per
+# role that selects it (store_config, the role's keys over it, role and model_key
+# defaulted, srtctl's master address), MOONCAKE_CONFIG_PATH naming it; a role
+# without the connector gets no file and no path
+cat >trtmc.yaml <<'YAML'
+name: trtmc
+engine: {type: trtllm, served_model_name: org/m}
+model: {path: /models/m}
+resources: {gpus_per_node: 4}
+roles:
+  prefill:
+    gpus: 1
+    args: {tensor_parallel_size: 1, kv_connector_config: {connector: mooncake-store}}
+  decode:
+    gpus: 1
+    args:
+      tensor_parallel_size: 1
+      kv_connector_config:
+        connector_module: tensorrt_llm._torch.pyexecutor.connectors.mooncake_store
+    mooncake_store_config: {global_segment_size: 16GiB, role: both}
+frontend: {type: trtllm_serve}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    options:
+      store_config: {protocol: rdma, global_segment_size: 8GiB, master_server_address: x:1}
+YAML
+"$SRTCTL" dry-run -f trtmc.yaml -o json >trtmc.json 2>trtmc.err || fail "trtllm mooncake: dry-run failed: $(cat trtmc.err)"
+py trtmc.json '[c["file"] for c in d["store_configs"]] == ["<log_dir>/mooncake/store_config_prefill.json", "<log_dir>/mooncake/store_config_decode.json"]'
+py trtmc.json 'd["store_configs"][0]["config"] == {"protocol": "rdma", "global_segment_size": "8GiB", "role": "both", "model_key": "org/m", "master_server_address": "<infra_node_ip>:8700"}'
+py trtmc.json 'd["store_configs"][1]["config"]["global_segment_size"] == "16GiB" and d["store_configs"][1]["config"]["role"] == "both"'
+py trtmc.json 'd["store_config"] is None and d["plan"]["store_configs"] == d["store_configs"]'
+py trtmc.json 'sorted((r["role"], r["value"]) for r in d["env"] if r["name"] == "MOONCAKE_CONFIG_PATH") == [("decode", "<log_dir>/mooncake/store_config_decode.json"), ("prefill", "<log_dir>/mooncake/store_config_prefill.json")]'
+py trtmc.json 'any("master_server_address: is ignored" in w for w in d["warnings"])'
+sed 's/^    mooncake_store_config:.*$//; s/^        connector_module: .*$/        connector: nixl/' trtmc.yaml >trtmc1.yaml
+"$SRTCTL" dry-run -f trtmc1.yaml -o json >trtmc1.json 2>trtmc1.err || fail "trtllm mooncake one role: dry-run failed: $(cat trtmc1.err)"
+py trtmc1.json '[c["file"] for c in d["store_configs"]] == ["<log_dir>/mooncake/store_config_prefill.json"]'
+py trtmc1.json '[r["role"] for r in d["env"] if r["name"] == "MOONCAKE_CONFIG_PATH"] == ["prefill"]'
+py trtmc1.json 'any("roles.decode.args: has no '"'"'kv_connector_config'"'"' that selects the mooncake-store connector" in w for w in d["warnings"])'
 
 # container: '' is no container, shown as such (not printf's "(null)")
 printf 'engine: sglang\nmodel: {path: /m, container: ""}\nroles:\n  agg: {args: {tp: 1}}\n' >noimg.yaml

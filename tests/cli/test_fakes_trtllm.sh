@@ -375,6 +375,55 @@ for rid in ('oq-1', 'oq-2'):
 " || fail "disaggregated requests: $s $(cat rec/requests.jsonl)"
 for p in "$OW" "$CW" "$GW"; do stop "$p" "trtllm-serve process"; done
 
+###########################################################################
+# the mooncake-store KV connector: the client config MOONCAKE_CONFIG_PATH names
+# (what srtctl renders per role) is read as TRT-LLM reads it, and the worker
+# joins the master it names before it serves
+
+printf 'kv_connector_config:\n  connector: mooncake-store\n' >host/logs/mc.yaml
+read -r MP SP < <(net freeports 2)
+refused 1 "needs a Mooncake client config" "mooncake-store without a client config" -- \
+	"$SERVE" /model --host 127.0.0.1 --port "$SP" --config /logs/mc.yaml
+printf '{"global_segment_size": "16GB", "master_server_address": "127.0.0.1:%s"}\n' "$MP" \
+	>host/logs/mc-gb.json
+refused 1 "uses a decimal unit" "client config in decimal units" -- \
+	env MOONCAKE_CONFIG_PATH=/logs/mc-gb.json "$SERVE" /model --host 127.0.0.1 --port "$SP" \
+	--config /logs/mc.yaml
+printf '{"role": "donor", "master_server_address": "127.0.0.1:%s"}\n' "$MP" >host/logs/mc-role.json
+refused 1 "role must be one of both, producer, consumer, capacity" "client config role donor" -- \
+	env MOONCAKE_CONFIG_PATH=/logs/mc-role.json "$SERVE" /model --host 127.0.0.1 --port "$SP" \
+	--config /logs/mc.yaml
+printf 'kv_connector_config:\n  connector: mooncake-store\n  mooncake_store: {launch_master: true}\n' \
+	>host/logs/mc-own.yaml
+refused 2 "is not imitated" "TRT-LLM's own pool" -- \
+	"$SERVE" /model --host 127.0.0.1 --port "$SP" --config /logs/mc-own.yaml
+# a connector named by another module is not Mooncake's: no client config needed
+printf 'kv_connector_config:\n  connector: mooncake-store\n  connector_module: my.connector\n' \
+	>host/logs/mc-other.yaml
+accepted mc-other.out "another connector module" -- \
+	"$SERVE" /model --host 127.0.0.1 --port "$SP" --config /logs/mc-other.yaml
+printf '{"role": " Capacity ", "global_segment_size": "1GiB", "local_buffer_size": 4096, "model_key": "m", "master_server_address": "127.0.0.1:%s"}\n' \
+	"$MP" >host/logs/mc-ok.json
+# the master (a listener standing in for its RPC port) comes up after the worker
+start mc.log env MOONCAKE_CONFIG_PATH=/logs/mc-ok.json FAKE_RECORD_DIR="$work/rec" "$SERVE" /model \
+	--host 127.0.0.1 --port "$SP" --config /logs/mc.yaml
+MW=$SPID
+end=$((SECONDS + 15))
+until grep -q "not reachable" mc.log 2>/dev/null; do
+	((SECONDS < end)) || fail "the worker did not wait for the master: $(cat mc.log)"
+	sleep 0.05
+done
+python3 -c 'import socket,sys,time
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8); time.sleep(60)' "$MP" &
+LP=$!
+pids+=("$LP")
+h waitstatus "http://127.0.0.1:$SP/health" 20 200 || fail "mooncake-store worker never served: $(cat mc.log)"
+grep -q "joins the pool at 127.0.0.1:$MP as capacity" mc.log || fail "client config not read: $(cat mc.log)"
+grep -q "Connected to Mooncake master 127.0.0.1:$MP" mc.log || fail "no master connection: $(cat mc.log)"
+stop "$MW" "mooncake-store worker"
+kill "$LP" 2>/dev/null || true
+
 halt "$NATS_PID" "nats-server"
 halt "$ETCD_PID" "etcd"
 echo "ok: trtllm fakes"

@@ -49,7 +49,9 @@
 # 13. trtllm_serve over prefill/decode: trtllm-serve workers (two decode
 #     workers on one node: own ports and GPU sets), then TRT-LLM's orchestrator
 #     (trtllm-serve disaggregated) with the config srtctl writes; a completion
-#     goes context server first, then a generation server.
+#     goes context server first, then a generation server.  The workers use
+#     TRT-LLM's mooncake-store connector: the master comes first, each role
+#     reads its own client config and joins the master it names.
 # 14. Dynamo's mocker under Dynamo's frontend: dynamo.mocker's argv as
 #     srt-slurm renders it (role, bootstrap port, knobs, the role's args
 #     last), ZMQ events without NATS, a completion through prefill then
@@ -829,14 +831,26 @@ resources: {gpus_per_node: 4}
 roles:
   prefill:
     gpus: 4
-    args: {tensor_parallel_size: 4, cache_transceiver_config: {backend: UCX}}
+    args:
+      tensor_parallel_size: 4
+      cache_transceiver_config: {backend: UCX}
+      kv_connector_config: {connector: mooncake-store}
   decode:
     workers: 2
     gpus: 2
-    args: {tensor_parallel_size: 2, cache_transceiver_config: {backend: UCX}}
+    args:
+      tensor_parallel_size: 2
+      cache_transceiver_config: {backend: UCX}
+      kv_connector_config: {connector: mooncake-store}
+    mooncake_store_config: {global_segment_size: 2GiB}
 frontend:
   type: trtllm_serve
   gen_router: {type: round_robin}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    options:
+      store_config: {protocol: tcp, global_segment_size: 1GiB, stage_through_host: true}
 YAML
 mkdir -p "$REC/trtserve" && chmod 1777 "$REC/trtserve"
 S apply -f "$WORK/trtserve.yaml" --wait --timeout 120s >"$WORK/wait13.out" 2>&1
@@ -880,6 +894,35 @@ assert len(t("worker", "", "Ready")) == 3 and t("service", "frontend", "Started"
 assert max(t("worker", "", "Ready")) <= min(t("service", "frontend", "Started"))
 PY
 check "13. three trtllm-serve workers (two sharing a node: distinct ports and GPU sets, MPI worlds of 4, 2, 2); the orchestrator's config lists them, started after they are Ready" test $? -eq 0
+py "$WORK" "$MODEL" <<'PY'
+import json, sys
+work, model = sys.argv[1], sys.argv[2]
+logs = f"{work}/runs/e2e-trtserve-1-1/logs"
+wrk = [w for w in json.load(open(f"{work}/wrk13.json"))["items"] if w["run"] == "e2e-trtserve-1-1"]
+ips = {w["ip"] for w in wrk}
+cfg = {role: json.load(open(f"{logs}/mooncake/store_config_{role}.json")) for role in ("prefill", "decode")}
+addr = cfg["prefill"]["master_server_address"]
+assert addr.endswith(":8700") and addr.rsplit(":", 1)[0] in ips, (addr, ips)
+assert cfg["prefill"] == {"protocol": "tcp", "global_segment_size": "1GiB", "stage_through_host": True,
+                          "role": "both", "model_key": model.rstrip("/").rsplit("/", 1)[1],
+                          "master_server_address": addr}, cfg
+assert cfg["decode"] == dict(cfg["prefill"], role="capacity", global_segment_size="2GiB"), cfg
+def opt(a, f):
+    return a[a.index(f) + 1] if f in a else None
+recs = list(map(json.loads, open(f"{work}/rec/trtserve/engine.jsonl")))
+assert len(recs) == 3, recs
+for r in recs:
+    role = opt(r["argv"], "--extra_llm_api_options").rsplit("/", 1)[1].split("_")[1]
+    assert r["env"]["MOONCAKE_CONFIG_PATH"] == f"{logs}/mooncake/store_config_{role}.json", r["env"]
+    assert r["mooncake_master"] == addr, (r["mooncake_master"], addr)
+items = [i for i in json.load(open(f"{work}/ev13.json"))["items"]
+         if i["object"]["name"].startswith("e2e-trtserve-1-1/")]
+master_ready = [i["first_timestamp"] for i in items if i["object"]["name"].endswith("/mooncake-master")
+                and i["reason"] == "Ready"]
+started = [i["first_timestamp"] for i in items if i["object"]["kind"] == "worker" and i["reason"] == "Started"]
+assert master_ready and len(started) == 3 and master_ready[0] <= min(started), (master_ready, started)
+PY
+check "13. TRT-LLM's mooncake-store connector: the master Ready before the workers start, each role's client config written (prefill both, decode capacity with its own segment), every worker reads its role's file and joins the master it names" test $? -eq 0
 fe_ip=$(worker_field "$WORK/wrk13.json" e2e-trtserve-1-1 prefill ip)
 decode_node=$(worker_field "$WORK/wrk13.json" e2e-trtserve-1-1 decode node)
 complete_from "$decode_node" "http://$fe_ip:8000" model e2e-trtserve-1 >"$WORK/answer13.json" 2>&1

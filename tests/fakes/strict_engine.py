@@ -668,7 +668,8 @@ def prepare(plan, stop):
     rendezvous group or None, whether a stop came first)."""
     if os.environ.get("FAKE_ENGINE_MOONCAKE_CHECK", "1") != "0":
         try:
-            addr = FE.mooncake_master_address(canonical_args(plan["engine"], plan["options"]))
+            addr = plan.get("mooncake_master") or FE.mooncake_master_address(
+                canonical_args(plan["engine"], plan["options"]))
             if addr:
                 FE.wait_master(addr, stop)
         except FE.StartupError as e:

@@ -292,6 +292,95 @@ def read_engine_yaml(path):
     raise PyError("TypeError", "argument of type '%s' is not iterable" % type(data).__name__)
 
 
+# ---------------------------------------------------------------------------
+# The mooncake-store KV connector (tensorrt_llm/_torch/pyexecutor/connectors/
+# mooncake_store, the refined API of NVIDIA/TensorRT-LLM#19706): the client
+# config MOONCAKE_CONFIG_PATH names wins over a mooncake_store block; its
+# sizes are read with strict (binary) units; role is one of four.  The
+# connector's own error words were not readable, so these ValueErrors are the
+# stand-in's, shaped as TRT-LLM raises them (a traceback, exit 1).
+
+MOONCAKE_MODULE = "tensorrt_llm._torch.pyexecutor.connectors.mooncake_store"
+MOONCAKE_ROLES = ("both", "producer", "consumer", "capacity")
+BINARY_UNITS = {"": 1, "b": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
+DECIMAL_UNITS = ("k", "kb", "m", "mb", "g", "gb", "t", "tb")
+
+
+def strict_size(key, value, least):
+    import re
+    if isinstance(value, bool):
+        raise PyError("ValueError", "%s: %r is not a size" % (key, value))
+    if isinstance(value, (int, float)):
+        n = value
+    else:
+        m = re.match(r"^\s*([0-9]+(\.[0-9]+)?)\s*([a-zA-Z]*)\s*$", str(value))
+        if not m:
+            raise PyError("ValueError", "%s: %r is not a size" % (key, value))
+        unit = m.group(3).lower()
+        if unit in DECIMAL_UNITS:
+            raise PyError("ValueError", "%s: %r uses a decimal unit; write binary units "
+                          "(KiB, MiB, GiB, TiB)" % (key, value))
+        if unit not in BINARY_UNITS:
+            raise PyError("ValueError", "%s: unknown unit in %r" % (key, value))
+        n = float(m.group(1)) * BINARY_UNITS[unit]
+    if n != n or n in (float("inf"), float("-inf")) or n < least:
+        raise PyError("ValueError", "%s must be at least %d bytes, not %r" % (key, least, value))
+    return int(n)
+
+
+def mooncake_client(llm_args):
+    """The master address the connector of this engine config joins, None
+    when it selects no Mooncake connector; PyError as TRT-LLM fails."""
+    kc = llm_args.get("kv_connector_config")
+    if not isinstance(kc, dict):
+        return None
+    module = kc.get("connector_module") or (
+        MOONCAKE_MODULE if kc.get("connector") == "mooncake-store" else None)
+    if module != MOONCAKE_MODULE:
+        return None
+    path = os.environ.get("MOONCAKE_CONFIG_PATH")
+    if not path:
+        if kc.get("mooncake_store"):
+            raise Refusal("stand-in: TRT-LLM provisioning a Mooncake pool of its own "
+                          "(kv_connector_config.mooncake_store without MOONCAKE_CONFIG_PATH) "
+                          "is not imitated", 2)
+        raise PyError("ValueError", "the mooncake-store connector needs a Mooncake client "
+                      "config: set MOONCAKE_CONFIG_PATH or kv_connector_config.mooncake_store")
+    try:
+        with open(SE.host_path(path)) as f:
+            cfg = json.load(f)
+    except OSError as e:
+        raise PyError("FileNotFoundError" if e.errno == errno.ENOENT else "OSError",
+                      "[Errno %d] %s: '%s'" % (e.errno, e.strerror, path))
+    except ValueError as e:
+        raise PyError("json.decoder.JSONDecodeError", str(e))
+    if not isinstance(cfg, dict):
+        raise PyError("ValueError", "%s: the Mooncake client config is not an object" % path)
+    role = str(cfg.get("role", "both")).strip().lower()
+    if role not in MOONCAKE_ROLES:
+        raise PyError("ValueError", "role must be one of %s, not %r"
+                      % (", ".join(MOONCAKE_ROLES), cfg.get("role")))
+    for key, least in (("global_segment_size", 0), ("local_buffer_size", 1)):
+        if key in cfg:
+            strict_size(key, cfg[key], least)
+    if "transfer_batch_size" in cfg:
+        v = cfg["transfer_batch_size"]
+        try:
+            if isinstance(v, bool) or int(v) <= 0:
+                raise ValueError
+        except (TypeError, ValueError):
+            raise PyError("ValueError", "transfer_batch_size must be a positive integer, not %r"
+                          % (v,))
+    addr = cfg.get("master_server_address")
+    if not isinstance(addr, str) or ":" not in addr:
+        raise PyError("ValueError", "%s: master_server_address must be host:port, not %r"
+                      % (path, addr))
+    say_mooncake = "mooncake-store: %s joins the pool at %s as %s (model_key %s)" % (
+        path, addr, role, cfg.get("model_key"))
+    sys.stderr.write(say_mooncake + "\n")
+    return None if SE.check_only() else addr     # check-only waits for no peer
+
+
 def merge(base, over):
     out = dict(base)
     for k, v in over.items():
@@ -615,6 +704,7 @@ def main_dynamo(args):
         tp, pp, cp = parallel_sizes(engine)
         SE.check_model(dyn["model"])
         world = check_world(tp, pp, cp)
+        master = mooncake_client(engine)
     except ValueError as e:
         return SD.value_error("trtllm", e)
     except PyError as e:
@@ -628,7 +718,9 @@ def main_dynamo(args):
             "served": [dyn["served_model_name"] or dyn["model"]], "owner": "tensorrt_llm",
             "tp": tp, "rank": 0, "nnodes": 1, "dist": None, "bootstrap_port": None,
             "headless": False, "kv_block_size": dyn["kv_block_size"],
+            "mooncake_master": master,
             "record_extra": {"mpi_world_size": world, "router_advertisement": router,
+                             "mooncake_master": master,
                              "under_launcher": os.environ.get("TLLM_SPAWN_PROXY_PROCESS") == "1"}}
     try:
         plan = SD.finish_plan(plan, dyn, component)
@@ -695,6 +787,7 @@ def serve_plan(ns):
     tp, pp, cp = parallel_sizes(llm_args)
     SE.check_model(ns["model"])
     world = check_world(tp, pp, cp)
+    master = mooncake_client(llm_args)
     host, port = ns["host"], ns["port"]
     if not SE.check_only():     # check-only binds nothing (the host is another node's)
         s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
@@ -709,7 +802,8 @@ def serve_plan(ns):
             "role": (ns["server_role"] or "null").lower(), "model": ns["model"],
             "served": [ns["model"]], "owner": "tensorrt_llm", "tp": tp, "host": host,
             "port": port, "advertise": host, "rank": 0, "nnodes": 1, "dist": None,
-            "http": True, "bootstrap_port": None, "record_extra": {"mpi_world_size": world}}
+            "http": True, "bootstrap_port": None, "mooncake_master": master,
+            "record_extra": {"mpi_world_size": world, "mooncake_master": master}}
 
 
 # ---------------------------------------------------------------------------

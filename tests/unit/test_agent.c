@@ -190,8 +190,9 @@ static void test_vllm_plan_bound(void **state)
 	assert_int_equal(b->group, 2);
 	assert_int_equal(p->ngroups, 3);
 
-	assert_string_equal(p->store_config_path, "/runs/r1/logs/mooncake/store_config.json");
-	assert_string_equal(p->store_config_text,
+	assert_int_equal(p->nstore_configs, 1);
+	assert_string_equal(p->store_configs[0].path, "/runs/r1/logs/mooncake/store_config.json");
+	assert_string_equal(p->store_configs[0].text,
 			    "{\"master_server_address\":\"10.0.0.3:8700\",\"metadata_server\":"
 			    "\"http://x:8701/metadata\",\"protocol\":\"tcp\"}\n");
 }
@@ -511,6 +512,108 @@ static void test_step_argv_mpi(void **state)
 		if (!strcmp(av[i], "--extra_llm_api_options"))
 			assert_string_equal(av[i + 1], "/runs/r1/logs/trtllm_agg_0.yaml");
 	srt_arena_release(&a);
+}
+
+#define TRT_MC_YAML(md)                                                                           \
+	"name: t\n"                                                                               \
+	"engine: {type: trtllm, served_model_name: org/m}\n"                                      \
+	"resources: {gpus_per_node: 4}\n"                                                         \
+	"roles:\n"                                                                                \
+	"  prefill: {gpus: 4, args: {tensor_parallel_size: 4, kv_connector_config: "              \
+	"{connector: mooncake-store}}}\n"                                                         \
+	"  decode:\n"                                                                             \
+	"    gpus: 4\n"                                                                           \
+	"    args: {tensor_parallel_size: 4, kv_connector_config: {connector: mooncake-store}}\n" \
+	"    mooncake_store_config: {global_segment_size: 2GiB}\n"                                \
+	"services:\n"                                                                             \
+	"  - name: mooncake-master\n"                                                             \
+	"    type: mooncake-master\n"                                                             \
+	"    options: {store_config: {protocol: tcp, metadata_server: " md "}}\n"
+
+/* TRT-LLM's mooncake-store connector: one client config per role, each worker reading its own. */
+static void test_trtllm_store_configs(void **state)
+{
+	struct fx *f = *state;
+	struct srt_runplan *p, old;
+	const struct srt_runplan_proc *pw, *dw;
+	struct srt_error err;
+	struct srt_buf why;
+	json_t *j, *legacy;
+
+	f->cmd_engine[0] = "trtllm-serve";
+	f->cl.commands[SRT_CMD_TRTLLM] = (struct srt_argv){ f->cmd_engine, 1 };
+	p = load(f, TRT_MC_YAML("P2PHANDSHAKE"));
+	bind3(p);
+	assert_int_equal(p->nstore_configs, 2);
+	assert_string_equal(p->store_configs[0].path,
+			    "/runs/r1/logs/mooncake/store_config_prefill.json");
+	assert_string_equal(p->store_configs[0].text,
+			    "{\"protocol\":\"tcp\",\"metadata_server\":\"P2PHANDSHAKE\",\"role\":"
+			    "\"both\",\"model_key\":\"org/m\",\"master_server_address\":"
+			    "\"10.0.0.1:8700\"}\n");
+	assert_string_equal(p->store_configs[1].path,
+			    "/runs/r1/logs/mooncake/store_config_decode.json");
+	assert_string_equal(p->store_configs[1].text,
+			    "{\"protocol\":\"tcp\",\"metadata_server\":\"P2PHANDSHAKE\","
+			    "\"global_segment_size\":\"2GiB\",\"role\":\"capacity\",\"model_key\":"
+			    "\"org/m\",\"master_server_address\":\"10.0.0.1:8700\"}\n");
+	pw = &p->procs[1];
+	dw = &p->procs[2];
+	assert_string_equal(pw->name, "prefill_0");
+	assert_string_equal(env_of(pw, "MOONCAKE_CONFIG_PATH"),
+			    "/runs/r1/logs/mooncake/store_config_prefill.json");
+	assert_string_equal(env_of(dw, "MOONCAKE_CONFIG_PATH"),
+			    "/runs/r1/logs/mooncake/store_config_decode.json");
+	assert_string_equal(env_of(dw, "MOONCAKE_MASTER"), "10.0.0.1:8700");
+	/* Peer-to-peer metadata keeps nothing on the master: the workers do not follow it. */
+	assert_null(pw->follows);
+	assert_null(dw->follows);
+
+	/* A change to the decode role's file restarts decode workers, not prefill ones. */
+	j = srt_runplan_to_json(p);
+	json_object_set_new(json_object_get(json_array_get(json_object_get(j, "store_configs"), 1),
+					    "config"),
+			    "global_segment_size", json_string("1GiB"));
+	memset(&old, 0, sizeof(old));
+	if (srt_runplan_load(&old, j, &err) < 0)
+		fail_msg("load: %s", err.msg);
+	bind3(&old);
+	srt_buf_init(&why);
+	assert_false(srt_runplan_proc_changed(&old, &old.procs[1], p, pw, &why));
+	assert_true(srt_runplan_proc_changed(&old, &old.procs[2], p, dw, &why));
+	assert_string_equal(why.data, "store_config");
+	srt_buf_release(&why);
+	srt_runplan_release(&old);
+	json_decref(j);
+
+	/* A plan written before the list: one store_config with its file. */
+	j = srt_runplan_to_json(p);
+	legacy = json_object_get(json_array_get(json_object_get(j, "store_configs"), 0), "config");
+	json_object_set(j, "store_config", legacy);
+	json_object_set_new(j, "store_config_file",
+			    json_string("<log_dir>/mooncake/store_config_prefill.json"));
+	json_object_del(j, "store_configs");
+	memset(&old, 0, sizeof(old));
+	if (srt_runplan_load(&old, j, &err) < 0)
+		fail_msg("load: %s", err.msg);
+	bind3(&old);
+	assert_int_equal(old.nstore_configs, 1);
+	assert_string_equal(old.store_configs[0].text, p->store_configs[0].text);
+	srt_runplan_release(&old);
+
+	/* A file outside the log directory's mooncake/ folder is refused. */
+	json_object_set_new(j, "store_config_file", json_string("<log_dir>/../x.json"));
+	memset(&old, 0, sizeof(old));
+	assert_int_equal(srt_runplan_load(&old, j, &err), -1);
+	assert_non_null(strstr(err.msg, "must be a file of the log directory's mooncake/ folder"));
+	srt_runplan_release(&old);
+	json_decref(j);
+
+	/* Metadata on the master's HTTP server: a master restart takes the workers' segments. */
+	srt_runplan_release(&f->ap);
+	p = load(f, TRT_MC_YAML("\"http://x:8701/metadata\""));
+	assert_string_equal(p->procs[1].follows, "mooncake-master");
+	assert_string_equal(p->procs[2].follows, "mooncake-master");
 }
 
 static void test_plan_errors(void **state)
@@ -1047,6 +1150,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_step_argv_srun_options, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_step_argv_mpi, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_followers_p2p, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_trtllm_store_configs, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_errors, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_bind_errors, fx_setup, fx_teardown),
 		cmocka_unit_test(test_ip_program),

@@ -1195,10 +1195,12 @@ static void test_plan_json(void **state)
 	assert_int_equal(json_integer_value(json_object_get(j, "version")), 1);
 	assert_string_equal(json_string_value(json_object_get(j, "engine")), "vllm");
 	assert_int_equal(json_array_size(json_object_get(j, "nodes")), 2);
-	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "store_config"),
+	m = json_array_get(json_object_get(j, "store_configs"), 0);
+	assert_int_equal(json_array_size(json_object_get(j, "store_configs")), 1);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(m, "config"),
 							      "master_server_address")),
 			    "<infra_node_ip>:8700");
-	assert_string_equal(json_string_value(json_object_get(j, "store_config_file")),
+	assert_string_equal(json_string_value(json_object_get(m, "file")),
 			    "<log_dir>/mooncake/store_config.json");
 	procs = json_object_get(j, "processes");
 	assert_int_equal(json_array_size(procs), 3);

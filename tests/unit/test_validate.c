@@ -56,6 +56,15 @@
 #define NAME128 NAME32 NAME32 NAME32 NAME32
 #define NAME129 NAME128 "x"
 
+/* TRT-LLM prefill and decode on the mooncake-store connector (line 9 and 14: its mapping). */
+#define TRT_MC_ROLE(role)                                                      \
+	"  " role ":\n    gpus: 1\n    args:\n      tensor_parallel_size: 1\n" \
+	"      kv_connector_config: {connector: mooncake-store}\n"
+#define TRT_MC                                                                                    \
+	"name: r\nengine: trtllm\nresources: {gpus_per_node: 4}\nroles:\n" TRT_MC_ROLE("prefill") \
+		TRT_MC_ROLE("decode")
+#define TRT_STORE(keys) MASTER "    options:\n      store_config: {" keys "}\n"
+
 #define AGG_Y "engine: sglang\nroles:\n  agg: {}\n"
 #define GEN_SVC "services:\n  - name: g\n    command: [x]\n"
 
@@ -137,9 +146,9 @@ static const struct vcase cases[] = {
 	  "are hardware-specific): set them explicitly." },
 	{ "store_config on sglang is an error",
 	  SG_ROLES MASTER "    options:\n      store_config: {protocol: tcp}\n", 1,
-	  "r.yaml:13:21: services[0].options.store_config: options.store_config is for vLLM only "
-	  "(it becomes MOONCAKE_CONFIG_PATH for vLLM's MooncakeStoreConnector); with engine sglang "
-	  "configure Mooncake through the roles' env. Remove it." },
+	  "r.yaml:13:21: services[0].options.store_config: options.store_config is for vLLM and "
+	  "TRT-LLM only (it becomes the client config MOONCAKE_CONFIG_PATH names); with engine "
+	  "sglang configure Mooncake through the roles' env. Remove it." },
 	{ "master_server_address is ignored with a warning",
 	  VLLM_ROLES MASTER
 	  "    options:\n      store_config:\n        master_server_address: 1.2.3.4:1\n",
@@ -343,9 +352,10 @@ static const struct vcase cases[] = {
 	{ "TRT-LLM's donor is no typo of mooncake-store",
 	  SG_ROLES MASTER "  - name: d\n    type: mooncake-donor\n", 1,
 	  "r.yaml:13:11: services[1].type: service type 'mooncake-donor' belongs to TRT-LLM's "
-	  "Mooncake pool, which srtctl does not run (its Mooncake store serves SGLang and vLLM "
-	  "workers: a mooncake-master service and MOONCAKE_* env); remove it or run this recipe "
-	  "with srt-slurm" },
+	  "own Mooncake pool commands (trtllm-serve mooncake_master and mooncake_donor), which "
+	  "srtctl does not run; srtctl runs the upstream mooncake_master and gives each TRT-LLM "
+	  "role a client config (roles.<role>.mooncake_store_config over the master's "
+	  "options.store_config): remove it, or run this recipe with srt-slurm" },
 	{ "unknown service type", SG_ROLES MASTER "  - name: e\n    type: webserver\n", 1,
 	  "r.yaml:13:11: services[1].type: service type 'webserver' is not supported by srtctl; "
 	  "expected mooncake-master, mooncake-store, etcd, nats, lmcache-server or generic (with "
@@ -512,6 +522,98 @@ static const struct vcase cases[] = {
 	  1,
 	  "r.yaml:3:64: roles.agg.extra_args[0]: '--extra-engine-args' sets --extra-engine-args, which srtctl "
 	  "owns: srtctl writes the role's args as the engine's YAML file and passes it. Remove it" },
+	{ "TRT-LLM on the native master: a client config per role", TRT_MC MASTER, 0, NULL },
+	{ "TRT-LLM client sizes are binary", TRT_MC TRT_STORE("global_segment_size: 16GB"), 1,
+	  "r.yaml:19:43: services[0].options.store_config.global_segment_size: global_segment_size "
+	  "'16GB': 'GB' is refused: TRT-LLM reads the Mooncake client config in binary units only "
+	  "(B, KiB, MiB, GiB, TiB); write e.g. \"16GiB\"" },
+	{ "TRT-LLM local buffer of 0", TRT_MC TRT_STORE("local_buffer_size: 0"), 1,
+	  "r.yaml:19:41: services[0].options.store_config.local_buffer_size: local_buffer_size "
+	  "must be at least 1 bytes" },
+	{ "TRT-LLM size that is not finite", TRT_MC TRT_STORE("global_segment_size: .inf"), 1,
+	  "r.yaml:19:43: services[0].options.store_config.global_segment_size: global_segment_size "
+	  "must be a finite size" },
+	{ "TRT-LLM transfer_batch_size is read with int()",
+	  TRT_MC TRT_STORE("transfer_batch_size: '64', stage_through_host: 1"), 0, NULL },
+	{ "TRT-LLM stage_through_host as a string",
+	  TRT_MC TRT_STORE("transfer_batch_size: lots, stage_through_host: 'false'"), 2,
+	  "r.yaml:19:69: services[0].options.store_config.stage_through_host: stage_through_host "
+	  "must be true or false, not the string 'false': TRT-LLM reads any non-empty string as "
+	  "true" },
+	{ "the donor's segment_size in a client config", TRT_MC TRT_STORE("segment_size: 160GiB"),
+	  1,
+	  "r.yaml:19:22: services[0].options.store_config.segment_size: 'segment_size' is the "
+	  "donor's option; the client config lends memory through global_segment_size: set "
+	  "global_segment_size" },
+	{ "a key of TRT-LLM's own pool in a client config", TRT_MC TRT_STORE("run_dir: /logs/mc"),
+	  1,
+	  "r.yaml:19:22: services[0].options.store_config.run_dir: 'run_dir' configures TRT-LLM "
+	  "launching a pool of its own (args.kv_connector_config.mooncake_store), not the client "
+	  "config srtctl renders for its mooncake-master; remove it" },
+	{ "a role's client role is one of four",
+	  "name: r\nengine: trtllm\nresources: {gpus_per_node: 4}\nroles:\n" TRT_MC_ROLE("prefill")
+		  TRT_MC_ROLE("decode") "    mooncake_store_config: {role: ' Capacity '}\n" MASTER,
+	  0, NULL },
+	{ "a donor role is not a client role",
+	  TRT_MC "    mooncake_store_config: {role: donor}\n" MASTER, 1,
+	  "r.yaml:15:35: roles.decode.mooncake_store_config.role: role must be both, producer, "
+	  "consumer or capacity, not 'donor' (a server that only lends memory is 'capacity')" },
+	{ "the pool's protocol is one",
+	  TRT_MC "    mooncake_store_config: {protocol: tcp}\n" TRT_STORE("protocol: rdma"), 1,
+	  "r.yaml:15:39: roles.decode.mooncake_store_config: protocol must be the same for every "
+	  "server of the pool (roles.prefill: 'rdma', roles.decode: 'tcp'); set it once in the "
+	  "mooncake-master's options.store_config" },
+	{ "a TRT-LLM master nobody uses",
+	  "name: r\nengine: trtllm\nroles:\n  agg: {gpus: 4, args: {tensor_parallel_size: 4}}\n" MASTER,
+	  1,
+	  "r.yaml:6:5: services[0]: a mooncake-master service is configured but no roles: no "
+	  "TRT-LLM role's args.kv_connector_config selects the mooncake-store connector, so "
+	  "nothing uses the master. Add 'kv_connector_config: {connector: mooncake-store}' to "
+	  "roles.prefill.args and roles.decode.args, or remove the service." },
+	{ "the connector with no client config to find", TRT_MC, 2,
+	  "r.yaml:13:7: roles.decode.args.kv_connector_config: selects TRT-LLM's mooncake-store "
+	  "connector, but the role's ranks would not find a Mooncake client config: add a "
+	  "mooncake-master service (srtctl then renders one per role and sets "
+	  "MOONCAKE_CONFIG_PATH), or set MOONCAKE_CONFIG_PATH in roles.decode.env to a config of "
+	  "your own" },
+	{ "a client config of the recipe's own",
+	  "environment: {MOONCAKE_CONFIG_PATH: /d/mc.json}\n" TRT_MC, 0, NULL },
+	{ "a role's client keys need the master",
+	  TRT_MC "    mooncake_store_config: {global_segment_size: 1GiB}\n"
+		 "    env: {MOONCAKE_CONFIG_PATH: /d/mc.json}\n",
+	  2,
+	  "r.yaml:15:28: roles.decode.mooncake_store_config: roles.decode.mooncake_store_config "
+	  "needs a mooncake-master service: without one srtctl renders no client config and these "
+	  "keys would be dropped; add the service, or remove the key" },
+	{ "the block of TRT-LLM's own pool beside the master",
+	  "name: r\nengine: trtllm\nroles:\n  agg:\n    gpus: 4\n    args:\n"
+	  "      tensor_parallel_size: 4\n      kv_connector_config:\n"
+	  "        connector: mooncake-store\n        mooncake_store: {protocol: rdma}\n" MASTER,
+	  1,
+	  "r.yaml:10:25: roles.agg.args.kv_connector_config.mooncake_store: mooncake_store is set, "
+	  "but with a mooncake-master service srtctl renders this role's Mooncake client config "
+	  "(MOONCAKE_CONFIG_PATH), which TRT-LLM reads instead of the block; move its client keys "
+	  "to roles.agg.mooncake_store_config and write kv_connector_config as {connector: "
+	  "mooncake-store}" },
+	{ "another connector module is not Mooncake's",
+	  "name: r\nengine: trtllm\nroles:\n  agg:\n    gpus: 4\n    args:\n"
+	  "      tensor_parallel_size: 4\n      kv_connector_config:\n"
+	  "        connector: mooncake-store\n        connector_module: my.connector\n" MASTER,
+	  1, NULL },
+	{ "client keys on a role without the connector",
+	  "name: r\nengine: trtllm\nresources: {gpus_per_node: 4}\nroles:\n" TRT_MC_ROLE(
+		  "prefill") "  decode:\n    gpus: 1\n    args: {tensor_parallel_size: 1}\n"
+			     "    mooncake_store_config: {role: both}\n" MASTER,
+	  1,
+	  "r.yaml:13:28: roles.decode.mooncake_store_config: roles.decode.mooncake_store_config is "
+	  "set, but roles.decode.args.kv_connector_config does not select the mooncake-store "
+	  "connector, so its workers read no Mooncake client config; add {connector: "
+	  "mooncake-store} or remove the key" },
+	{ "client keys are TRT-LLM's",
+	  "name: r\nengine: vllm\nroles:\n  agg:\n    mooncake_store_config: {protocol: tcp}\n", 1,
+	  "r.yaml:5:28: roles.agg.mooncake_store_config: roles.agg.mooncake_store_config is read by "
+	  "TRT-LLM only (its mooncake-store connector's client config); with engine vllm configure "
+	  "Mooncake through the mooncake-master's options.store_config" },
 	{ "trtllm_serve serves one aggregated TRT-LLM worker",
 	  "engine: trtllm\nroles:\n  agg: {gpus: 4, args: {tensor_parallel_size: 4}}\n"
 	  "frontend: {type: trtllm_serve}\n",
