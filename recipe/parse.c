@@ -751,9 +751,8 @@ static const struct srt_ynode *parse_srun_options(struct pctx *c, const struct s
 			ok = false;
 			continue;
 		}
-		opt = srt_ynode_is_null(v) || !v->str[0] ?
-			      srt_arena_printf(c->a, "--%s", p->key->str) :
-			      srt_arena_printf(c->a, "--%s=%s", p->key->str, v->str);
+		opt = srt_runplan_srun_option(c->a, p->key->str,
+					      srt_ynode_is_null(v) ? NULL : v->str);
 		if (strlen(v->str ? v->str : "") != v->len || strlen(p->key->str) != p->key->len)
 			why = "it holds a NUL byte";
 		else

@@ -1004,9 +1004,8 @@ static void srun_opts(struct pb *b, struct srt_runplan_proc *pr, const struct sr
 			while (k < n && strcmp(keys[k], p->key->str))
 				k++;
 			keys[k] = p->key->str;
-			v[k] = srt_ynode_is_null(p->value) || !val || !*val ?
-				       srt_arena_printf(b->a, "--%s", p->key->str) :
-				       srt_arena_printf(b->a, "--%s=%s", p->key->str, val);
+			v[k] = srt_runplan_srun_option(b->a, p->key->str,
+						       srt_ynode_is_null(p->value) ? NULL : val);
 			if (k == n)
 				n++;
 		}

@@ -61,7 +61,7 @@
 #include "util/strmap.h"
 
 /* The store_config file, relative to the log directory. */
-#define SRT_STORE_CONFIG_FILE "mooncake/store_config.json"
+#define SRT_STORE_CONFIG_FILE SRT_RUNPLAN_VLLM_STORE_CONFIG
 /* The frontend's readiness budget (it binds before the workers are ready). */
 #define SRT_FRONTEND_READY_TIMEOUT 600
 

@@ -229,6 +229,12 @@ static const char *const srun_owned[] = {
 	NULL,
 };
 
+const char *srt_runplan_srun_option(struct srt_arena *a, const char *key, const char *value)
+{
+	return value && *value ? srt_arena_printf(a, "--%s=%s", key, value) :
+				 srt_arena_printf(a, "--%s", key);
+}
+
 const char *srt_runplan_srun_option_problem(const char *opt)
 {
 	const char *k, *end;
@@ -859,6 +865,12 @@ json_t *srt_runplan_to_json(const struct srt_runplan *p)
 						     "config",
 						     json_deep_copy(p->store_configs[i].config)));
 	json_object_set_new(o, "store_configs", scs);
+	/* An agent older than the list reads vLLM's one file from these. */
+	if (p->nstore_configs == 1 &&
+	    !strcmp(p->store_configs[0].file, SRT_PH_LOG_DIR "/" SRT_RUNPLAN_VLLM_STORE_CONFIG)) {
+		json_object_set_new(o, "store_config", json_deep_copy(p->store_configs[0].config));
+		json_object_set_new(o, "store_config_file", json_string(p->store_configs[0].file));
+	}
 	json_object_set_new(o, "frontend_url", jstr_or_null(p->frontend_url_ph));
 	for (size_t i = 0; i < p->nprocs; i++)
 		if (!p->procs[i].external)

@@ -98,6 +98,8 @@ struct srt_runplan_proc {
 #define SRT_RUNPLAN_TIERS 3
 /* Mooncake client config files: one per role at most (prefill, decode, agg). */
 #define SRT_RUNPLAN_STORE_CONFIGS_MAX 3
+/* vLLM's one client config, relative to the log dir (also read from pre-list plans). */
+#define SRT_RUNPLAN_VLLM_STORE_CONFIG "mooncake/store_config.json"
 
 /* A worker of the layout: a multi-node worker has one process per node. */
 struct srt_runplan_worker {
@@ -240,6 +242,13 @@ bool srt_runplan_proc_changed(const struct srt_runplan *op, const struct srt_run
  * container image and mounts, output files, ...); else why not.
  */
 const char *srt_runplan_srun_option_problem(const char *opt);
+
+/*
+ * The srun option a recipe's `key: value` becomes: "--key=value", or
+ * "--key" when value is NULL or empty (the one owner of that spelling).
+ * Allocated in a.
+ */
+const char *srt_runplan_srun_option(struct srt_arena *a, const char *key, const char *value);
 
 /* The process named `name`, or NULL. */
 struct srt_runplan_proc *srt_runplan_find(struct srt_runplan *p, const char *name);

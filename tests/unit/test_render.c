@@ -1202,6 +1202,10 @@ static void test_plan_json(void **state)
 			    "<infra_node_ip>:8700");
 	assert_string_equal(json_string_value(json_object_get(m, "file")),
 			    "<log_dir>/mooncake/store_config.json");
+	/* Also as before the list, for an agent older than it. */
+	assert_true(json_equal(json_object_get(j, "store_config"), json_object_get(m, "config")));
+	assert_string_equal(json_string_value(json_object_get(j, "store_config_file")),
+			    "<log_dir>/mooncake/store_config.json");
 	procs = json_object_get(j, "processes");
 	assert_int_equal(json_array_size(procs), 3);
 	m = json_array_get(procs, 0);
