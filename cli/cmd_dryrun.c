@@ -557,20 +557,12 @@ static json_t *to_json(const struct srt_recipe *r, const struct srt_plan *p,
 		json_decref(rows);
 	}
 	json_object_set_new(o, "env", env);
-	{
-		/* vLLM's one file as "store_config" (as before); every file in "store_configs". */
-		json_t *list = json_array();
-
-		for (size_t i = 0; i < p->nstore_configs; i++)
-			json_array_append_new(list, json_pack("{s:s, s:O}", "file",
-							      p->store_config_files[i], "config",
-							      p->store_configs[i]));
-		json_object_set_new(o, "store_config",
-				    p->nstore_configs == 1 && r->engine == SRT_ENGINE_VLLM ?
-					    json_deep_copy(p->store_configs[0]) :
-					    json_null());
-		json_object_set_new(o, "store_configs", list);
-	}
+	/* Every client config as the plan carries it; vLLM's one also as "store_config". */
+	json_object_set_new(o, "store_config",
+			    p->nstore_configs == 1 && r->engine == SRT_ENGINE_VLLM ?
+				    json_deep_copy(p->store_configs[0]) :
+				    json_null());
+	json_object_set(o, "store_configs", json_object_get(plan, "store_configs"));
 	for (size_t i = 0; i < warnings->n; i++) {
 		char *s = srt_diag_format(&warnings->items[i]);
 

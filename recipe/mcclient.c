@@ -263,17 +263,15 @@ static void check_map(struct mctx *c, const struct srt_ynode *map, const char *w
 				       "not %s",
 				       shown(c->a, val));
 		} else if (!strcmp(key, "stage_through_host")) {
-			if (val->kind != SRT_Y_SCALAR || srt_ynode_type(val) == SRT_YT_STR ||
-			    srt_ynode_type(val) == SRT_YT_NULL)
+			if (val->kind == SRT_Y_SCALAR && srt_ynode_type(val) == SRT_YT_STR)
 				MC_ERR(c, val, path,
-				       "stage_through_host must be true or false, not %s%s",
-				       srt_ynode_type(val) == SRT_YT_STR ? "the string " : "",
-				       srt_ynode_type(val) == SRT_YT_STR ?
-					       srt_arena_printf(c->a,
-								"%s: TRT-LLM reads any "
-								"non-empty string as true",
-								shown(c->a, val)) :
-					       shown(c->a, val));
+				       "stage_through_host must be true or false, not the string "
+				       "%s: TRT-LLM reads any non-empty string as true",
+				       shown(c->a, val));
+			else if (val->kind != SRT_Y_SCALAR || srt_ynode_type(val) == SRT_YT_NULL)
+				MC_ERR(c, val, path,
+				       "stage_through_host must be true or false, not %s",
+				       shown(c->a, val));
 		} else if (!strcmp(key, "role")) {
 			const char *s = srt_ynode_type(val) == SRT_YT_STR ? srt_ynode_str(val) :
 									    NULL;
@@ -302,7 +300,7 @@ static void check_map(struct mctx *c, const struct srt_ynode *map, const char *w
 	}
 }
 
-/* The value of key in role k's client config, as text ("" when unset). */
+/* The value of key in role k's client config, as text (NULL when unset). */
 static const char *effective(struct mctx *c, enum srt_role_kind k, const char *key,
 			     const char *model_key)
 {

@@ -1577,18 +1577,23 @@ static bool worker_follows_master(const struct srt_plan *p, const struct srt_run
 		md = json_string_value(json_object_get(p->store_configs[0], "metadata_server"));
 		return !md || strcmp(md, "P2PHANDSHAKE");
 	case SRT_ENGINE_TRTLLM:
-		/* TRT-LLM's client config defaults metadata_server to P2PHANDSHAKE. */
+		/* The role's own file; TRT-LLM defaults metadata_server to P2PHANDSHAKE. */
 		for (int k = 0; k < SRT_ROLE_COUNT; k++) {
-			json_t *j;
-			bool follows;
+			const char *file = srt_mcclient_file((enum srt_role_kind)k);
+			size_t n = strlen(p->layout.log_dir);
 
 			if (strcmp(srt_role_name((enum srt_role_kind)k), pr->role))
 				continue;
-			j = srt_mcclient_render(p->recipe, (enum srt_role_kind)k, "", NULL);
-			md = json_string_value(json_object_get(j, "metadata_server"));
-			follows = md && strcmp(md, "P2PHANDSHAKE");
-			json_decref(j);
-			return follows;
+			for (size_t i = 0; i < p->nstore_configs; i++) {
+				const char *f = p->store_config_files[i];
+
+				if (strncmp(f, p->layout.log_dir, n) || f[n] != '/' ||
+				    strcmp(f + n + 1, file))
+					continue;
+				md = json_string_value(
+					json_object_get(p->store_configs[i], "metadata_server"));
+				return md && strcmp(md, "P2PHANDSHAKE");
+			}
 		}
 		return false;
 	case SRT_ENGINE_SGLANG:
