@@ -374,7 +374,8 @@ static void held_ports(const struct rt *r, struct srt_buf *b)
 
 		for (size_t j = 0; j < k; j++)
 			dup = dup || p->probes[j].port == p->probes[k].port;
-		if (dup || srt_probe_tcp(p->ip, p->probes[k].port, HELD_PROBE_MS, &res) < 0)
+		if (dup || p->probes[k].file ||
+		    srt_probe_tcp(p->ip, p->probes[k].port, HELD_PROBE_MS, &res) < 0)
 			continue;
 		srt_buf_printf(&ports, "%s%d", n ? ", " : "", p->probes[k].port);
 		n++;
@@ -960,6 +961,26 @@ static int write_config(const struct agent *a, const struct srt_runplan_proc *p,
 	return rc;
 }
 
+/*
+ * What the log directory must hold, and not hold, before p starts: its run
+ * directory; no stale readiness file (a file probe would pass at once) and
+ * none of the files it clears (a master address a crashed run left).
+ */
+static int prepare_paths(const struct agent *a, const struct srt_runplan_proc *p,
+			 struct srt_error *err)
+{
+	if (p->run_dir && srt_rundir_log_mkdir(a->log_dir, p->run_dir, err) < 0)
+		return -1;
+	for (size_t i = 0; i < p->nclear; i++)
+		if (srt_rundir_log_remove(a->log_dir, p->clear[i], err) < 0)
+			return -1;
+	for (size_t k = 0; k < p->nprobes; k++)
+		if (p->probes[k].file &&
+		    srt_rundir_log_remove(a->log_dir, p->probes[k].file, err) < 0)
+			return -1;
+	return 0;
+}
+
 /* LAUNCH: spawn r's step, with a log header saying why, and tell the step how it went. */
 static void spawn(struct agent *a, struct rt *r, const struct srt_sup_action *x)
 {
@@ -991,7 +1012,7 @@ static void spawn(struct agent *a, struct rt *r, const struct srt_sup_action *x)
 		srt_buf_puts(&hdr, line);
 		free(line);
 	}
-	if (write_config(a, p, &e) < 0)
+	if (prepare_paths(a, p, &e) < 0 || write_config(a, p, &e) < 0)
 		pid = -1;
 	else
 		pid = srt_agent_spawn(argv, r->log_path, !r->log_started, hdr.len ? hdr.data : NULL,
@@ -1111,6 +1132,13 @@ static void start_probes(struct agent *a, struct rt *r)
 	for (size_t k = 0; k < p->nprobes; k++) {
 		const struct srt_runplan_probe *pb = &p->probes[k];
 
+		if (pb->file) {
+			char detail[sizeof(r->ops[k].res.detail)];
+			int ok = srt_rundir_marker(a->log_dir, pb->file, detail, sizeof(detail));
+
+			srt_probe_set_done(&r->ops[k], ok == 1, detail);
+			continue;
+		}
 		srt_probe_start(&r->ops[k], host, pb->port, pb->http ? pb->path : NULL, pb->status,
 				timeout);
 	}

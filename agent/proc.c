@@ -56,7 +56,9 @@ const char **srt_agent_step_argv(struct srt_arena *a, const struct srt_runplan *
 	push(&b, "--overlap");
 	push(&b, srt_arena_printf(a, "--nodes=%zu", pr->nnodes));
 	push(&b, srt_arena_printf(a, "--ntasks=%d", pr->ntasks));
-	if (pr->mpi) {
+	if (pr->mpi && !strcmp(pr->mpi, "none")) {
+		push(&b, "--mpi=none"); /* one task that must not join an MPI world */
+	} else if (pr->mpi) {
 		/*
 		 * One rank per GPU, ranks 0.. on the first node (block
 		 * distribution over the job's node order, which is the plan's);

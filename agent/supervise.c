@@ -157,11 +157,11 @@ void srt_sup_probe_list(const struct srt_runplan_proc *p, char *buf, size_t n)
 
 	buf[0] = '\0';
 	for (size_t k = 0; k < p->nprobes && off < n; k++) {
-		const struct srt_runplan_probe *pb = &p->probes[k];
-		int w = pb->http ?
-				snprintf(buf + off, n - off, "%shttp %d %s", k ? ", " : "",
-					 pb->port, pb->path) :
-				snprintf(buf + off, n - off, "%stcp %d", k ? ", " : "", pb->port);
+		char name[SRT_PROBE_PATH_MAX + 64];
+		int w;
+
+		srt_runplan_probe_name(&p->probes[k], name, sizeof(name));
+		w = snprintf(buf + off, n - off, "%s%s", k ? ", " : "", name);
 
 		if (w < 0)
 			break;
@@ -180,13 +180,13 @@ static void probe_report(const struct srt_sup_proc *s, struct srt_buf *b)
 
 	for (size_t k = 0; k < p->nprobes; k++) {
 		const struct srt_runplan_probe *pb = &p->probes[k];
+		char name[SRT_PROBE_PATH_MAX + 64];
 
-		if (pb->http)
-			srt_buf_printf(b, "%shttp %d %s %s", k ? ", " : "", pb->port, pb->path,
-				       s->probe_ok[k] ? "answered" : "never answered");
-		else
-			srt_buf_printf(b, "%stcp %d %s", k ? ", " : "", pb->port,
-				       s->probe_ok[k] ? "answered" : "never answered");
+		srt_runplan_probe_name(pb, name, sizeof(name));
+		srt_buf_printf(b, "%s%s %s", k ? ", " : "", name,
+			       pb->file	      ? (s->probe_ok[k] ? "appeared" : "never appeared") :
+			       s->probe_ok[k] ? "answered" :
+						"never answered");
 		if (!s->probe_ok[k] && s->probe_last[k][0])
 			srt_buf_printf(b, " (%s)", s->probe_last[k]);
 	}
@@ -468,8 +468,12 @@ static void readiness_timeout(struct srt_sup_proc *s, const struct srt_sup_ctx *
 	for (size_t k = 0; k < p->nprobes; k++) {
 		if (s->probe_ok[k])
 			continue;
-		srt_buf_printf(&never, "%s%s port %d", never.len ? ", " : "",
-			       p->probes[k].http ? "http" : "tcp", p->probes[k].port);
+		if (p->probes[k].file)
+			srt_buf_printf(&never, "%sfile %s", never.len ? ", " : "",
+				       p->probes[k].file);
+		else
+			srt_buf_printf(&never, "%s%s port %d", never.len ? ", " : "",
+				       p->probes[k].http ? "http" : "tcp", p->probes[k].port);
 	}
 	if (!never.len)
 		srt_buf_puts(&never, "the probes never passed together");
@@ -542,12 +546,16 @@ static void on_probed(struct srt_sup_proc *s, const struct srt_sup_ctx *c,
 			break;
 		snprintf(s->probe_last[k], sizeof(s->probe_last[k]), "%s", detail);
 		/* last_probe: the first probe that failed, else the last one. */
-		if (ok && pb->http)
-			snprintf(s->last_probe, sizeof(s->last_probe), "http %d %s: %s", pb->port,
-				 pb->path, detail);
-		else if (ok)
-			snprintf(s->last_probe, sizeof(s->last_probe), "tcp %d: %s", pb->port,
-				 detail);
+		if (ok) {
+			char name[SRT_PROBE_PATH_MAX + 64];
+
+			srt_runplan_probe_name(pb, name, sizeof(name));
+			int w = snprintf(s->last_probe, sizeof(s->last_probe), "%.200s", name);
+
+			if (w > 0 && (size_t)w < sizeof(s->last_probe))
+				snprintf(s->last_probe + w, sizeof(s->last_probe) - (size_t)w,
+					 ": %s", detail);
+		}
 		if (!ob->ok[k]) {
 			ok = false;
 			continue;

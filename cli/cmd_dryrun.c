@@ -168,7 +168,10 @@ static void readiness_text(struct srt_buf *b, const struct srt_runplan_proc *pr)
 
 		if (i)
 			srt_buf_putc(b, ' ');
-		if (p->http)
+		if (p->file)
+			srt_buf_printf(b, "file:<log_dir>/%s (nonempty; removed before each start)",
+				       p->file);
+		else if (p->http)
 			srt_buf_printf(b, "http:%d GET %s -> %d", p->port, p->path, p->status);
 		else
 			srt_buf_printf(b, "tcp:%d", p->port);
@@ -269,7 +272,10 @@ static void print_proc(FILE *out, const struct srt_plan *plan, size_t idx)
 	} else {
 		fprintf(out, "    node:      %s (%s)\n", p->node_host_ph[pr->node],
 			p->node_ip_ph[pr->node]);
-		if (pr->mpi) {
+		if (pr->mpi && !strcmp(pr->mpi, "none")) {
+			fputs("    step:      srun --mpi=none: one task outside any MPI world\n",
+			      out);
+		} else if (pr->mpi) {
 			fprintf(out, "    step:      %d MPI rank%s (srun --mpi=%s; %d a node) on",
 				pr->ntasks, pr->ntasks == 1 ? "" : "s", pr->mpi,
 				pr->ntasks / (int)pr->nnodes);
@@ -279,6 +285,13 @@ static void print_proc(FILE *out, const struct srt_plan *plan, size_t idx)
 		}
 		srt_shell_argv(&b, pr->argv, pr->argc);
 		fprintf(out, "    command:   %s\n", b.data);
+		if (pr->run_dir)
+			fprintf(out,
+				"    run dir:   <log_dir>/%s (created by the agent before each start)\n",
+				pr->run_dir);
+		for (size_t k = 0; k < pr->nclear; k++)
+			fprintf(out, "    clears:    <log_dir>/%s (removed before each start)\n",
+				pr->clear[k]);
 		print_launch(out, plan, pr);
 		fprintf(out, "    container: %s\n",
 			pr->container ? pr->container : "none (bare node)");
@@ -470,11 +483,15 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 	}
 	if (!p->nstore_configs)
 		fprintf(out, "none (%s)\n",
-			!p->master ? "no mooncake-master service" :
+			!p->master ?
+				"no mooncake-master service" :
+			srt_recipe_trtllm_pool(r) ?
+				"TRT-LLM's pool commands: each worker that provisions the pool "
+				"renders mooncake.json in its run dir" :
 			r->engine == SRT_ENGINE_TRTLLM ?
-				     "no TRT-LLM role selects the mooncake-store connector" :
-				     "only vLLM and TRT-LLM read a store_config; other engines "
-				     "use the roles' env");
+				"no TRT-LLM role selects the mooncake-store connector" :
+				"only vLLM and TRT-LLM read a store_config; other engines "
+				"use the roles' env");
 	fputs("\n## Warnings\n\n", out);
 	for (size_t i = 0; i < warnings->n; i++) {
 		char *s = srt_diag_format(&warnings->items[i]);

@@ -306,6 +306,15 @@ bool srt_probe_step(struct srt_probe_op *op)
 	}
 }
 
+void srt_probe_set_done(struct srt_probe_op *op, bool ok, const char *detail)
+{
+	memset(op, 0, sizeof(*op));
+	op->fd = -1;
+	op->res.ok = ok;
+	snprintf(op->res.detail, sizeof(op->res.detail), "%s", detail);
+	op->stage = SRT_PROBE_DONE;
+}
+
 void srt_probe_cancel(struct srt_probe_op *op)
 {
 	if (op->stage != SRT_PROBE_DONE) {

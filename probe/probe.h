@@ -84,6 +84,12 @@ int srt_probe_pollfd(const struct srt_probe_op *op, short *events);
  */
 bool srt_probe_step(struct srt_probe_op *op);
 
+/*
+ * Make op DONE at once with a result the caller saw itself (a readiness
+ * file): ok and the detail line.
+ */
+void srt_probe_set_done(struct srt_probe_op *op, bool ok, const char *detail);
+
 /* End a probe before it is DONE (closes its socket).  Harmless when DONE. */
 void srt_probe_cancel(struct srt_probe_op *op);
 

@@ -59,6 +59,26 @@ enum srt_container_runtime {
 	SRT_CRT_PYXIS
 };
 
+/*
+ * commands.dynamo_trtllm_pool's default: `python3 -c` this program, then the
+ * role's engine YAML, then dynamo.trtllm's arguments.  Dynamo builds TRT-LLM's
+ * LLM itself, past trtllm-serve's pool provisioning, so the program
+ * provisions the pool from the YAML's kv_connector_config (its mooncake_store
+ * block) around dynamo.trtllm's whole life; the ranks the launcher starts
+ * read the rendered mooncake.json from TRTLLM_MOONCAKE_RUN_DIR.
+ */
+#define SRT_DYNAMO_TRTLLM_POOL_PROGRAM                                          \
+	"import runpy, sys\n"                                                   \
+	"import yaml\n"                                                         \
+	"from tensorrt_llm.llmapi.llm_args import KvCacheConnectorConfig\n"     \
+	"from tensorrt_llm._torch.pyexecutor.connectors.mooncake_store import " \
+	"maybe_provision_pool\n"                                                \
+	"with open(sys.argv.pop(1)) as f:\n"                                    \
+	"    engine = yaml.safe_load(f) or {}\n"                                \
+	"connector = KvCacheConnectorConfig(**engine['kv_connector_config'])\n" \
+	"with maybe_provision_pool(connector):\n"                               \
+	"    runpy.run_module('dynamo.trtllm', run_name='__main__', alter_sys=True)\n"
+
 enum srt_cmd_kind {
 	SRT_CMD_MOONCAKE_MASTER,
 	SRT_CMD_MOONCAKE_STORE,
@@ -80,6 +100,7 @@ enum srt_cmd_kind {
 	SRT_CMD_TRTLLM_LAUNCH,
 	SRT_CMD_NUMACTL,
 	SRT_CMD_LMCACHE,
+	SRT_CMD_DYNAMO_TRTLLM_POOL, /* dynamo.trtllm inside TRT-LLM's pool (a role with mooncake_store) */
 	SRT_CMD_COUNT,
 };
 

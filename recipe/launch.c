@@ -686,6 +686,45 @@ const char *srt_launch_trtllm_config(struct srt_arena *a, const struct srt_lwork
 }
 
 /*
+ * TRT-LLM's own pool (srt_recipe_trtllm_pool()): every worker waits as long
+ * as the master does for the pool (TRTLLM_MOONCAKE_MASTER_TIMEOUT) and has
+ * a run directory of its own, where the rank that provisions the pool
+ * renders mooncake.json and the other ranks read it back; prefill says
+ * which side of the pool it is (TRTLLM_MOONCAKE_STORE_ROLE).  srt-slurm's
+ * TRTLLMBackend.  A recipe's own value of a variable wins.
+ */
+static void pool_env(struct srt_launch *o, struct srt_arena *a, const struct srt_recipe *r,
+		     const struct srt_layout *l, const struct srt_lworker *w, bool ctr)
+{
+	const struct srt_service *m = srt_recipe_master(r);
+	const struct srt_role *ro = &r->roles[w->role];
+	const char *dir = srt_launch_pool_run_dir(a, w);
+
+	if (!srt_recipe_trtllm_pool(r))
+		return;
+	if (!srt_env_find(&ro->env, "TRTLLM_MOONCAKE_MASTER_TIMEOUT"))
+		env(o, a, "TRTLLM_MOONCAKE_MASTER_TIMEOUT",
+		    srt_arena_printf(a, "%d",
+				     m->master_timeout_s > 0 ? m->master_timeout_s :
+							       SRT_TRTLLM_POOL_TIMEOUT_DEFAULT),
+		    "the mooncake-master's options.master_timeout_s: how long TRT-LLM waits for "
+		    "the pool's master",
+		    false);
+	if (w->role == SRT_ROLE_PREFILL && !srt_env_find(&ro->env, "TRTLLM_MOONCAKE_STORE_ROLE"))
+		env(o, a, "TRTLLM_MOONCAKE_STORE_ROLE", m->store_role ? m->store_role : "both",
+		    "the mooncake-master's options.store_role (prefill workers)", false);
+	if (!srt_env_find(&ro->env, "TRTLLM_MOONCAKE_RUN_DIR"))
+		env(o, a, "TRTLLM_MOONCAKE_RUN_DIR",
+		    srt_arena_printf(a, "%s/%s", ctr ? SRT_CONTAINER_LOG_DIR : l->log_dir, dir),
+		    "the worker's own directory for TRT-LLM's pool files (mooncake.json)", !ctr);
+}
+
+const char *srt_launch_pool_run_dir(struct srt_arena *a, const struct srt_lworker *w)
+{
+	return srt_arena_printf(a, "mooncake/%s-%d", srt_role_name(w->role), w->index);
+}
+
+/*
  * A TRT-LLM worker: one MPI step whose rank 0 runs the launcher (Dynamo's
  * worker, or trtllm-serve's API server) and whose other ranks serve the
  * engine; the role's args are the engine's YAML file, not flags.
@@ -702,6 +741,7 @@ static void trtllm_worker(struct srt_launch *o, struct srt_arena *a, const struc
 	const char *why_file = "the role's args, written as the engine's YAML file in the log "
 			       "directory";
 
+	pool_env(o, a, r, l, w, ctr);
 	if (dyn) {
 		if (model)
 			flag(o, a, "--model-path", model, model_why(r, c, w->role), false);

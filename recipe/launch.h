@@ -103,6 +103,12 @@ struct srt_launch {
 	bool config_runtime;
 };
 
+/*
+ * A TRT-LLM worker's run directory for TRT-LLM's own Mooncake pool, relative
+ * to the log directory: "mooncake/<role>-<index>" (the agent creates it).
+ */
+const char *srt_launch_pool_run_dir(struct srt_arena *a, const struct srt_lworker *w);
+
 /* The frontend kinds srtctl runs (frontend.type). */
 enum srt_frontend_kind {
 	SRT_FE_NONE,	      /* "none" (default): no frontend, no URL */

@@ -20,7 +20,8 @@
 
 bool srt_mcclient_reads(const struct srt_recipe *r, enum srt_role_kind k)
 {
-	return srt_recipe_master(r) && srt_role_trtllm_mooncake(r, k, NULL);
+	return srt_recipe_master(r) && srt_role_trtllm_mooncake(r, k, NULL) &&
+	       !srt_recipe_trtllm_pool(r);
 }
 
 const char *srt_mcclient_file(enum srt_role_kind k)
@@ -386,6 +387,101 @@ static void check_own_pool(struct mctx *c)
 	}
 }
 
+/* The protocol a role's mooncake_store block names (TRT-LLM's default rdma). */
+static const char *block_protocol(const struct srt_recipe *r, enum srt_role_kind k)
+{
+	const struct srt_ynode *block = NULL, *v;
+
+	if (!srt_role_trtllm_mooncake(r, k, &block) || !block)
+		return "rdma";
+	v = srt_ynode_get(block, "protocol");
+	return v && srt_ynode_str(v) ? srt_ynode_str(v) : "rdma";
+}
+
+/*
+ * TRT-LLM's own pool commands (srt_recipe_trtllm_pool()): the master's pool
+ * options and the donors, and what does not go with them.
+ */
+static void check_pool(struct mctx *c)
+{
+	const struct srt_recipe *r = c->r;
+	const struct srt_service *m = srt_recipe_master(r);
+	bool pool = srt_recipe_trtllm_pool(r);
+
+	if (m && (m->eviction_ratio > 0 || m->master_timeout_s > 0 || m->store_role) && !pool)
+		MC_ERR(c, m->options,
+		       srt_arena_printf(c->a, "services[%zu].options", (size_t)(m - r->services)),
+		       "eviction_ratio, master_timeout_s and store_role are options of TRT-LLM's "
+		       "own pool (trtllm-serve mooncake_master), which runs with engine trtllm and "
+		       "a master srtctl launches; %s: remove them",
+		       r->engine != SRT_ENGINE_TRTLLM ?
+			       srt_arena_printf(c->a, "engine %s runs the upstream mooncake_master",
+						srt_engine_name(r->engine)) :
+			       "this master is external");
+	if (pool && m->store_config)
+		MC_ERR(c, m->store_config,
+		       srt_arena_printf(c->a, "services[%zu].options.store_config",
+					(size_t)(m - r->services)),
+		       "TRT-LLM's pool commands render the client config themselves from each "
+		       "role's args.kv_connector_config.mooncake_store; put these keys there, or "
+		       "drop the pool options (and donors) to run the upstream master with "
+		       "srtctl's client configs");
+	for (int k = 0; pool && k < SRT_ROLE_COUNT; k++)
+		if (r->roles[k].present && r->roles[k].mooncake_store_config)
+			MC_ERR(c, r->roles[k].mooncake_store_config,
+			       srt_arena_printf(c->a, "roles.%s.mooncake_store_config",
+						r->roles[k].name),
+			       "is the client config of the upstream master, but this recipe runs "
+			       "TRT-LLM's own pool commands (the master's pool options, a donor, or "
+			       "a mooncake_store block); put the keys in "
+			       "roles.%s.args.kv_connector_config.mooncake_store",
+			       r->roles[k].name);
+	for (size_t i = 0; i < r->nservices; i++) {
+		const struct srt_service *s = &r->services[i];
+		const char *path = srt_arena_printf(c->a, "services[%zu]", i);
+		const char *want;
+
+		if (!s->enabled || s->type != SRT_SVC_MOONCAKE_DONOR)
+			continue;
+		if (!pool || !m) {
+			MC_ERR(c, s->node, path,
+			       "a mooncake-donor lends memory to TRT-LLM's own pool: it needs engine "
+			       "trtllm and a mooncake-master service that srtctl launches%s",
+			       r->engine != SRT_ENGINE_TRTLLM ?
+				       srt_arena_printf(c->a, " (engine is %s)",
+							srt_engine_name(r->engine)) :
+			       !m ? "; add one" :
+				    " (this one is external)");
+			continue;
+		}
+		if (!s->donor_size)
+			MC_ERR(c, s->options ? s->options : s->node,
+			       srt_arena_printf(c->a, "%s.options", path),
+			       "the donor needs options.size: the memory it lends to the pool (for "
+			       "example 640GiB)");
+		if (s->placement != SRT_PLACE_DECODE)
+			MC_ERR(c, s->node, srt_arena_printf(c->a, "%s.placement", path),
+			       "a mooncake-donor runs on the decode nodes (placement: {node: "
+			       "decode}), where memory is free to lend; not on the %s nodes",
+			       srt_placement_name(s->placement));
+		else if (!r->roles[SRT_ROLE_DECODE].present)
+			MC_ERR(c, s->node, srt_arena_printf(c->a, "%s.placement", path),
+			       "a mooncake-donor runs on the decode nodes, but the recipe has no "
+			       "decode role");
+		want = block_protocol(r, SRT_ROLE_PREFILL);
+		if (strcmp(s->donor_protocol ? s->donor_protocol : "rdma", want))
+			MC_ERR(c,
+			       srt_ynode_get(s->options, "protocol") ?
+				       srt_ynode_get(s->options, "protocol") :
+				       s->node,
+			       srt_arena_printf(c->a, "%s.options.protocol", path),
+			       "the donor lends over '%s' but the prefill workers' pool "
+			       "(roles.prefill.args.kv_connector_config.mooncake_store.protocol) "
+			       "uses '%s'; one pool has one transport: make them the same",
+			       s->donor_protocol ? s->donor_protocol : "rdma", want);
+	}
+}
+
 void srt_mcclient_check(const struct srt_recipe *r, const char *model_key, struct srt_arena *a,
 			struct srt_diags *d)
 {
@@ -393,24 +489,14 @@ void srt_mcclient_check(const struct srt_recipe *r, const char *model_key, struc
 	const struct srt_service *m = srt_recipe_master(r);
 	bool any = false;
 
+	check_pool(&c);
+
 	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
 		const struct srt_role *ro = &r->roles[k];
 		const char *path = srt_arena_printf(a, "roles.%s.mooncake_store_config", ro->name);
-		const struct srt_ynode *block = NULL;
-		bool conn = srt_role_trtllm_mooncake(r, (enum srt_role_kind)k, &block);
+		bool conn = srt_role_trtllm_mooncake(r, (enum srt_role_kind)k, NULL);
 
 		any = any || conn;
-		if (conn && m && block)
-			MC_ERR(&c, block,
-			       srt_arena_printf(a,
-						"roles.%s.args.kv_connector_config.mooncake_store",
-						ro->name),
-			       "mooncake_store is set, but with a mooncake-master service srtctl "
-			       "renders this role's Mooncake client config (MOONCAKE_CONFIG_PATH), "
-			       "which TRT-LLM reads instead of the block; move its client keys to "
-			       "roles.%s.mooncake_store_config and write kv_connector_config as "
-			       "{connector: mooncake-store}",
-			       ro->name);
 		if (!ro->present || !ro->mooncake_store_config)
 			continue;
 		if (r->engine != SRT_ENGINE_TRTLLM) {
@@ -451,7 +537,9 @@ void srt_mcclient_check(const struct srt_recipe *r, const char *model_key, struc
 		       "args.kv_connector_config selects the mooncake-store connector, so nothing "
 		       "uses the master. Add 'kv_connector_config: {connector: mooncake-store}' "
 		       "to roles.prefill.args and roles.decode.args, or remove the service.");
+	/* With a donor, decode lends its memory through the donor instead. */
 	if (any && r->roles[SRT_ROLE_PREFILL].present && r->roles[SRT_ROLE_DECODE].present &&
+	    !(srt_recipe_trtllm_pool(r) && srt_recipe_service_of(r, SRT_SVC_MOONCAKE_DONOR)) &&
 	    srt_role_trtllm_mooncake(r, SRT_ROLE_PREFILL, NULL) !=
 		    srt_role_trtllm_mooncake(r, SRT_ROLE_DECODE, NULL)) {
 		const struct srt_role *lacks =

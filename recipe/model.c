@@ -120,6 +120,8 @@ const char *srt_service_type_name(enum srt_service_type t)
 		return "nats";
 	case SRT_SVC_LMCACHE_SERVER:
 		return "lmcache-server";
+	case SRT_SVC_MOONCAKE_DONOR:
+		return "mooncake-donor";
 	}
 	return "?";
 }
@@ -207,6 +209,22 @@ bool srt_role_trtllm_mooncake(const struct srt_recipe *r, enum srt_role_kind k,
 		*block = b && !srt_ynode_is_null(b) ? b : NULL;
 	}
 	return true;
+}
+
+bool srt_recipe_trtllm_pool(const struct srt_recipe *r)
+{
+	const struct srt_service *m = srt_recipe_master(r);
+	const struct srt_ynode *block;
+
+	if (r->engine != SRT_ENGINE_TRTLLM || !m || m->external)
+		return false;
+	if (m->eviction_ratio > 0 || m->master_timeout_s > 0 || m->store_role ||
+	    srt_recipe_service_of(r, SRT_SVC_MOONCAKE_DONOR))
+		return true;
+	for (int k = 0; k < SRT_ROLE_COUNT; k++)
+		if (srt_role_trtllm_mooncake(r, (enum srt_role_kind)k, &block) && block)
+			return true;
+	return false;
 }
 
 const struct srt_service *srt_recipe_master(const struct srt_recipe *r)

@@ -37,6 +37,8 @@ enum srt_service_type {
 	SRT_SVC_ETCD, /* Dynamo's discovery plane */
 	SRT_SVC_NATS, /* Dynamo's message plane */
 	SRT_SVC_LMCACHE_SERVER, /* LMCache's multiprocess server, one per worker node */
+	/* TRT-LLM's pool commands: `trtllm-serve mooncake_donor` lends a node's memory */
+	SRT_SVC_MOONCAKE_DONOR,
 };
 
 enum srt_placement {
@@ -58,7 +60,13 @@ enum srt_start {
 	SRT_START_AFTER_FRONTEND,
 };
 
-enum srt_probe_kind { SRT_PROBE_NONE, SRT_PROBE_TCP, SRT_PROBE_HTTP };
+/* FILE: a nonempty regular file, relative to the log directory ({node}: the instance's node). */
+enum srt_probe_kind {
+	SRT_PROBE_NONE,
+	SRT_PROBE_TCP,
+	SRT_PROBE_HTTP,
+	SRT_PROBE_FILE
+};
 
 /*
  * What one recipe may hold (docs/recipe-reference.md "Limits"); the YAML
@@ -100,7 +108,7 @@ const char *srt_name_problem(const char *name, char *buf, size_t size);
 struct srt_probe {
 	enum srt_probe_kind kind;
 	int port;
-	const char *path; /* HTTP only; default "/health" */
+	const char *path; /* HTTP: default "/health"; FILE: the file, relative to the log dir */
 	int status; /* HTTP only; default 200 */
 };
 
@@ -162,6 +170,16 @@ struct srt_service {
 	struct srt_env env;
 	const struct srt_ynode *options; /* mapping or NULL */
 	const struct srt_ynode *store_config; /* options.store_config, or NULL */
+	/*
+	 * TRT-LLM's pool commands (srt_recipe_trtllm_pool()): the master's
+	 * options eviction_ratio (0 when not written: 0.05), master_timeout_s
+	 * (0: 60), store_role (NULL: both); the donor's size and protocol
+	 * (NULL: rdma).  Each option's node, for diagnostics, in `options`.
+	 */
+	double eviction_ratio;
+	int master_timeout_s;
+	const char *store_role;
+	const char *donor_size, *donor_protocol;
 	enum srt_placement placement;
 	/*
 	 * An instance that already runs: "host:port" of a master, a URL for etcd
@@ -340,6 +358,21 @@ bool srt_role_uses_lmcache_mp(const struct srt_recipe *r, enum srt_role_kind k);
 #define SRT_TRTLLM_MOONCAKE_MODULE "tensorrt_llm._torch.pyexecutor.connectors.mooncake_store"
 bool srt_role_trtllm_mooncake(const struct srt_recipe *r, enum srt_role_kind k,
 			      const struct srt_ynode **block);
+/*
+ * Does this TRT-LLM recipe run TRT-LLM's own Mooncake pool commands
+ * (`trtllm-serve mooncake_master` and `mooncake_donor`, srt-slurm's
+ * TRTLLMMooncakeKVStoreConfig) rather than the upstream master with a
+ * client config per role?  True when the engine is trtllm, a mooncake-master
+ * is launched (not external), and the master has a pool option
+ * (eviction_ratio, master_timeout_s, store_role), or a mooncake-donor is
+ * enabled, or a role's kv_connector_config has a mooncake_store block.
+ */
+bool srt_recipe_trtllm_pool(const struct srt_recipe *r);
+/* The donor's readiness marker (relative to the log directory; {node}: its node). */
+#define SRT_DONOR_READY_FILE "mooncake/donor-{node}.ready"
+/* The pool's master_timeout_s (default 60) and eviction_ratio (default 0.05). */
+#define SRT_TRTLLM_POOL_TIMEOUT_DEFAULT 60
+#define SRT_TRTLLM_POOL_EVICTION_DEFAULT 0.05
 const char *srt_engine_name(enum srt_engine_type e);
 const char *srt_role_name(enum srt_role_kind k);
 const char *srt_placement_name(enum srt_placement p);

@@ -16,6 +16,7 @@
 #include "recipe/model.h"
 #include "recipe/schema_keys.h"
 #include "recipe/script.h"
+#include "runplan/runplan.h"
 #include "util/strutil.h"
 
 #include <errno.h>
@@ -980,20 +981,58 @@ static void parse_probe_port(struct pctx *c, const struct srt_ynode *n, const ch
 	}
 }
 
+/*
+ * readiness.file: {path: P}, srt-slurm's FileProbe: ready once P is a
+ * nonempty regular file.  P is relative to the job's log directory (/logs in
+ * a container, which is also accepted as its prefix) and may hold {node},
+ * the instance's node; the agent removes it before each start, so it must
+ * stay inside the log directory.
+ */
+static void parse_probe_file(struct pctx *c, const struct srt_ynode *n, const char *path,
+			     struct srt_probe *p)
+{
+	static const char *const keys[] = { "path", NULL };
+	const char *f = NULL;
+
+	p->kind = SRT_PROBE_FILE;
+	if (!want_map(c, n, path))
+		return;
+	check_keys(c, n, path, keys, NULL, SRT_SCHEMA_NONE);
+	if (!srt_ynode_get(n, "path")) {
+		err(c, n, path, "needs a 'path' (e.g. mooncake/donor-{node}.ready)");
+		return;
+	}
+	opt_str(c, n, path, "path", &f);
+	if (!f)
+		return;
+	if (srt_str_has_prefix(f, SRT_CONTAINER_LOG_DIR "/"))
+		f += strlen(SRT_CONTAINER_LOG_DIR "/");
+	if (!*f || *f == '/' || !strcmp(f, "..") || srt_str_has_prefix(f, "../") ||
+	    strstr(f, "/../") || srt_str_has_suffix(f, "/..") || strstr(f, "//") ||
+	    f[strlen(f) - 1] == '/' || !http_path_ok(srt_arena_printf(c->a, "/%s", f))) {
+		err(c, srt_ynode_get(n, "path"), join(c, path, "path"),
+		    "'%s' must be a file inside the job's log directory: a relative path (or one "
+		    "under /logs, where containers see that directory) without '..', '//' or a "
+		    "trailing '/', of printable characters, at most %d bytes (e.g. "
+		    "mooncake/donor-{node}.ready); srtctl removes it before each start",
+		    f, SRT_PROBE_PATH_MAX);
+		return;
+	}
+	p->path = f;
+}
+
 static void parse_readiness(struct pctx *c, const struct srt_ynode *n, const char *path,
 			    struct srt_readiness *rd)
 {
 	static const char *const keys[] = {
-		"port", "tcp", "http", "timeout_seconds", "interval_seconds", NULL
+		"port", "tcp", "http", "file", "timeout_seconds", "interval_seconds", NULL
 	};
 	static const struct hint hints[] = {
 		{ "log",
 		  "log-pattern readiness probes are not supported by srtctl; use port, tcp or http" },
-		{ "file",
-		  "file readiness probes are not supported by srtctl; use port, tcp or http" },
 		{ NULL, NULL },
 	};
-	const struct srt_ynode *port, *tcp, *http;
+	const struct srt_ynode *port, *tcp, *http, *file;
 	int kinds;
 
 	rd->timeout_seconds = SRT_READINESS_TIMEOUT_DEFAULT;
@@ -1008,9 +1047,11 @@ static void parse_readiness(struct pctx *c, const struct srt_ynode *n, const cha
 	port = srt_ynode_get(n, "port");
 	tcp = srt_ynode_get(n, "tcp");
 	http = srt_ynode_get(n, "http");
-	kinds = !!port + !!tcp + !!http;
+	file = srt_ynode_get(n, "file");
+	kinds = !!port + !!tcp + !!http + !!file;
 	if (kinds > 1)
-		err(c, n, path, "name exactly one probe: port, tcp or http (found %d)", kinds);
+		err(c, n, path, "name exactly one probe: port, tcp, http or file (found %d)",
+		    kinds);
 	if (port) {
 		rd->probes[0].kind = SRT_PROBE_TCP;
 		want_int(c, port, join(c, path, "port"), &rd->probes[0].port, 1, 65535);
@@ -1020,6 +1061,9 @@ static void parse_readiness(struct pctx *c, const struct srt_ynode *n, const cha
 		rd->nprobes = 1;
 	} else if (http) {
 		parse_probe_port(c, http, join(c, path, "http"), &rd->probes[0], SRT_PROBE_HTTP);
+		rd->nprobes = 1;
+	} else if (file) {
+		parse_probe_file(c, file, join(c, path, "file"), &rd->probes[0]);
 		rd->nprobes = 1;
 	}
 	opt_int(c, n, path, "timeout_seconds", &rd->timeout_seconds, 1, 86400);
@@ -1146,7 +1190,6 @@ static const char *srt_slurm_only_kind(const char *type)
 			 "inference servers; run this recipe with srt-slurm" },
 		{ "gms", "(vLLM's GPU memory service for engine.failover) is not supported by "
 			 "srtctl; remove it and engine.failover" },
-		{ "mooncake-donor", "belongs to " TRTLLM_MOONCAKE },
 		{ "dcgm-exporter", EXPORTER },
 		{ "node-exporter", EXPORTER },
 		{ "process-exporter", EXPORTER },
@@ -1188,6 +1231,65 @@ static void lmcache_readiness(struct srt_readiness *rd)
 	rd->nprobes = 1;
 }
 
+/*
+ * The master's options for TRT-LLM's pool commands (srt-slurm's
+ * TRTLLMMooncakeKVStoreConfig): eviction_ratio in (0, 1), master_timeout_s
+ * above 0, store_role both|producer|consumer.  Whether the engine runs them
+ * is validation's (recipe/validate.c).
+ */
+static bool one_of(const char *w, const char *const *list)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(w, list[i]))
+			return true;
+	return false;
+}
+
+static void parse_pool_options(struct pctx *c, struct srt_service *s, const struct srt_ynode *o,
+			       const char *path)
+{
+	static const char *const roles[] = { "both", "producer", "consumer", NULL };
+	const struct srt_ynode *v;
+	char *end;
+
+	if ((v = srt_ynode_get(o, "eviction_ratio")) && !srt_ynode_is_null(v)) {
+		double x = v->kind == SRT_Y_SCALAR && v->str ? strtod(v->str, &end) : NAN;
+
+		if (v->kind != SRT_Y_SCALAR || !v->str || end == v->str || *end || !(x > 0) ||
+		    !(x < 1))
+			err(c, v, join(c, path, "eviction_ratio"),
+			    "must be a number between 0 and 1, exclusive (the share of the pool the "
+			    "master evicts when it is full; default %g), not %s",
+			    SRT_TRTLLM_POOL_EVICTION_DEFAULT,
+			    v->kind == SRT_Y_SCALAR && v->str ? v->str : srt_ynode_describe(v));
+		else
+			s->eviction_ratio = x;
+	}
+	opt_int(c, o, path, "master_timeout_s", &s->master_timeout_s, 1, 86400);
+	opt_str(c, o, path, "store_role", &s->store_role);
+	if (s->store_role && !one_of(s->store_role, roles)) {
+		err(c, srt_ynode_get(o, "store_role"), join(c, path, "store_role"),
+		    "'%s' is not a store role of TRT-LLM's pool; write both, producer or consumer",
+		    s->store_role);
+		s->store_role = NULL;
+	}
+}
+
+/* The donor's options: size (required: the memory it lends, e.g. 640GiB) and protocol. */
+static void parse_donor_options(struct pctx *c, struct srt_service *s, const struct srt_ynode *o,
+				const char *path)
+{
+	const struct srt_ynode *v = srt_ynode_get(o, "size");
+
+	if (v && !srt_ynode_is_null(v) && v->kind == SRT_Y_SCALAR && v->str)
+		s->donor_size = v->str; /* a number (bytes) or a size with a unit, as written */
+	else if (v && !srt_ynode_is_null(v))
+		err(c, v, join(c, path, "size"),
+		    "must be a size such as 640GiB or a number of bytes, not %s",
+		    srt_ynode_describe(v));
+	opt_str(c, o, path, "protocol", &s->donor_protocol);
+}
+
 static void parse_service(struct pctx *c, struct srt_service *s, const struct srt_ynode *n,
 			  const char *path)
 {
@@ -1208,10 +1310,10 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 		{ "build_timeout_seconds", "'build_timeout_seconds' is not supported by srtctl" },
 		{ NULL, NULL },
 	};
-	static const char *const types[] = {
-		"generic", "mooncake-master", "mooncake-store", "etcd", "nats", "lmcache-server",
-		NULL
-	};
+	static const char *const types[] = { "generic",	       "mooncake-master",
+					     "mooncake-store", "mooncake-donor",
+					     "etcd",	       "nats",
+					     "lmcache-server", NULL };
 	const struct srt_ynode *v;
 	const char *type = "generic", *sugg, *why;
 
@@ -1241,6 +1343,8 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 			s->type = SRT_SVC_NATS;
 		else if (!strcmp(type, "lmcache-server"))
 			s->type = SRT_SVC_LMCACHE_SERVER;
+		else if (!strcmp(type, "mooncake-donor"))
+			s->type = SRT_SVC_MOONCAKE_DONOR;
 		else if ((why = srt_slurm_only_kind(type)))
 			err(c, v, join(c, path, "type"), "service type '%s' %s", type, why);
 		else if ((sugg = srt_did_you_mean(type, types)))
@@ -1249,7 +1353,8 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 		else
 			err(c, v, join(c, path, "type"),
 			    "service type '%s' is not supported by srtctl; expected mooncake-master, "
-			    "mooncake-store, etcd, nats, lmcache-server or generic (with a command)",
+			    "mooncake-store, mooncake-donor, etcd, nats, lmcache-server or generic "
+			    "(with a command)",
 			    type);
 		s->type_name = type;
 	}
@@ -1264,21 +1369,35 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 	v = srt_ynode_get(n, "options");
 	if (v && !srt_ynode_is_null(v) && want_map(c, v, join(c, path, "options"))) {
 		static const char *const okeys[] = { "store_config", NULL };
+		static const char *const master_okeys[] = { "store_config", "eviction_ratio",
+							    "master_timeout_s", "store_role",
+							    NULL };
+		static const char *const donor_okeys[] = { "size", "protocol", NULL };
 		static const char *const nats_okeys[] = { "store_config", "max_payload_mb", NULL };
 		static const struct hint ohints[] = {
-			{ "eviction_ratio", "'eviction_ratio' is an option of " TRTLLM_MOONCAKE },
+			{ "eviction_ratio",
+			  "'eviction_ratio' is an option of the mooncake-master (TRT-LLM's pool)" },
 			{ "master_timeout_s",
-			  "'master_timeout_s' is an option of " TRTLLM_MOONCAKE },
-			{ "store_role", "'store_role' is an option of " TRTLLM_MOONCAKE },
-			{ "size", "'size' is an option of the donor of " TRTLLM_MOONCAKE },
-			{ "protocol", "'protocol' is an option of the donor of " TRTLLM_MOONCAKE },
+			  "'master_timeout_s' is an option of the mooncake-master (TRT-LLM's pool)" },
+			{ "store_role",
+			  "'store_role' is an option of the mooncake-master (TRT-LLM's pool)" },
+			{ "size", "'size' is an option of the mooncake-donor (TRT-LLM's pool)" },
+			{ "protocol",
+			  "'protocol' is an option of the mooncake-donor (TRT-LLM's pool)" },
 			{ NULL, NULL },
 		};
 
 		s->options = v;
 		check_keys(c, v, join(c, path, "options"),
-			   s->type == SRT_SVC_NATS ? nats_okeys : okeys, ohints,
-			   SRT_SCHEMA_SERVICE_OPTIONS);
+			   s->type == SRT_SVC_NATS	      ? nats_okeys :
+			   s->type == SRT_SVC_MOONCAKE_MASTER ? master_okeys :
+			   s->type == SRT_SVC_MOONCAKE_DONOR  ? donor_okeys :
+								okeys,
+			   ohints, SRT_SCHEMA_SERVICE_OPTIONS);
+		if (s->type == SRT_SVC_MOONCAKE_MASTER)
+			parse_pool_options(c, s, v, join(c, path, "options"));
+		if (s->type == SRT_SVC_MOONCAKE_DONOR)
+			parse_donor_options(c, s, v, join(c, path, "options"));
 		s->store_config = srt_ynode_get(v, "store_config");
 		if (s->type == SRT_SVC_NATS && srt_ynode_get(v, "max_payload_mb"))
 			check_max_payload(c, srt_ynode_get(v, "max_payload_mb"),
@@ -1311,7 +1430,8 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 			       s->type == SRT_SVC_MOONCAKE_STORE ||
 					       s->type == SRT_SVC_LMCACHE_SERVER ?
 				       SRT_PLACE_WORKERS :
-				       SRT_PLACE_HEAD;
+			       s->type == SRT_SVC_MOONCAKE_DONOR ? SRT_PLACE_DECODE :
+								   SRT_PLACE_HEAD;
 	if (s->start == SRT_START_DEFAULT)
 		s->start = s->type == SRT_SVC_GENERIC ? SRT_START_AFTER_FRONTEND :
 			   s->type == SRT_SVC_ETCD || s->type == SRT_SVC_NATS ?
@@ -1333,6 +1453,12 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 	}
 	if (s->type == SRT_SVC_LMCACHE_SERVER && !s->readiness.nprobes)
 		lmcache_readiness(&s->readiness);
+	if (s->type == SRT_SVC_MOONCAKE_DONOR && !s->readiness.nprobes) {
+		/* the marker `trtllm-serve mooncake_donor --ready_file` writes once its memory is lent */
+		s->readiness.probes[0] =
+			(struct srt_probe){ SRT_PROBE_FILE, 0, SRT_DONOR_READY_FILE, 0 };
+		s->readiness.nprobes = 1;
+	}
 }
 
 static void parse_services(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)

@@ -481,7 +481,9 @@ void srt_render_role_env(struct srt_renv *out, struct srt_arena *a, const struct
 	if (!ep.master)
 		return;
 	env_stamp(out, a, "MOONCAKE_MASTER", ep.addr, ep.why, ep.runtime);
-	env_stamp(out, a, "MOONCAKE_TE_META_DATA_SERVER", ep.metadata, ep.why, ep.runtime);
+	/* TRT-LLM's own master serves no HTTP metadata (its clients hand shake P2P) */
+	if (!srt_recipe_trtllm_pool(r))
+		env_stamp(out, a, "MOONCAKE_TE_META_DATA_SERVER", ep.metadata, ep.why, ep.runtime);
 	if (!srt_env_find(&ro->env, "MOONCAKE_LOCAL_HOSTNAME"))
 		env_stamp(out, a, "MOONCAKE_LOCAL_HOSTNAME", self_ip, "the worker's node IP", true);
 	if (r->engine == SRT_ENGINE_VLLM || srt_mcclient_reads(r, role)) {
@@ -635,7 +637,7 @@ const char *srt_render_service_container(const struct srt_recipe *r, const struc
 
 	if (image_set(s->container))
 		return resolve(c, s->container);
-	if (s->type == SRT_SVC_MOONCAKE_STORE) {
+	if (s->type == SRT_SVC_MOONCAKE_STORE || s->type == SRT_SVC_MOONCAKE_DONOR) {
 		m = srt_recipe_master(r);
 		if (m && image_set(m->container))
 			return resolve(c, m->container);
@@ -838,6 +840,14 @@ int srt_render_worker_argv(struct srt_argv *out, bool **runtime, struct srt_aren
 	size_t first;
 	int rc;
 
+	const struct srt_ynode *block = NULL;
+	/* Dynamo's worker on a role that provisions TRT-LLM's pool: inside the pool's context */
+	bool pool_wrap = ck == SRT_CMD_DYNAMO_TRTLLM && srt_recipe_trtllm_pool(r) &&
+			 srt_role_trtllm_mooncake(r, role, &block) && block;
+	size_t yaml_at = 0;
+
+	if (pool_wrap)
+		ck = SRT_CMD_DYNAMO_TRTLLM_POOL;
 	if (r->engine == SRT_ENGINE_TRTLLM && !c->commands[SRT_CMD_TRTLLM_LAUNCH].n)
 		ck = SRT_CMD_TRTLLM_LAUNCH;
 	if (srt_launch_numa_bind(r, role) && !c->commands[SRT_CMD_NUMACTL].n)
@@ -863,6 +873,14 @@ int srt_render_worker_argv(struct srt_argv *out, bool **runtime, struct srt_aren
 		argvb_push_all(&b, a, &c->commands[SRT_CMD_TRTLLM_LAUNCH]);
 	argvb_push_all(&b, a, &c->commands[ck]);
 	srt_launch_worker(&ln, a, r, c, l, w, rank);
+	if (pool_wrap) { /* the program's argv[1]: the engine YAML it provisions from */
+		for (size_t i = 0; i + 1 < ln.nwords; i++)
+			if (!strcmp(ln.words[i].arg, "--extra-engine-args")) {
+				yaml_at = b.n;
+				argvb_push(&b, a, ln.words[i + 1].arg);
+				break;
+			}
+	}
 	first = b.n;
 	for (size_t i = 0; i < ln.nwords; i++)
 		argvb_push(&b, a, ln.words[i].arg);
@@ -878,6 +896,8 @@ int srt_render_worker_argv(struct srt_argv *out, bool **runtime, struct srt_aren
 		memset(rt, 0, (b.n + 1) * sizeof(*rt));
 		for (size_t i = 0; i < ln.nwords; i++)
 			rt[first + i] = ln.words[i].runtime;
+		if (yaml_at)
+			rt[yaml_at] = strchr(b.v[yaml_at], '<') != NULL;
 		*runtime = rt;
 	}
 	return rc;
@@ -900,6 +920,10 @@ void srt_render_service_argv(struct srt_argv *out, struct srt_arena *a, const st
 		break;
 	case SRT_SVC_MOONCAKE_STORE:
 		argvb_push_all(&b, a, &c->commands[SRT_CMD_MOONCAKE_STORE]);
+		break;
+	case SRT_SVC_MOONCAKE_DONOR: /* its flags: pool_service() */
+		argvb_push_all(&b, a, &c->commands[SRT_CMD_TRTLLM]);
+		argvb_push(&b, a, "mooncake_donor");
 		break;
 	case SRT_SVC_ETCD:
 		argvb_push_all(&b, a, s->command.n ? &s->command : &c->commands[SRT_CMD_ETCD]);
@@ -1047,19 +1071,32 @@ static void put_env(struct pb *b, struct srt_runplan_proc *pr, const struct srt_
 }
 
 /* A recipe's readiness (defaults filled in) into the plan's probes. */
-static void put_readiness(struct srt_runplan_proc *pr, const struct srt_readiness *rd)
+/*
+ * The plan's probes of rd; a file probe's {node} becomes `host`, the
+ * node's hostname placeholder, which the agent binds.
+ */
+static void put_readiness(struct srt_arena *a, struct srt_runplan_proc *pr,
+			  const struct srt_readiness *rd, const char *host)
 {
 	pr->nprobes = 0;
 	for (size_t i = 0; i < rd->nprobes; i++) {
 		const struct srt_probe *in = &rd->probes[i];
 		bool http = in->kind == SRT_PROBE_HTTP;
 
+		if (in->kind == SRT_PROBE_FILE && in->path) {
+			pr->probes[pr->nprobes++] = (struct srt_runplan_probe){
+				.file = replace_all(a, in->path, "{node}", host)
+			};
+			continue;
+		}
 		if (in->kind != SRT_PROBE_HTTP && in->kind != SRT_PROBE_TCP)
 			continue;
-		pr->probes[pr->nprobes++] =
-			(struct srt_runplan_probe){ http, in->port,
-						    http ? (in->path ? in->path : "/health") : NULL,
-						    http ? (in->status ? in->status : 200) : 0 };
+		pr->probes[pr->nprobes++] = (struct srt_runplan_probe){
+			.http = http,
+			.port = in->port,
+			.path = http ? (in->path ? in->path : "/health") : NULL,
+			.status = http ? (in->status ? in->status : 200) : 0,
+		};
 	}
 	pr->timeout_s = rd->timeout_seconds > 0 ? rd->timeout_seconds :
 						  SRT_READINESS_TIMEOUT_DEFAULT;
@@ -1174,6 +1211,107 @@ static void discovery_argv(struct pb *b, struct srt_runplan_proc *pr, struct srt
 	}
 }
 
+/*
+ * Unset in the preamble of TRT-LLM's pool commands: they import TensorRT-LLM,
+ * which must not join the MPI world of the step srun gives them.
+ */
+#define POOL_MPI_SCRUB                                                                      \
+	"for v in $(compgen -e); do case $v in PMIX_*|PMI_*|OMPI_*|SLURM_*|SLURMD_*|MPI_*|" \
+	"OPAL_*|PRTE_*|HYDRA_*|I_MPI_*) unset \"$v\";; esac; done\n"
+
+/* A srtctl-owned default over the recipe's env: the recipe's own value wins. */
+static void pool_env(struct srt_renv *e, struct srt_arena *a, const struct srt_service *s,
+		     const char *name, const char *value, const char *why, bool runtime)
+{
+	if (!srt_env_find(&s->env, name))
+		env_stamp(e, a, name, value, why, runtime);
+}
+
+/*
+ * TRT-LLM's own pool commands (srt_recipe_trtllm_pool()), srt-slurm's
+ * design: the master is `trtllm-serve mooncake_master`, which runs
+ * mooncake_master and then publishes its address in SRT_POOL_ADDRESS_FILE;
+ * each donor is `trtllm-serve mooncake_donor`, which joins the master named
+ * there, lends its node's memory and writes its ready marker.  Sets pr's
+ * argv (the command, srtctl's flags, the service's args), env, run
+ * directory, files to clear and MPI type (none), and the readiness of the
+ * master (the RPC port and the published address).  *preamble gets the MPI
+ * scrub before the service's own.
+ */
+static void pool_service(struct pb *b, struct srt_runplan_proc *pr, struct srt_argv *argv,
+			 const struct srt_service *s, size_t node, struct srt_renv *env,
+			 struct srt_readiness *rd, const char **preamble)
+{
+	struct srt_plan *p = b->p;
+	const struct srt_layout *l = &p->layout;
+	const struct srt_service *m = srt_recipe_master(p->recipe);
+	bool ctr = in_container(p->cluster, pr->container);
+	const char *logs = ctr ? SRT_CONTAINER_LOG_DIR : l->log_dir;
+	const char *host = l->nodes[node].host;
+	const char *addr = srt_arena_printf(b->a, "%s/%s", logs, SRT_POOL_ADDRESS_FILE);
+	const struct srt_ynode *ev = srt_ynode_get(m->options, "eviction_ratio");
+	const char *timeout = srt_arena_printf(
+		b->a, "%d",
+		m->master_timeout_s > 0 ? m->master_timeout_s : SRT_TRTLLM_POOL_TIMEOUT_DEFAULT);
+	const char *why_t = "the mooncake-master's options.master_timeout_s: how long TRT-LLM "
+			    "waits for the pool's master";
+	size_t ncmd = argv->n - s->args.n;
+	struct argvb av = { NULL, 0, 0 };
+	bool *rt;
+
+	for (size_t i = 0; i < ncmd; i++)
+		argvb_push(&av, b->a, argv->v[i]);
+	if (s->type == SRT_SVC_MOONCAKE_MASTER) {
+		argvb_push(&av, b->a, "mooncake_master");
+		argvb_push(&av, b->a, "--rpc_port");
+		argvb_push(&av, b->a, srt_arena_printf(b->a, "%d", SRT_MC_RPC_PORT));
+		argvb_push(&av, b->a, "--metrics_port");
+		argvb_push(&av, b->a, srt_arena_printf(b->a, "%d", SRT_MC_ADMIN_PORT));
+		argvb_push(&av, b->a, "--eviction_ratio");
+		argvb_push(&av, b->a,
+			   ev && !srt_ynode_is_null(ev) && ev->str ?
+				   ev->str :
+				   srt_arena_printf(b->a, "%g", SRT_TRTLLM_POOL_EVICTION_DEFAULT));
+		argvb_push(&av, b->a, "--address_file");
+		argvb_push(&av, b->a, addr);
+		pr->run_dir = SRT_POOL_MASTER_RUN_DIR;
+		pr->clear[0] = SRT_POOL_ADDRESS_FILE;
+		pr->clear[1] = SRT_POOL_MASTER_RUN_DIR "/master.addr";
+		pr->nclear = 2;
+		/* ready once it answers and has said where: the donors and workers read the file */
+		rd->probes[0] = (struct srt_probe){ SRT_PROBE_TCP, SRT_MC_RPC_PORT, NULL, 0 };
+		rd->probes[1] = (struct srt_probe){ SRT_PROBE_FILE, 0, SRT_POOL_ADDRESS_FILE, 0 };
+		rd->nprobes = 2;
+	} else {
+		pr->run_dir = srt_arena_printf(b->a, "mooncake/donor-%s", host);
+		argvb_push(&av, b->a, "--master_server_address");
+		argvb_push(&av, b->a, srt_arena_printf(b->a, "file://%s", addr));
+		argvb_push(&av, b->a, "--segment_size");
+		argvb_push(&av, b->a, s->donor_size ? s->donor_size : "");
+		argvb_push(&av, b->a, "--protocol");
+		argvb_push(&av, b->a, s->donor_protocol ? s->donor_protocol : "rdma");
+		argvb_push(&av, b->a, "--ready_file");
+		argvb_push(&av, b->a,
+			   srt_arena_printf(b->a, "%s/mooncake/donor-%s.ready", logs, host));
+		pool_env(env, b->a, s, "TLLM_LOG_LEVEL", "INFO",
+			 "the donor logs what it lends (srt-slurm's default)", false);
+	}
+	pool_env(env, b->a, s, "TRTLLM_MOONCAKE_RUN_DIR",
+		 srt_arena_printf(b->a, "%s/%s", logs, pr->run_dir),
+		 "the directory of its pool files (created by the agent)", true);
+	pool_env(env, b->a, s, "TRTLLM_MOONCAKE_MASTER_TIMEOUT", timeout, why_t, false);
+	argvb_push_all(&av, b->a, &s->args);
+	rt = srt_arena_alloc(b->a, (av.n + 1) * sizeof(*rt));
+	memset(rt, 0, (av.n + 1) * sizeof(*rt));
+	for (size_t i = ncmd; i < av.n - s->args.n; i++)
+		rt[i] = strchr(av.v[i], '<') != NULL;
+	argvb_finish(&av, argv);
+	pr->argv_runtime = rt;
+	pr->mpi = "none";
+	*preamble = s->preamble ? srt_arena_printf(b->a, "%s%s", POOL_MPI_SCRUB, s->preamble) :
+				  POOL_MPI_SCRUB;
+}
+
 static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 {
 	struct srt_plan *p = b->p;
@@ -1205,15 +1343,39 @@ static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 		pr->name = n == 1 ? s->name : srt_arena_printf(b->a, "%s_%s", s->name, host);
 		pr->log_file = n == 1 ? srt_arena_printf(b->a, "service_%s.out", s->name) :
 					srt_arena_printf(b->a, "service_%s_%s.out", s->name, host);
+		const char *preamble = s->preamble;
+
+		pr->container = srt_render_service_container(p->recipe, p->cluster, s);
 		srt_render_service_argv(&argv, b->a, p->cluster, s);
+		srt_render_service_env(&env, b->a, p->recipe, l, s, nodes[i]);
 		if (s->type == SRT_SVC_ETCD || s->type == SRT_SVC_NATS)
 			discovery_argv(b, pr, &argv, s, nodes[i], &rd);
-		if (s->preamble && argv.n)
-			preamble_argv(b->a, &argv, s->preamble);
+		if (s->type == SRT_SVC_MOONCAKE_DONOR ||
+		    (s->type == SRT_SVC_MOONCAKE_MASTER && srt_recipe_trtllm_pool(p->recipe))) {
+			if (s->type == SRT_SVC_MOONCAKE_MASTER) {
+				/* its argv: trtllm-serve's, not mooncake_master's */
+				struct argvb t = { NULL, 0, 0 };
+
+				argvb_push_all(&t, b->a, &p->cluster->commands[SRT_CMD_TRTLLM]);
+				argvb_push_all(&t, b->a, &s->args);
+				argvb_finish(&t, &argv);
+			}
+			pool_service(b, pr, &argv, s, nodes[i], &env, &rd, &preamble);
+		}
+		if (preamble && argv.n) {
+			size_t n0 = argv.n;
+
+			preamble_argv(b->a, &argv, preamble);
+			if (pr->argv_runtime) { /* the words moved behind bash -c SCRIPT ARGV0 */
+				bool *rt = srt_arena_alloc(b->a, (argv.n + 1) * sizeof(*rt));
+
+				memset(rt, 0, (argv.n + 1) * sizeof(*rt));
+				memcpy(rt + (argv.n - n0), pr->argv_runtime, n0 * sizeof(*rt));
+				pr->argv_runtime = rt;
+			}
+		}
 		put_argv(pr, &argv);
-		srt_render_service_env(&env, b->a, p->recipe, l, s, nodes[i]);
 		put_env(b, pr, &env);
-		pr->container = srt_render_service_container(p->recipe, p->cluster, s);
 		srun_opts(b, pr, s->srun_options);
 		if (s->type == SRT_SVC_MOONCAKE_MASTER && !rd.nprobes) {
 			rd.probes[0] =
@@ -1224,7 +1386,7 @@ static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 				(struct srt_probe){ SRT_PROBE_TCP, SRT_MC_ADMIN_PORT, NULL, 0 };
 			rd.nprobes = 3;
 		}
-		put_readiness(pr, &rd);
+		put_readiness(b->a, pr, &rd, host);
 		pr->critical = s->critical;
 		pr->restart = s->restart;
 		if (!pr->argc) {
@@ -1309,6 +1471,18 @@ static void trtllm_step(struct pb *b, struct srt_runplan_proc *pr, const struct 
 	pr->mpi = "pmix";
 	pr->config_file = srt_launch_trtllm_config(b->a, w);
 	pr->config_text = srt_render_trtllm_config(b->a, b->p->recipe, w->role);
+	/*
+	 * /logs is the log directory as containers see it (srt-slurm's
+	 * recipes name the pool's address file so); on a bare node it is the
+	 * log directory's own path.
+	 */
+	if (pr->config_text && !in_container(b->p->cluster, pr->container) &&
+	    strstr(pr->config_text, "file://" SRT_CONTAINER_LOG_DIR "/")) {
+		pr->config_text =
+			replace_all(b->a, pr->config_text, "file://" SRT_CONTAINER_LOG_DIR "/",
+				    srt_arena_printf(b->a, "file://%s/", b->p->layout.log_dir));
+		pr->config_runtime = true;
+	}
 	if (!pr->config_text) {
 		const struct srt_role *ro = &b->p->recipe->roles[w->role];
 
@@ -1376,7 +1550,7 @@ static void add_workers(struct pb *b)
 					    l->nodes[node].ip);
 			launch_env(&env, b->a, &ln);
 			put_env(b, pr, &env);
-			put_readiness(pr, &ln.readiness);
+			put_readiness(b->a, pr, &ln.readiness, host);
 			pr->model_mount = ln.mount;
 			pr->container = srt_render_role_container(p->recipe, p->cluster, w->role);
 			srun_opts(b, pr, p->recipe->roles[w->role].srun_options);
@@ -1384,6 +1558,8 @@ static void add_workers(struct pb *b)
 			pr->restart = p->recipe->roles[w->role].restart;
 			if (p->recipe->engine == SRT_ENGINE_TRTLLM)
 				trtllm_step(b, pr, w);
+			if (srt_recipe_trtllm_pool(p->recipe))
+				pr->run_dir = srt_launch_pool_run_dir(b->a, w);
 		}
 	}
 }
@@ -1441,7 +1617,7 @@ static void add_frontend(struct pb *b)
 	pr->container = srt_render_job_container(r, p->cluster);
 	srun_opts(b, pr, NULL);
 	pr->argv_runtime = rt;
-	put_readiness(pr, &ln.readiness);
+	put_readiness(b->a, pr, &ln.readiness, p->layout.nodes[p->layout.head].host);
 	pr->critical = true;
 	pr->config_file = ln.config_file;
 	pr->config_text = ln.config_text;
@@ -1542,7 +1718,7 @@ static void add_benchmark(struct pb *b)
 		env_stamp(&env, b->a, "SRT_FRONTEND_URL", p->run.frontend_url_ph,
 			  "the frontend's URL (frontend.type)", true);
 	put_env(b, pr, &env);
-	put_readiness(pr, &none);
+	put_readiness(b->a, pr, &none, NULL);
 	pr->container = image_set(image) ? resolve(p->cluster, image) :
 					   srt_render_job_container(r, p->cluster);
 	srun_opts(b, pr, NULL);
@@ -1578,6 +1754,21 @@ static bool worker_follows_master(const struct srt_plan *p, const struct srt_run
 		return !md || strcmp(md, "P2PHANDSHAKE");
 	case SRT_ENGINE_TRTLLM:
 		/* The role's own file; TRT-LLM defaults metadata_server to P2PHANDSHAKE. */
+		if (srt_recipe_trtllm_pool(p->recipe)) {
+			/* its mooncake_store block, the pool TRT-LLM provisions from */
+			for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+				const struct srt_ynode *block = NULL;
+
+				if (strcmp(srt_role_name((enum srt_role_kind)k), pr->role) ||
+				    !srt_role_trtllm_mooncake(p->recipe, (enum srt_role_kind)k,
+							      &block) ||
+				    !block)
+					continue;
+				md = srt_ynode_str(srt_ynode_get(block, "metadata_server"));
+				return md && strcmp(md, "P2PHANDSHAKE");
+			}
+			return false;
+		}
 		for (int k = 0; k < SRT_ROLE_COUNT; k++) {
 			const char *file = srt_mcclient_file((enum srt_role_kind)k);
 			size_t n = strlen(p->layout.log_dir);
@@ -1611,7 +1802,8 @@ static void set_followers(struct srt_plan *p)
 		struct srt_runplan_proc *pr = &p->run.procs[i];
 
 		if ((pr->kind == SRT_PROC_SERVICE && pr->type &&
-		     !strcmp(pr->type, srt_service_type_name(SRT_SVC_MOONCAKE_STORE))) ||
+		     (!strcmp(pr->type, srt_service_type_name(SRT_SVC_MOONCAKE_STORE)) ||
+		      !strcmp(pr->type, srt_service_type_name(SRT_SVC_MOONCAKE_DONOR)))) ||
 		    (pr->kind == SRT_PROC_WORKER && worker_follows_master(p, pr)))
 			pr->follows = p->master->name;
 	}

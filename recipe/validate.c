@@ -302,7 +302,12 @@ static void check_master(struct vctx *v, const struct srt_service *m)
 		     "the mooncake master runs once, on the infra node: placement.node must be "
 		     "infra (the default) or dedicated, not %s",
 		     srt_placement_name(m->placement));
-	if (m->start != SRT_START_BEFORE_WORKERS)
+	/*
+	 * TRT-LLM's pool commands wait for the master themselves (they read its
+	 * address file for up to master_timeout_s), so it may start with them.
+	 */
+	if (m->start != SRT_START_BEFORE_WORKERS &&
+	    !(m->start == SRT_START_WITH_WORKERS && srt_recipe_trtllm_pool(r)))
 		verr(v, srt_ynode_get(m->node, "start"), spath(v, m, "start"),
 		     "the mooncake master must start before_workers: workers connect to it at "
 		     "startup");

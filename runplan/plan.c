@@ -73,6 +73,34 @@ static int restart_parse(const json_t *o, struct srt_restart_policy *rp)
 												0;
 }
 
+static bool log_name_ok(const char *s)
+{
+	return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
+}
+
+/* A path inside the log dir: relative, components that are log names, at most 4 deep. */
+static bool log_path_ok(const char *s)
+{
+	size_t depth = 0;
+
+	if (!s || !*s || strlen(s) > 512)
+		return false;
+	for (const char *q = s;; depth++) {
+		size_t n = strcspn(q, "/");
+		char part[256];
+
+		if (!n || n >= sizeof(part) || depth >= 4)
+			return false;
+		memcpy(part, q, n);
+		part[n] = '\0';
+		if (!log_name_ok(part))
+			return false;
+		if (!q[n])
+			return true;
+		q += n + 1;
+	}
+}
+
 static int readiness_parse(const json_t *o, struct srt_runplan_proc *pr, struct srt_error *err)
 {
 	const json_t *probes = json_object_get(o, "probes");
@@ -92,11 +120,22 @@ static int readiness_parse(const json_t *o, struct srt_runplan_proc *pr, struct 
 		struct srt_runplan_probe *pb = &pr->probes[pr->nprobes];
 
 		pb->port = jint(pj, "port", 0);
+		if (kind && !strcmp(kind, "file")) {
+			pb->file = jstr(pj, "path");
+			pb->port = 0;
+			if (!pb->file || !log_path_ok(pb->file))
+				return srt_error_set(err,
+						     "readiness.probes[%zu]: a file probe needs a "
+						     "path inside the log directory",
+						     i);
+			pr->nprobes++;
+			continue;
+		}
 		if (!kind || (strcmp(kind, "tcp") && strcmp(kind, "http")) || pb->port <= 0 ||
 		    pb->port > 65535)
 			return srt_error_set(err,
-					     "readiness.probes[%zu] needs kind tcp|http and a port "
-					     "in 1..65535",
+					     "readiness.probes[%zu] needs kind tcp|http|file and a "
+					     "port in 1..65535 (file: a path)",
 					     i);
 		pb->http = !strcmp(kind, "http");
 		pb->path = jstr(pj, "path") ? jstr(pj, "path") : "/health";
@@ -123,10 +162,6 @@ static int strings(struct srt_arena *a, const json_t *arr, const char ***out, si
 }
 
 /* Is a (substituted) log file name safe to put under the log dir? */
-static bool log_name_ok(const char *s)
-{
-	return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
-}
 
 /* plan.json's "argv_runtime": the indexes of the words to substitute. */
 static int argv_runtime_parse(struct srt_arena *a, const json_t *idx, struct srt_runplan_proc *pr)
@@ -199,6 +234,27 @@ static int mpi_parse(const struct srt_runplan *p, const json_t *o, struct srt_ru
 	pr->config_file = jstr(o, "config_file");
 	pr->config_text = jstr(o, "config_text");
 	pr->config_runtime = json_is_true(json_object_get(o, "config_runtime"));
+	return 0;
+}
+
+/* "run_dir" and "clear": paths inside the log dir the agent prepares before each start. */
+static int prep_parse(struct srt_arena *a, const json_t *o, struct srt_runplan_proc *pr,
+		      struct srt_error *err)
+{
+	const json_t *cl = json_object_get(o, "clear");
+	const char **v = NULL;
+	size_t n = 0;
+
+	pr->run_dir = jstr(o, "run_dir");
+	if (!cl || json_is_null(cl))
+		return 0;
+	if (!json_is_array(cl) || json_array_size(cl) > sizeof(pr->clear) / sizeof(pr->clear[0]) ||
+	    strings(a, cl, &v, &n) < 0)
+		return srt_error_set(err, "clear must be a list of at most %zu file names",
+				     sizeof(pr->clear) / sizeof(pr->clear[0]));
+	for (size_t i = 0; i < n; i++)
+		pr->clear[i] = v[i];
+	pr->nclear = n;
 	return 0;
 }
 
@@ -296,7 +352,7 @@ static int proc_parse(struct srt_runplan *p, const json_t *o, struct srt_runplan
 		return srt_error_set(err, "node %d is not one of the plan's %zu nodes", node,
 				     p->nnodes);
 	pr->node = (size_t)node;
-	if (mpi_parse(p, o, pr, err) < 0)
+	if (mpi_parse(p, o, pr, err) < 0 || prep_parse(&p->arena, o, pr, err) < 0)
 		return -1;
 	if (!json_is_array(json_object_get(o, "argv")) ||
 	    strings(&p->arena, json_object_get(o, "argv"), &pr->argv, &pr->argc) < 0)
@@ -394,7 +450,7 @@ static int external_proc(struct srt_runplan *p, struct srt_runplan_proc *pr, str
 	pr->external = true;
 	pr->external_host = srt_arena_strdup(&p->arena, host);
 	pr->external_port = port;
-	pr->probes[0] = (struct srt_runplan_probe){ false, port, NULL, 0 };
+	pr->probes[0] = (struct srt_runplan_probe){ .http = false, .port = port };
 	pr->nprobes = 1;
 	pr->timeout_s = SRT_READINESS_TIMEOUT_DEFAULT;
 	pr->interval_s = SRT_READINESS_INTERVAL_DEFAULT;
@@ -460,8 +516,20 @@ static int proc_check(const struct srt_runplan *p, const struct srt_runplan_proc
 				     pr->ntasks, pr->nnodes, pr->node);
 	if ((pr->nnodes > 1 || pr->ntasks > 1) && !pr->mpi)
 		return srt_error_set(err, "several tasks or nodes need an MPI type ('mpi')");
-	if (pr->mpi && strcmp(pr->mpi, "pmix") && strcmp(pr->mpi, "pmi2"))
-		return srt_error_set(err, "mpi '%s' is not pmix or pmi2", pr->mpi);
+	if (pr->mpi && strcmp(pr->mpi, "pmix") && strcmp(pr->mpi, "pmi2") &&
+	    strcmp(pr->mpi, "none"))
+		return srt_error_set(err, "mpi '%s' is not pmix, pmi2 or none", pr->mpi);
+	if (pr->mpi && !strcmp(pr->mpi, "none") && (pr->nnodes > 1 || pr->ntasks > 1))
+		return srt_error_set(err, "mpi 'none' is one task on one node");
+	if (pr->run_dir && !log_path_ok(pr->run_dir))
+		return srt_error_set(err,
+				     "run_dir '%s' must be a directory inside the log directory",
+				     pr->run_dir);
+	for (size_t i = 0; i < pr->nclear; i++)
+		if (!log_path_ok(pr->clear[i]))
+			return srt_error_set(err,
+					     "clear '%s' must be a file inside the log directory",
+					     pr->clear[i]);
 	if (!pr->config_file != !pr->config_text)
 		return srt_error_set(err, "config_file and config_text go together");
 	if (pr->config_file && !log_name_ok(pr->config_file))
@@ -667,6 +735,16 @@ int srt_runplan_load(struct srt_runplan *p, json_t *plan, struct srt_error *err)
 	return srt_runplan_finish(p, err);
 }
 
+void srt_runplan_probe_name(const struct srt_runplan_probe *pb, char *buf, size_t size)
+{
+	if (pb->file)
+		snprintf(buf, size, "file %s", pb->file);
+	else if (pb->http)
+		snprintf(buf, size, "http %d %s", pb->port, pb->path ? pb->path : "/health");
+	else
+		snprintf(buf, size, "tcp %d", pb->port);
+}
+
 /* ---- writing ---- */
 
 static json_t *jstr_or_null(const char *s)
@@ -686,6 +764,12 @@ static json_t *readiness_json(const struct srt_runplan_proc *pr)
 		const struct srt_runplan_probe *pb = &pr->probes[i];
 		json_t *j = json_object();
 
+		if (pb->file) {
+			json_object_set_new(j, "kind", json_string("file"));
+			json_object_set_new(j, "path", json_string(pb->file));
+			json_array_append_new(probes, j);
+			continue;
+		}
 		json_object_set_new(j, "kind", json_string(pb->http ? "http" : "tcp"));
 		json_object_set_new(j, "port", json_integer(pb->port));
 		if (pb->http) {
@@ -741,6 +825,15 @@ static json_t *env_json(const struct srt_runplan_proc *pr)
 	return arr;
 }
 
+static json_t *strings_json(const char *const *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
 static json_t *proc_json(const struct srt_runplan *p, const struct srt_runplan_proc *pr)
 {
 	json_t *o = json_object(), *argv = json_array();
@@ -764,6 +857,10 @@ static json_t *proc_json(const struct srt_runplan *p, const struct srt_runplan_p
 		json_object_set_new(o, "ntasks", json_integer(pr->ntasks));
 		json_object_set_new(o, "mpi", json_string(pr->mpi));
 	}
+	if (pr->run_dir)
+		json_object_set_new(o, "run_dir", json_string(pr->run_dir));
+	if (pr->nclear)
+		json_object_set_new(o, "clear", strings_json(pr->clear, pr->nclear));
 	if (pr->config_file) {
 		json_object_set_new(o, "config_file", json_string(pr->config_file));
 		json_object_set_new(o, "config_text", json_string(pr->config_text));
@@ -788,13 +885,8 @@ static json_t *proc_json(const struct srt_runplan *p, const struct srt_runplan_p
 		json_object_set_new(o, "model_mount", json_string(pr->model_mount));
 	json_object_set_new(o, "env", env_json(pr));
 	json_object_set_new(o, "container", jstr_or_null(pr->container));
-	if (pr->nsrun_opts) {
-		json_t *so = json_array();
-
-		for (size_t i = 0; i < pr->nsrun_opts; i++)
-			json_array_append_new(so, json_string(pr->srun_opts[i]));
-		json_object_set_new(o, "srun_options", so);
-	}
+	if (pr->nsrun_opts)
+		json_object_set_new(o, "srun_options", strings_json(pr->srun_opts, pr->nsrun_opts));
 	json_object_set_new(o, "readiness", readiness_json(pr));
 	json_object_set_new(o, "log_file", json_string(pr->log_file));
 	json_object_set_new(o, "critical", json_boolean(pr->critical));
@@ -993,6 +1085,26 @@ int srt_runplan_bind(struct srt_runplan *p, const char *const *hosts, const char
 					     "process '%s': log file '%s' is not a plain file name "
 					     "once node names are filled in",
 					     pr->name, pr->log_file);
+		pr->run_dir = srt_runplan_subst(p, pr->run_dir);
+		for (size_t k = 0; k < pr->nclear; k++)
+			pr->clear[k] = srt_runplan_subst(p, pr->clear[k]);
+		for (size_t k = 0; k < pr->nprobes; k++)
+			if (pr->probes[k].file)
+				pr->probes[k].file = srt_runplan_subst(p, pr->probes[k].file);
+		if ((pr->run_dir && !log_path_ok(pr->run_dir)) ||
+		    (pr->nclear && !log_path_ok(pr->clear[0])) ||
+		    (pr->nclear > 1 && !log_path_ok(pr->clear[1])))
+			return srt_error_set(
+				err,
+				"process '%s': a run directory or file to clear leaves "
+				"the log directory once node names are filled in",
+				pr->name);
+		for (size_t k = 0; k < pr->nprobes; k++)
+			if (pr->probes[k].file && !log_path_ok(pr->probes[k].file))
+				return srt_error_set(err,
+						     "process '%s': readiness file '%s' leaves the "
+						     "log directory once node names are filled in",
+						     pr->name, pr->probes[k].file);
 		for (size_t k = 0; k < pr->nenv; k++)
 			if (pr->env_runtime[k])
 				pr->env_values[k] = srt_runplan_subst(p, pr->env_values[k]);
@@ -1007,7 +1119,9 @@ int srt_runplan_bind(struct srt_runplan *p, const char *const *hosts, const char
 		for (size_t k = 1; k < pr->nnodes; k++)
 			pr->hosts = srt_arena_printf(&p->arena, "%s,%s", pr->hosts,
 						     p->hosts[pr->node + k]);
-		pr->endpoint = pr->nprobes ? hostport(&p->arena, pr->ip, pr->probes[0].port) : NULL;
+		pr->endpoint = pr->nprobes && !pr->probes[0].file ?
+				       hostport(&p->arena, pr->ip, pr->probes[0].port) :
+				       NULL;
 		srt_rundir_env_hash(pr->env_names, pr->env_values, pr->nenv, pr->env_hash);
 	}
 	for (size_t i = 0; i < p->nprocs; i++)

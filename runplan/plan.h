@@ -26,10 +26,16 @@
 #include "util/err.h"
 
 struct srt_runplan_probe {
-	bool http; /* else TCP */
+	bool http; /* else TCP, or a file probe when `file` is set */
 	int port;
 	const char *path; /* HTTP */
 	int status;	  /* HTTP: the status wanted */
+	/*
+	 * A file probe: ready once this file (relative to the log dir, layout
+	 * placeholders bound) is a nonempty regular file; the agent removes it
+	 * before each start of the process.  port is 0.
+	 */
+	const char *file;
 };
 
 /* Where an env value comes from (plan.json and dry-run show it; the agent ignores it). */
@@ -63,6 +69,14 @@ struct srt_runplan_proc {
 	 */
 	const char *config_file, *config_text;
 	bool config_runtime; /* the text holds layout placeholders: bound like env values */
+	/*
+	 * Relative to the log dir, layout placeholders bound: a directory the
+	 * agent creates before every start (NULL: none), and files it removes
+	 * before every start (a stale marker or address a crashed run left).
+	 */
+	const char *run_dir;
+	const char *clear[2];
+	size_t nclear;
 	const char **argv;  /* words flagged in argv_runtime are substituted */
 	bool *argv_runtime; /* NULL: none (recipe values are literal) */
 	size_t argc;
@@ -156,6 +170,9 @@ struct srt_runplan {
 	const char *infra_ip, *log_dir;
 	const char *frontend_url; /* frontend_url_ph bound, or NULL */
 };
+
+/* A probe as events and status say it: "tcp 8700", "http 8702 /health", "file x.ready". */
+void srt_runplan_probe_name(const struct srt_runplan_probe *pb, char *buf, size_t size);
 
 /* ---- building (the compiler) ---- */
 

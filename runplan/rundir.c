@@ -1354,3 +1354,120 @@ void srt_rundir_events_close(struct srt_rundir_events *w)
 	free(w->path);
 	w->path = NULL;
 }
+
+/* ---- paths inside the log directory ---- */
+
+/*
+ * Open the directory that holds rel's last component, walking from log_dir
+ * with O_NOFOLLOW (creating the components when `create`); *leaf points
+ * into rel at that component.  Returns the fd, or -1 with errno set.
+ */
+static int open_log_parent(const char *log_dir, const char *rel, bool create, const char **leaf)
+{
+	int fd = open(log_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const char *q = rel;
+
+	while (fd >= 0) {
+		size_t n = strcspn(q, "/");
+		char part[256];
+		int next;
+
+		if (!q[n]) {
+			*leaf = q;
+			return fd;
+		}
+		if (!n || n >= sizeof(part)) {
+			close(fd);
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(part, q, n);
+		part[n] = '\0';
+		if (create && mkdirat(fd, part, 0755) < 0 && errno != EEXIST) {
+			int e = errno;
+
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = next;
+		q += n + 1;
+	}
+	return -1;
+}
+
+int srt_rundir_marker(const char *log_dir, const char *rel, char *detail, size_t size)
+{
+	const char *leaf;
+	struct stat sb;
+	int fd = open_log_parent(log_dir, rel, false, &leaf), rc = 0;
+
+	if (fd < 0) {
+		snprintf(detail, size, "%s: %s", rel,
+			 errno == ENOENT ? "no such file" :
+			 errno == ELOOP || errno == ENOTDIR ?
+					   "a folder on the way is not a directory (a link?)" :
+					   strerror(errno));
+		return 0;
+	}
+	if (fstatat(fd, leaf, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+		snprintf(detail, size, "%s: %s", rel,
+			 errno == ENOENT ? "no such file" : strerror(errno));
+	else if (!S_ISREG(sb.st_mode))
+		snprintf(detail, size, "%s: %s, not a regular file", rel,
+			 S_ISLNK(sb.st_mode) ? "a symbolic link" : srt_file_kind(sb.st_mode));
+	else if (sb.st_size == 0)
+		snprintf(detail, size, "%s: empty", rel);
+	else {
+		snprintf(detail, size, "%s: %lld bytes", rel, (long long)sb.st_size);
+		rc = 1;
+	}
+	close(fd);
+	return rc;
+}
+
+int srt_rundir_log_mkdir(const char *log_dir, const char *rel, struct srt_error *err)
+{
+	const char *leaf;
+	int fd = open_log_parent(log_dir, rel, true, &leaf), d;
+
+	if (fd < 0)
+		return srt_error_set(err, "cannot create '%s/%s': %s", log_dir, rel,
+				     errno == ELOOP || errno == ENOTDIR ?
+					     "a folder on the way is not a directory (a link?)" :
+					     strerror(errno));
+	if (mkdirat(fd, leaf, 0755) < 0 && errno != EEXIST) {
+		srt_error_set(err, "cannot create '%s/%s': %s", log_dir, rel, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	d = openat(fd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(fd);
+	if (d < 0)
+		return srt_error_set(err,
+				     "'%s/%s' exists and is not a directory (a link?); remove it: "
+				     "srtctl creates it for the process",
+				     log_dir, rel);
+	close(d);
+	return 0;
+}
+
+int srt_rundir_log_remove(const char *log_dir, const char *rel, struct srt_error *err)
+{
+	const char *leaf;
+	int fd = open_log_parent(log_dir, rel, false, &leaf);
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 :
+					 srt_error_set(err, "cannot reach '%s/%s': %s", log_dir,
+						       rel, strerror(errno));
+	if (unlinkat(fd, leaf, 0) < 0 && errno != ENOENT) {
+		srt_error_set(err, "cannot remove '%s/%s': %s", log_dir, rel, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}

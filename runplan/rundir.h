@@ -187,6 +187,22 @@ int srt_rundir_write_file_at(int dirfd, const char *dir, const char *name, const
 			     size_t len, unsigned mode, long uid, long gid, struct srt_error *err);
 
 /*
+ * Paths a plan names inside the log directory (relative, checked by the
+ * plan), reached one component at a time with openat(O_NOFOLLOW): a link
+ * planted in the log directory never redirects them.
+ *
+ * srt_rundir_marker(): is `rel` a nonempty regular file (a file readiness
+ * probe)?  1 yes, 0 no, with what was seen in detail ("no such file",
+ * "empty", "a directory, not a regular file", ...).
+ * srt_rundir_log_mkdir(): create directory `rel` and its parents (0755).
+ * srt_rundir_log_remove(): remove file `rel` if it is there (a link is
+ * removed, not followed).  Both return 0, or -1 with err set.
+ */
+int srt_rundir_marker(const char *log_dir, const char *rel, char *detail, size_t size);
+int srt_rundir_log_mkdir(const char *log_dir, const char *rel, struct srt_error *err);
+int srt_rundir_log_remove(const char *log_dir, const char *rel, struct srt_error *err);
+
+/*
  * Append the bytes of `path` to *out: a regular file opened with
  * O_NOFOLLOW (a symbolic link is refused, not followed), at most `max`
  * bytes (a larger file is refused, nothing read past the limit).  0 read,

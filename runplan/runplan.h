@@ -31,6 +31,13 @@
 #define SRT_PH_INFRA_IP "<infra_node_ip>"
 #define SRT_PH_WORKER_IP "<worker_ip>"
 #define SRT_PH_LOG_DIR "<log_dir>"
+/*
+ * TRT-LLM's pool commands, relative to the log directory: the master's
+ * address file (`trtllm-serve mooncake_master --address_file`, read by
+ * the donors and by workers through file://) and its run directory.
+ */
+#define SRT_POOL_ADDRESS_FILE "mooncake_master.addr"
+#define SRT_POOL_MASTER_RUN_DIR "mooncake/master"
 /* Where pyxis containers see the log directory. */
 #define SRT_CONTAINER_LOG_DIR "/logs"
 

@@ -24,16 +24,17 @@ command after a preamble's `bash -c ... $0`), is checked:
   config_runtime) is a failure;
 - argv[0] names the stand-in (the test's cluster config points
   commands.sglang / vllm / sglang_router / vllm_router / dynamo_sglang /
-  dynamo_vllm / mocker (dynamo_mocker) / dynamo_frontend / trtllm_launch / dynamo_trtllm / trtllm
-  at them); the rest is handed to the stand-in's own main(), exactly as
-  its executable would;
+  dynamo_vllm / mocker (dynamo_mocker) / dynamo_frontend / trtllm_launch / dynamo_trtllm /
+  dynamo_trtllm_pool (srt-slurm's `python3 -c` Mooncake pool wrapper) / trtllm
+  at them); the rest is handed to the stand-in's own main(), exactly as its
+  executable would;
 - a process with ntasks (a TRT-LLM worker: one MPI step of ntasks ranks)
   runs as rank 0 of that step: SLURM_PROCID=0, SLURM_NTASKS=ntasks,
   SLURM_NNODES=nnodes, as srun sets them.  trtllm_llmapi_launch's
   check-only path reads them, exports tllm_mpi_size and the rest, removes
-  the MPI variables and calls the wrapped stand-in's main() (dynamo_trtllm
-  or trtllm_serve) in this process, which checks its argv, reads the
-  engine YAML and checks tp * pp * cp against the world.  Ranks > 0 run
+  the MPI variables and calls the wrapped stand-in's main() (dynamo_trtllm,
+  dynamo_trtllm_pool or trtllm_serve) in this process, which checks its
+  argv, reads the engine YAML and checks tp * pp * cp against the world.  Ranks > 0 run
   nothing a check could see (the real ones wait for rank 0), so they are
   not run;
 - the model directory exists: ROOT/models + the host path is created, and
@@ -70,7 +71,7 @@ sys.dont_write_bytecode = True      # leave no __pycache__ in tests/fakes
 
 PROGS = ("sglang_launch_server", "vllm", "sglang_router", "vllm-router", "dynamo_sglang",
          "dynamo_vllm", "dynamo_mocker", "dynamo_frontend", "numactl", "trtllm_llmapi_launch", "dynamo_trtllm",
-         "trtllm_serve", "trtllm_serve_disaggregated", "lmcache")
+         "dynamo_trtllm_pool", "trtllm_serve", "trtllm_serve_disaggregated", "lmcache")
 # variables of an MPI step or of trtllm-llmapi-launch: none may leak from the
 # checker's own environment into a stand-in
 LEAK_PREFIXES = ("SLURM_", "OMPI_", "PMIX_", "PMI_", "MPI_", "TLLM_", "tllm_")
@@ -96,6 +97,7 @@ def load_standins(fakes):
             "dynamo_frontend": strict_dynamo.main_frontend,
             "trtllm_llmapi_launch": strict_trtllm.main_launch,
             "dynamo_trtllm": strict_trtllm.main_dynamo,
+            "dynamo_trtllm_pool": strict_trtllm.main_dynamo_pool,
             "trtllm_serve": strict_trtllm.main_serve,
             "lmcache": strict_lmcache.main}
 

@@ -8,7 +8,11 @@
 # in etcd, seen by dynamo_frontend, one request through it; a world size
 # that does not match the engine YAML; trtllm-serve directly and
 # `trtllm-serve disaggregated` in front of a context and a generation
-# server.  See
+# server; TRT-LLM's own Mooncake pool: `trtllm-serve mooncake_master`
+# publishing its address only once the master's RPC port answers and
+# withdrawing it on SIGTERM, `trtllm-serve mooncake_donor` waiting for that
+# address and announcing its segment, a trtllm-serve worker and srt-slurm's
+# Dynamo pool wrapper (dynamo_trtllm_pool) provisioning from it.  See
 # tests/fakes/README.md ("TensorRT-LLM stand-ins").  Skips (77) when etcd or
 # nats-server is not installed.  Loopback only, free ports picked by the
 # kernel, every wait bounded, every process stopped by PID.
@@ -238,9 +242,107 @@ refused 1 "tllm_mpi_size=4) but tensor_parallel_size * pipeline_parallel_size * 
 	"launcher check-only: world size mismatch" -- env FAKE_CHECK_ONLY=1 SLURM_PROCID=0 SLURM_NTASKS=4 \
 	"$LAUNCH" "$DTRT" "${DT_ARGV[@]}"
 grep -qF "Rank0 Task exit code: 1" err || fail "launcher check-only: no exit code line for 1: $(cat err)"
-refused 127 "FAKE_CHECK_ONLY=1 runs only the stand-ins dynamo_trtllm, trtllm_serve in-process" \
+refused 127 "FAKE_CHECK_ONLY=1 runs only the stand-ins dynamo_trtllm, dynamo_trtllm_pool, trtllm_serve in-process" \
 	"launcher check-only: another program" -- env FAKE_CHECK_ONLY=1 "$LAUNCH" sh -c 'touch ran'
 [[ ! -e ran ]] || fail "launcher check-only ran a program"
+
+###########################################################################
+# TRT-LLM's own Mooncake pool commands (what srtctl renders for the
+# mooncake-master and mooncake-donor services): their options as click
+# parses them, their refusals; the mooncake_store block of a worker's engine
+# YAML as TRT-LLM validates it; srt-slurm's Dynamo pool wrapper
+
+POOL=$F/dynamo_trtllm_pool
+MASTER_ARGV=(mooncake_master --rpc_port 8700 --metrics_port 8702 --eviction_ratio 0.05
+	--address_file /logs/mooncake_master.addr)
+DONOR_ARGV=(mooncake_donor --master_server_address file:///logs/mooncake_master.addr
+	--segment_size 4GiB --protocol rdma --ready_file /logs/mooncake/donor-node-02.ready)
+accepted pm1 "mooncake_master: srtctl's argv" -- env TRTLLM_MOONCAKE_RUN_DIR=/logs/mooncake/master \
+	TRTLLM_MOONCAKE_MASTER_TIMEOUT=900 "$SERVE" "${MASTER_ARGV[@]}"
+opts pm1 "o['rpc_port'] == 8700 and o['metrics_port'] == 8702 and o['eviction_ratio'] == 0.05"
+opts pm1 "o['address_file'] == '/logs/mooncake_master.addr' and o['heartbeat_seconds'] == 300 and o['run_dir'] is None"
+accepted pd1 "mooncake_donor: srtctl's argv" -- env TRTLLM_MOONCAKE_RUN_DIR=/logs/mooncake/donor-node-02 \
+	TLLM_LOG_LEVEL=INFO TRTLLM_MOONCAKE_MASTER_TIMEOUT=900 "$SERVE" "${DONOR_ARGV[@]}"
+opts pd1 "o['segment_bytes'] == 4 << 30 and o['protocol'] == 'rdma' and o['local_buffer_bytes'] == 64 << 20"
+opts pd1 "o['master'] == 'file:///logs/mooncake_master.addr' and o['metadata_server'] == 'P2PHANDSHAKE'"
+accepted pd2 "mooncake_donor: decimal units count in 1000s" -- "$SERVE" mooncake_donor \
+	--master_server_address=10.0.0.1:8700 --segment_size 4GB --local_buffer_size 1.5MiB --no-telemetry
+opts pd2 "o['segment_bytes'] == 4 * 10**9 and o['local_buffer_bytes'] == 3 << 19 and o['telemetry'] is False"
+refused 2 "Error: No such option: --port" "mooncake_master unknown option" -- \
+	"$SERVE" mooncake_master --port 8700
+grep -qF "Usage: trtllm-serve mooncake_master [OPTIONS]" err || fail "mooncake_master usage line: $(cat err)"
+refused 2 "Error: Invalid value for '--rpc_port': 'x' is not a valid integer." "mooncake_master bad port" -- \
+	"$SERVE" mooncake_master --rpc_port x
+refused 2 "Error: No master to join. Pass --master_server_address, or a --config naming one (or set MOONCAKE_CONFIG_PATH)." \
+	"mooncake_donor without a master" -- "$SERVE" mooncake_donor --segment_size 4GiB
+grep -qF "Usage: trtllm-serve mooncake_donor [OPTIONS]" err || fail "mooncake_donor usage line: $(cat err)"
+refused 2 "Error: --segment_size: unknown size unit 'XB' in '4XB'" "mooncake_donor bad size" -- \
+	"$SERVE" "${DONOR_ARGV[@]}" --segment_size 4XB
+refused 2 "Error: No such option: --segment-size" "mooncake_donor dashed option" -- \
+	"$SERVE" mooncake_donor --master_server_address 10.0.0.1:8700 --segment-size 4GiB
+refused 1 "ValueError: TRTLLM_MOONCAKE_MASTER_TIMEOUT='0' must be > 0" "mooncake_donor timeout 0" -- \
+	env TRTLLM_MOONCAKE_MASTER_TIMEOUT=0 "$SERVE" "${DONOR_ARGV[@]}"
+refused 1 "ValueError: TRTLLM_MOONCAKE_MASTER_TIMEOUT='soon' is not a number" "mooncake_donor timeout word" -- \
+	env TRTLLM_MOONCAKE_MASTER_TIMEOUT=soon "$SERVE" "${DONOR_ARGV[@]}"
+# no master ever publishes: the donor gives up after the timeout, announces nothing
+mkdir -p host/logs/mooncake
+refused 1 "TimeoutError: No Mooncake master address appeared in /logs/mooncake_master.addr within 1s" \
+	"mooncake_donor, no master" -- env TRTLLM_MOONCAKE_MASTER_TIMEOUT=1 "$SERVE" "${DONOR_ARGV[@]}"
+[[ ! -e host/logs/mooncake/donor-node-02.ready ]] || fail "the donor announced a segment without a master"
+
+# a worker's mooncake_store block (design A: no MOONCAKE_CONFIG_PATH)
+printf 'kv_connector_config:\n  connector: mooncake-store\n  mooncake_store:\n    master_server_address: file:///logs/mooncake_master.addr\n    protocol: rdma\n    global_segment_size: 4GiB\n' \
+	>host/logs/pool.yaml
+accepted pw1 "trtllm-serve with a mooncake_store block: checked, no master waited for" -- \
+	env TRTLLM_MOONCAKE_RUN_DIR=/logs/mooncake/prefill-0 TRTLLM_MOONCAKE_MASTER_TIMEOUT=900 \
+	TRTLLM_MOONCAKE_STORE_ROLE=producer "$SERVE" /model --host 192.0.2.1 --port 8000 --config /logs/pool.yaml
+grep -qF "would provision the pool of file:///logs/mooncake_master.addr" err ||
+	fail "check-only provisioning: $(cat err)"
+printf 'kv_connector_config:\n  connector: mooncake-store\n  mooncake_store:\n    master_server_address: file:///logs/mooncake_master.addr\n    segment_size: 4GiB\n    global_segment_size: 16GB\n' \
+	>host/logs/pool-bad.yaml
+refused 1 "pydantic_core._pydantic_core.ValidationError: 2 validation errors for TorchLlmArgs" \
+	"mooncake_store: an unknown key and a decimal size" -- "$SERVE" /model --config /logs/pool-bad.yaml
+grep -qF "kv_connector_config.mooncake_store.segment_size" err || fail "unknown mooncake_store key: $(cat err)"
+grep -qF "Extra inputs are not permitted [type=extra_forbidden" err || fail "unknown mooncake_store key: $(cat err)"
+grep -qF "uses a decimal unit" err || fail "decimal size in mooncake_store: $(cat err)"
+refused 1 "ValueError: 'donor' is not a valid StoreRole" "TRTLLM_MOONCAKE_STORE_ROLE donor" -- \
+	env TRTLLM_MOONCAKE_STORE_ROLE=donor FAKE_CHECK_ONLY=1 "$SERVE" /model --config /logs/pool.yaml
+refused 1 "ValueError: TRTLLM_MOONCAKE_MASTER_TIMEOUT='-1' must be > 0" "worker timeout -1" -- \
+	env TRTLLM_MOONCAKE_MASTER_TIMEOUT=-1 FAKE_CHECK_ONLY=1 "$SERVE" /model --config /logs/pool.yaml
+refused 1 "TimeoutError: No Mooncake master address appeared in /logs/mooncake_master.addr within 1s" \
+	"trtllm-serve provisioning, no master" -- env TRTLLM_MOONCAKE_MASTER_TIMEOUT=1 \
+	TRTLLM_MOONCAKE_RUN_DIR=/logs/mooncake/prefill-9 "$SERVE" /model --config /logs/pool.yaml
+[[ ! -e host/logs/mooncake/prefill-9/mooncake.json ]] || fail "a client config without a master"
+# dynamo.trtllm builds its LLM itself: a block alone gives it no client config
+refused 1 "does not provision a mooncake_store block" "dynamo.trtllm with a mooncake_store block" -- \
+	env FAKE_CHECK_ONLY=1 "$DTRT" --model-path /model --extra-engine-args /logs/pool.yaml
+
+# srt-slurm's pool wrapper: the YAML popped from argv, then dynamo.trtllm on the rest
+POOL_ARGV=(/logs/pool.yaml --model-path /model --served-model-name m2 --disaggregation-mode prefill
+	--extra-engine-args /logs/pool.yaml --request-plane tcp)
+accepted pp1 "pool wrapper: srtctl's argv" -- env TRTLLM_MOONCAKE_RUN_DIR=/logs/mooncake/prefill-0 "$POOL" "${POOL_ARGV[@]}"
+opts pp1 "o['role'] == 'prefill' and o['dynamo']['served_model_name'] == 'm2' and o['dynamo']['extra_engine_args'] == '/logs/pool.yaml'"
+opts pp1 "o['engine']['kv_connector_config']['mooncake_store']['global_segment_size'] == '4GiB'"
+accepted pp2 "pool wrapper under the launcher (check-only, in-process)" -- env SLURM_PROCID=0 SLURM_NTASKS=1 \
+	"$LAUNCH" "$POOL" "${POOL_ARGV[@]}"
+opts pp2 "o['role'] == 'prefill' and o['mpi_world_size'] == 1"
+grep -qF "Rank0 Task exit code: 0" err || fail "pool wrapper under the launcher: $(cat err)"
+printf 'kv_connector_config:\n  connector: mooncake-store\n  connector_module: my.connector\n' >host/logs/pool-other.yaml
+accepted pp3 "pool wrapper, another connector module: a no-op" -- "$POOL" /logs/pool-other.yaml \
+	--model-path /model --extra-engine-args /logs/pool-other.yaml
+opts pp3 "o['engine']['kv_connector_config']['connector_module'] == 'my.connector'"
+refused 1 "IndexError: pop index out of range" "pool wrapper without arguments" -- "$POOL"
+refused 1 "FileNotFoundError: [Errno 2] No such file or directory: '/logs/nope.yaml'" "pool wrapper, missing YAML" -- \
+	"$POOL" /logs/nope.yaml --model-path /model
+refused 1 "KeyError: 'kv_connector_config'" "pool wrapper, YAML without a connector" -- \
+	"$POOL" /logs/agg.yaml --model-path /model
+refused 1 "ValidationError: 2 validation errors for KvCacheConnectorConfig" "pool wrapper, bad mooncake_store" -- \
+	"$POOL" /logs/pool-bad.yaml --model-path /model
+grep -qF "mooncake_store.segment_size" err || fail "pool wrapper: the error's location: $(cat err)"
+printf 'kv_connector_config:\n  connector: mooncake-store\n  mooncake_store: {launch_master: true}\n' >host/logs/pool-own.yaml
+refused 2 "is not imitated" "pool wrapper, launch_master" -- "$POOL" /logs/pool-own.yaml --model-path /model
+refused 1 "Unrecognized argument: --bogus" "pool wrapper: dynamo.trtllm parses the rest" -- \
+	env FAKE_CHECK_ONLY=1 "$POOL" "${POOL_ARGV[@]}" --bogus 1
 
 ###########################################################################
 # the real etcd and NATS
@@ -423,6 +525,181 @@ grep -q "joins the pool at 127.0.0.1:$MP as capacity" mc.log || fail "client con
 grep -q "Connected to Mooncake master 127.0.0.1:$MP" mc.log || fail "no master connection: $(cat mc.log)"
 stop "$MW" "mooncake-store worker"
 kill "$LP" 2>/dev/null || true
+
+###########################################################################
+# TRT-LLM's own pool, live: trtllm-serve mooncake_master runs the master
+# binary (the stand-in's fake_mooncake_master: no mooncake_master on PATH)
+# and publishes its address only once the RPC port answers; a donor waiting
+# on that address file lends its segment, then announces it; a trtllm-serve
+# worker and srt-slurm's Dynamo pool wrapper provision from the same file
+
+await_line() { # FILE PATTERN SECONDS WHAT: until FILE holds a line with PATTERN (grep -F)
+	local end=$((SECONDS + $3))
+	until [[ -f $1 ]] && grep -qF -- "$2" "$1"; do
+		((SECONDS < end)) || fail "$4: no '$2' in $1: $(tail -n 5 "$1" 2>/dev/null)"
+		sleep 0.05
+	done
+}
+
+export TLLM_LOG_LEVEL=INFO
+read -r KRP KMP KSP KDSP R2 M2 R3 M3 < <(net freeports 8)
+ADDR=host/logs/mooncake_master.addr
+rm -f "$ADDR" host/logs/mooncake/donor-node-02.ready
+mkdir -p host/logs/mooncake/master
+# the donor first: it waits for an address file nobody has written yet
+start donor.log env TRTLLM_MOONCAKE_RUN_DIR=/logs/mooncake/donor-node-02 TRTLLM_MOONCAKE_MASTER_TIMEOUT=900 \
+	"$SERVE" "${DONOR_ARGV[@]}" --heartbeat_seconds 1
+DN=$SPID
+await_line donor.log "reading the master's address from /logs/mooncake_master.addr" 15 "donor"
+alive "$DN" || fail "the donor did not wait for the master: $(cat donor.log)"
+[[ ! -e host/logs/mooncake/donor-node-02.ready ]] || fail "the donor announced a segment before any master"
+# the master, slow to bind its RPC port (FAKE_MASTER_SLOW_START, read by the binary)
+start master.log env TRTLLM_MOONCAKE_RUN_DIR=/logs/mooncake/master TRTLLM_MOONCAKE_MASTER_TIMEOUT=900 \
+	FAKE_MASTER_SLOW_START=1.5 "$SERVE" mooncake_master --rpc_port "$KRP" --metrics_port "$KMP" \
+	--eviction_ratio 0.05 --address_file /logs/mooncake_master.addr --heartbeat_seconds 1
+MW=$SPID
+await_line master.log "mooncake-store: master pid=" 15 "master wrapper"
+MC=$(sed -n 's/.*master pid=\([0-9]*\) logging to.*/\1/p' master.log | head -n 1)
+pids+=("$MC")
+# whenever the address file exists the RPC port answers; before, it did not
+h py "
+import os, socket, time
+seen_closed, end = False, time.monotonic() + 30
+while time.monotonic() < end:
+    published = os.path.exists('$ADDR')
+    try:
+        socket.create_connection(('127.0.0.1', $KRP), timeout=0.5).close()
+        up = True
+    except OSError:
+        up = False
+    if published:
+        assert up, 'the address was published while the RPC port refused'
+        break
+    seen_closed = seen_closed or not up
+    time.sleep(0.02)
+else:
+    raise SystemExit('no address file')
+assert seen_closed, 'the RPC port never refused before the address appeared'
+assert open('$ADDR').read() == '127.0.0.1:$KRP\n', repr(open('$ADDR').read())
+assert open('host/logs/mooncake/master/master.addr').read() == '127.0.0.1:$KRP\n'
+assert not [f for f in os.listdir('host/logs') + os.listdir('host/logs/mooncake/master') if f.endswith('.partial')]
+" || fail "master address publication: $(cat master.log)"
+await_line master.log "published master 127.0.0.1:$KRP to /logs/mooncake_master.addr" 5 "master"
+grep -qF "master ready at 127.0.0.1:$KRP after" master.log || fail "master ready line: $(cat master.log)"
+await_line master.log "mooncake-store: master at 127.0.0.1:$KRP alive after 0m" 10 "master heartbeat"
+[[ -s host/logs/mooncake/master/mooncake_master.log ]] || fail "the master binary's log is empty"
+h py "
+import json
+r = [json.loads(l) for l in open('$work/rec/mooncake_master.jsonl')][-1]
+assert r['argv'][1:] == ['--rpc_port=$KRP', '--metrics_port=$KMP', '--eviction_ratio=0.05'], r['argv']
+assert r['env']['GLOG_logtostderr'] == '1' and r['env']['GLOG_v'] == '1', r['env']
+assert r['pid'] == $MC, (r['pid'], $MC)
+" || fail "the master binary's argv and env"
+# the donor resolves the address, mounts its segment, only then announces it
+await_line donor.log "announced this segment in /logs/mooncake/donor-node-02.ready" 15 "donor"
+h py "
+import re
+text = open('host/logs/mooncake/donor-node-02.ready').read()
+assert re.fullmatch(r'\d+\.\d+\.\d+\.\d+ 4294967296\n', text), repr(text)
+lines = open('donor.log').read()
+order = ['names the master at 127.0.0.1:$KRP', 'the master at 127.0.0.1:$KRP answered',
+         'segment_size=4.0GiB (4294967296 bytes) protocol=rdma', 'is now part of the pool',
+         'announced this segment']
+at = [lines.index(s) for s in order]
+assert at == sorted(at), at
+" || fail "donor ready file and order: $(cat donor.log)"
+segs=$(h http GET "http://127.0.0.1:$KMP/get_all_segments")
+[[ $(tail -n +2 <<<"$segs") == 127.0.0.1:* ]] || fail "the master does not list the donor's segment: $segs"
+await_line donor.log "still lending 4.0GiB to the pool at file:///logs/mooncake_master.addr after 0m" 10 "donor heartbeat"
+
+# a trtllm-serve prefill worker provisions from the same address file
+start pw.log env TRTLLM_MOONCAKE_RUN_DIR=/logs/mooncake/prefill-0 TRTLLM_MOONCAKE_MASTER_TIMEOUT=900 \
+	TRTLLM_MOONCAKE_STORE_ROLE=producer "$SERVE" /model --host 127.0.0.1 --port "$KSP" --config /logs/pool.yaml
+PW=$SPID
+h waitstatus "http://127.0.0.1:$KSP/health" 20 200 || fail "provisioned trtllm-serve never served: $(cat pw.log)"
+h py "
+import json
+c = json.load(open('host/logs/mooncake/prefill-0/mooncake.json'))
+assert c == {'metadata_server': 'P2PHANDSHAKE', 'master_server_address': '127.0.0.1:$KRP',
+             'protocol': 'rdma', 'device_name': c['device_name'], 'global_segment_size': 4 << 30,
+             'local_buffer_size': 1 << 30, 'role': 'both', 'transfer_batch_size': 64,
+             'stage_through_host': True}, c
+r = [r for r in map(json.loads, open('$work/rec/engine.jsonl')) if r['port'] == $KSP][-1]
+assert r['env']['MOONCAKE_CONFIG_PATH'] == '/logs/mooncake/prefill-0/mooncake.json', r['env']
+assert r['mooncake_master'] == '127.0.0.1:$KRP' and r['mooncake']['role'] == 'producer', r['mooncake']
+assert r['mooncake']['provisioned'] is True, r['mooncake']
+" || fail "the worker's provisioning: $(cat pw.log)"
+grep -qF "joins the pool at 127.0.0.1:$KRP as producer" pw.log || fail "worker join line: $(cat pw.log)"
+stop "$PW" "provisioned trtllm-serve"
+# an inherited MOONCAKE_CONFIG_PATH wins over the block
+accepted pw2 "an inherited client config wins over the block" -- env MOONCAKE_CONFIG_PATH=/logs/mc-ok.json \
+	"$SERVE" /model --config /logs/pool.yaml
+grep -qF "/logs/mc-ok.json joins the pool at 127.0.0.1:$MP as capacity" err || fail "inherited config: $(cat err)"
+
+# srt-slurm's Dynamo pool wrapper under the launcher
+start dp.log env SLURM_PROCID=0 SLURM_NTASKS=1 DYN_SYSTEM_PORT="$KDSP" TRTLLM_MOONCAKE_RUN_DIR=/logs/mooncake/prefill-1 \
+	TRTLLM_MOONCAKE_MASTER_TIMEOUT=900 TRTLLM_MOONCAKE_STORE_ROLE=both "$LAUNCH" "$POOL" "${POOL_ARGV[@]}"
+DP=$SPID
+child_of dp.log
+h waitstatus "http://127.0.0.1:$KDSP/health" 20 200 || fail "the pool wrapper's worker never registered: $(cat dp.log)"
+h py "
+import json
+c = json.load(open('host/logs/mooncake/prefill-1/mooncake.json'))
+assert c['master_server_address'] == '127.0.0.1:$KRP' and c['global_segment_size'] == 4 << 30, c
+r = [r for r in map(json.loads, open('$work/rec/engine.jsonl'))
+     if r.get('env', {}).get('TRTLLM_MOONCAKE_RUN_DIR') == '/logs/mooncake/prefill-1'][-1]
+assert r['prog'] == 'dynamo.trtllm' and r['role'] == 'prefill', r['prog']
+assert r['env']['MOONCAKE_CONFIG_PATH'] == '/logs/mooncake/prefill-1/mooncake.json', r['env']
+assert r['mooncake_master'] == '127.0.0.1:$KRP' and r['served_model_names'] == ['m2'], r
+" || fail "the pool wrapper's provisioning: $(cat dp.log)"
+kill -TERM "$DP"
+expect_rc 143 "$DP" 15 "pool wrapper launcher on SIGTERM"
+
+# SIGTERM to the master: its binary stopped, both address files withdrawn
+kill -TERM "$MW"
+expect_rc 143 "$MW" 20 "master wrapper on SIGTERM (trtllm-serve's 128 + N)"
+gone "$MC" 5 || fail "the master binary outlived its wrapper"
+[[ ! -e $ADDR && ! -e host/logs/mooncake/master/master.addr ]] || fail "the master address was not withdrawn"
+h py "
+lines = open('master.log').read()
+order = ['withdrew the master address at /logs/mooncake/master/master.addr',
+         'withdrew the master address at /logs/mooncake_master.addr',
+         'master at 127.0.0.1:$KRP stopped', 'signal 15 received, shut down']
+at = [lines.index(s) for s in order]
+assert at == sorted(at), at
+" || fail "master shutdown lines: $(tail -n 6 master.log)"
+# the donor outlives the master (its segment is lost, not withdrawn); SIGTERM ends it
+alive "$DN" || fail "the donor exited with the master: $(tail -n 5 donor.log)"
+kill -TERM "$DN"
+expect_rc 143 "$DN" 10 "donor on SIGTERM"
+h py "
+lines = open('donor.log').read()
+assert lines.index('withdrew the 4.0GiB lent from') < lines.index('signal 15 received, shut down')
+" || fail "donor shutdown lines: $(tail -n 4 donor.log)"
+[[ -s host/logs/mooncake/donor-node-02.ready ]] || fail "the donor deleted its ready file"
+
+# a master binary that dies: click's error, exit 1, the address withdrawn
+start m2.log env TRTLLM_MOONCAKE_RUN_DIR=/logs/mooncake/m2 FAKE_MASTER_CRASH_AFTER=1 "$SERVE" mooncake_master \
+	--rpc_port "$R2" --metrics_port "$M2" --address_file /logs/m2.addr
+M2W=$SPID
+end=$((SECONDS + 15))
+until [[ -e host/logs/m2.addr ]] || ! alive "$M2W"; do
+	((SECONDS < end)) || fail "crashing master never published: $(cat m2.log)"
+	sleep 0.02
+done
+expect_rc 1 "$M2W" 20 "master wrapper when the binary dies"
+grep -qF "Error: mooncake_master exited with code -6. See /logs/mooncake/m2/mooncake_master.log" m2.log ||
+	fail "dead master message: $(tail -n 3 m2.log)"
+[[ ! -e host/logs/m2.addr ]] || fail "a dead master's address stayed published"
+# a master whose RPC port never answers: nothing published, TimeoutError
+refused 1 "TimeoutError: The Mooncake master at 127.0.0.1:$R3 did not accept connections within 2s" \
+	"master that never answers" -- env FAKE_MASTER_HANG=rpc TRTLLM_MOONCAKE_MASTER_TIMEOUT=2 \
+	TRTLLM_MOONCAKE_RUN_DIR=/logs/mooncake/m3 "$SERVE" mooncake_master --rpc_port "$R3" --metrics_port "$M3" \
+	--address_file /logs/m3.addr
+[[ ! -e host/logs/m3.addr && ! -e host/logs/mooncake/m3/master.addr ]] || fail "an unready master was published"
+refused 1 "FileNotFoundError: '/nonexistent/mooncake_master' is not on PATH" "master binary missing" -- \
+	env TRTLLM_MOONCAKE_MASTER_BINARY=/nonexistent/mooncake_master "$SERVE" mooncake_master --run_dir "$work/m4"
+unset TLLM_LOG_LEVEL
 
 halt "$NATS_PID" "nats-server"
 halt "$ETCD_PID" "etcd"

@@ -32,8 +32,10 @@ stack='which srtctl does not run|is not run by srtctl|is not started by srtctl'
 stack+="|engine '[a-z]+' is not supported by srtctl|srtctl runs a sweep as a campaign"
 stack+="|Write 'type: sglang-router' to put a router in front"
 # Stacks srtctl runs, which once were refused: TRT-LLM's mooncake-store
-# connector on the native master (each role's client config).
-must_run=(examples__trtllm__trtllm-serve-disagg-mooncake.yaml examples__trtllm__dynamo-disagg-mooncake.yaml)
+# connector on the native master (each role's client config), and on
+# TRT-LLM's own pool commands (trtllm-serve mooncake_master, donors).
+must_run=(examples__trtllm__trtllm-serve-disagg-mooncake.yaml examples__trtllm__dynamo-disagg-mooncake.yaml
+	examples__trtllm__trtllm-serve-mooncake.yaml examples__trtllm__dynamo-mooncake.yaml)
 files=0 ran=0 refused=0
 failures=()
 for f in "$DIR"/*.yaml; do

@@ -52,6 +52,10 @@
 #     goes context server first, then a generation server.  The workers use
 #     TRT-LLM's mooncake-store connector: the master comes first, each role
 #     reads its own client config and joins the master it names.
+# 13p. trtllm_serve on TRT-LLM's own Mooncake pool (srt-slurm's design A):
+#     `trtllm-serve mooncake_master` and a donor start with the workers, the
+#     master's address file and the donor's ready marker gate the frontend,
+#     the prefill worker provisions the pool from its engine YAML.
 # 14. Dynamo's mocker under Dynamo's frontend: dynamo.mocker's argv as
 #     srt-slurm renders it (role, bootstrap port, knobs, the role's args
 #     last), ZMQ events without NATS, a completion through prefill then
@@ -940,6 +944,96 @@ wait_no_jobs 40
 check "13. deleting the recipe cancels its job" test $? -eq 0
 sleep 2
 check "13. no trtllm-serve rank or orchestrator is left" test -z "$(leftovers)"
+# ---- 13p. trtllm_serve on TRT-LLM's own Mooncake pool ----------------------------------
+# srt-slurm's design: `trtllm-serve mooncake_master` publishes the master's
+# address in a file, a donor on the decode node lends memory and writes its
+# ready marker, the prefill worker provisions the pool from its engine YAML.
+cat >"$WORK/trtpool.yaml" <<YAML
+name: e2e-trtpool
+environment:
+  FAKE_RECORD_DIR: $REC/trtpool
+engine: trtllm
+model: {path: $MODEL}
+resources: {gpus_per_node: 4}
+roles:
+  prefill:
+    gpus: 2
+    args:
+      tensor_parallel_size: 2
+      cache_transceiver_config: {backend: UCX}
+      kv_connector_config:
+        connector: mooncake-store
+        mooncake_store:
+          master_server_address: file:///logs/mooncake_master.addr
+          protocol: tcp
+          global_segment_size: 1GiB
+  decode:
+    gpus: 2
+    args:
+      tensor_parallel_size: 2
+      cache_transceiver_config: {backend: UCX}
+frontend:
+  type: trtllm_serve
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    start: with_workers
+    options: {eviction_ratio: 0.05, master_timeout_s: 60, store_role: both}
+  - name: mooncake-donor
+    type: mooncake-donor
+    start: with_workers
+    readiness: {file: {path: "mooncake/donor-{node}.ready"}, timeout_seconds: 60}
+    options: {size: 2GiB, protocol: tcp}
+YAML
+mkdir -p "$REC/trtpool" && chmod 1777 "$REC/trtpool"
+S apply -f "$WORK/trtpool.yaml" --wait --timeout 120s >"$WORK/wait13p.out" 2>&1
+check "13p. a trtllm_serve recipe on TRT-LLM's own pool reaches Ready" test $? -eq 0
+S get workers -o json >"$WORK/wrk13p.json"
+S events -o json >"$WORK/ev13p.json"
+py "$WORK" <<'PY'
+import json, os, sys
+work = sys.argv[1]
+run = "e2e-trtpool-1-1"
+logs = f"{work}/runs/{run}/logs"
+wrk = [w for w in json.load(open(f"{work}/wrk13p.json"))["items"] if w["run"] == run]
+ip = {w["role"]: w["ip"] for w in wrk}
+node = {w["role"]: w["node"] for w in wrk}
+# the master's address, published by trtllm-serve mooncake_master once its RPC port answered
+addr = open(f"{logs}/mooncake_master.addr").read()
+assert addr.endswith(":8700\n"), addr
+# the donor's marker: its host and the bytes it lends
+marker = open(f"{logs}/mooncake/donor-{node['decode']}.ready").read().split()
+assert marker[1] == str(2 << 30), marker
+# the prefill worker provisioned the pool in its own run dir and joined that master
+recs = {r["argv"][r["argv"].index("--extra_llm_api_options") + 1].rsplit("/", 1)[1]: r
+        for r in map(json.loads, open(f"{work}/rec/trtpool/engine.jsonl"))}
+pre = recs["trtllm_prefill_0.yaml"]
+assert pre["env"]["TRTLLM_MOONCAKE_RUN_DIR"] == f"{logs}/mooncake/prefill-0", pre["env"]
+assert pre["env"]["TRTLLM_MOONCAKE_STORE_ROLE"] == "both" and pre["env"]["TRTLLM_MOONCAKE_MASTER_TIMEOUT"] == "60"
+assert pre["mooncake_master"] == addr.strip(), (pre["mooncake_master"], addr)
+client = json.load(open(f"{logs}/mooncake/prefill-0/mooncake.json"))
+assert client["master_server_address"] == addr.strip(), client
+dec = recs["trtllm_decode_0.yaml"]
+assert "TRTLLM_MOONCAKE_STORE_ROLE" not in dec["env"] and not dec.get("mooncake_master"), dec
+items = [i for i in json.load(open(f"{work}/ev13p.json"))["items"]
+         if i["object"]["name"].startswith(run + "/")]
+def t(name, reason):
+    return [i["first_timestamp"] for i in items
+            if i["object"]["name"].split("/", 1)[1].startswith(name) and i["reason"] == reason]
+# with_workers: the master and the donor start with the workers, and gate the frontend
+assert t("mooncake-master", "Ready") and t("mooncake-donor", "Ready"), items
+assert max(t("mooncake-master", "Ready") + t("mooncake-donor", "Ready")) <= min(t("frontend", "Started"))
+PY
+check "13p. the master publishes its address, the donor lends 2 GiB and marks itself ready, the prefill worker provisions the pool from its YAML and joins that master; the frontend starts after both are Ready" test $? -eq 0
+fe_ip=$(worker_field "$WORK/wrk13p.json" e2e-trtpool-1-1 prefill ip)
+decode_node=$(worker_field "$WORK/wrk13p.json" e2e-trtpool-1-1 decode node)
+complete_from "$decode_node" "http://$fe_ip:8000" model e2e-trtpool-1 >"$WORK/answer13p.json" 2>&1
+check "13p. the orchestrator over the pool answers a completion" grep -q '"choices"' "$WORK/answer13p.json"
+S delete recipe e2e-trtpool >/dev/null
+wait_no_jobs 40
+check "13p. deleting the recipe cancels its job" test $? -eq 0
+sleep 2
+check "13p. no pool master, donor or worker is left" test -z "$(leftovers)"
 # ---- 14. Dynamo's mocker -------------------------------------------------------------
 cat >"$WORK/mocker.yaml" <<YAML
 name: e2e-mocker

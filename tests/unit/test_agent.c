@@ -665,7 +665,7 @@ static void test_plan_errors(void **state)
 		{ "{\"nodes\":[{\"host\":\"<a>\",\"ip\":\"<a_ip>\"}],\"processes\":[{\"name\":\"x\","
 		  "\"kind\":\"worker\",\"node\":0,\"ntasks\":4,\"mpi\":\"openmpi\",\"argv\":[\"a\"],"
 		  "\"log_file\":\"x\"}]}",
-		  "mpi 'openmpi' is not pmix or pmi2" },
+		  "mpi 'openmpi' is not pmix, pmi2 or none" },
 		{ "{\"nodes\":[{\"host\":\"<a>\",\"ip\":\"<a_ip>\"}],\"processes\":[{\"name\":\"x\","
 		  "\"kind\":\"worker\",\"node\":0,\"argv\":[\"a\"],\"log_file\":\"x\","
 		  "\"config_file\":\"../etc/passwd\",\"config_text\":\"x\"}]}",

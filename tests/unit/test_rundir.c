@@ -865,6 +865,67 @@ static void test_modes(void **state)
 }
 
 /* The controller reads plan.json through the run directory's fd: a regular file only. */
+/*
+ * Paths a plan names in the log directory: a run dir is created, a stale
+ * marker removed, a marker seen only as a nonempty regular file, and a link
+ * planted on the way is neither followed to create nor to remove.
+ */
+static void test_log_paths(void **state)
+{
+	struct fx *f = *state;
+	struct srt_error err;
+	char detail[200];
+	char *outside = path_in(f, "outside"), *victim = path_in(f, "outside/victim.ready");
+	char *logs = path_in(f, "logs"), *marker = path_in(f, "logs/mooncake/d-n1.ready");
+	char *link = path_in(f, "logs/evil");
+	FILE *fp;
+
+	assert_int_equal(mkdir(logs, 0755), 0);
+	assert_int_equal(mkdir(outside, 0755), 0);
+	assert_int_equal(srt_rundir_log_mkdir(logs, "mooncake/donor-n1", &err), 0);
+	assert_int_equal(srt_rundir_log_mkdir(logs, "mooncake/donor-n1", &err),
+			 0); /* again: fine */
+	assert_int_equal(srt_rundir_marker(logs, "mooncake/d-n1.ready", detail, sizeof(detail)), 0);
+	assert_non_null(strstr(detail, "no such file"));
+	fp = fopen(marker, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	assert_int_equal(srt_rundir_marker(logs, "mooncake/d-n1.ready", detail, sizeof(detail)), 0);
+	assert_non_null(strstr(detail, "empty"));
+	fp = fopen(marker, "w");
+	fputs("10.0.0.2 4294967296\n", fp);
+	fclose(fp);
+	assert_int_equal(srt_rundir_marker(logs, "mooncake/d-n1.ready", detail, sizeof(detail)), 1);
+	assert_int_equal(srt_rundir_log_remove(logs, "mooncake/d-n1.ready", &err), 0);
+	assert_int_equal(access(marker, F_OK), -1);
+	assert_int_equal(srt_rundir_log_remove(logs, "mooncake/d-n1.ready", &err),
+			 0); /* gone: fine */
+
+	/* logs/evil -> outside: not followed to read, remove or create */
+	assert_int_equal(symlink(outside, link), 0);
+	fp = fopen(victim, "w");
+	fputs("x\n", fp);
+	fclose(fp);
+	assert_int_equal(srt_rundir_marker(logs, "evil/victim.ready", detail, sizeof(detail)), 0);
+	assert_int_equal(srt_rundir_log_remove(logs, "evil/victim.ready", &err), -1);
+	assert_int_equal(access(victim, F_OK), 0);
+	assert_int_equal(srt_rundir_log_mkdir(logs, "evil/run", &err), -1);
+	free(link);
+	link = path_in(f, "outside/run");
+	assert_int_equal(access(link, F_OK), -1);
+	/* a link as the marker itself is no marker, and removing it removes the link only */
+	assert_int_equal(symlink(victim, marker), 0);
+	assert_int_equal(srt_rundir_marker(logs, "mooncake/d-n1.ready", detail, sizeof(detail)), 0);
+	assert_non_null(strstr(detail, "symbolic link"));
+	assert_int_equal(srt_rundir_log_remove(logs, "mooncake/d-n1.ready", &err), 0);
+	assert_int_equal(access(victim, F_OK), 0);
+	free(outside);
+	free(victim);
+	free(logs);
+	free(marker);
+	free(link);
+}
+
 static void test_plan_at_refuses_links(void **state)
 {
 	struct fx *f = *state;
@@ -952,6 +1013,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_status_bounded, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_modes, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_at_refuses_links, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_log_paths, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_root_parent_link, fx_setup, fx_teardown),
 	};
 

@@ -63,6 +63,18 @@
 #define TRT_MC                                                                                    \
 	"name: r\nengine: trtllm\nresources: {gpus_per_node: 4}\nroles:\n" TRT_MC_ROLE("prefill") \
 		TRT_MC_ROLE("decode")
+/* TRT-LLM's own pool: the prefill role provisions it, a donor lends the decode node's memory. */
+#define TRT_POOL_ROLES                                                                        \
+	"name: r\nengine: trtllm\nresources: {gpus_per_node: 4}\nroles:\n  prefill:\n"        \
+	"    gpus: 1\n    args:\n      tensor_parallel_size: 1\n      kv_connector_config:\n" \
+	"        connector: mooncake-store\n        mooncake_store:\n"                        \
+	"          master_server_address: file:///logs/mooncake_master.addr\n"                \
+	"          protocol: rdma\n  decode:\n    gpus: 1\n    args: {tensor_parallel_size: 1}\n"
+#define TRT_POOL_WITH(master_opts, donor_opts)                              \
+	TRT_POOL_ROLES MASTER                                               \
+		"    start: with_workers\n    options: {" master_opts "}\n" \
+		"  - name: donor\n    type: mooncake-donor\n    options: {" donor_opts "}\n"
+#define TRT_POOL TRT_POOL_WITH("eviction_ratio: 0.05, master_timeout_s: 900", "size: 4GiB")
 #define TRT_STORE(keys) MASTER "    options:\n      store_config: {" keys "}\n"
 
 #define AGG_Y "engine: sglang\nroles:\n  agg: {}\n"
@@ -349,17 +361,15 @@ static const struct vcase cases[] = {
 	  SG_ROLES MASTER "  - name: g\n    command: [x]\n    start: infra\n", 1,
 	  "r.yaml:14:12: services[1].start: the infra phase is etcd's and NATS's; write 'start: "
 	  "before_workers'" },
-	{ "TRT-LLM's donor is no typo of mooncake-store",
+	{ "a donor without TRT-LLM's pool",
 	  SG_ROLES MASTER "  - name: d\n    type: mooncake-donor\n", 1,
-	  "r.yaml:13:11: services[1].type: service type 'mooncake-donor' belongs to TRT-LLM's "
-	  "own Mooncake pool commands (trtllm-serve mooncake_master and mooncake_donor), which "
-	  "srtctl does not run; srtctl runs the upstream mooncake_master and gives each TRT-LLM "
-	  "role a client config (roles.<role>.mooncake_store_config over the master's "
-	  "options.store_config): remove it, or run this recipe with srt-slurm" },
+	  "r.yaml:12:5: services[1]: a mooncake-donor lends memory to TRT-LLM's own pool: it "
+	  "needs engine trtllm and a mooncake-master service that srtctl launches (engine is "
+	  "sglang)" },
 	{ "unknown service type", SG_ROLES MASTER "  - name: e\n    type: webserver\n", 1,
 	  "r.yaml:13:11: services[1].type: service type 'webserver' is not supported by srtctl; "
-	  "expected mooncake-master, mooncake-store, etcd, nats, lmcache-server or generic (with "
-	  "a command)" },
+	  "expected mooncake-master, mooncake-store, mooncake-donor, etcd, nats, lmcache-server "
+	  "or generic (with a command)" },
 	{ "roles name the engine",
 	  "name: r\nroles:\n  prefill: {engine: sglang}\n  decode: {engine: sglang}\n", 0, NULL },
 	{ "roles name different engines",
@@ -585,16 +595,60 @@ static const struct vcase cases[] = {
 	  "r.yaml:15:28: roles.decode.mooncake_store_config: roles.decode.mooncake_store_config "
 	  "needs a mooncake-master service: without one srtctl renders no client config and these "
 	  "keys would be dropped; add the service, or remove the key" },
-	{ "the block of TRT-LLM's own pool beside the master",
+	{ "a mooncake_store block beside the master: TRT-LLM's own pool",
 	  "name: r\nengine: trtllm\nroles:\n  agg:\n    gpus: 4\n    args:\n"
 	  "      tensor_parallel_size: 4\n      kv_connector_config:\n"
 	  "        connector: mooncake-store\n        mooncake_store: {protocol: rdma}\n" MASTER,
-	  1,
-	  "r.yaml:10:25: roles.agg.args.kv_connector_config.mooncake_store: mooncake_store is set, "
-	  "but with a mooncake-master service srtctl renders this role's Mooncake client config "
-	  "(MOONCAKE_CONFIG_PATH), which TRT-LLM reads instead of the block; move its client keys "
-	  "to roles.agg.mooncake_store_config and write kv_connector_config as {connector: "
-	  "mooncake-store}" },
+	  0, NULL },
+	{ "TRT-LLM's pool: master options, a donor, the master with the workers", TRT_POOL, 0,
+	  NULL },
+	{ "pool options with another engine",
+	  SG_ROLES MASTER "    options: {eviction_ratio: 0.1}\n", 1,
+	  "r.yaml:12:14: services[0].options: eviction_ratio, master_timeout_s and store_role are "
+	  "options of TRT-LLM's own pool (trtllm-serve mooncake_master), which runs with engine "
+	  "trtllm and a master srtctl launches; engine sglang runs the upstream mooncake_master: "
+	  "remove them" },
+	{ "eviction_ratio out of (0, 1)", TRT_POOL_WITH("eviction_ratio: 1", "size: 4GiB"), 1,
+	  "r.yaml:21:31: services[0].options.eviction_ratio: must be a number between 0 and 1, "
+	  "exclusive (the share of the pool the master evicts when it is full; default 0.05), "
+	  "not 1" },
+	{ "a store role TRT-LLM's pool does not have",
+	  TRT_POOL_WITH("store_role: capacity", "size: 4GiB"), 1,
+	  "r.yaml:21:27: services[0].options.store_role: 'capacity' is not a store role of "
+	  "TRT-LLM's pool; write both, producer or consumer" },
+	{ "a donor without a size", TRT_POOL_WITH("master_timeout_s: 900", "protocol: rdma"), 1,
+	  "r.yaml:24:14: services[1].options: the donor needs options.size: the memory it "
+	  "lends to the pool (for example 640GiB)" },
+	{ "a donor on another transport than the pool's",
+	  TRT_POOL_WITH("master_timeout_s: 900", "size: 4GiB, protocol: tcp"), 1,
+	  "r.yaml:24:37: services[1].options.protocol: the donor lends over 'tcp' but the "
+	  "prefill workers' pool "
+	  "(roles.prefill.args.kv_connector_config.mooncake_store.protocol) uses 'rdma'; one "
+	  "pool has one transport: make them the same" },
+	{ "a donor on the prefill nodes", TRT_POOL "    placement: {node: prefill}\n", 1,
+	  "r.yaml:22:5: services[1].placement: a mooncake-donor runs on the decode nodes "
+	  "(placement: {node: decode}), where memory is free to lend; not on the prefill nodes" },
+	{ "srtctl's client config keys in TRT-LLM's pool",
+	  TRT_POOL_WITH("master_timeout_s: 900, store_config: {protocol: rdma}", "size: 4GiB"), 1,
+	  "r.yaml:21:52: services[0].options.store_config: TRT-LLM's pool commands render the "
+	  "client config themselves from each role's args.kv_connector_config.mooncake_store; "
+	  "put these keys there, or drop the pool options (and donors) to run the upstream "
+	  "master with srtctl's client configs" },
+	{ "a readiness file outside the log directory",
+	  TRT_POOL "    readiness: {file: {path: ../x.ready}}\n", 1,
+	  "r.yaml:25:30: services[1].readiness.file.path: '../x.ready' must be a file inside "
+	  "the job's log directory: a relative path (or one under /logs, where containers see "
+	  "that directory) without '..', '//' or a trailing '/', of printable characters, at "
+	  "most 512 bytes (e.g. mooncake/donor-{node}.ready); srtctl removes it before each "
+	  "start" },
+	{ "a readiness file under /logs is the log directory's",
+	  TRT_POOL "    readiness:\n      file: {path: '/logs/mooncake/d-{node}.ready'}\n"
+		   "      timeout_seconds: 900\n",
+	  0, NULL },
+	{ "the master starts with the workers only for TRT-LLM's pool",
+	  SG_ROLES MASTER "    start: with_workers\n", 1,
+	  "r.yaml:12:12: services[0].start: the mooncake master must start before_workers: "
+	  "workers connect to it at startup" },
 	{ "another connector module is not Mooncake's",
 	  "name: r\nengine: trtllm\nroles:\n  agg:\n    gpus: 4\n    args:\n"
 	  "      tensor_parallel_size: 4\n      kv_connector_config:\n"
