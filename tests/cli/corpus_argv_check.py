@@ -212,7 +212,7 @@ def write_store_configs(plan, table):
 
 
 # the plan env a stand-in reads in check-only mode (the rest changes nothing it checks)
-PLAN_ENV = ("MOONCAKE_CONFIG_PATH",)
+PLAN_ENV = ("MOONCAKE_CONFIG_PATH", "TRTLLM_MOONCAKE_STORE_ROLE", "TRTLLM_MOONCAKE_MASTER_TIMEOUT")
 
 
 def plan_env(pr, table):

@@ -271,6 +271,47 @@ py trtmc1.json '[c["file"] for c in d["store_configs"]] == ["<log_dir>/mooncake/
 py trtmc1.json '[r["role"] for r in d["env"] if r["name"] == "MOONCAKE_CONFIG_PATH"] == ["prefill"]'
 py trtmc1.json 'any("roles.decode.args: has no '"'"'kv_connector_config'"'"' that selects the mooncake-store connector" in w for w in d["warnings"])'
 
+# TRT-LLM's own pool: the master is trtllm-serve mooncake_master (MPI none, the
+# scrub preamble, the address file cleared and probed), a donor per decode node
+# (its marker a file probe with the node bound), the workers' pool env and run
+# dirs, no client config; under Dynamo the prefill role runs inside the pool
+cat >trtpool.yaml <<'YAML'
+name: trtpool
+engine: {type: trtllm, served_model_name: org/m}
+model: {path: /models/m}
+resources: {gpus_per_node: 4}
+roles:
+  prefill:
+    gpus: 1
+    args:
+      tensor_parallel_size: 1
+      kv_connector_config:
+        connector: mooncake-store
+        mooncake_store: {master_server_address: "file:///logs/mooncake_master.addr", protocol: tcp}
+  decode:
+    gpus: 1
+    args: {tensor_parallel_size: 1}
+frontend: {type: trtllm_serve}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    start: with_workers
+    options: {eviction_ratio: 0.1, master_timeout_s: 300, store_role: producer}
+  - name: donor
+    type: mooncake-donor
+    options: {size: 64GiB, protocol: tcp}
+YAML
+"$SRTCTL" dry-run -f trtpool.yaml -o json >trtpool.json 2>trtpool.err || fail "trtllm pool: dry-run failed: $(cat trtpool.err)"
+py trtpool.json 'd["store_configs"] == []'
+py trtpool.json '(lambda m: m["mpi"] == "none" and m["argv"][:2] == ["bash", "-c"] and "unset" in m["argv"][2] and m["argv"][4:] == ["trtllm-serve", "mooncake_master", "--rpc_port", "8700", "--metrics_port", "8702", "--eviction_ratio", "0.1", "--address_file", "<log_dir>/mooncake_master.addr"] and m["run_dir"] == "mooncake/master" and m["clear"] == ["mooncake_master.addr", "mooncake/master/master.addr"] and m["readiness"]["probes"] == [{"kind": "tcp", "port": 8700}, {"kind": "file", "path": "mooncake_master.addr"}])([p for p in d["plan"]["processes"] if p["name"] == "mooncake-master"][0])'
+py trtpool.json '(lambda s: s["mpi"] == "none" and s["argv"][4:] == ["trtllm-serve", "mooncake_donor", "--master_server_address", "file://<log_dir>/mooncake_master.addr", "--segment_size", "64GiB", "--protocol", "tcp", "--ready_file", "<log_dir>/mooncake/donor-<decode_node_0>.ready"] and s["readiness"]["probes"] == [{"kind": "file", "path": "mooncake/donor-<decode_node_0>.ready"}] and s["follows"] == "mooncake-master")([p for p in d["plan"]["processes"] if p["name"] == "donor"][0])'
+py trtpool.json '(lambda w: {e["name"]: e["value"] for e in w["env"]}["TRTLLM_MOONCAKE_STORE_ROLE"] == "producer" and w["run_dir"] == "mooncake/prefill-0" and "file://<log_dir>/mooncake_master.addr" in w["config_text"] and w["config_runtime"])([p for p in d["plan"]["processes"] if p["name"] == "prefill_0"][0])'
+py trtpool.json '(lambda w: (lambda e: e["TRTLLM_MOONCAKE_MASTER_TIMEOUT"] == "300" and "TRTLLM_MOONCAKE_STORE_ROLE" not in e and "MOONCAKE_TE_META_DATA_SERVER" not in e)({x["name"]: x["value"] for x in w["env"]}))([p for p in d["plan"]["processes"] if p["name"] == "decode_0"][0])'
+sed 's/^frontend: .*$/frontend: {type: dynamo}/' trtpool.yaml >trtpool-dyn.yaml
+"$SRTCTL" dry-run -f trtpool-dyn.yaml -o json >trtpool-dyn.json 2>trtpool-dyn.err || fail "trtllm pool dynamo: dry-run failed: $(cat trtpool-dyn.err)"
+py trtpool-dyn.json '(lambda a: a[1:3] == ["python3", "-c"] and "maybe_provision_pool" in a[3] and a[4] == "<log_dir>/trtllm_prefill_0.yaml")([p for p in d["plan"]["processes"] if p["name"] == "prefill_0"][0]["argv"])'
+py trtpool-dyn.json '"-m" in [p for p in d["plan"]["processes"] if p["name"] == "decode_0"][0]["argv"]'
+
 # container: '' is no container, shown as such (not printf's "(null)")
 printf 'engine: sglang\nmodel: {path: /m, container: ""}\nroles:\n  agg: {args: {tp: 1}}\n' >noimg.yaml
 "$SRTCTL" dry-run -f noimg.yaml >noimg.txt 2>/dev/null || fail "container '': dry-run failed"
