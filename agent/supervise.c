@@ -464,21 +464,28 @@ static void readiness_timeout(struct srt_sup_proc *s, const struct srt_sup_ctx *
 	const struct srt_runplan_proc *p = s->spec;
 	struct srt_buf never;
 
+	struct srt_buf files;
+
 	srt_buf_init(&never);
+	srt_buf_init(&files);
 	for (size_t k = 0; k < p->nprobes; k++) {
 		if (s->probe_ok[k])
 			continue;
 		if (p->probes[k].file)
-			srt_buf_printf(&never, "%sfile %s", never.len ? ", " : "",
+			srt_buf_printf(&files, "%sfile %s", files.len ? ", " : "",
 				       p->probes[k].file);
 		else
 			srt_buf_printf(&never, "%s%s port %d", never.len ? ", " : "",
 				       p->probes[k].http ? "http" : "tcp", p->probes[k].port);
 	}
+	if (never.len)
+		srt_buf_printf(&never, " on %s never answered", p->ip);
+	if (files.len) /* in the log directory, wherever the process runs */
+		srt_buf_printf(&never, "%s%s never appeared (nonempty) in the log directory",
+			       never.len ? "; " : "", files.data);
+	srt_buf_release(&files);
 	if (!never.len)
 		srt_buf_puts(&never, "the probes never passed together");
-	else
-		srt_buf_printf(&never, " on %s never answered", p->ip);
 	s->deadline_at = SRT_SUP_NEVER;
 	if (c->judging && s->rolling) {
 		/* The rollback restarts it; until then it is probed as before. */
@@ -578,10 +585,12 @@ static void on_probed(struct srt_sup_proc *s, const struct srt_sup_ctx *c,
 		if (p->external)
 			event(out, false, "Ready", "external %s at %s answers (%s)", p->name,
 			      p->endpoint, probes);
-		else
+		else if (p->endpoint)
 			event(out, false, "Ready", "ready after %.1f s: %s (endpoint %s)",
-			      (double)(now - s->start_at) / 1000.0, probes,
-			      p->endpoint ? p->endpoint : "-");
+			      (double)(now - s->start_at) / 1000.0, probes, p->endpoint);
+		else
+			event(out, false, "Ready", "ready after %.1f s: %s",
+			      (double)(now - s->start_at) / 1000.0, probes);
 		s->ever_ready = true;
 		if (s->rolling && s->start_at >= c->rollout_at)
 			s->rolling = false;

@@ -802,3 +802,34 @@ stop_agent
 [[ $rc == 143 ]] || fail "hung: exit status $rc"
 check "hung: stopped" "$RUN_STOPPED_ONCE"
 echo "ok 14 a health endpoint that accepts and never answers delays no other process: a killed one is restarted while its probe is still in flight"
+
+# ---- 15. file readiness: a marker of an earlier start never passes for this one ----
+
+new_case filemark "name: agent-filemark
+engine: sglang
+services:
+  - name: writer
+    command: [sh, -c, 'mkdir -p run/logs/m && echo \$\$ >run/logs/m/w.ready && exec sleep 100']
+    start: before_workers
+    readiness: {file: {path: m/w.ready}, timeout_seconds: 30, interval_seconds: 1}
+  - name: stale
+    command: [sleep, '100']
+    start: before_workers
+    restart: {policy: never}
+    readiness: {file: {path: m/s.ready}, timeout_seconds: 2, interval_seconds: 1}"
+# what an earlier start (or another run) left: the stale service never writes its marker
+mkdir -p run/logs/m && echo old >run/logs/m/s.ready && echo old >run/logs/m/w.ready
+start_agent n1
+until_py 60 'status()["phase"] == "Degraded"'
+check "file readiness" '
+assert proc("writer")["state"] == "Ready", proc("writer")
+assert open("run/logs/m/w.ready").read().strip() != "old"   # its own marker, not the stale one
+assert proc("stale")["state"] == "Failed", proc("stale")
+assert not os.path.exists("run/logs/m/s.ready")
+msgs = " ".join(e["message"] for e in events() if e["object"]["name"] == "stale")
+assert "file m/s.ready never appeared (nonempty) in the log directory" in msgs, msgs
+assert not [e for e in events() if e["reason"] == "Ready" and e["object"]["name"] == "stale"]
+'
+stop_agent
+[[ $rc == 143 ]] || fail "filemark: exit status $rc"
+echo "ok 15 a file readiness probe passes on the marker its own process writes; the agent removes a stale one before the start, so it never passes"

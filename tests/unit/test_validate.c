@@ -645,6 +645,10 @@ static const struct vcase cases[] = {
 	  TRT_POOL "    readiness:\n      file: {path: '/logs/mooncake/d-{node}.ready'}\n"
 		   "      timeout_seconds: 900\n",
 	  0, NULL },
+	{ "two services' file probes hold no port",
+	  AGG_Y "services:\n  - name: a\n    command: [x]\n    readiness: {file: {path: a.ready}}\n"
+		"  - name: b\n    command: [y]\n    readiness: {file: {path: b.ready}}\n",
+	  0, NULL },
 	{ "the master starts with the workers only for TRT-LLM's pool",
 	  SG_ROLES MASTER "    start: with_workers\n", 1,
 	  "r.yaml:12:12: services[0].start: the mooncake master must start before_workers: "
