@@ -8,8 +8,10 @@ usage: corpus_argv_check.py FAKES_DIR ROOT LIST
 LIST holds one line per dry-run: "<runtime>:<label>\t<path of `srtctl
 dry-run -o json`>".  ROOT is a scratch directory: model directories are
 created under ROOT/models, run log directories under ROOT/logs.  Every
-process of kind worker or frontend, and every lmcache-server service (its
-command after a preamble's `bash -c ... $0`), is checked:
+process of kind worker or frontend, every lmcache-server service, and
+TRT-LLM's pool commands (a mooncake-donor, a mooncake-master that runs
+`trtllm-serve mooncake_master`), each command after a preamble's `bash -c
+... $0`, is checked:
 
 - its argv_runtime words get the values the agent binds inside the
   allocation (srt_runplan_bind): node i is host "node<i>" with IP
@@ -55,7 +57,8 @@ command after a preamble's `bash -c ... $0`), is checked:
 
 Prints "recipes <runtime> <n>" and "checked <prog> <n>" lines (a launcher
 line counts the launcher's argv, and its wrapped program is counted under
-its own name; trtllm_serve_disaggregated counts `trtllm_serve
+its own name; trtllm_serve_pool counts the pool's `trtllm-serve mooncake_master`
+and `mooncake_donor`; trtllm_serve_disaggregated counts `trtllm_serve
 disaggregated`, apart from trtllm_serve's workers), then
 "FAIL\t<label>\t<process>\t<prog>\t<status>\t<message>" lines, then "end".
 Exit 0 when every argv passed, 1 otherwise, 2 on a usage or input error.
@@ -71,7 +74,8 @@ sys.dont_write_bytecode = True      # leave no __pycache__ in tests/fakes
 
 PROGS = ("sglang_launch_server", "vllm", "sglang_router", "vllm-router", "dynamo_sglang",
          "dynamo_vllm", "dynamo_mocker", "dynamo_frontend", "numactl", "trtllm_llmapi_launch", "dynamo_trtllm",
-         "dynamo_trtllm_pool", "trtllm_serve", "trtllm_serve_disaggregated", "lmcache")
+         "dynamo_trtllm_pool", "trtllm_serve", "trtllm_serve_disaggregated", "trtllm_serve_pool",
+         "lmcache")
 # variables of an MPI step or of trtllm-llmapi-launch: none may leak from the
 # checker's own environment into a stand-in
 LEAK_PREFIXES = ("SLURM_", "OMPI_", "PMIX_", "PMI_", "MPI_", "TLLM_", "tllm_")
@@ -267,7 +271,12 @@ def main(argv):
             name = "%s [%s]" % (label, item.get("recipe"))
             for pr in plan["processes"]:
                 service = pr.get("kind") == "service"
-                if not (pr.get("kind") in ("worker", "frontend") or
+                # TRT-LLM's pool commands: the donors, and a master that is trtllm-serve's
+                pool = service and (pr.get("type") == "mooncake-donor" or
+                                    pr.get("type") == "mooncake-master" and
+                                    "mooncake_master" in pr["argv"][1:] and
+                                    "trtllm_serve" in " ".join(pr["argv"]))
+                if not (pr.get("kind") in ("worker", "frontend") or pool or
                         service and pr.get("type") == "lmcache-server"):
                     continue
                 pname = bind(pr["name"], table)
@@ -348,6 +357,9 @@ def main(argv):
                 elif prog == "trtllm_serve" and words[1:2] == ["disaggregated"]:
                     counts[prog] -= 1
                     counts["trtllm_serve_disaggregated"] += 1
+                elif prog == "trtllm_serve" and pool:
+                    counts[prog] -= 1
+                    counts["trtllm_serve_pool"] += 1
                 if status != 0:
                     failures.append((name, pname, prog if not wrapped else
                                      "%s %s" % (prog, wrapped), str(status), last_lines(err)))

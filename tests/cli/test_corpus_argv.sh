@@ -257,13 +257,14 @@ echo "recipes rendered: ${recipes[pyxis]:-0} in pyxis containers, ${recipes[none
 total=0
 for p in sglang_launch_server vllm sglang_router vllm-router dynamo_sglang dynamo_vllm \
 	dynamo_mocker dynamo_frontend numactl trtllm_llmapi_launch dynamo_trtllm dynamo_trtllm_pool trtllm_serve \
-	trtllm_serve_disaggregated lmcache; do
+	trtllm_serve_disaggregated trtllm_serve_pool lmcache; do
 	case $p in
 	numactl) what="argv checked (the memory binding of TRT-LLM's gb200/gb300 prefill and decode ranks; its command checked below)" ;;
 	trtllm_llmapi_launch) what="argv checked (rank 0 of the worker's MPI step)" ;;
 	dynamo_trtllm | trtllm_serve) what="argv checked (under the launcher, in its world)" ;;
 	dynamo_trtllm_pool) what="argv checked (dynamo.trtllm inside TRT-LLM's pool, under the launcher)" ;;
 	trtllm_serve_disaggregated) what="argv checked (the orchestrator and its server config)" ;;
+	trtllm_serve_pool) what="argv checked (TRT-LLM's pool: trtllm-serve mooncake_master and mooncake_donor)" ;;
 	lmcache) what="argv checked (lmcache-server services: lmcache server)" ;;
 	*) what="argv checked" ;;
 	esac
