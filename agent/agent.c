@@ -27,10 +27,12 @@
 #include "agent/supervise.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <limits.h>
 #include <poll.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -67,6 +69,15 @@ struct rt {
 	bool probing;
 	char message[512];
 	char *log_path;
+	/*
+	 * Log probes: where this start's own output begins and how far it was
+	 * read, the line read so far (its first LOG_LINE_MAX - 1 bytes), and
+	 * whether a line matched (it stays matched for this start).
+	 */
+	int64_t log_at;
+	char log_line[4096];
+	size_t log_nline;
+	bool log_hit;
 };
 
 /*
@@ -1012,6 +1023,16 @@ static void spawn(struct agent *a, struct rt *r, const struct srt_sup_action *x)
 		srt_buf_puts(&hdr, line);
 		free(line);
 	}
+	{
+		/* Where this start's own output will begin: after the header. */
+		struct stat sb;
+
+		r->log_at =
+			(r->log_started && stat(r->log_path, &sb) == 0 ? (int64_t)sb.st_size : 0) +
+			(int64_t)hdr.len;
+		r->log_nline = 0;
+		r->log_hit = false;
+	}
 	if (prepare_paths(a, p, &e) < 0 || write_config(a, p, &e) < 0)
 		pid = -1;
 	else
@@ -1116,6 +1137,65 @@ static bool group_open(struct agent *a, int g)
 	return true;
 }
 
+/* What one log probe round reads at most: a chatty process costs bounded work. */
+#define LOG_SCAN_MAX (1 << 20)
+
+/*
+ * A log probe (srt-slurm's LogProbe): has a line r's process wrote to its
+ * log since this start matched `pattern`?  Reads what is new since the last
+ * round, line by line (a line longer than the buffer is matched by its
+ * start; a NUL reads as a space), and the line not yet ended too, as
+ * Python's search over the whole text would.
+ */
+static bool log_probe(struct rt *r, const char *pattern, char *detail, size_t size)
+{
+	regex_t re;
+	char buf[65536];
+	int64_t budget = LOG_SCAN_MAX;
+	int fd, open_errno;
+
+	if (r->log_hit) {
+		snprintf(detail, size, "a line matched");
+		return true;
+	}
+	if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB | REG_NEWLINE) != 0) {
+		snprintf(detail, size, "the pattern does not compile"); /* checked at load */
+		return false;
+	}
+	fd = open(r->log_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	open_errno = errno;
+	while (fd >= 0 && !r->log_hit && budget > 0) {
+		size_t want = budget < (int64_t)sizeof(buf) ? (size_t)budget : sizeof(buf);
+		ssize_t got = pread(fd, buf, want, (off_t)r->log_at);
+
+		if (got <= 0)
+			break;
+		r->log_at += got;
+		budget -= got;
+		for (ssize_t i = 0; i < got && !r->log_hit; i++) {
+			if (buf[i] == '\n') {
+				r->log_line[r->log_nline] = '\0';
+				r->log_hit = regexec(&re, r->log_line, 0, NULL, 0) == 0;
+				r->log_nline = 0;
+			} else if (r->log_nline < sizeof(r->log_line) - 1) {
+				r->log_line[r->log_nline++] = buf[i] ? buf[i] : ' ';
+			}
+		}
+	}
+	if (!r->log_hit && r->log_nline) {
+		r->log_line[r->log_nline] = '\0';
+		r->log_hit = regexec(&re, r->log_line, 0, NULL, 0) == 0;
+	}
+	regfree(&re);
+	if (fd < 0)
+		snprintf(detail, size, "cannot read %s: %s", r->log_path, strerror(open_errno));
+	else
+		snprintf(detail, size, r->log_hit ? "a line matched" : "no line matched yet");
+	if (fd >= 0)
+		close(fd);
+	return r->log_hit;
+}
+
 /*
  * Begin a probe round: every probe of r at once, each bounded by the probe
  * timeout (or the interval, when shorter).  The loop polls their sockets
@@ -1132,6 +1212,13 @@ static void start_probes(struct agent *a, struct rt *r)
 	for (size_t k = 0; k < p->nprobes; k++) {
 		const struct srt_runplan_probe *pb = &p->probes[k];
 
+		if (pb->pattern) {
+			char detail[sizeof(r->ops[k].res.detail)];
+			bool ok = log_probe(r, pb->pattern, detail, sizeof(detail));
+
+			srt_probe_set_done(&r->ops[k], ok, detail);
+			continue;
+		}
 		if (pb->file) {
 			char detail[sizeof(r->ops[k].res.detail)];
 			int ok = srt_rundir_marker(a->log_dir, pb->file, detail, sizeof(detail));

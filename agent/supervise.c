@@ -184,6 +184,7 @@ static void probe_report(const struct srt_sup_proc *s, struct srt_buf *b)
 
 		srt_runplan_probe_name(pb, name, sizeof(name));
 		srt_buf_printf(b, "%s%s %s", k ? ", " : "", name,
+			       pb->pattern    ? (s->probe_ok[k] ? "matched" : "never matched") :
 			       pb->file	      ? (s->probe_ok[k] ? "appeared" : "never appeared") :
 			       s->probe_ok[k] ? "answered" :
 						"never answered");
@@ -462,18 +463,21 @@ static void readiness_timeout(struct srt_sup_proc *s, const struct srt_sup_ctx *
 			      struct srt_sup_actions *out)
 {
 	const struct srt_runplan_proc *p = s->spec;
-	struct srt_buf never;
-
-	struct srt_buf files;
+	struct srt_buf never, files;
 
 	srt_buf_init(&never);
 	srt_buf_init(&files);
 	for (size_t k = 0; k < p->nprobes; k++) {
 		if (s->probe_ok[k])
 			continue;
-		if (p->probes[k].file)
-			srt_buf_printf(&files, "%sfile %s", files.len ? ", " : "",
-				       p->probes[k].file);
+		if (p->probes[k].pattern)
+			srt_buf_printf(&files, "%sno line of %s matched /%s/",
+				       files.len ? "; " : "", p->log_file, p->probes[k].pattern);
+		else if (p->probes[k].file)
+			srt_buf_printf(&files,
+				       "%sfile %s never appeared (nonempty) in the log "
+				       "directory",
+				       files.len ? "; " : "", p->probes[k].file);
 		else
 			srt_buf_printf(&never, "%s%s port %d", never.len ? ", " : "",
 				       p->probes[k].http ? "http" : "tcp", p->probes[k].port);
@@ -481,8 +485,7 @@ static void readiness_timeout(struct srt_sup_proc *s, const struct srt_sup_ctx *
 	if (never.len)
 		srt_buf_printf(&never, " on %s never answered", p->ip);
 	if (files.len) /* in the log directory, wherever the process runs */
-		srt_buf_printf(&never, "%s%s never appeared (nonempty) in the log directory",
-			       never.len ? "; " : "", files.data);
+		srt_buf_printf(&never, "%s%s", never.len ? "; " : "", files.data);
 	srt_buf_release(&files);
 	if (!never.len)
 		srt_buf_puts(&never, "the probes never passed together");

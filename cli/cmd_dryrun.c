@@ -168,7 +168,10 @@ static void readiness_text(struct srt_buf *b, const struct srt_runplan_proc *pr)
 
 		if (i)
 			srt_buf_putc(b, ' ');
-		if (p->file)
+		if (p->pattern)
+			srt_buf_printf(b, "log:/%s/ (a line of its log since its start)",
+				       p->pattern);
+		else if (p->file)
 			srt_buf_printf(b, "file:<log_dir>/%s (nonempty; removed before each start)",
 				       p->file);
 		else if (p->http)

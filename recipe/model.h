@@ -60,12 +60,17 @@ enum srt_start {
 	SRT_START_AFTER_FRONTEND,
 };
 
-/* FILE: a nonempty regular file, relative to the log directory ({node}: the instance's node). */
+/*
+ * FILE: a nonempty regular file, relative to the log directory ({node}: the
+ * instance's node).  LOG: a line of the process's log, written since its
+ * start, matches `path` (a POSIX extended regular expression).
+ */
 enum srt_probe_kind {
 	SRT_PROBE_NONE,
 	SRT_PROBE_TCP,
 	SRT_PROBE_HTTP,
-	SRT_PROBE_FILE
+	SRT_PROBE_FILE,
+	SRT_PROBE_LOG
 };
 
 /*
@@ -108,7 +113,7 @@ const char *srt_name_problem(const char *name, char *buf, size_t size);
 struct srt_probe {
 	enum srt_probe_kind kind;
 	int port;
-	const char *path; /* HTTP: default "/health"; FILE: the file, relative to the log dir */
+	const char *path; /* HTTP: default "/health"; FILE: the file; LOG: the pattern */
 	int status; /* HTTP only; default 200 */
 };
 

@@ -16,6 +16,7 @@
 #include "recipe/model.h"
 #include "recipe/schema_keys.h"
 #include "recipe/script.h"
+#include "runplan/plan.h"
 #include "runplan/runplan.h"
 #include "util/strutil.h"
 
@@ -1021,18 +1022,45 @@ static void parse_probe_file(struct pctx *c, const struct srt_ynode *n, const ch
 	p->path = f;
 }
 
+/*
+ * readiness.log: {pattern: P}, srt-slurm's LogProbe: ready once the
+ * process's log matches P (Python's re.search, MULTILINE).  srtctl matches
+ * each line written since the process started against P as a POSIX
+ * extended regular expression, so P must mean the same in both
+ * (srt_runplan_pattern_problem()).
+ */
+static void parse_probe_log(struct pctx *c, const struct srt_ynode *n, const char *path,
+			    struct srt_probe *p)
+{
+	static const char *const keys[] = { "pattern", NULL };
+	const char *pat = NULL, *why;
+
+	p->kind = SRT_PROBE_LOG;
+	if (!want_map(c, n, path))
+		return;
+	check_keys(c, n, path, keys, NULL, SRT_SCHEMA_NONE);
+	if (!srt_ynode_get(n, "pattern")) {
+		err(c, n, path,
+		    "needs a 'pattern' (a regular expression a line of the log matches)");
+		return;
+	}
+	opt_str(c, n, path, "pattern", &pat);
+	if (!pat)
+		return;
+	if ((why = srt_runplan_pattern_problem(pat))) {
+		err(c, srt_ynode_get(n, "pattern"), join(c, path, "pattern"), "'%s': %s", pat, why);
+		return;
+	}
+	p->path = pat;
+}
+
 static void parse_readiness(struct pctx *c, const struct srt_ynode *n, const char *path,
 			    struct srt_readiness *rd)
 {
 	static const char *const keys[] = {
-		"port", "tcp", "http", "file", "timeout_seconds", "interval_seconds", NULL
+		"port", "tcp", "http", "file", "log", "timeout_seconds", "interval_seconds", NULL
 	};
-	static const struct hint hints[] = {
-		{ "log",
-		  "log-pattern readiness probes are not supported by srtctl; use port, tcp or http" },
-		{ NULL, NULL },
-	};
-	const struct srt_ynode *port, *tcp, *http, *file;
+	const struct srt_ynode *port, *tcp, *http, *file, *log;
 	int kinds;
 
 	rd->timeout_seconds = SRT_READINESS_TIMEOUT_DEFAULT;
@@ -1043,14 +1071,15 @@ static void parse_readiness(struct pctx *c, const struct srt_ynode *n, const cha
 		return;
 	rd->explicit_ = true;
 	rd->node = n;
-	check_keys(c, n, path, keys, hints, SRT_SCHEMA_READINESS);
+	check_keys(c, n, path, keys, NULL, SRT_SCHEMA_READINESS);
 	port = srt_ynode_get(n, "port");
 	tcp = srt_ynode_get(n, "tcp");
 	http = srt_ynode_get(n, "http");
 	file = srt_ynode_get(n, "file");
-	kinds = !!port + !!tcp + !!http + !!file;
+	log = srt_ynode_get(n, "log");
+	kinds = !!port + !!tcp + !!http + !!file + !!log;
 	if (kinds > 1)
-		err(c, n, path, "name exactly one probe: port, tcp, http or file (found %d)",
+		err(c, n, path, "name exactly one probe: port, tcp, http, file or log (found %d)",
 		    kinds);
 	if (port) {
 		rd->probes[0].kind = SRT_PROBE_TCP;
@@ -1064,6 +1093,9 @@ static void parse_readiness(struct pctx *c, const struct srt_ynode *n, const cha
 		rd->nprobes = 1;
 	} else if (file) {
 		parse_probe_file(c, file, join(c, path, "file"), &rd->probes[0]);
+		rd->nprobes = 1;
+	} else if (log) {
+		parse_probe_log(c, log, join(c, path, "log"), &rd->probes[0]);
 		rd->nprobes = 1;
 	}
 	opt_int(c, n, path, "timeout_seconds", &rd->timeout_seconds, 1, 86400);

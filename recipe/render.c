@@ -1083,6 +1083,11 @@ static void put_readiness(struct srt_arena *a, struct srt_runplan_proc *pr,
 		const struct srt_probe *in = &rd->probes[i];
 		bool http = in->kind == SRT_PROBE_HTTP;
 
+		if (in->kind == SRT_PROBE_LOG && in->path) {
+			pr->probes[pr->nprobes++] =
+				(struct srt_runplan_probe){ .pattern = in->path };
+			continue;
+		}
 		if (in->kind == SRT_PROBE_FILE && in->path) {
 			pr->probes[pr->nprobes++] = (struct srt_runplan_probe){
 				.file = replace_all(a, in->path, "{node}", host)

@@ -591,10 +591,13 @@ static void check_ports(struct vctx *v)
 
 		if (!s->enabled || s->external)
 			continue;
-		for (size_t p = 0; p < s->readiness.nprobes && p < 3; p++)
-			if (s->readiness.probes[p].kind !=
-			    SRT_PROBE_FILE) /* a file holds no port */
-				u[nu++] = (struct port_use){ s->readiness.probes[p].port, i, p };
+		for (size_t p = 0; p < s->readiness.nprobes && p < 3; p++) {
+			enum srt_probe_kind k = s->readiness.probes[p].kind;
+
+			if (k == SRT_PROBE_FILE || k == SRT_PROBE_LOG)
+				continue; /* a file or a log holds no port */
+			u[nu++] = (struct port_use){ s->readiness.probes[p].port, i, p };
+		}
 	}
 	qsort(u, nu, sizeof(*u), cmp_port_use);
 	for (size_t g = 0; g < nu;) {

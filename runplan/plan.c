@@ -11,6 +11,8 @@
  */
 #include "runplan/plan.h"
 
+#include <ctype.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +122,22 @@ static int readiness_parse(const json_t *o, struct srt_runplan_proc *pr, struct 
 		struct srt_runplan_probe *pb = &pr->probes[pr->nprobes];
 
 		pb->port = jint(pj, "port", 0);
+		if (kind && !strcmp(kind, "log")) {
+			const char *why;
+
+			pb->pattern = jstr(pj, "pattern");
+			pb->port = 0;
+			if (!pb->pattern)
+				return srt_error_set(err,
+						     "readiness.probes[%zu]: a log probe needs a "
+						     "pattern",
+						     i);
+			if ((why = srt_runplan_pattern_problem(pb->pattern)))
+				return srt_error_set(err, "readiness.probes[%zu]: pattern '%s': %s",
+						     i, pb->pattern, why);
+			pr->nprobes++;
+			continue;
+		}
 		if (kind && !strcmp(kind, "file")) {
 			pb->file = jstr(pj, "path");
 			pb->port = 0;
@@ -735,9 +753,43 @@ int srt_runplan_load(struct srt_runplan *p, json_t *plan, struct srt_error *err)
 	return srt_runplan_finish(p, err);
 }
 
+const char *srt_runplan_pattern_problem(const char *pattern)
+{
+	regex_t re;
+	size_t n = strlen(pattern);
+
+	if (!n || n > 512)
+		return "a pattern is 1 to 512 bytes";
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)pattern[i];
+
+		if (c < 0x20 || c == 0x7f)
+			return "a pattern matches within one line: no control characters";
+		if (c == '\\' && i + 1 < n && isalnum((unsigned char)pattern[i + 1]))
+			return "a backslash before a letter or digit (\\d, \\s, \\w, \\b, \\1) "
+			       "means something else in POSIX regular expressions than in "
+			       "Python's; write a bracket expression: [0-9], [[:space:]], "
+			       "[[:alnum:]_]";
+		if (c == '\\')
+			i++; /* an escaped punctuation character: the same in both */
+		else if (c == '(' && pattern[i + 1] == '?')
+			return "(?...) groups are Python's; write plain ( ) groups";
+		else if ((c == '*' || c == '+' || c == '?' || c == '}') && pattern[i + 1] == '?' &&
+			 i > 0)
+			return "lazy quantifiers (*?, +?, ?\?) are Python's; a search for a line "
+			       "needs none";
+	}
+	if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB | REG_NEWLINE) != 0)
+		return "it is not a valid POSIX extended regular expression";
+	regfree(&re);
+	return NULL;
+}
+
 void srt_runplan_probe_name(const struct srt_runplan_probe *pb, char *buf, size_t size)
 {
-	if (pb->file)
+	if (pb->pattern)
+		snprintf(buf, size, "log /%s/", pb->pattern);
+	else if (pb->file)
 		snprintf(buf, size, "file %s", pb->file);
 	else if (pb->http)
 		snprintf(buf, size, "http %d %s", pb->port, pb->path ? pb->path : "/health");
@@ -764,6 +816,12 @@ static json_t *readiness_json(const struct srt_runplan_proc *pr)
 		const struct srt_runplan_probe *pb = &pr->probes[i];
 		json_t *j = json_object();
 
+		if (pb->pattern) {
+			json_object_set_new(j, "kind", json_string("log"));
+			json_object_set_new(j, "pattern", json_string(pb->pattern));
+			json_array_append_new(probes, j);
+			continue;
+		}
 		if (pb->file) {
 			json_object_set_new(j, "kind", json_string("file"));
 			json_object_set_new(j, "path", json_string(pb->file));
@@ -1119,7 +1177,7 @@ int srt_runplan_bind(struct srt_runplan *p, const char *const *hosts, const char
 		for (size_t k = 1; k < pr->nnodes; k++)
 			pr->hosts = srt_arena_printf(&p->arena, "%s,%s", pr->hosts,
 						     p->hosts[pr->node + k]);
-		pr->endpoint = pr->nprobes && !pr->probes[0].file ?
+		pr->endpoint = pr->nprobes && !pr->probes[0].file && !pr->probes[0].pattern ?
 				       hostport(&p->arena, pr->ip, pr->probes[0].port) :
 				       NULL;
 		srt_rundir_env_hash(pr->env_names, pr->env_values, pr->nenv, pr->env_hash);

@@ -36,7 +36,22 @@ struct srt_runplan_probe {
 	 * before each start of the process.  port is 0.
 	 */
 	const char *file;
+	/*
+	 * A log probe: ready once a line the process wrote to its log since
+	 * this start matches this POSIX extended regular expression (checked
+	 * when the plan is loaded).  port is 0.
+	 */
+	const char *pattern;
 };
+
+/*
+ * NULL when `pattern` is a log probe's pattern srtctl takes: a POSIX
+ * extended regular expression (regcomp) of 1 to 512 printable bytes that
+ * means the same in Python's re (srt-slurm's): no backslash before a letter
+ * or digit (write [0-9] for \d, [[:space:]] for \s), no (?...) group and
+ * no lazy quantifier; else why not (a static string).
+ */
+const char *srt_runplan_pattern_problem(const char *pattern);
 
 /* Where an env value comes from (plan.json and dry-run show it; the agent ignores it). */
 struct srt_runplan_envsrc {

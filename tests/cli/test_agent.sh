@@ -833,3 +833,32 @@ assert not [e for e in events() if e["reason"] == "Ready" and e["object"]["name"
 stop_agent
 [[ $rc == 143 ]] || fail "filemark: exit status $rc"
 echo "ok 15 a file readiness probe passes on the marker its own process writes; the agent removes a stale one before the start, so it never passes"
+
+# ---- 16. log readiness: a line of this start's output, not an earlier start's ----
+
+new_case logmark "name: agent-logmark
+engine: sglang
+services:
+  - name: daemon
+    command: [sh, -c, 'echo booting; sleep 0.3; echo \"All 2 daemons on node 0 are ready\"; exec sleep 100']
+    start: before_workers
+    readiness: {log: {pattern: '^All [0-9]+ daemons on node 0 are ready\$'}, timeout_seconds: 30, interval_seconds: 1}
+  - name: again
+    command: [sh, -c, 'if [ -e run/logs/again.once ]; then exec sleep 100; fi; touch run/logs/again.once; echo ready now; sleep 0.3; exit 1']
+    start: before_workers
+    restart: {policy: on-failure, max_restarts: 1, backoff_seconds: 0}
+    readiness: {log: {pattern: 'ready now'}, timeout_seconds: 3, interval_seconds: 1}"
+start_agent n1
+until_py 60 'status()["phase"] == "Degraded"'
+check "log readiness" '
+assert proc("daemon")["state"] == "Ready", proc("daemon")
+r = [e for e in events() if e["reason"] == "Ready" and e["object"]["name"] == "daemon"]
+assert r and "log /^All [0-9]+ daemons on node 0 are ready$/" in r[0]["message"], r
+# the restarted start printed nothing: the line of the first start does not make it ready
+assert proc("again")["restarts"] == 1 and proc("again")["state"] == "Failed", proc("again")
+t = [e for e in events() if e["reason"] == "ReadinessTimeout" and e["object"]["name"] == "again"]
+assert t and "no line of service_again.out matched /ready now/" in t[-1]["message"], t
+'
+stop_agent
+[[ $rc == 143 ]] || fail "logmark: exit status $rc"
+echo "ok 16 a log readiness probe passes on a line its process wrote in this start; a restart is not made ready by the line of the start before"

@@ -649,6 +649,26 @@ static const struct vcase cases[] = {
 	  AGG_Y "services:\n  - name: a\n    command: [x]\n    readiness: {file: {path: a.ready}}\n"
 		"  - name: b\n    command: [y]\n    readiness: {file: {path: b.ready}}\n",
 	  0, NULL },
+	{ "a log readiness probe",
+	  AGG_Y
+	  "services:\n  - name: a\n    command: [x]\n    readiness:\n"
+	  "      log: {pattern: 'All [0-9]+ daemons (on|at) node 0 are ready$'}\n"
+	  "  - name: b\n    command: [y]\n    readiness: {log: {pattern: '^Ray runtime started'}}\n",
+	  0, NULL },
+	{ "a log pattern in Python's dialect",
+	  AGG_Y "services:\n  - name: a\n    command: [x]\n    readiness:\n"
+		"      log: {pattern: 'All \\d+ ready'}\n",
+	  1,
+	  "r.yaml:8:22: services[0].readiness.log.pattern: 'All \\d+ ready': a backslash before "
+	  "a letter or digit (\\d, \\s, \\w, \\b, \\1) means something else in POSIX regular "
+	  "expressions than in Python's; write a bracket expression: [0-9], [[:space:]], "
+	  "[[:alnum:]_]" },
+	{ "a log pattern that is no regular expression",
+	  AGG_Y
+	  "services:\n  - name: a\n    command: [x]\n    readiness: {log: {pattern: 'a(b'}}\n",
+	  1,
+	  "r.yaml:7:32: services[0].readiness.log.pattern: 'a(b': it is not a valid POSIX extended "
+	  "regular expression" },
 	{ "the master starts with the workers only for TRT-LLM's pool",
 	  SG_ROLES MASTER "    start: with_workers\n", 1,
 	  "r.yaml:12:12: services[0].start: the mooncake master must start before_workers: "
