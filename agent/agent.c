@@ -475,24 +475,68 @@ static void fail_run(struct agent *a, const char *fmt, ...)
 }
 
 /* The benchmark finished with status `code`: the run ends. */
-static void end_run(struct agent *a, struct rt *r, int code)
+/*
+ * The run ends with the process r: the benchmark, or the terminal service
+ * whose exit status is the worst of them (`what` names it).
+ */
+static void end_run_with(struct agent *a, struct rt *r, int code, const char *what)
 {
 	a->exit_code = code;
 	if (code) {
 		char *tail = tail_text(r);
 
-		set_message(a, "the benchmark exited with status %d; see %s%s", code,
+		set_message(a, "%s exited with status %d; see %s%s", what, code,
 			    r->s.spec->log_file, tail);
 		free(tail);
 		a->phase = SRT_RUN_FAILED;
 		event(a, NULL, true, "RunFailed", "%s", a->message);
 		begin_stop(a, SRT_RUN_FAILED);
 	} else {
-		set_message(a, "the benchmark finished");
+		set_message(a, "%s finished", what);
 		a->phase = SRT_RUN_SUCCEEDED;
-		event(a, NULL, false, "RunSucceeded", "the benchmark finished with status 0");
+		event(a, NULL, false, "RunSucceeded", "%s finished with status 0", what);
 		begin_stop(a, SRT_RUN_SUCCEEDED);
 	}
+}
+
+static void end_run(struct agent *a, struct rt *r, int code)
+{
+	end_run_with(a, r, code, "the benchmark");
+}
+
+/*
+ * srt-slurm's terminal services are the run: once every instance of every
+ * one has exited for good (exited 0, or failed and not to be restarted),
+ * the run ends with the worst exit status among them.
+ */
+static void check_terminal(struct agent *a)
+{
+	struct rt *worst = NULL;
+	int code = -1;
+	char what[160];
+
+	if (a->stopping)
+		return;
+	for (size_t i = 0; i < a->n; i++) {
+		struct rt *r = &a->rt[i];
+		int c;
+
+		if (!r->s.spec->terminal)
+			continue;
+		if (r->s.st != SRT_SUP_EXITED && r->s.st != SRT_SUP_FAILED)
+			return;
+		/* failed without a status of its own (never started, not ready): 1 */
+		c = r->s.st == SRT_SUP_EXITED ? 0 : r->s.exit_code > 0 ? r->s.exit_code : 1;
+		if (c > code) {
+			code = c;
+			worst = r;
+		}
+	}
+	if (!worst)
+		return;
+	snprintf(what, sizeof(what), "every terminal service has exited: %s, the worst,",
+		 worst->s.spec->name);
+	end_run_with(a, worst, code, code ? what : "every terminal service");
 }
 
 /* ---- a campaign run: the ladder of load points ---- */
@@ -1226,8 +1270,13 @@ static void start_probes(struct agent *a, struct rt *r)
 			srt_probe_set_done(&r->ops[k], ok == 1, detail);
 			continue;
 		}
-		srt_probe_start(&r->ops[k], host, pb->port, pb->http ? pb->path : NULL, pb->status,
-				timeout);
+		if (pb->ray_alive)
+			srt_probe_start_judged(&r->ops[k], pb->host ? pb->host : host, pb->port,
+					       pb->path, pb->status, timeout, srt_agent_ray_alive,
+					       &pb->ray_alive, SRT_AGENT_RAY_SUMMARY_MAX);
+		else
+			srt_probe_start(&r->ops[k], pb->host ? pb->host : host, pb->port,
+					pb->http ? pb->path : NULL, pb->status, timeout);
 	}
 	r->probing = true;
 }
@@ -1803,6 +1852,7 @@ static void tick(struct agent *a)
 	launch_groups(a);
 	check_run_ready(a);
 	update_degraded(a);
+	check_terminal(a);
 	ladder_tick(a);
 	drop_retired(a);
 	check_rollout(a);

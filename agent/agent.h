@@ -21,6 +21,8 @@
  *                   output is captured, log tails
  *   agent/nodes.c   node hostnames (scontrol) and per-node IPs (a tiny
  *                   srun step on each node)
+ *   agent/ray.c     a Ray head dashboard's node summary, read for the
+ *                   ray_alive readiness probe (pure)
  *   agent/agent.c   the supervision loop (the effects: spawning, signals,
  *                   probe sockets, reports), rollouts of a new generation
  *                   and rollbacks of one that cannot become ready
@@ -51,6 +53,20 @@
 #define SRT_AGENT_LIVENESS_FAILURES 3	/* failed probes in a row that make a process Unhealthy */
 #define SRT_AGENT_RESOLVE_TIMEOUT_MS 120000 /* scontrol and the IP steps, all together */
 #define SRT_AGENT_WARN_EVERY_MS 60000	    /* repeat "still unreachable" warnings */
+
+/* ---- Ray (agent/ray.c) ---- */
+
+/*
+ * The verdict of a ray_alive probe (probe/probe.h srt_probe_judge) on the
+ * body of a Ray dashboard's `GET /nodes?view=summary`: passes when
+ * `data.summary` lists at least *(const int *)want raylets in state ALIVE.
+ * *detail says how many of how many ("1 of 2 Ray nodes ALIVE"), or what
+ * was wrong with the body.
+ */
+bool srt_agent_ray_alive(const char *body, size_t len, const void *want, char *detail, size_t size);
+
+/* The most bytes of a node summary the probe reads (a few KiB per node). */
+#define SRT_AGENT_RAY_SUMMARY_MAX (4u << 20)
 
 /* ---- restart policy (agent/policy.c) ---- */
 

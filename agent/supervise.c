@@ -718,10 +718,17 @@ void srt_sup_step(struct srt_sup_proc *s, const struct srt_sup_ctx *c, const str
 			break;
 		if (!srt_sup_running(s))
 			break;
-		event(out, false, "Restarting",
-		      "restarting because %s restarted: the master keeps its object index and "
-		      "HTTP metadata in RAM only, so %s must register with the new instance",
-		      s->spec->follows, s->spec->name);
+		if (s->spec->type && !strcmp(s->spec->type, "ray"))
+			event(out, false, "Restarting",
+			      "restarting because %s restarted: a new Ray head is a new cluster (a "
+			      "new GCS), so %s must join it again",
+			      s->spec->follows, s->spec->name);
+		else
+			event(out, false, "Restarting",
+			      "restarting because %s restarted: the master keeps its object index "
+			      "and HTTP metadata in RAM only, so %s must register with the new "
+			      "instance",
+			      s->spec->follows, s->spec->name);
 		kill_for_restart(s, c, now, SRT_SUP_FOLLOW, "its master restarted", out);
 		break;
 	case SRT_SUP_ON_GENERATION:

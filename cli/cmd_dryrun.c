@@ -178,6 +178,10 @@ static void readiness_text(struct srt_buf *b, const struct srt_runplan_proc *pr)
 			srt_buf_printf(b, "http:%d GET %s -> %d", p->port, p->path, p->status);
 		else
 			srt_buf_printf(b, "tcp:%d", p->port);
+		if (p->host)
+			srt_buf_printf(b, " on %s", p->host);
+		if (p->ray_alive)
+			srt_buf_printf(b, " listing %d Ray nodes ALIVE", p->ray_alive);
 	}
 	srt_buf_printf(b, " (timeout %ds, every %ds)", pr->timeout_s, pr->interval_s);
 }

@@ -14,9 +14,11 @@
 #include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -33,6 +35,9 @@ static int left_ms(int64_t deadline)
 /* The probe is over: *op's result is final and its socket closed. */
 static bool finish(struct srt_probe_op *op)
 {
+	free(op->reply);
+	op->reply = NULL;
+	op->reply_len = 0;
 	if (op->fd >= 0)
 		close(op->fd);
 	op->fd = -1;
@@ -129,15 +134,14 @@ static bool judge_status(struct srt_probe_op *op)
 	return done_ok(op);
 }
 
-void srt_probe_start(struct srt_probe_op *op, const char *host, int port, const char *path,
-		     int want_status, int timeout_ms)
+static void start(struct srt_probe_op *op, const char *host, int port, const char *path,
+		  int want_status, int timeout_ms)
 {
 	struct addrinfo hints;
 	char service[16];
 	bool v6 = strchr(host, ':') != NULL;
 	int rc, n;
 
-	memset(op, 0, sizeof(*op));
 	op->fd = -1;
 	op->http = path != NULL;
 	op->want_status = want_status;
@@ -181,6 +185,32 @@ void srt_probe_start(struct srt_probe_op *op, const char *host, int port, const 
 	}
 	op->next = op->ai;
 	connect_next(op);
+}
+
+void srt_probe_start(struct srt_probe_op *op, const char *host, int port, const char *path,
+		     int want_status, int timeout_ms)
+{
+	memset(op, 0, sizeof(*op));
+	start(op, host, port, path, want_status, timeout_ms);
+}
+
+void srt_probe_start_judged(struct srt_probe_op *op, const char *host, int port, const char *path,
+			    int want_status, int timeout_ms, srt_probe_judge judge, const void *arg,
+			    size_t body_max)
+{
+	memset(op, 0, sizeof(*op));
+	op->judge = judge;
+	op->judge_arg = arg;
+	op->reply_max = body_max < 256 ? 256 : body_max;
+	op->reply = malloc(op->reply_max + 1);
+	if (!op->reply) {
+		op->fd = -1;
+		op->stage = SRT_PROBE_CONNECTING;
+		op->start = srt_monotonic_ms();
+		done_fail(op, "out of memory for a %zu-byte reply", op->reply_max);
+		return;
+	}
+	start(op, host, port, path ? path : "/health", want_status, timeout_ms);
 }
 
 int srt_probe_pollfd(const struct srt_probe_op *op, short *events)
@@ -240,9 +270,123 @@ static bool step_send(struct srt_probe_op *op)
 	return false;
 }
 
+/*
+ * Decode a chunked body in place (b[0..*len) -> the data); false when it is
+ * not well formed.  Chunk sizes are hex, extensions after ';' are ignored,
+ * trailers are dropped.
+ */
+static bool dechunk(char *b, size_t *len)
+{
+	size_t in = 0, out = 0, n = *len;
+
+	for (;;) {
+		size_t size = 0, digits = 0;
+		const char *eol;
+
+		for (; in < n && strchr("0123456789abcdefABCDEF", b[in]) && b[in]; in++, digits++) {
+			if (size > (SIZE_MAX >> 4))
+				return false;
+			size = size * 16 +
+			       (size_t)(b[in] <= '9' ? b[in] - '0' : (b[in] | 0x20) - 'a' + 10);
+		}
+		eol = memchr(b + in, '\n', n - in);
+		if (!digits || !eol)
+			return false;
+		in = (size_t)(eol - b) + 1;
+		if (!size)
+			break;
+		if (size > n - in)
+			return false;
+		memmove(b + out, b + in, size);
+		out += size;
+		in += size;
+		if (in < n && b[in] == '\r')
+			in++;
+		if (in < n && b[in] == '\n')
+			in++;
+	}
+	*len = out;
+	b[out] = '\0';
+	return true;
+}
+
+/* A header's presence with a value, case-insensitively, in head[0..len). */
+static bool has_header(const char *head, const char *name, const char *value)
+{
+	size_t nl = strlen(name), vl = strlen(value);
+
+	for (const char *p = head; (p = strchr(p, '\n'));) {
+		p++;
+		if (strncasecmp(p, name, nl) || p[nl] != ':')
+			continue;
+		for (p += nl + 1; *p == ' ' || *p == '\t'; p++)
+			;
+		if (!strncasecmp(p, value, vl))
+			return true;
+	}
+	return false;
+}
+
+/* The whole reply of a judged probe is in: status, then the judge on its body. */
+static bool judge_reply(struct srt_probe_op *op)
+{
+	char *b = op->reply, *eoh;
+	size_t blen;
+	char detail[sizeof(op->res.detail) - 16] = "";
+	bool ok;
+
+	b[op->reply_len] = '\0';
+	if (memchr(b, '\0', op->reply_len))
+		return done_fail(op, "the reply holds a NUL byte");
+	snprintf(op->line, sizeof(op->line), "%.*s", (int)strcspn(b, "\r\n"), b);
+	op->res.http_status = status_code(op->line);
+	if (!op->res.http_status ||
+	    (op->want_status ? op->res.http_status != op->want_status :
+			       (op->res.http_status < 200 || op->res.http_status > 299)))
+		return judge_status(op);
+	eoh = strstr(b, "\r\n\r\n");
+	if (!eoh)
+		return done_fail(op, "HTTP %d without the end of its headers", op->res.http_status);
+	*eoh = '\0';
+	blen = op->reply_len - (size_t)(eoh + 4 - b);
+	if (has_header(b, "Transfer-Encoding", "chunked") && !dechunk(eoh + 4, &blen))
+		return done_fail(op, "HTTP %d with a malformed chunked body", op->res.http_status);
+	ok = op->judge(eoh + 4, blen, op->judge_arg, detail, sizeof(detail));
+	op->res.ok = ok;
+	snprintf(op->res.detail, sizeof(op->res.detail), "HTTP %d: %s", op->res.http_status,
+		 detail);
+	return finish(op);
+}
+
+/* A judged probe: read the reply to the end (the server closes: Connection: close). */
+static bool step_read_all(struct srt_probe_op *op)
+{
+	for (;;) {
+		ssize_t r;
+
+		if (op->reply_len >= op->reply_max)
+			return done_fail(op, "the reply is longer than %zu bytes", op->reply_max);
+		r = recv(op->fd, op->reply + op->reply_len, op->reply_max - op->reply_len, 0);
+		if (r > 0) {
+			op->reply_len += (size_t)r;
+			continue;
+		}
+		if (r == 0) {
+			if (!op->reply_len)
+				return done_fail(op, "connection closed before a status line");
+			return judge_reply(op);
+		}
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return false;
+		return done_fail(op, "reading the reply failed: %s", strerror(errno));
+	}
+}
+
 /* Read up to the end of the status line. */
 static bool step_read(struct srt_probe_op *op)
 {
+	if (op->judge)
+		return step_read_all(op);
 	for (;;) {
 		ssize_t r = recv(op->fd, op->line + op->got, sizeof(op->line) - 1 - op->got, 0);
 		char *eol;

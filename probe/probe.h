@@ -12,7 +12,9 @@
  * services with them (liveness); the controller can use them for its own
  * checks.  The HTTP probe sends `GET PATH HTTP/1.1` with `Host` and
  * `Connection: close` (the mooncake master registers GET only: HEAD is a
- * 404) and reads only the status line.
+ * 404) and reads only the status line; a judged probe reads the whole
+ * reply, bounded, and hands its body to the caller's verdict (a Ray
+ * dashboard's node summary counted by the agent).
  *
  * A probe is also a value the caller's event loop can drive, so a hung
  * endpoint delays nothing else: srt_probe_start() begins it,
@@ -50,6 +52,13 @@ enum srt_probe_stage {
 	SRT_PROBE_DONE,	   /* res is final */
 };
 
+/*
+ * A judged HTTP probe's verdict on the reply body (dechunked; NUL-terminated
+ * at len): true when it passes.  *detail (size bytes) says what it saw.
+ */
+typedef bool (*srt_probe_judge)(const char *body, size_t len, const void *arg, char *detail,
+				size_t size);
+
 /* One probe in flight.  Embedded by value; owns a socket and the resolved addresses until DONE. */
 struct srt_probe_op {
 	enum srt_probe_stage stage;
@@ -63,6 +72,11 @@ struct srt_probe_op {
 	size_t req_len, sent;
 	char line[256];
 	size_t got;
+	/* A judged probe (srt_probe_start_judged()): the whole reply, malloc'd. */
+	srt_probe_judge judge;
+	const void *judge_arg;
+	char *reply;
+	size_t reply_len, reply_max;
 };
 
 /*
@@ -73,6 +87,16 @@ struct srt_probe_op {
  */
 void srt_probe_start(struct srt_probe_op *op, const char *host, int port, const char *path,
 		     int want_status, int timeout_ms);
+
+/*
+ * An HTTP probe that also reads the reply body, at most body_max bytes of
+ * reply (status line and headers included; a longer reply fails), and
+ * passes when the status matches and judge(body, arg) says so.  A chunked
+ * body is decoded first.  The reply buffer is freed when the probe is DONE.
+ */
+void srt_probe_start_judged(struct srt_probe_op *op, const char *host, int port, const char *path,
+			    int want_status, int timeout_ms, srt_probe_judge judge, const void *arg,
+			    size_t body_max);
 
 /* The fd to poll and its events (*events), or -1 when the probe is DONE. */
 int srt_probe_pollfd(const struct srt_probe_op *op, short *events);

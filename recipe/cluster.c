@@ -45,6 +45,7 @@ static const char *const default_cmds[SRT_CMD_COUNT][4] = {
 	[SRT_CMD_NUMACTL] = { "numactl", NULL },
 	[SRT_CMD_LMCACHE] = { "lmcache", NULL },
 	[SRT_CMD_DYNAMO_TRTLLM_POOL] = { "python3", "-c", SRT_DYNAMO_TRTLLM_POOL_PROGRAM, NULL },
+	[SRT_CMD_RAY] = { "ray", NULL },
 };
 
 /* NULL-terminated: also the list of allowed keys under `commands:`. */
@@ -70,6 +71,7 @@ static const char *const cmd_names[SRT_CMD_COUNT + 1] = {
 	[SRT_CMD_NUMACTL] = "numactl",
 	[SRT_CMD_LMCACHE] = "lmcache",
 	[SRT_CMD_DYNAMO_TRTLLM_POOL] = "dynamo_trtllm_pool",
+	[SRT_CMD_RAY] = "ray",
 	[SRT_CMD_COUNT] = NULL,
 };
 

@@ -101,6 +101,7 @@ enum srt_cmd_kind {
 	SRT_CMD_NUMACTL,
 	SRT_CMD_LMCACHE,
 	SRT_CMD_DYNAMO_TRTLLM_POOL, /* dynamo.trtllm inside TRT-LLM's pool (a role with mooncake_store) */
+	SRT_CMD_RAY,		    /* the `ray` CLI of a ray service */
 	SRT_CMD_COUNT,
 };
 

@@ -82,6 +82,8 @@ const char *srt_placement_name(enum srt_placement p)
 		return "agg";
 	case SRT_PLACE_WORKERS:
 		return "workers";
+	case SRT_PLACE_POOL:
+		return "pool";
 	case SRT_PLACE_DEFAULT:
 		break;
 	}
@@ -122,6 +124,8 @@ const char *srt_service_type_name(enum srt_service_type t)
 		return "lmcache-server";
 	case SRT_SVC_MOONCAKE_DONOR:
 		return "mooncake-donor";
+	case SRT_SVC_RAY:
+		return "ray";
 	}
 	return "?";
 }

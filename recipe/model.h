@@ -39,6 +39,8 @@ enum srt_service_type {
 	SRT_SVC_LMCACHE_SERVER, /* LMCache's multiprocess server, one per worker node */
 	/* TRT-LLM's pool commands: `trtllm-serve mooncake_donor` lends a node's memory */
 	SRT_SVC_MOONCAKE_DONOR,
+	/* One Ray cluster over the service's nodes: `ray start --head` on the first, joiners after */
+	SRT_SVC_RAY,
 };
 
 enum srt_placement {
@@ -50,6 +52,8 @@ enum srt_placement {
 	SRT_PLACE_DECODE,
 	SRT_PLACE_AGG,
 	SRT_PLACE_WORKERS,
+	/* A service node pool: the service's own (`nodes`) or another's (placement.pool) */
+	SRT_PLACE_POOL,
 };
 
 enum srt_start {
@@ -84,6 +88,7 @@ enum srt_probe_kind {
 #define SRT_RECIPE_MAX_ARGS 100000u	/* keys of an args mapping, items of an argv list */
 #define SRT_RECIPE_MAX_DIRECTIVES 1000u /* slurm.directives + sbatch_directives */
 #define SRT_DEFAULT_GPUS_PER_NODE 4	/* resources.gpus_per_node when not set */
+#define SRT_RECIPE_MAX_POOL_NODES 10000 /* a service's `nodes` */
 
 /*
  * Recipe and service names (docs/recipe-reference.md "Names"): 1 to
@@ -187,6 +192,17 @@ struct srt_service {
 	const char *donor_size, *donor_protocol;
 	enum srt_placement placement;
 	/*
+	 * Service node pools (docs/recipe-reference.md "Node pools"): pool_nodes
+	 * whole nodes this service owns (0: none), added to the allocation after
+	 * the roles' nodes in declaration order; `pool`, the owner whose nodes
+	 * it runs on (placement.pool, or its own name when it owns nodes), one
+	 * instance per node.  placement is SRT_PLACE_POOL with either.
+	 */
+	int pool_nodes;
+	const char *pool;
+	/* type ray: options.port (GCS), dashboard_port, num_gpus (0: the node's GPUs) */
+	int ray_port, ray_dashboard_port, ray_num_gpus;
+	/*
 	 * An instance that already runs: "host:port" of a master, a URL for etcd
 	 * ("http://host:port") and NATS ("nats://host:port").
 	 */
@@ -197,6 +213,11 @@ struct srt_service {
 	struct srt_readiness readiness;
 	struct srt_restart_policy restart;
 	bool critical;
+	/*
+	 * srt-slurm's terminal service: the job's run ends once every instance
+	 * has exited, with the worst exit status (restart default: never).
+	 */
+	bool terminal;
 	/* Added by srtctl, not written: etcd (and NATS) under the Dynamo frontend. */
 	bool implied;
 	/* Shell run before the command, inside the container (bash -c). */

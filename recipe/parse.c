@@ -897,13 +897,12 @@ static void parse_roles(struct pctx *c, struct srt_recipe *r, const struct srt_y
 /* ---- services ---- */
 
 static bool parse_placement(struct pctx *c, const struct srt_ynode *n, const char *path,
-			    enum srt_placement *out)
+			    enum srt_placement *out, const char **pool)
 {
 	static const char *const names[] = { "head",   "infra", "dedicated", "prefill",
 					     "decode", "agg",	"workers",   NULL };
-	static const char *const kno[] = { "node", NULL };
+	static const char *const kno[] = { "node", "pool", NULL };
 	static const struct hint hints[] = {
-		{ "pool", "'placement.pool' (service node pools) is not supported by srtctl" },
 		{ "per", "'placement.per' (per-worker sidecars) is not supported by srtctl" },
 		{ NULL, NULL },
 	};
@@ -915,6 +914,20 @@ static bool parse_placement(struct pctx *c, const struct srt_ynode *n, const cha
 	if (!want_map(c, n, path))
 		return false;
 	check_keys(c, n, path, kno, hints, SRT_SCHEMA_SERVICE_PLACEMENT);
+	v = srt_ynode_get(n, "pool");
+	if (v && !srt_ynode_is_null(v)) {
+		if (srt_ynode_get(n, "node")) {
+			err(c, v, join(c, path, "pool"),
+			    "placement.pool replaces placement.node (the service runs on every "
+			    "node of that pool); write one of them");
+			return false;
+		}
+		if (!want_str(c, v, join(c, path, "pool"), &s))
+			return false;
+		*pool = s;
+		*out = SRT_PLACE_POOL;
+		return true;
+	}
 	v = srt_ynode_get(n, "node");
 	if (!v)
 		return true;
@@ -1218,8 +1231,6 @@ static const char *srt_slurm_only_kind(const char *type)
 	"(a telemetry exporter) is not started by srtctl, which does not scrape " \
 	"metrics; run it as a 'generic' service with its 'command'"
 	static const struct hint kinds[] = {
-		{ "ray", "(a Ray cluster for training jobs) is not run by srtctl, which deploys "
-			 "inference servers; run this recipe with srt-slurm" },
 		{ "gms", "(vLLM's GPU memory service for engine.failover) is not supported by "
 			 "srtctl; remove it and engine.failover" },
 		{ "dcgm-exporter", EXPORTER },
@@ -1322,30 +1333,114 @@ static void parse_donor_options(struct pctx *c, struct srt_service *s, const str
 	opt_str(c, o, path, "protocol", &s->donor_protocol);
 }
 
+/*
+ * services[].nodes: whole nodes the service owns, its pool.  The owner runs
+ * on them, one instance per node: placement.node may only say `workers`
+ * (srt-slurm's spelling of "its own nodes"), and placement.pool is for the
+ * services that ride on someone else's pool.
+ */
+static void parse_pool_owner(struct pctx *c, struct srt_service *s, const struct srt_ynode *n,
+			     const char *path)
+{
+	const struct srt_ynode *v = srt_ynode_get(n, "nodes");
+	const struct srt_ynode *pl = srt_ynode_get(n, "placement");
+
+	if (!v || srt_ynode_is_null(v))
+		return;
+	opt_int(c, n, path, "nodes", &s->pool_nodes, 1, SRT_RECIPE_MAX_POOL_NODES);
+	if (s->pool_nodes <= 0)
+		return;
+	if (s->placement == SRT_PLACE_POOL) {
+		err(c, srt_ynode_get(pl, "pool"), join(c, path, "placement.pool"),
+		    "service '%s' owns nodes (nodes: %d) and runs on them; it cannot also ride on "
+		    "the pool of '%s'; remove one of the two",
+		    s->name ? s->name : "?", s->pool_nodes, s->pool);
+		return;
+	}
+	if (s->placement != SRT_PLACE_DEFAULT && s->placement != SRT_PLACE_WORKERS) {
+		err(c, srt_ynode_get(pl, "node"), join(c, path, "placement.node"),
+		    "service '%s' owns nodes (nodes: %d) and runs on them; remove placement.node "
+		    "'%s' (or write workers)",
+		    s->name ? s->name : "?", s->pool_nodes, srt_placement_name(s->placement));
+		return;
+	}
+	if (s->external) {
+		err(c, v, join(c, path, "nodes"),
+		    "service '%s' is external: it runs elsewhere and owns no nodes of the job; "
+		    "remove nodes or external",
+		    s->name ? s->name : "?");
+		return;
+	}
+	s->placement = SRT_PLACE_POOL;
+	s->pool = s->name;
+}
+
+/*
+ * A ray service's defaults and rules (srt-slurm's): srtctl builds its
+ * `ray start` commands (no command), it owns whole nodes (placement
+ * workers, head or a pool), its readiness budget is 600 s unless written
+ * (probes written in `readiness` replace the head's and the joiners' own,
+ * as in srt-slurm; the fleet gate stays).
+ */
+static void ray_defaults(struct pctx *c, struct srt_service *s, const char *path)
+{
+	if (s->command.n)
+		err(c, s->node, join(c, path, "command"),
+		    "a ray service's commands are srtctl's (`ray start --head` on the first node, "
+		    "`ray start --address` on the others); pass extra flags in 'args' and ports "
+		    "in 'options'");
+	if (s->placement != SRT_PLACE_WORKERS && s->placement != SRT_PLACE_HEAD &&
+	    s->placement != SRT_PLACE_POOL)
+		err(c, srt_ynode_get(srt_ynode_get(s->node, "placement"), "node"),
+		    join(c, path, "placement.node"),
+		    "a ray service owns whole nodes: place it on workers, head or a pool (nodes: "
+		    "N), not '%s'",
+		    srt_placement_name(s->placement));
+	if (s->external)
+		err(c, s->node, join(c, path, "external"),
+		    "srtctl starts the Ray cluster of a ray service; an external one is not "
+		    "supported: remove 'external'");
+	if (!s->ray_port)
+		s->ray_port = SRT_RAY_GCS_PORT;
+	if (!s->ray_dashboard_port)
+		s->ray_dashboard_port = SRT_RAY_DASHBOARD_PORT;
+	if (s->ray_port == s->ray_dashboard_port)
+		err(c, s->options, join(c, path, "options"),
+		    "the ray service's GCS port and dashboard_port are both %d; give them "
+		    "different ports",
+		    s->ray_port);
+	if (!srt_ynode_get(s->readiness.node, "timeout_seconds"))
+		s->readiness.timeout_seconds = SRT_RAY_READY_TIMEOUT;
+}
+
 static void parse_service(struct pctx *c, struct srt_service *s, const struct srt_ynode *n,
 			  const char *path)
 {
 	static const char *const keys[] = { "name",	 "type",     "enabled",	 "container",
 					    "command",	 "args",     "env",	 "options",
 					    "placement", "external", "start",	 "readiness",
-					    "restart",	 "critical", "preamble", NULL };
+					    "restart",	 "critical", "preamble", "nodes",
+					    "terminal",	 NULL };
 	static const struct hint hints[] = {
 		{ "source", "'source' (building a service from git) is not supported by srtctl" },
 		{ "build_command", "'build_command' is not supported by srtctl" },
-		{ "nodes", "service node pools ('nodes') are not supported by srtctl" },
 		{ "cpus_per_task", "'cpus_per_task' is not supported by srtctl" },
 		{ "cpu_bind", "'cpu_bind' is not supported by srtctl" },
 		{ "metrics", "'metrics' scraping is not supported by srtctl" },
-		{ "terminal", "'terminal' services are not supported by srtctl" },
 		{ "inherit_discovery_env",
 		  "'inherit_discovery_env' is not supported by srtctl (srtctl runs no etcd/NATS)" },
 		{ "build_timeout_seconds", "'build_timeout_seconds' is not supported by srtctl" },
 		{ NULL, NULL },
 	};
-	static const char *const types[] = { "generic",	       "mooncake-master",
-					     "mooncake-store", "mooncake-donor",
-					     "etcd",	       "nats",
-					     "lmcache-server", NULL };
+	static const char *const types[] = { "generic",
+					     "mooncake-master",
+					     "mooncake-store",
+					     "mooncake-donor",
+					     "etcd",
+					     "nats",
+					     "lmcache-server",
+					     "ray",
+					     NULL };
 	const struct srt_ynode *v;
 	const char *type = "generic", *sugg, *why;
 
@@ -1377,6 +1472,8 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 			s->type = SRT_SVC_LMCACHE_SERVER;
 		else if (!strcmp(type, "mooncake-donor"))
 			s->type = SRT_SVC_MOONCAKE_DONOR;
+		else if (!strcmp(type, "ray"))
+			s->type = SRT_SVC_RAY;
 		else if ((why = srt_slurm_only_kind(type)))
 			err(c, v, join(c, path, "type"), "service type '%s' %s", type, why);
 		else if ((sugg = srt_did_you_mean(type, types)))
@@ -1385,8 +1482,8 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 		else
 			err(c, v, join(c, path, "type"),
 			    "service type '%s' is not supported by srtctl; expected mooncake-master, "
-			    "mooncake-store, mooncake-donor, etcd, nats, lmcache-server or generic "
-			    "(with a command)",
+			    "mooncake-store, mooncake-donor, etcd, nats, lmcache-server, ray or "
+			    "generic (with a command)",
 			    type);
 		s->type_name = type;
 	}
@@ -1405,6 +1502,8 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 							    "master_timeout_s", "store_role",
 							    NULL };
 		static const char *const donor_okeys[] = { "size", "protocol", NULL };
+		static const char *const ray_okeys[] = { "port", "dashboard_port", "num_gpus",
+							 NULL };
 		static const char *const nats_okeys[] = { "store_config", "max_payload_mb", NULL };
 		static const struct hint ohints[] = {
 			{ "eviction_ratio",
@@ -1424,12 +1523,20 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 			   s->type == SRT_SVC_NATS	      ? nats_okeys :
 			   s->type == SRT_SVC_MOONCAKE_MASTER ? master_okeys :
 			   s->type == SRT_SVC_MOONCAKE_DONOR  ? donor_okeys :
+			   s->type == SRT_SVC_RAY	      ? ray_okeys :
 								okeys,
 			   ohints, SRT_SCHEMA_SERVICE_OPTIONS);
 		if (s->type == SRT_SVC_MOONCAKE_MASTER)
 			parse_pool_options(c, s, v, join(c, path, "options"));
 		if (s->type == SRT_SVC_MOONCAKE_DONOR)
 			parse_donor_options(c, s, v, join(c, path, "options"));
+		if (s->type == SRT_SVC_RAY) {
+			opt_int(c, v, join(c, path, "options"), "port", &s->ray_port, 1, 65535);
+			opt_int(c, v, join(c, path, "options"), "dashboard_port",
+				&s->ray_dashboard_port, 1, 65535);
+			opt_int(c, v, join(c, path, "options"), "num_gpus", &s->ray_num_gpus, 1,
+				1024);
+		}
 		s->store_config = srt_ynode_get(v, "store_config");
 		if (s->type == SRT_SVC_NATS && srt_ynode_get(v, "max_payload_mb"))
 			check_max_payload(c, srt_ynode_get(v, "max_payload_mb"),
@@ -1443,13 +1550,16 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 			s->store_config = NULL;
 		}
 	}
-	parse_placement(c, srt_ynode_get(n, "placement"), join(c, path, "placement"),
-			&s->placement);
+	parse_placement(c, srt_ynode_get(n, "placement"), join(c, path, "placement"), &s->placement,
+			&s->pool);
 	parse_external(c, s, srt_ynode_get(n, "external"), join(c, path, "external"));
+	parse_pool_owner(c, s, n, path);
 	parse_start(c, srt_ynode_get(n, "start"), join(c, path, "start"), &s->start);
 	parse_readiness(c, srt_ynode_get(n, "readiness"), join(c, path, "readiness"),
 			&s->readiness);
-	restart_defaults(&s->restart, SRT_RESTART_ON_FAILURE);
+	opt_bool(c, n, path, "terminal", &s->terminal);
+	/* a terminal service is the run: its exit ends it, not a restart */
+	restart_defaults(&s->restart, s->terminal ? SRT_RESTART_NEVER : SRT_RESTART_ON_FAILURE);
 	parse_restart(c, srt_ynode_get(n, "restart"), join(c, path, "restart"), &s->restart);
 
 	/* Type defaults. */
@@ -1460,7 +1570,8 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 					       s->type == SRT_SVC_NATS ?
 				       SRT_PLACE_INFRA :
 			       s->type == SRT_SVC_MOONCAKE_STORE ||
-					       s->type == SRT_SVC_LMCACHE_SERVER ?
+					       s->type == SRT_SVC_LMCACHE_SERVER ||
+					       s->type == SRT_SVC_RAY ?
 				       SRT_PLACE_WORKERS :
 			       s->type == SRT_SVC_MOONCAKE_DONOR ? SRT_PLACE_DECODE :
 								   SRT_PLACE_HEAD;
@@ -1485,6 +1596,8 @@ static void parse_service(struct pctx *c, struct srt_service *s, const struct sr
 	}
 	if (s->type == SRT_SVC_LMCACHE_SERVER && !s->readiness.nprobes)
 		lmcache_readiness(&s->readiness);
+	if (s->type == SRT_SVC_RAY)
+		ray_defaults(c, s, path);
 	if (s->type == SRT_SVC_MOONCAKE_DONOR && !s->readiness.nprobes) {
 		/* the marker `trtllm-serve mooncake_donor --ready_file` writes once its memory is lent */
 		s->readiness.probes[0] =

@@ -11,6 +11,7 @@
  */
 #include "recipe/render.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,45 @@ static void add_node(struct srt_layout *l, struct srt_arena *a, size_t cap, cons
 	n->host = srt_arena_printf(a, "<%s>", label);
 	n->ip = srt_arena_printf(a, "<%s_ip>", label);
 	n->dedicated = dedicated;
+	n->pool = NULL;
+}
+
+/* Does the launched service s own a node pool? */
+static bool owns_pool(const struct srt_service *s)
+{
+	return service_launched(s) && s->pool_nodes > 0;
+}
+
+/* The service node pools, after the roles' nodes, in declaration order. */
+static void add_pools(struct srt_layout *l, struct srt_arena *a, size_t cap,
+		      const struct srt_recipe *r)
+{
+	for (size_t i = 0; i < r->nservices; i++) {
+		const struct srt_service *s = &r->services[i];
+		struct srt_lpool *pl;
+
+		if (!owns_pool(s))
+			continue;
+		pl = &l->pools[l->npools++];
+		pl->owner = s;
+		pl->first = l->nnodes;
+		for (int j = 0; j < s->pool_nodes; j++) {
+			char *label = srt_arena_printf(a, "pool_%s_node_%d", s->name, j);
+
+			add_node(l, a, cap, label, false);
+			if (l->nnodes > pl->first + (size_t)j)
+				l->nodes[pl->first + (size_t)j].pool = s->name;
+		}
+		pl->n = l->nnodes - pl->first;
+	}
+}
+
+const struct srt_lpool *srt_layout_pool(const struct srt_layout *l, const char *owner)
+{
+	for (size_t i = 0; owner && i < l->npools; i++)
+		if (!strcmp(l->pools[i].owner->name, owner))
+			return &l->pools[i];
+	return NULL;
 }
 
 /*
@@ -137,16 +177,22 @@ void srt_layout_build(struct srt_layout *l, struct srt_arena *a, const struct sr
 	struct role_shape sh[SRT_ROLE_COUNT];
 	size_t cap = 2, wcap = 0;
 	size_t g = r->resources.gpus_per_node > 0 ? (size_t)r->resources.gpus_per_node : 4;
-	size_t *next_gpu, *leaders;
+	size_t *next_gpu, *leaders, npools = 0;
 	bool dedicated = false;
 
 	memset(l, 0, sizeof(*l));
 	l->infra_ip = SRT_PH_INFRA_IP;
 	l->log_dir = SRT_PH_LOG_DIR;
-	for (size_t i = 0; i < r->nservices; i++)
+	for (size_t i = 0; i < r->nservices; i++) {
 		if (service_launched(&r->services[i]) &&
 		    r->services[i].placement == SRT_PLACE_DEDICATED)
 			dedicated = true;
+		if (owns_pool(&r->services[i])) {
+			cap += (size_t)r->services[i].pool_nodes;
+			npools++;
+		}
+	}
+	l->pools = srt_arena_alloc(a, (npools ? npools : 1) * sizeof(*l->pools));
 	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
 		const struct srt_role *role = &r->roles[k];
 
@@ -203,6 +249,7 @@ void srt_layout_build(struct srt_layout *l, struct srt_arena *a, const struct sr
 			place_gpus(lw, role, &sh[k], g, next_gpu, leaders);
 		}
 	}
+	add_pools(l, a, cap, r);
 	if (!l->nnodes)
 		add_node(l, a, cap, "head_node", false);
 	l->head = 0;
@@ -266,6 +313,28 @@ bool srt_layout_ref(const struct srt_layout *l, const char *s, struct srt_lref *
 			return true;
 		}
 		break;
+	}
+	/* "<pool_NAME_node_J>": a node of a service's pool. */
+	for (size_t k = 0; k < l->npools; k++) {
+		const struct srt_lpool *pl = &l->pools[k];
+		size_t nl = strlen(pl->owner->name);
+		char *end;
+		unsigned long j;
+
+		if (strncmp(s + 1, "pool_", 5) || strncmp(s + 6, pl->owner->name, nl) ||
+		    strncmp(s + 6 + nl, "_node_", 6))
+			continue;
+		j = strtoul(s + 6 + nl + 6, &end, 10);
+		if (end == s + 6 + nl + 6 || j >= pl->n)
+			continue;
+		if (starts_with(s, l->nodes[pl->first + j].ip, &n)) {
+			*ref = (struct srt_lref){ SRT_LREF_NODE_IP, pl->first + j, n };
+			return true;
+		}
+		if (starts_with(s, l->nodes[pl->first + j].host, &n)) {
+			*ref = (struct srt_lref){ SRT_LREF_NODE_HOST, pl->first + j, n };
+			return true;
+		}
 	}
 	/* The few nodes without a role (infra_node, head_node): a short scan. */
 	for (size_t i = 0; i < l->nnodes; i++) {
@@ -951,6 +1020,9 @@ void srt_render_service_argv(struct srt_argv *out, struct srt_arena *a, const st
 		argvb_push(&b, a, "--http-port");
 		argvb_push(&b, a, srt_arena_printf(a, "%d", SRT_LMCACHE_HTTP_PORT));
 		break;
+	case SRT_SVC_RAY: /* its words: ray_service() */
+		argvb_push_all(&b, a, &c->commands[SRT_CMD_RAY]);
+		break;
 	case SRT_SVC_GENERIC:
 		argvb_push_all(&b, a, &s->command);
 		break;
@@ -1129,10 +1201,18 @@ static size_t service_nodes(const struct srt_layout *l, const struct srt_service
 		nodes[n++] = l->infra;
 		return n;
 	case SRT_PLACE_WORKERS:
+		/* the roles' nodes (or the one head node): pools belong to their owners */
 		for (size_t i = 0; i < l->nnodes; i++)
-			if (!l->nodes[i].dedicated)
+			if (!l->nodes[i].dedicated && !l->nodes[i].pool)
 				nodes[n++] = i;
 		return n;
+	case SRT_PLACE_POOL: {
+		const struct srt_lpool *pl = srt_layout_pool(l, s->pool);
+
+		for (size_t i = 0; pl && i < pl->n; i++)
+			nodes[n++] = pl->first + i;
+		return n;
+	}
 	case SRT_PLACE_PREFILL:
 		role = SRT_ROLE_PREFILL;
 		break;
@@ -1317,12 +1397,237 @@ static void pool_service(struct pb *b, struct srt_runplan_proc *pr, struct srt_a
 				  POOL_MPI_SCRUB;
 }
 
+/*
+ * srt-slurm's service templates, filled in the recipe's words of a
+ * service instance: its command and args, its env values and preamble.
+ * Only these names are replaced; other braces (JSON) stay as written.
+ */
+struct svc_tpl {
+	const char *key, *val;
+};
+
+#define SVC_NTPL 17
+
+static size_t svc_templates(struct pb *b, struct svc_tpl *t, const struct srt_service *s,
+			    const size_t *nodes, size_t n, size_t i)
+{
+	const struct srt_layout *l = &b->p->layout;
+	const struct srt_lnode *me = &l->nodes[nodes[i]];
+	struct srt_buf hosts, ips;
+	size_t k = 0, id = i;
+
+	for (size_t j = 0, c = 0; j < l->nnodes; j++) {
+		if (j == nodes[i]) {
+			id = c;
+			break;
+		}
+		c += !l->nodes[j].dedicated;
+	}
+	srt_buf_init(&hosts);
+	srt_buf_init(&ips);
+	for (size_t j = 0; j < n; j++) {
+		srt_buf_printf(&hosts, "%s%s", j ? "," : "", l->nodes[nodes[j]].host);
+		srt_buf_printf(&ips, "%s%s", j ? "," : "", l->nodes[nodes[j]].ip);
+	}
+	t[k++] = (struct svc_tpl){ "{node}", me->host };
+	t[k++] = (struct svc_tpl){ "{node_ip}", me->ip };
+	t[k++] = (struct svc_tpl){ "{node_id}", srt_arena_printf(b->a, "%zu", id) };
+	t[k++] = (struct svc_tpl){ "{index}", srt_arena_printf(b->a, "%zu", i) };
+	t[k++] = (struct svc_tpl){ "{role}", s->placement == SRT_PLACE_POOL ?
+						     "workers" :
+						     srt_placement_name(s->placement) };
+	t[k++] = (struct svc_tpl){ "{head_node}", l->nodes[l->head].host };
+	t[k++] = (struct svc_tpl){ "{head_ip}", l->nodes[l->head].ip };
+	t[k++] = (struct svc_tpl){ "{infra_node}", l->nodes[l->infra].host };
+	t[k++] = (struct svc_tpl){ "{infra_ip}", l->infra_ip };
+	t[k++] = (struct svc_tpl){ "{master_port}", srt_arena_printf(b->a, "%d", SRT_MC_RPC_PORT) };
+	t[k++] = (struct svc_tpl){ "{metadata_port}",
+				   srt_arena_printf(b->a, "%d", SRT_MC_METADATA_PORT) };
+	t[k++] = (struct svc_tpl){ "{gpus_per_node}",
+				   srt_arena_printf(b->a, "%d",
+						    b->p->recipe->resources.gpus_per_node) };
+	t[k++] = (struct svc_tpl){ "{pool_node}", l->nodes[nodes[0]].host };
+	t[k++] = (struct svc_tpl){ "{pool_ip}", l->nodes[nodes[0]].ip };
+	t[k++] = (struct svc_tpl){ "{pool_nodes}", srt_arena_strdup(b->a, hosts.data) };
+	t[k++] = (struct svc_tpl){ "{pool_ips}", srt_arena_strdup(b->a, ips.data) };
+	t[k++] = (struct svc_tpl){ "{pool_node_count}", srt_arena_printf(b->a, "%zu", n) };
+	srt_buf_release(&hosts);
+	srt_buf_release(&ips);
+	return k;
+}
+
+/*
+ * s with the templates filled in; *runtime is set when a filled-in value
+ * is a layout placeholder the agent binds (a node's name or IP).
+ */
+static const char *fill_templates(struct srt_arena *a, const char *s, const struct svc_tpl *t,
+				  size_t nt, bool *runtime)
+{
+	const char *out = s;
+
+	if (!s || !strchr(s, '{'))
+		return s;
+	for (size_t k = 0; k < nt; k++) {
+		if (!strstr(out, t[k].key))
+			continue;
+		out = replace_all(a, out, t[k].key, t[k].val);
+		if (strchr(t[k].val, '<'))
+			*runtime = true;
+	}
+	return out;
+}
+
+/*
+ * The templates in an instance's recipe words: argv words from `from` on
+ * (the recipe's command and args), its recipe-owned env values and its
+ * preamble.
+ */
+static void apply_templates(struct pb *b, struct srt_runplan_proc *pr, struct srt_argv *argv,
+			    size_t from, struct srt_renv *env, const char **preamble,
+			    const struct svc_tpl *t, size_t nt, bool *preamble_runtime)
+{
+	bool *rt = NULL;
+
+	for (size_t k = from; k < argv->n; k++) {
+		bool r = false;
+		const char *w = fill_templates(b->a, argv->v[k], t, nt, &r);
+
+		if (w == argv->v[k])
+			continue;
+		argv->v[k] = w;
+		if (!r)
+			continue;
+		if (!rt) {
+			rt = srt_arena_alloc(b->a, (argv->n + 1) * sizeof(*rt));
+			memset(rt, 0, (argv->n + 1) * sizeof(*rt));
+			if (pr->argv_runtime)
+				memcpy(rt, pr->argv_runtime, argv->n * sizeof(*rt));
+		}
+		rt[k] = true;
+	}
+	if (rt)
+		pr->argv_runtime = rt;
+	for (size_t k = 0; k < env->n; k++) {
+		struct srt_renv_var *v = &env->v[k];
+		bool r = false;
+
+		if (v->owner != SRT_OWNER_RECIPE)
+			continue;
+		v->value = fill_templates(b->a, v->value, t, nt, &r);
+		v->runtime = v->runtime || r;
+	}
+	if (*preamble)
+		*preamble = fill_templates(b->a, *preamble, t, nt, preamble_runtime);
+}
+
+/*
+ * The joiners' wait for the head's GCS (srt-slurm's: 60 tries, 5 s apart),
+ * then the raylet in its place.  The head's IP and port are arguments, not
+ * text in the script: bash -c SCRIPT ray-join IP PORT ray start ...
+ */
+#define RAY_JOIN_SCRIPT                                                    \
+	"h=$1 p=$2; shift 2\n"                                             \
+	"for i in $(seq 1 60); do\n"                                       \
+	"  (exec 3<>\"/dev/tcp/$h/$p\") 2>/dev/null && break\n"            \
+	"  echo \"ray worker: waiting for head $h:$p ($i/60)\"; sleep 5\n" \
+	"done\n"                                                           \
+	"exec \"$@\""
+
+/* What a Ray node's log says once its raylet runs (ray start's banner). */
+#define RAY_STARTED_PATTERN "Ray runtime started"
+
+/*
+ * A ray service's instance on nodes[i] of its n nodes (srt-slurm's design):
+ * the first is the head, `ray start --head` with the GCS on options.port
+ * and the dashboard (job submission API) on options.dashboard_port; the
+ * others wait for the GCS and `ray start --address` it.  Both `--block`,
+ * so the raylet lives as long as its step.  The head is ready when its
+ * dashboard answers /api/version; a joiner when its log says Ray started
+ * and the head's node summary lists all n nodes ALIVE (the fleet gate).
+ * Joiners follow the head: they start after it is ready and restart when
+ * it does (a new GCS is a new cluster).  Sets argv, env and readiness.
+ */
+static void ray_service(struct pb *b, struct srt_runplan_proc *pr, struct srt_argv *argv,
+			const struct srt_service *s, const size_t *nodes, size_t n, size_t i,
+			struct srt_renv *env, struct srt_readiness *rd, const char *head_name)
+{
+	const struct srt_layout *l = &b->p->layout;
+	const char *head_ip = l->nodes[nodes[0]].ip;
+	int g = s->ray_num_gpus > 0 ? s->ray_num_gpus : b->p->recipe->resources.gpus_per_node;
+	size_t ncmd = argv->n - s->args.n;
+	struct argvb av = { NULL, 0, 0 };
+	struct srt_buf dev;
+	size_t first;
+	bool *rt;
+
+	if (i > 0) {
+		argvb_push(&av, b->a, "bash");
+		argvb_push(&av, b->a, "-c");
+		argvb_push(&av, b->a, RAY_JOIN_SCRIPT);
+		argvb_push(&av, b->a, "ray-join");
+		argvb_push(&av, b->a, head_ip);
+		argvb_push(&av, b->a, srt_arena_printf(b->a, "%d", s->ray_port));
+	}
+	first = av.n;
+	for (size_t k = 0; k < ncmd; k++)
+		argvb_push(&av, b->a, argv->v[k]);
+	argvb_push(&av, b->a, "start");
+	if (i == 0) {
+		argvb_push(&av, b->a, "--head");
+		argvb_push(&av, b->a, srt_arena_printf(b->a, "--port=%d", s->ray_port));
+		argvb_push(&av, b->a, "--dashboard-host=0.0.0.0");
+		argvb_push(&av, b->a,
+			   srt_arena_printf(b->a, "--dashboard-port=%d", s->ray_dashboard_port));
+	} else {
+		argvb_push(&av, b->a,
+			   srt_arena_printf(b->a, "--address=%s:%d", head_ip, s->ray_port));
+	}
+	argvb_push(&av, b->a,
+		   srt_arena_printf(b->a, "--node-ip-address=%s", l->nodes[nodes[i]].ip));
+	argvb_push(&av, b->a, srt_arena_printf(b->a, "--num-gpus=%d", g));
+	argvb_push(&av, b->a, "--disable-usage-stats");
+	argvb_push(&av, b->a, "--block");
+	argvb_push_all(&av, b->a, &s->args);
+	rt = srt_arena_alloc(b->a, (av.n + 1) * sizeof(*rt));
+	memset(rt, 0, (av.n + 1) * sizeof(*rt));
+	for (size_t k = 0; k < av.n - s->args.n; k++)
+		rt[k] = (k < first || k >= first + ncmd) && strchr(av.v[k], '<') != NULL;
+	argvb_finish(&av, argv);
+	pr->argv_runtime = rt;
+
+	srt_buf_init(&dev);
+	for (int k = 0; k < g; k++)
+		srt_buf_printf(&dev, "%s%d", k ? "," : "", k);
+	pool_env(env, b->a, s, "CUDA_VISIBLE_DEVICES", srt_arena_strdup(b->a, dev.data),
+		 "the raylet's devices match its --num-gpus (srt-slurm's default)", false);
+	srt_buf_release(&dev);
+	pool_env(env, b->a, s, "RAY_memory_monitor_refresh_ms", "0",
+		 "Ray's memory monitor off: a trainer offloading to host RAM trips it on purpose "
+		 "(srt-slurm's default)",
+		 false);
+
+	if (!rd->nprobes) {
+		rd->probes[0] =
+			i == 0 ? (struct srt_probe){ SRT_PROBE_HTTP, s->ray_dashboard_port,
+						     "/api/version", 200 } :
+				 (struct srt_probe){ SRT_PROBE_LOG, 0, RAY_STARTED_PATTERN, 0 };
+		rd->nprobes = 1;
+	}
+	if (i > 0)
+		pr->follows = head_name;
+	(void)n;
+}
+
 static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 {
 	struct srt_plan *p = b->p;
 	const struct srt_layout *l = &p->layout;
 	size_t *nodes = srt_arena_alloc(b->a, (l->nnodes + 1) * sizeof(*nodes));
 	size_t n = service_nodes(l, s, nodes);
+	const char *head_name = NULL;
+	struct svc_tpl tpl[SVC_NTPL];
+	size_t nt;
+	bool pre_rt;
 
 	if (!n) {
 		warn_at(b, s->node, srt_arena_printf(b->a, "services[%zu].placement", si),
@@ -1367,15 +1672,25 @@ static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 			}
 			pool_service(b, pr, &argv, s, nodes[i], &env, &rd, &preamble);
 		}
+		if (s->type == SRT_SVC_RAY)
+			ray_service(b, pr, &argv, s, nodes, n, i, &env, &rd, head_name);
+		nt = svc_templates(b, tpl, s, nodes, n, i);
+		pre_rt = false;
+		apply_templates(b, pr, &argv, s->type == SRT_SVC_GENERIC ? 0 : argv.n - s->args.n,
+				&env, &preamble, tpl, nt, &pre_rt);
 		if (preamble && argv.n) {
 			size_t n0 = argv.n;
 
 			preamble_argv(b->a, &argv, preamble);
-			if (pr->argv_runtime) { /* the words moved behind bash -c SCRIPT ARGV0 */
+			if (pr->argv_runtime ||
+			    pre_rt) { /* the words moved behind bash -c SCRIPT ARGV0 */
 				bool *rt = srt_arena_alloc(b->a, (argv.n + 1) * sizeof(*rt));
 
 				memset(rt, 0, (argv.n + 1) * sizeof(*rt));
-				memcpy(rt + (argv.n - n0), pr->argv_runtime, n0 * sizeof(*rt));
+				if (pr->argv_runtime)
+					memcpy(rt + (argv.n - n0), pr->argv_runtime,
+					       n0 * sizeof(*rt));
+				rt[2] = pre_rt; /* bash -c SCRIPT */
 				pr->argv_runtime = rt;
 			}
 		}
@@ -1392,7 +1707,19 @@ static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 			rd.nprobes = 3;
 		}
 		put_readiness(b->a, pr, &rd, host);
+		if (s->type == SRT_SVC_RAY && i > 0 && pr->nprobes < 4) /* the fleet gate */
+			pr->probes[pr->nprobes++] = (struct srt_runplan_probe){
+				.http = true,
+				.port = s->ray_dashboard_port,
+				.path = "/nodes?view=summary",
+				.status = 200,
+				.ray_alive = (int)n,
+				.host = l->nodes[nodes[0]].ip,
+			};
+		if (i == 0)
+			head_name = pr->name;
 		pr->critical = s->critical;
+		pr->terminal = s->terminal;
 		pr->restart = s->restart;
 		if (!pr->argc) {
 			srt_diags_add(
@@ -1684,6 +2011,74 @@ static void bench_params(struct pb *b, struct srt_renv *env, const struct srt_yn
 	}
 }
 
+/*
+ * What srt-slurm tells a custom benchmark command about the job (its
+ * contract, which launchers such as Miles's read): per running service
+ * SRT_SERVICE_<NAME>_NODES / _IPS / _NODE_COUNT (NAME upper-cased, other
+ * than letters and digits '_'; in instance order: a Ray head first),
+ * SRT_GPUS_PER_NODE, SRT_WORKER_NODES (the engine roles' nodes) and
+ * SRTCTL_FRONTEND_TYPE, with SRT_FRONTEND_HOST/PORT behind a frontend.
+ * Stamped first: the recipe's environment and benchmark.env win.
+ */
+static void custom_bench_env(struct pb *b, struct srt_renv *env)
+{
+	const struct srt_plan *p = b->p;
+	const struct srt_recipe *r = p->recipe;
+	const struct srt_layout *l = &p->layout;
+	size_t *nodes = srt_arena_alloc(b->a, (l->nnodes + 1) * sizeof(*nodes));
+	struct srt_buf hosts, ips;
+	const char *why = "srt-slurm's custom-benchmark contract: the service's nodes";
+
+	for (size_t i = 0; i < r->nservices; i++) {
+		const struct srt_service *s = &r->services[i];
+		size_t n = service_launched(s) && s->name ? service_nodes(l, s, nodes) : 0;
+		char *key;
+
+		if (!n)
+			continue;
+		key = srt_arena_strdup(b->a, s->name);
+		for (char *c = key; *c; c++)
+			*c = (char)(isalnum((unsigned char)*c) ? toupper((unsigned char)*c) : '_');
+		srt_buf_init(&hosts);
+		srt_buf_init(&ips);
+		for (size_t k = 0; k < n; k++) {
+			srt_buf_printf(&hosts, "%s%s", k ? "," : "", l->nodes[nodes[k]].host);
+			srt_buf_printf(&ips, "%s%s", k ? "," : "", l->nodes[nodes[k]].ip);
+		}
+		env_stamp(env, b->a, srt_arena_printf(b->a, "SRT_SERVICE_%s_NODES", key),
+			  srt_arena_strdup(b->a, hosts.data), why, true);
+		env_stamp(env, b->a, srt_arena_printf(b->a, "SRT_SERVICE_%s_IPS", key),
+			  srt_arena_strdup(b->a, ips.data), why, true);
+		env_stamp(env, b->a, srt_arena_printf(b->a, "SRT_SERVICE_%s_NODE_COUNT", key),
+			  srt_arena_printf(b->a, "%zu", n), why, false);
+		srt_buf_release(&hosts);
+		srt_buf_release(&ips);
+	}
+	env_stamp(env, b->a, "SRT_GPUS_PER_NODE",
+		  srt_arena_printf(b->a, "%d", r->resources.gpus_per_node),
+		  "resources.gpus_per_node", false);
+	srt_buf_init(&hosts);
+	for (size_t k = 0; k < l->nnodes; k++)
+		if (!l->nodes[k].dedicated && !l->nodes[k].pool &&
+		    (r->roles[SRT_ROLE_PREFILL].present || r->roles[SRT_ROLE_DECODE].present ||
+		     r->roles[SRT_ROLE_AGG].present || !l->npools))
+			srt_buf_printf(&hosts, "%s%s", hosts.len ? "," : "", l->nodes[k].host);
+	env_stamp(env, b->a, "SRT_WORKER_NODES",
+		  srt_arena_strdup(b->a, hosts.len ? hosts.data : ""), "the engine roles' nodes",
+		  true);
+	srt_buf_release(&hosts);
+	env_stamp(env, b->a, "SRTCTL_FRONTEND_TYPE", r->frontend.type ? r->frontend.type : "none",
+		  "frontend.type", false);
+	if (p->run.frontend_url_ph) {
+		env_stamp(env, b->a, "SRT_FRONTEND_HOST", l->nodes[l->head].ip,
+			  "the frontend's node", true);
+		env_stamp(env, b->a, "SRT_FRONTEND_PORT",
+			  srt_arena_printf(b->a, "%d",
+					   r->frontend.port > 0 ? r->frontend.port : 8000),
+			  "frontend.port", false);
+	}
+}
+
 static void add_benchmark(struct pb *b)
 {
 	struct srt_plan *p = b->p;
@@ -1716,6 +2111,8 @@ static void add_benchmark(struct pb *b)
 	pr->phase = srt_start_name(SRT_START_AFTER_FRONTEND);
 	argvb_finish(&av, &argv);
 	put_argv(pr, &argv);
+	if (bm->type && !strcmp(bm->type, "custom"))
+		custom_bench_env(b, &env);
 	env_layer(&env, b->a, &r->environment, "environment");
 	bench_params(b, &env, bm->node);
 	env_layer(&env, b->a, &bm->env, "benchmark.env");

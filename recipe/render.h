@@ -29,8 +29,10 @@
  * recipe value that happens to contain "<log_dir>" is never rewritten.
  *
  * Node order in the allocation: the prefill nodes, then decode (unless
- * colocated), then agg, then the dedicated infra node if any.  The head node
- * (frontend, benchmark, placement.node: head) is node 0.  The infra node is
+ * colocated), then agg, then each service node pool (services[].nodes, in
+ * declaration order: <pool_NAME_node_J>), then the dedicated infra node if
+ * any.  The head node (frontend, benchmark, placement.node: head) is node 0:
+ * in a recipe without roles, the first pool node (or a node of its own).  The infra node is
  * the dedicated node when a launched service asks for placement.node:
  * dedicated, else the head node.
  *
@@ -68,10 +70,17 @@
 /* ---- layout ---- */
 
 struct srt_lnode {
-	const char *label; /* "prefill_node_0", "infra_node", "head_node" */
+	const char *label; /* "prefill_node_0", "infra_node", "head_node", "pool_train_node_0" */
 	const char *host;  /* "<prefill_node_0>" */
 	const char *ip;	   /* "<prefill_node_0_ip>" */
 	bool dedicated;	   /* the reserved infra node (runs no worker) */
+	const char *pool;  /* the service that owns it (a node pool), or NULL */
+};
+
+/* A service node pool: nodes[first .. first+n) belong to `owner`. */
+struct srt_lpool {
+	const struct srt_service *owner;
+	size_t first, n;
 };
 
 struct srt_lworker {
@@ -98,7 +107,9 @@ struct srt_layout {
 		size_t first, n; /* the role's nodes: nodes[first .. first+n) */
 		size_t wfirst;	 /* its workers: workers[wfirst ..], in index order */
 	} roles[SRT_ROLE_COUNT];
-	size_t head;	      /* always 0 */
+	struct srt_lpool *pools; /* in declaration order, after the roles' nodes */
+	size_t npools;
+	size_t head;	      /* always 0: the first role node, else the first pool node */
 	size_t infra;	      /* the node infra services run on */
 	bool dedicated;	      /* infra is an extra, reserved node */
 	const char *infra_ip; /* SRT_PH_INFRA_IP */
@@ -131,6 +142,9 @@ struct srt_lref {
 
 /* Does s start with one of l's placeholders?  Fills *ref when it does. */
 bool srt_layout_ref(const struct srt_layout *l, const char *s, struct srt_lref *ref);
+
+/* The pool of the service named `owner` (a launched service with nodes), or NULL. */
+const struct srt_lpool *srt_layout_pool(const struct srt_layout *l, const char *owner);
 
 /* The layout's worker (role, index), or NULL. */
 const struct srt_lworker *srt_layout_worker(const struct srt_layout *l, enum srt_role_kind role,

@@ -549,6 +549,16 @@ static bool may_share_node(const struct srt_recipe *r, enum srt_placement a, enu
 
 	if (a == SRT_PLACE_DEDICATED || b == SRT_PLACE_DEDICATED)
 		return a == b;
+	if (a == SRT_PLACE_POOL || b == SRT_PLACE_POOL) {
+		/* pools follow the roles' nodes; without roles the head is a pool's first node */
+		bool roles = r->roles[SRT_ROLE_PREFILL].present ||
+			     r->roles[SRT_ROLE_DECODE].present || r->roles[SRT_ROLE_AGG].present;
+		enum srt_placement o = a == SRT_PLACE_POOL ? b : a;
+
+		return o == SRT_PLACE_POOL ||
+		       (!roles &&
+			(o == SRT_PLACE_HEAD || o == SRT_PLACE_INFRA || o == SRT_PLACE_DEFAULT));
+	}
 	if (!colocated && ((a == SRT_PLACE_PREFILL && b == SRT_PLACE_DECODE) ||
 			   (a == SRT_PLACE_DECODE && b == SRT_PLACE_PREFILL)))
 		return false;
@@ -571,7 +581,7 @@ static int cmp_port_use(const void *a, const void *b)
 	return (x->probe > y->probe) - (x->probe < y->probe);
 }
 
-#define NPLACE (SRT_PLACE_WORKERS + 1)
+#define NPLACE (SRT_PLACE_POOL + 1)
 
 /*
  * Two launched services that gate on the same port and can land on the same
@@ -634,6 +644,48 @@ static void check_ports(struct vctx *v)
 		}
 	}
 	free(u);
+}
+
+/*
+ * A service on placement.pool rides the nodes of the service it names,
+ * which must own nodes (services[].nodes) and run.
+ */
+static void check_pools(struct vctx *v)
+{
+	const struct srt_recipe *r = v->r;
+
+	for (size_t i = 0; i < r->nservices; i++) {
+		const struct srt_service *s = &r->services[i], *o = NULL;
+		const struct srt_ynode *at =
+			srt_ynode_get(srt_ynode_get(s->node, "placement"), "pool");
+		struct srt_buf names;
+
+		if (!s->enabled || s->placement != SRT_PLACE_POOL || s->pool_nodes > 0 || !s->pool)
+			continue;
+		for (size_t j = 0; j < r->nservices && !o; j++)
+			if (r->services[j].name && !strcmp(r->services[j].name, s->pool))
+				o = &r->services[j];
+		if (o && o->pool_nodes > 0 && o->enabled && !o->external)
+			continue;
+		if (o && o->pool_nodes > 0) {
+			verr(v, at, spath(v, s, "placement.pool"),
+			     "pool '%s' is not allocated: its owner (services[%zu]) has enabled: "
+			     "false; enable it or disable this service too",
+			     s->pool, (size_t)(o - r->services));
+			continue;
+		}
+		srt_buf_init(&names);
+		for (size_t j = 0; j < r->nservices; j++)
+			if (r->services[j].pool_nodes > 0 && r->services[j].enabled &&
+			    r->services[j].name)
+				srt_buf_printf(&names, "%s%s", names.len ? ", " : "",
+					       r->services[j].name);
+		verr(v, at, spath(v, s, "placement.pool"),
+		     "'%s' names no service that owns nodes (pools: %s); give that service "
+		     "'nodes: N', or name one of the pools",
+		     s->pool, names.len ? names.data : "none");
+		srt_buf_release(&names);
+	}
 }
 
 /* Dynamo's discovery and message planes: etcd, NATS. */
@@ -713,6 +765,15 @@ static void check_services(struct vctx *v)
 			else
 				master = s;
 		}
+		if (s->terminal && s->external)
+			verr(v, srt_ynode_get(s->node, "terminal"), spath(v, s, "terminal"),
+			     "a terminal service ends the run when it exits, but an external one "
+			     "launches nothing to wait for; remove 'terminal' or 'external'");
+		else if (s->terminal && r->benchmark.type && strcmp(r->benchmark.type, "manual"))
+			verr(v, srt_ynode_get(s->node, "terminal"), spath(v, s, "terminal"),
+			     "a terminal service ends the run when it exits, so the run cannot also "
+			     "run benchmark.type: %s; remove the benchmark (manual) or 'terminal'",
+			     r->benchmark.type);
 		if (s->external && s->type != SRT_SVC_MOONCAKE_MASTER && !discovery(s))
 			verr(v, srt_ynode_get(s->node, "external"), spath(v, s, "external"),
 			     "'external' is only for a mooncake-master, etcd or nats that already "
@@ -786,6 +847,7 @@ static void check_services(struct vctx *v)
 	if (master)
 		check_master(v, master);
 	check_lmcache(v);
+	check_pools(v);
 	check_ports(v);
 }
 

@@ -158,6 +158,11 @@ static int readiness_parse(const json_t *o, struct srt_runplan_proc *pr, struct 
 		pb->http = !strcmp(kind, "http");
 		pb->path = jstr(pj, "path") ? jstr(pj, "path") : "/health";
 		pb->status = jint(pj, "status", 200);
+		pb->ray_alive = pb->http ? jint(pj, "ray_alive", 0) : 0;
+		pb->host = jstr(pj, "host");
+		if (pb->ray_alive < 0 || pb->ray_alive > SRT_RUNPLAN_RAY_ALIVE_MAX)
+			return srt_error_set(err, "readiness.probes[%zu]: ray_alive must be 0..%d",
+					     i, SRT_RUNPLAN_RAY_ALIVE_MAX);
 		pr->nprobes++;
 	}
 	if (pr->timeout_s <= 0)
@@ -387,6 +392,7 @@ static int proc_parse(struct srt_runplan *p, const json_t *o, struct srt_runplan
 		return -1;
 	pr->log_file = jstr(o, "log_file");
 	pr->critical = json_is_true(json_object_get(o, "critical"));
+	pr->terminal = json_is_true(json_object_get(o, "terminal"));
 	if (restart_parse(json_object_get(o, "restart"), &pr->restart) < 0)
 		return srt_error_set(err, "restart must have mode never|on-failure|always and "
 					  "non-negative limits");
@@ -404,6 +410,9 @@ static bool gate_after(const struct srt_runplan *p, size_t i)
 	case SRT_PROC_SERVICE:
 		if (!strcmp(pr->phase, "with_workers"))
 			return false;
+		/* a Ray head before the nodes that join it: they follow it */
+		if (next && next->follows && !strcmp(next->follows, pr->name))
+			return true;
 		return !next || next->kind != SRT_PROC_SERVICE || !next->service || !pr->service ||
 		       strcmp(next->service, pr->service) || next->external != pr->external;
 	case SRT_PROC_WORKER:
@@ -791,7 +800,13 @@ void srt_runplan_probe_name(const struct srt_runplan_probe *pb, char *buf, size_
 		snprintf(buf, size, "log /%s/", pb->pattern);
 	else if (pb->file)
 		snprintf(buf, size, "file %s", pb->file);
-	else if (pb->http)
+	else if (pb->http && pb->ray_alive) {
+		bool v6 = pb->host && strchr(pb->host, ':');
+
+		snprintf(buf, size, "http %s%s%s%s%d %s (%d Ray nodes ALIVE)", v6 ? "[" : "",
+			 pb->host ? pb->host : "", v6 ? "]" : "", pb->host ? ":" : "", pb->port,
+			 pb->path ? pb->path : "/health", pb->ray_alive);
+	} else if (pb->http)
 		snprintf(buf, size, "http %d %s", pb->port, pb->path ? pb->path : "/health");
 	else
 		snprintf(buf, size, "tcp %d", pb->port);
@@ -835,7 +850,11 @@ static json_t *readiness_json(const struct srt_runplan_proc *pr)
 					    json_string(pb->path ? pb->path : "/health"));
 			json_object_set_new(j, "status",
 					    json_integer(pb->status ? pb->status : 200));
+			if (pb->ray_alive)
+				json_object_set_new(j, "ray_alive", json_integer(pb->ray_alive));
 		}
+		if (pb->host)
+			json_object_set_new(j, "host", json_string(pb->host));
 		json_array_append_new(probes, j);
 	}
 	json_object_set_new(o, "probes", probes);
@@ -948,6 +967,8 @@ static json_t *proc_json(const struct srt_runplan *p, const struct srt_runplan_p
 	json_object_set_new(o, "readiness", readiness_json(pr));
 	json_object_set_new(o, "log_file", json_string(pr->log_file));
 	json_object_set_new(o, "critical", json_boolean(pr->critical));
+	if (pr->terminal)
+		json_object_set_new(o, "terminal", json_true());
 	json_object_set_new(o, "restart", restart_json(&pr->restart));
 	json_object_set_new(o, "follows", jstr_or_null(pr->follows));
 	return o;
@@ -1146,9 +1167,18 @@ int srt_runplan_bind(struct srt_runplan *p, const char *const *hosts, const char
 		pr->run_dir = srt_runplan_subst(p, pr->run_dir);
 		for (size_t k = 0; k < pr->nclear; k++)
 			pr->clear[k] = srt_runplan_subst(p, pr->clear[k]);
-		for (size_t k = 0; k < pr->nprobes; k++)
+		for (size_t k = 0; k < pr->nprobes; k++) {
 			if (pr->probes[k].file)
 				pr->probes[k].file = srt_runplan_subst(p, pr->probes[k].file);
+			if (pr->probes[k].host) {
+				pr->probes[k].host = srt_runplan_subst(p, pr->probes[k].host);
+				if (strchr(pr->probes[k].host, '<'))
+					return srt_error_set(err,
+							     "process '%s': readiness probe host "
+							     "'%s' names no node of the plan",
+							     pr->name, pr->probes[k].host);
+			}
+		}
 		if ((pr->run_dir && !log_path_ok(pr->run_dir)) ||
 		    (pr->nclear && !log_path_ok(pr->clear[0])) ||
 		    (pr->nclear > 1 && !log_path_ok(pr->clear[1])))

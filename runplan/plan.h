@@ -42,6 +42,18 @@ struct srt_runplan_probe {
 	 * when the plan is loaded).  port is 0.
 	 */
 	const char *pattern;
+	/*
+	 * An HTTP probe of a Ray head's dashboard (`/nodes?view=summary`): ready
+	 * once its node summary lists at least this many raylets ALIVE (the
+	 * cluster has formed).  0: a plain HTTP probe.
+	 */
+	int ray_alive;
+	/*
+	 * TCP and HTTP probes: the node probed, as another node's IP
+	 * placeholder ("<pool_train_node_0_ip>", bound by srt_runplan_bind()),
+	 * or NULL for the process's own node.
+	 */
+	const char *host;
 };
 
 /*
@@ -109,6 +121,8 @@ struct srt_runplan_proc {
 	int timeout_s, interval_s;
 	const char *log_file; /* relative to the log dir; substituted */
 	bool critical;
+	/* A terminal service's instance: the run ends when every one has exited for good. */
+	bool terminal;
 	struct srt_restart_policy restart;
 	const char *follows; /* the process this one restarts after, or NULL */
 	/* The external mooncake master: probed at external_host:external_port, never launched. */
@@ -125,6 +139,8 @@ struct srt_runplan_proc {
 };
 
 #define SRT_RUNPLAN_TIERS 3
+/* The most raylets a ray_alive probe waits for (a job's nodes are far fewer). */
+#define SRT_RUNPLAN_RAY_ALIVE_MAX 100000
 /* Mooncake client config files: one per role at most (prefill, decode, agg). */
 #define SRT_RUNPLAN_STORE_CONFIGS_MAX 3
 /* vLLM's one client config, relative to the log dir (also read from pre-list plans). */

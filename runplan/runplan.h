@@ -23,6 +23,14 @@
  */
 #define SRT_LMCACHE_RPC_PORT 8750
 #define SRT_LMCACHE_HTTP_PORT 8751
+/*
+ * A `type: ray` service's defaults (srt-slurm's): the head's GCS port and
+ * its dashboard (job submission API), and the readiness budget (the first
+ * `ray start` in a fresh container imports a deep-learning stack).
+ */
+#define SRT_RAY_GCS_PORT 6379
+#define SRT_RAY_DASHBOARD_PORT 8265
+#define SRT_RAY_READY_TIMEOUT 600
 /* Default readiness budget for services (seconds). */
 #define SRT_READINESS_TIMEOUT_DEFAULT 120
 #define SRT_READINESS_INTERVAL_DEFAULT 2

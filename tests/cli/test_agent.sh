@@ -862,3 +862,34 @@ assert t and "no line of service_again.out matched /ready now/" in t[-1]["messag
 stop_agent
 [[ $rc == 143 ]] || fail "logmark: exit status $rc"
 echo "ok 16 a log readiness probe passes on a line its process wrote in this start; a restart is not made ready by the line of the start before"
+
+# ---- 17. a job of services only: a pool, a rider, terminal services ----
+
+new_case terminal "name: agent-terminal
+frontend: {type: none}
+services:
+  - name: train
+    nodes: 2
+    terminal: true
+    command: [sh, -c, 'echo \"rank \$0 of \$1 at \$2 on \$3\"; sleep 0.5; exit \$((\$0 * 3))', '{index}', '{pool_node_count}', '{pool_ip}', '{node}']
+  - name: watch
+    placement: {pool: train}
+    command: [sleep, '100']"
+start_agent n1,n2
+finish_agent 60
+check "terminal services" '
+ip1 = os.environ["FAKE_NET"] + ".1"
+logs = {n: open("run/logs/service_train_" + n + ".out").read() for n in ("n1", "n2")}
+assert "rank 0 of 2 at " + ip1 + " on n1" in logs["n1"], logs
+assert "rank 1 of 2 at " + ip1 + " on n2" in logs["n2"], logs
+st = status()
+assert st["phase"] == "Failed", st
+assert "every terminal service has exited: train_n2, the worst, exited with status 3" in st["message"], st["message"]
+# not restarted (a terminal service is the run), and the riders stopped with it
+assert proc("train_n2")["restarts"] == 0 and proc("train_n1")["state"] == "Exited", proc("train_n1")
+assert proc("watch_n1")["state"] == "Stopped" and proc("watch_n2")["state"] == "Stopped", proc("watch_n1")
+r = [e for e in events() if e["reason"] == "RunFailed"]
+assert r and "train_n2" in r[0]["message"], r
+'
+[[ $rc == 3 ]] || fail "terminal: exit status $rc (want the worst, 3)"
+echo "ok 17 a job of services only on a pool of two nodes: templates filled per instance, the terminal service's exits end the run with the worst status, not restarted, the riders stopped"

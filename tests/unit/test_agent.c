@@ -253,6 +253,107 @@ static void test_groups_follow_readiness(void **state)
 	assert_string_equal(env_of(&p->procs[7], "SRT_FRONTEND_URL"), p->frontend_url);
 }
 
+/* The argv word that starts with prefix, or NULL. */
+static const char *word_of(const struct srt_runplan_proc *pr, const char *prefix)
+{
+	for (size_t i = 0; i < pr->argc; i++)
+		if (!strncmp(pr->argv[i], prefix, strlen(prefix)))
+			return pr->argv[i];
+	return NULL;
+}
+
+/*
+ * A Ray cluster on a pool of its own (srt-slurm's services-only job): the
+ * head on the pool's first node, gated before the joiner, which follows it
+ * and waits for the whole cluster in the head's node summary; a service
+ * rides the pool with its templates filled in; the custom benchmark gets
+ * srt-slurm's SRT_SERVICE_* contract.
+ */
+static void test_ray_pool_bound(void **state)
+{
+	struct fx *f = *state;
+	struct srt_runplan *p;
+	static const char yaml[] =
+		"name: rl\n"
+		"resources: {gpus_per_node: 2}\n"
+		"frontend: {type: none}\n"
+		"services:\n"
+		"  - {name: train, type: ray, nodes: 2, options: {dashboard_port: 8266}}\n"
+		"  - {name: env-srv, command: [srv, '--rank={index}', '--peers={pool_ips}'], "
+		"placement: {pool: train}, env: {HEAD: '{pool_ip}', J: '{\"a\": 1}'}}\n"
+		"benchmark: {type: custom, command: run}\n";
+	const struct srt_runplan_proc *head, *join, *bench;
+
+	p = load(f, yaml);
+	bind3(p);
+	assert_int_equal(p->nnodes, 2);
+	assert_int_equal(p->nprocs, 5);
+	head = &p->procs[0];
+	join = &p->procs[1];
+	bench = &p->procs[4];
+	assert_string_equal(head->name, "train_n1");
+	assert_string_equal(join->name, "train_n2");
+	assert_int_equal(head->group, 0);
+	assert_int_equal(join->group, 1);
+	assert_null(head->follows);
+	assert_string_equal(join->follows, "train_n1");
+	assert_non_null(word_of(head, "--head"));
+	assert_string_equal(word_of(head, "--node-ip-address="), "--node-ip-address=10.0.0.1");
+	assert_string_equal(word_of(head, "--dashboard-port="), "--dashboard-port=8266");
+	assert_string_equal(word_of(join, "--address="), "--address=10.0.0.1:6379");
+	assert_string_equal(word_of(join, "--node-ip-address="), "--node-ip-address=10.0.0.2");
+	assert_string_equal(word_of(join, "--num-gpus="), "--num-gpus=2");
+	assert_string_equal(env_of(join, "CUDA_VISIBLE_DEVICES"), "0,1");
+	assert_string_equal(env_of(join, "RAY_memory_monitor_refresh_ms"), "0");
+	/* the head: its dashboard; the joiner: its log, then the fleet on the head */
+	assert_int_equal(head->nprobes, 1);
+	assert_true(head->probes[0].http);
+	assert_string_equal(head->probes[0].path, "/api/version");
+	assert_int_equal(join->nprobes, 2);
+	assert_string_equal(join->probes[0].pattern, "Ray runtime started");
+	assert_string_equal(join->probes[1].host, "10.0.0.1");
+	assert_int_equal(join->probes[1].port, 8266);
+	assert_int_equal(join->probes[1].ray_alive, 2);
+	assert_int_equal(head->timeout_s, SRT_RAY_READY_TIMEOUT);
+	/* the rider: one per pool node, templates filled */
+	assert_string_equal(p->procs[2].name, "env-srv_n1");
+	assert_string_equal(word_of(&p->procs[3], "--rank="), "--rank=1");
+	assert_string_equal(word_of(&p->procs[3], "--peers="), "--peers=10.0.0.1,10.0.0.2");
+	assert_string_equal(env_of(&p->procs[3], "HEAD"), "10.0.0.1");
+	assert_string_equal(env_of(&p->procs[3], "J"), "{\"a\": 1}");
+	/* the benchmark, on the head node, told where the services run */
+	assert_string_equal(bench->host, "n1");
+	assert_string_equal(env_of(bench, "SRT_SERVICE_TRAIN_IPS"), "10.0.0.1,10.0.0.2");
+	assert_string_equal(env_of(bench, "SRT_SERVICE_TRAIN_NODES"), "n1,n2");
+	assert_string_equal(env_of(bench, "SRT_SERVICE_TRAIN_NODE_COUNT"), "2");
+	assert_string_equal(env_of(bench, "SRT_SERVICE_ENV_SRV_NODE_COUNT"), "2");
+	assert_string_equal(env_of(bench, "SRT_GPUS_PER_NODE"), "2");
+	assert_string_equal(env_of(bench, "SRT_WORKER_NODES"), "");
+	assert_string_equal(env_of(bench, "SRTCTL_FRONTEND_TYPE"), "none");
+}
+
+/* A Ray dashboard's node summary, counted. */
+static void test_ray_alive(void **state)
+{
+	static const char two[] =
+		"{\"result\": true, \"msg\": \"\", \"data\": {\"summary\": ["
+		"{\"raylet\": {\"state\": \"ALIVE\"}}, {\"raylet\": {\"state\": \"DEAD\"}}, "
+		"{\"raylet\": {\"state\": \"ALIVE\"}}, {\"ip\": \"x\"}, 7]}}";
+	char d[128];
+	int want = 2;
+
+	(void)state;
+	assert_true(srt_agent_ray_alive(two, strlen(two), &want, d, sizeof(d)));
+	assert_string_equal(d, "2 of 2 Ray nodes ALIVE");
+	want = 3;
+	assert_false(srt_agent_ray_alive(two, strlen(two), &want, d, sizeof(d)));
+	assert_string_equal(d, "2 of 3 Ray nodes ALIVE");
+	assert_false(srt_agent_ray_alive("{\"data\": {}}", 12, &want, d, sizeof(d)));
+	assert_string_equal(d, "the reply has no data.summary list of Ray nodes");
+	assert_false(srt_agent_ray_alive("<html>", 6, &want, d, sizeof(d)));
+	assert_non_null(strstr(d, "the node summary is not JSON"));
+}
+
 static void test_external_master(void **state)
 {
 	struct fx *f = *state;
@@ -1145,6 +1246,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_groups_follow_readiness, fx_setup,
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_external_master, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_ray_pool_bound, fx_setup, fx_teardown),
+		cmocka_unit_test(test_ray_alive),
 		cmocka_unit_test_setup_teardown(test_step_argv_and_env_line, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_step_argv_mounts, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_step_argv_srun_options, fx_setup, fx_teardown),

@@ -294,6 +294,87 @@ static void test_http_refused_and_bad_path(void **state)
 	assert_int_equal(srt_probe_http("127.0.0.1", 80, "/a\r\nX: y", 200, 500, &r), -1);
 }
 
+/* A test verdict: the body is exactly the text in arg. */
+static bool body_is(const char *body, size_t len, const void *arg, char *detail, size_t size)
+{
+	snprintf(detail, size, "body '%.*s'", (int)len, body);
+	return len == strlen(arg) && !memcmp(body, arg, len);
+}
+
+/* Drive a judged probe to its end in a bounded poll loop. */
+static struct srt_probe_result judged(int port, const char *want, size_t max)
+{
+	struct srt_probe_op op;
+
+	srt_probe_start_judged(&op, "127.0.0.1", port, "/nodes?view=summary", 200, 2000, body_is,
+			       want, max);
+	for (int k = 0; k < 10000 && !srt_probe_step(&op); k++) {
+		short ev;
+		struct pollfd p = { srt_probe_pollfd(&op, &ev), 0, 0 };
+
+		p.events = ev;
+		(void)poll(&p, 1, 100);
+	}
+	assert_int_equal(op.stage, SRT_PROBE_DONE);
+	assert_null(op.reply);
+	return op.res;
+}
+
+static void test_http_judged(void **state)
+{
+	static const struct {
+		const char *reply;
+		size_t max;
+		bool ok;
+		const char *detail;
+	} cases[] = {
+		{ "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nWikipedia", 4096, true,
+		  "HTTP 200: body 'Wikipedia'" },
+		{ "HTTP/1.1 200 OK\r\ntransfer-encoding: Chunked\r\n\r\n4;x=1\r\nWiki\r\n5\r\npedia\r\n0"
+		  "\r\n\r\n",
+		  4096, true, "HTTP 200: body 'Wikipedia'" },
+		{ "HTTP/1.1 200 OK\r\n\r\nWikipedia!", 4096, false, "HTTP 200: body 'Wikipedia!'" },
+		{ "HTTP/1.1 503 Busy\r\n\r\nWikipedia", 4096, false, "HTTP 503 (want 200)" },
+		{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 4096, false,
+		  "HTTP 200 with a malformed chunked body" },
+		{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n99\r\nWiki\r\n", 4096,
+		  false, "HTTP 200 with a malformed chunked body" },
+		{ "HTTP/1.1 200 OK\r\nServer: x\r\n", 4096, false,
+		  "HTTP 200 without the end of its headers" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int port, fd = loopback_listener(8, &port);
+		struct server s = serve(fd, REPLY, cases[i].reply);
+		struct srt_probe_result r = judged(port, "Wikipedia", cases[i].max);
+		char *req = request_of(&s);
+
+		if (r.ok != cases[i].ok || strcmp(r.detail, cases[i].detail))
+			fail_msg("case %zu: ok %d, detail '%s'", i, r.ok, r.detail);
+		assert_non_null(strstr(req, "GET /nodes?view=summary HTTP/1.1\r\n"));
+		free(req);
+		stop(&s);
+		close(fd);
+	}
+	{
+		/* A reply longer than the bound fails without reading on. */
+		char big[3000];
+		int port, fd = loopback_listener(8, &port);
+		struct server s;
+		struct srt_probe_result r;
+
+		snprintf(big, sizeof(big), "HTTP/1.1 200 OK\r\n\r\n%2900d", 7);
+		s = serve(fd, REPLY, big);
+		r = judged(port, "7", 1024);
+		assert_false(r.ok);
+		assert_string_equal(r.detail, "the reply is longer than 1024 bytes");
+		free(request_of(&s));
+		stop(&s);
+		close(fd);
+	}
+}
+
 static void test_split_hostport(void **state)
 {
 	static const struct {
@@ -342,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_http_closed_silent_garbage),
 		cmocka_unit_test(test_http_refused_and_bad_path),
 		cmocka_unit_test(test_driven_side_by_side),
+		cmocka_unit_test(test_http_judged),
 		cmocka_unit_test(test_split_hostport),
 	};
 

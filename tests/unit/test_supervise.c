@@ -41,9 +41,10 @@ static struct srt_runplan_proc spec(const char *name, enum srt_proc_kind kind, i
 	p.group = group;
 	p.nprobes = (size_t)nprobes;
 	for (int k = 0; k < nprobes; k++)
-		p.probes[k] =
-			(struct srt_runplan_probe){ k == 2, 8700 + k, k == 2 ? "/health" : NULL,
-						    200,    NULL,     NULL };
+		p.probes[k] = (struct srt_runplan_probe){ .http = k == 2,
+							  .port = 8700 + k,
+							  .path = k == 2 ? "/health" : NULL,
+							  .status = 200 };
 	p.endpoint = nprobes ? "10.0.0.1:8700" : NULL;
 	p.timeout_s = 30;
 	p.interval_s = 1;

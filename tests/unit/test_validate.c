@@ -80,6 +80,9 @@
 #define AGG_Y "engine: sglang\nroles:\n  agg: {}\n"
 #define GEN_SVC "services:\n  - name: g\n    command: [x]\n"
 
+/* A recipe of services only (srt-slurm's services-only job): no engine, no roles. */
+#define POOLS_Y "name: r\nfrontend: {type: none}\nservices:\n"
+
 struct vcase {
 	const char *name;
 	const char *yaml;
@@ -350,9 +353,9 @@ static const struct vcase cases[] = {
 	{ "generic service needs a command", SG_ROLES MASTER "  - name: g\n", 1,
 	  "r.yaml:12:5: services[1]: a generic service needs a 'command' (the argv to run)" },
 	{ "srt-slurm service type srtctl does not run",
-	  SG_ROLES MASTER "  - name: e\n    type: ray\n", 1,
-	  "r.yaml:13:11: services[1].type: service type 'ray' (a Ray cluster for training jobs) is "
-	  "not run by srtctl, which deploys inference servers; run this recipe with srt-slurm" },
+	  SG_ROLES MASTER "  - name: e\n    type: gms\n", 1,
+	  "r.yaml:13:11: services[1].type: service type 'gms' (vLLM's GPU memory service for "
+	  "engine.failover) is not supported by srtctl; remove it and engine.failover" },
 	{ "etcd's start phase",
 	  SG_ROLES MASTER "  - name: e\n    type: etcd\n    start: with_workers\n", 1,
 	  "r.yaml:14:12: services[1].start: etcd must run before the workers that register with "
@@ -368,8 +371,8 @@ static const struct vcase cases[] = {
 	  "sglang)" },
 	{ "unknown service type", SG_ROLES MASTER "  - name: e\n    type: webserver\n", 1,
 	  "r.yaml:13:11: services[1].type: service type 'webserver' is not supported by srtctl; "
-	  "expected mooncake-master, mooncake-store, mooncake-donor, etcd, nats, lmcache-server "
-	  "or generic (with a command)" },
+	  "expected mooncake-master, mooncake-store, mooncake-donor, etcd, nats, lmcache-server, "
+	  "ray or generic (with a command)" },
 	{ "roles name the engine",
 	  "name: r\nroles:\n  prefill: {engine: sglang}\n  decode: {engine: sglang}\n", 0, NULL },
 	{ "roles name different engines",
@@ -701,6 +704,58 @@ static const struct vcase cases[] = {
 	  "engine is sglang; write 'type: sglang'" },
 	{ "Dynamo's frontend over the mocker",
 	  "engine: mocker\nroles:\n  agg: {}\nfrontend: {type: dynamo}\n", 0, NULL },
+	{ "a Ray cluster on a pool of its own", POOLS_Y "  - {name: train, type: ray, nodes: 2}\n",
+	  0, NULL },
+	{ "a service rides a pool",
+	  POOLS_Y "  - {name: train, type: ray, nodes: 2}\n"
+		  "  - {name: env, command: [x], placement: {pool: train}}\n",
+	  0, NULL },
+	{ "a pool nobody owns",
+	  POOLS_Y "  - {name: train, type: ray, nodes: 2}\n"
+		  "  - {name: env, command: [x], placement: {pool: trian}}\n",
+	  1,
+	  "r.yaml:5:49: services[1].placement.pool: 'trian' names no service that owns nodes "
+	  "(pools: train); give that service 'nodes: N', or name one of the pools" },
+	{ "a pool whose owner is off",
+	  POOLS_Y "  - {name: train, type: ray, nodes: 2, enabled: false}\n"
+		  "  - {name: env, command: [x], placement: {pool: train}}\n",
+	  1,
+	  "r.yaml:5:49: services[1].placement.pool: pool 'train' is not allocated: its owner "
+	  "(services[0]) has enabled: false; enable it or disable this service too" },
+	{ "an owner rides no other pool",
+	  POOLS_Y "  - {name: a, command: [x], nodes: 1}\n"
+		  "  - {name: b, command: [x], nodes: 1, placement: {pool: a}}\n",
+	  1,
+	  "r.yaml:5:57: services[1].placement.pool: service 'b' owns nodes (nodes: 1) and runs on "
+	  "them; it cannot also ride on the pool of 'a'; remove one of the two" },
+	{ "an owner runs on its pool",
+	  POOLS_Y "  - {name: a, command: [x], nodes: 1, placement: {node: head}}\n", 1,
+	  "r.yaml:4:57: services[0].placement.node: service 'a' owns nodes (nodes: 1) and runs on "
+	  "them; remove placement.node 'head' (or write workers)" },
+	{ "pool and node together",
+	  POOLS_Y "  - {name: a, command: [x], nodes: 1}\n"
+		  "  - {name: b, command: [x], placement: {pool: a, node: head}}\n",
+	  1,
+	  "r.yaml:5:47: services[1].placement.pool: placement.pool replaces placement.node (the "
+	  "service runs on every node of that pool); write one of them" },
+	{ "at least one node", POOLS_Y "  - {name: a, command: [x], nodes: 0}\n", 1, NULL },
+	{ "ray builds its own command",
+	  POOLS_Y "  - {name: train, type: ray, nodes: 2, command: [ray, start]}\n", -1,
+	  "r.yaml:4:5: services[0].command: a ray service's commands are srtctl's (`ray start "
+	  "--head` on the first node, `ray start --address` on the others); pass extra flags in "
+	  "'args' and ports in 'options'" },
+	{ "ray owns whole nodes",
+	  SG_ROLES MASTER "  - {name: train, type: ray, placement: {node: decode}}\n", 1,
+	  "r.yaml:12:48: services[1].placement.node: a ray service owns whole nodes: place it on "
+	  "workers, head or a pool (nodes: N), not 'decode'" },
+	{ "ray's two ports differ",
+	  POOLS_Y "  - {name: train, type: ray, nodes: 1, options: {port: 7000, dashboard_port: "
+		  "7000}}\n",
+	  1,
+	  "r.yaml:4:49: services[0].options: the ray service's GCS port and dashboard_port are "
+	  "both 7000; give them different ports" },
+	{ "ray's options", POOLS_Y "  - {name: train, type: ray, nodes: 1, options: {ports: 1}}\n",
+	  -1, NULL },
 	{ "empty file", "", 1,
 	  "r.yaml: the file is empty; a recipe needs at least 'engine', 'roles' and 'services' (see "
 	  "docs/recipe-reference.md)" },
