@@ -104,6 +104,7 @@ cluster() { # cluster FILE [network_interface]
 		echo "  sglang: [python3, $F/sglang_launch_server]"
 		echo "  vllm: [python3, $F/vllm, serve]"
 		echo "  sglang_router: [python3, $F/sglang_router]"
+		echo "  ray: [python3, $F/ray]"
 	} >"$1"
 }
 

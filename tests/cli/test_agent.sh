@@ -893,3 +893,49 @@ assert r and "train_n2" in r[0]["message"], r
 '
 [[ $rc == 3 ]] || fail "terminal: exit status $rc (want the worst, 3)"
 echo "ok 17 a job of services only on a pool of two nodes: templates filled per instance, the terminal service's exits end the run with the worst status, not restarted, the riders stopped"
+
+# ---- 18. a Ray cluster on a pool: the head first, the fleet gate, the joiner follows ----
+
+new_case ray "name: agent-ray
+frontend: {type: none}
+resources: {gpus_per_node: 2}
+services:
+  - name: train
+    type: ray
+    nodes: 2
+    readiness: {timeout_seconds: 60, interval_seconds: 1}
+    restart: {policy: on-failure, max_restarts: 3, backoff_seconds: 0}"
+start_agent n1,n2
+until_py 60 'status()["phase"] == "Ready"'
+check "ray cluster" '
+ip1, ip2 = os.environ["FAKE_NET"] + ".1", os.environ["FAKE_NET"] + ".2"
+ev = events()
+def t(name, reason):
+    return [e["seq"] for e in ev if e["object"]["name"] == name and e["reason"] == reason]
+# the head (n1) is ready on its dashboard before the joiner (n2) starts
+assert t("train_n1", "Ready") and t("train_n2", "Started"), ev
+assert max(t("train_n1", "Ready")) < min(t("train_n2", "Started")), (t("train_n1", "Ready"), t("train_n2", "Started"))
+r = [e for e in ev if e["reason"] == "Ready" and e["object"]["name"] == "train_n2"]
+assert "log /Ray runtime started/" in r[0]["message"], r
+assert "http " + ip1 + ":8265 /nodes?view=summary (2 Ray nodes ALIVE)" in r[0]["message"], r
+# the joiner waited for the head, then joined it
+log2 = open("run/logs/service_train_n2.out").read()
+assert "Ray runtime started" in log2, log2
+import urllib.request
+s = json.load(urllib.request.urlopen("http://" + ip1 + ":8265/nodes?view=summary&nocache=1", timeout=5))
+alive = sorted(n["raylet"]["nodeManagerAddress"] for n in s["data"]["summary"] if n["raylet"]["state"] == "ALIVE")
+assert alive == [ip1, ip2], alive
+'
+# the head dies: it is restarted, and the joiner after it (a new head is a new cluster)
+head_pid=$(python3 -c "$PYLIB
+print(proc('train_n1')['pid'])")
+kill -KILL "$head_pid"
+until_py 60 'proc("train_n1")["restarts"] == 1 and proc("train_n2")["restarts"] >= 1 and status()["phase"] == "Ready" and proc("train_n2")["state"] == "Ready"'
+check "ray head restarted, joiner followed" '
+ev = events()
+f = [e for e in ev if e["reason"] == "Restarting" and e["object"]["name"] == "train_n2"]
+assert f and "a new Ray head is a new cluster" in f[0]["message"], f
+'
+stop_agent
+[[ $rc == 143 ]] || fail "ray: exit status $rc"
+echo "ok 18 a Ray cluster on a pool of two nodes: the head is ready on its dashboard before the joiner starts, the joiner once the head lists both raylets ALIVE; a killed head is restarted and its joiner follows it into the new cluster"

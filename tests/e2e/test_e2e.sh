@@ -63,6 +63,12 @@
 # 15. LMCache under vLLM (connector: lmcache-mp): one `lmcache server` per
 #     worker node before the workers, its preamble run in the same bash, and
 #     each worker registered with the server on its own node.
+# 16. A job of services only (Miles's RL layout): a Ray cluster owns a pool of
+#     two nodes (strict `ray` stand-in): the head is Ready on its dashboard
+#     before the other node joins; the joiner is Ready once the head lists
+#     both raylets ALIVE; a service rides the pool with its templates filled;
+#     the custom benchmark reads srt-slurm's SRT_SERVICE_* contract, finds
+#     the cluster formed and ends the run Succeeded; nothing is left.
 #
 # Exits 77 (skipped) when SRT_SLURMRESTD_URL is unset, unless
 # SRT_E2E_REQUIRED=1 (CI), which makes that a failure.  Every wait is bounded.
@@ -188,6 +194,7 @@ commands:
   etcd: [$WORK/bin/etcd]
   nats: [$WORK/bin/nats-server]
   srtctl: [$SRTCTL]
+  ray: [$FAKES/ray]
 YAML
 export SRTSLURM_CONFIG=$WORK/srtslurm.yaml
 unset SLURM_JWT # the token comes from the token file, as a user's would
@@ -1135,6 +1142,82 @@ wait_no_jobs 40
 check "15. deleting the recipe cancels its job" test $? -eq 0
 sleep 2
 check "15. no lmcache or vLLM process is left" test -z "$(leftovers)"
+# ---- 16. a Ray cluster on a pool, a job of services only -----------------------------
+cat >"$WORK/bin/ray_bench.sh" <<'SH'
+#!/bin/bash
+# What Miles's launcher does first: find the head in srt-slurm's contract and attach.
+set -eu
+ips=$SRT_SERVICE_TRAIN_IPS
+head=${ips%%,*}
+python3 - "$head" "$SRT_SERVICE_TRAIN_NODE_COUNT" "$SRT_SERVICE_ENV_IPS" "$OUT" <<'PY'
+import json, sys, urllib.request
+head, count, env_ips, out = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+summary = json.load(urllib.request.urlopen(f"http://{head}:8265/nodes?view=summary", timeout=10))
+alive = sorted(n["raylet"]["nodeManagerAddress"] for n in summary["data"]["summary"]
+               if n["raylet"]["state"] == "ALIVE")
+rider = [urllib.request.urlopen(f"http://{ip}:8003/", timeout=10).read().decode() for ip in env_ips.split(",")]
+json.dump({"head": head, "count": count, "alive": alive, "rider": rider}, open(out, "w"))
+PY
+"$RAY" status --address "$head:6379" >>"$OUT.status"
+SH
+chmod 755 "$WORK/bin/ray_bench.sh"
+cat >"$WORK/ray.yaml" <<YAML
+name: e2e-ray
+model: {path: $MODEL}
+resources: {gpus_per_node: 4}
+frontend: {type: none}
+services:
+  - name: train
+    type: ray
+    nodes: 2
+    readiness: {timeout_seconds: 60}
+  - name: env
+    placement: {pool: train}
+    command: [python3, -c, "import http.server as h, sys; b = ('rank ' + sys.argv[1] + ' of ' + sys.argv[2] + ' head ' + sys.argv[3]).encode(); H = type('H', (h.BaseHTTPRequestHandler,), {'do_GET': lambda s: (s.send_response(200), s.send_header('Content-Length', str(len(b))), s.end_headers(), s.wfile.write(b))}); h.HTTPServer((sys.argv[4], 8003), H).serve_forever()", "{index}", "{pool_node_count}", "{pool_ip}", "{node_ip}"]
+    readiness: {http: {port: 8003, path: /}, timeout_seconds: 30}
+benchmark:
+  type: custom
+  command: $WORK/bin/ray_bench.sh
+  env: {OUT: $REC/ray/bench.json, RAY: $FAKES/ray}
+YAML
+mkdir -p "$REC/ray" && chmod 1777 "$REC/ray"
+S apply -f "$WORK/ray.yaml" >/dev/null 2>&1
+S wait recipe/e2e-ray --for done --timeout 150s >"$WORK/wait16.out" 2>&1
+S get runs -o json >"$WORK/runs16.json"
+S events -o json >"$WORK/ev16.json"
+py "$WORK" <<'PY'
+import json, sys
+work = sys.argv[1]
+run = "e2e-ray-1-1"
+runs = [r for r in json.load(open(f"{work}/runs16.json"))["items"] if r["name"] == run]
+assert runs and runs[0]["phase"] == "Succeeded", runs
+b = json.load(open(f"{work}/rec/ray/bench.json"))
+assert b["count"] == 2 and len(b["alive"]) == 2 and b["head"] in b["alive"], b
+assert b["rider"] == [f"rank 0 of 2 head {b['head']}", f"rank 1 of 2 head {b['head']}"], b
+status = open(f"{work}/rec/ray/bench.json.status").read()
+assert status.strip(), "ray status printed nothing"
+items = [i for i in json.load(open(f"{work}/ev16.json"))["items"]
+         if i["object"]["name"].startswith(run + "/")]
+def t(name, reason):
+    return [i["first_timestamp"] for i in items
+            if i["object"]["name"].split("/", 1)[1] == name and i["reason"] == reason]
+ready = {i["object"]["name"].split("/", 1)[1]: i["message"] for i in items
+         if i["reason"] == "Ready" and "/train_" in i["object"]["name"]}
+assert len(ready) == 2, ready
+# the head is ready on its dashboard, the joiner once the head lists both raylets ALIVE
+head = [n for n, m in ready.items() if "/api/version" in m]
+join = [n for n, m in ready.items() if "(2 Ray nodes ALIVE)" in m]
+assert len(head) == 1 and len(join) == 1 and head != join, ready
+head, join = head[0], join[0]
+# the head is Ready before the joiner starts; the benchmark starts after both are Ready
+assert max(t(head, "Ready")) <= min(t(join, "Started")), (t(head, "Ready"), t(join, "Started"))
+assert max(t(join, "Ready") + t(head, "Ready")) <= min(t("benchmark", "Started"))
+PY
+check "16. the Ray head is Ready before its joiner starts, the joiner once both raylets are ALIVE; the rider got its templates; the custom benchmark found the cluster through SRT_SERVICE_TRAIN_IPS and the run Succeeded" test $? -eq 0
+wait_no_jobs 40
+check "16. the job ended with its benchmark" test $? -eq 0
+sleep 2
+check "16. no raylet or rider is left" test -z "$(leftovers)$(pgrep -u "${SRT_SLURM_USER:-slurmci}" -f serve_forever || true)"
 check "no job of this test is left running" test -z "$(live_jobs)"
 
 echo "$passed passed, $failed failed"
