@@ -46,6 +46,8 @@ static const char *const default_cmds[SRT_CMD_COUNT][4] = {
 	[SRT_CMD_LMCACHE] = { "lmcache", NULL },
 	[SRT_CMD_DYNAMO_TRTLLM_POOL] = { "python3", "-c", SRT_DYNAMO_TRTLLM_POOL_PROGRAM, NULL },
 	[SRT_CMD_RAY] = { "ray", NULL },
+	[SRT_CMD_TILERT_DECODE] = { "python", "-m", "tilert.pd_vllm.decode_server", NULL },
+	[SRT_CMD_TILERT_ROUTER] = { "python", "-m", "tilert.pd_vllm.pd_router", NULL },
 };
 
 /* NULL-terminated: also the list of allowed keys under `commands:`. */
@@ -72,6 +74,8 @@ static const char *const cmd_names[SRT_CMD_COUNT + 1] = {
 	[SRT_CMD_LMCACHE] = "lmcache",
 	[SRT_CMD_DYNAMO_TRTLLM_POOL] = "dynamo_trtllm_pool",
 	[SRT_CMD_RAY] = "ray",
+	[SRT_CMD_TILERT_DECODE] = "tilert_decode",
+	[SRT_CMD_TILERT_ROUTER] = "tilert_router",
 	[SRT_CMD_COUNT] = NULL,
 };
 

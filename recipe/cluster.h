@@ -102,6 +102,8 @@ enum srt_cmd_kind {
 	SRT_CMD_LMCACHE,
 	SRT_CMD_DYNAMO_TRTLLM_POOL, /* dynamo.trtllm inside TRT-LLM's pool (a role with mooncake_store) */
 	SRT_CMD_RAY,		    /* the `ray` CLI of a ray service */
+	SRT_CMD_TILERT_DECODE,	    /* TileRT's decode server (roles.decode.engine: tilert) */
+	SRT_CMD_TILERT_ROUTER,	    /* TileRT's P/D router (frontend.type: tilert-router) */
 	SRT_CMD_COUNT,
 };
 

@@ -836,6 +836,25 @@ static int worker_port(const struct srt_recipe *r, const struct srt_lworker *w)
 	return SRT_LAUNCH_HTTP_PORT + SRT_LAUNCH_HTTP_STRIDE * w->slot;
 }
 
+/*
+ * TileRT's decode server (roles.decode.engine: tilert, srt-slurm 2.0):
+ * `--engine tilert --http-port P --ctrl-port C`; the role's args follow as
+ * written (the model profile, weights, transport, ...).  C, its control
+ * plane, is the worker's NIXL slot (5400 + j): the router names it to the
+ * prefill's TileRTConnector.
+ */
+static void tilert_worker(struct srt_launch *o, struct srt_arena *a, const struct srt_lworker *w)
+{
+	flag(o, a, "--engine", "tilert",
+	     "TileRT's engine (the decode server's default is a stub without a model)", false);
+	flag_int(o, a, "--http-port", o->port,
+		 "the worker's HTTP port: 6100 + 32 per worker leader on its node");
+	o->side_port = SRT_LAUNCH_NIXL_PORT + w->slot;
+	flag_int(o, a, "--ctrl-port", o->side_port,
+		 "its control plane, where the prefill's TileRTConnector hands over the KV: "
+		 "5400 + its slot on the node");
+}
+
 void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct srt_recipe *r,
 		       const struct srt_cluster *c, const struct srt_layout *l,
 		       const struct srt_lworker *w, int rank)
@@ -856,7 +875,9 @@ void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct
 	out->port = worker_port(r, w);
 	if (model && !strcmp(model, SRT_CONTAINER_MODEL_DIR))
 		out->mount = r->model.path;
-	if (r->engine == SRT_ENGINE_TRTLLM)
+	if (ro->engine == SRT_ENGINE_TILERT)
+		tilert_worker(out, a, w);
+	else if (r->engine == SRT_ENGINE_TRTLLM)
 		trtllm_worker(out, a, r, c, l, w, model, served, dyn);
 	else if (r->engine == SRT_ENGINE_MOCKER)
 		mocker_worker(out, a, r, w, model, model_why(r, c, w->role));
@@ -867,6 +888,13 @@ void srt_launch_worker(struct srt_launch *out, struct srt_arena *a, const struct
 		vllm_worker(out, a, r, w, rank, leader_ip, self_ip, model, model_why(r, c, w->role),
 			    served, dyn);
 	kv = srt_launch_kv_events_port(r, l, w, rank);
+	if (ro->engine == SRT_ENGINE_TILERT) { /* no KV events, no Dynamo: validation */
+		common_env(out, a, r, c, w);
+		out->url = url(a, leader_ip, out->port);
+		http_probe(out, out->port);
+		out->readiness.timeout_seconds = srt_launch_ready_timeout(r, c);
+		return;
+	}
 	/* SGLang: before --request-plane; dynamo.vllm: after it (srt-slurm's order). */
 	if (r->engine == SRT_ENGINE_SGLANG && ro->kv_events)
 		kv_events_flag(out, a, r, ro, kv);
@@ -953,7 +981,9 @@ enum srt_frontend_kind srt_launch_frontend_kind(const struct srt_recipe *r, cons
 		w = "Dynamo's frontend over this engine is not run by srtctl, which runs it over "
 		    "SGLang, vLLM, TRT-LLM and mocker workers (dynamo.sglang, dynamo.vllm, "
 		    "dynamo.trtllm, dynamo.mocker); use srt-slurm";
-	} else if (!strcmp(t, "atomesh") || !strcmp(t, "tilert-router")) {
+	} else if (!strcmp(t, "tilert-router")) {
+		k = SRT_FE_TILERT_ROUTER;
+	} else if (!strcmp(t, "atomesh")) {
 		k = SRT_FE_REFUSED;
 		w = "this frontend belongs to an engine which srtctl does not run; use srt-slurm, "
 		    "or write 'type: sglang-router', 'vllm-router', 'sglang', 'vllm' or 'none'";
@@ -980,6 +1010,9 @@ const struct srt_argv *srt_launch_frontend_command(const struct srt_recipe *r,
 					       &c->commands[SRT_CMD_DYNAMO_FRONTEND];
 	case SRT_FE_TRTLLM_SERVE:
 		return r->frontend.command.n ? &r->frontend.command : &c->commands[SRT_CMD_TRTLLM];
+	case SRT_FE_TILERT_ROUTER:
+		return r->frontend.command.n ? &r->frontend.command :
+					       &c->commands[SRT_CMD_TILERT_ROUTER];
 	case SRT_FE_CUSTOM:
 		return &r->frontend.command;
 	default:
@@ -1065,6 +1098,57 @@ static void trtllm_orchestrator(struct srt_launch *out, struct srt_arena *a,
 	out->readiness.timeout_seconds = SRT_FRONTEND_READY_TIMEOUT;
 }
 
+/*
+ * A router's public endpoint: `--host 0.0.0.0 --port P` on the head node,
+ * its URL, ready on GET /health.
+ */
+static void router_endpoint(struct srt_launch *out, struct srt_arena *a, const struct srt_layout *l,
+			    int port)
+{
+	flag(out, a, "--host", "0.0.0.0", "the public endpoint, reachable from every node", false);
+	flag_int(out, a, "--port", port, "frontend.port (default 8000)");
+	out->port = port;
+	out->url = url(a, l->nodes[l->head].ip, port);
+	http_probe(out, port);
+	out->readiness.timeout_seconds = SRT_FRONTEND_READY_TIMEOUT;
+}
+
+/*
+ * TileRT's P/D router (srt-slurm 2.0's tilert-router): `--vllm-url` the
+ * prefill worker's URL, `--decode` then one HOST:CTRL_PORT:HTTP_PORT per
+ * decode worker (the router hands the prefill's TileRTConnector the
+ * decode's control port with each request), `--host 0.0.0.0 --port P`;
+ * frontend.args follow.  Ready on GET /health.
+ */
+static void tilert_router(struct srt_launch *out, struct srt_arena *a, const struct srt_recipe *r,
+			  const struct srt_cluster *c, const struct srt_layout *l, int port)
+{
+	static const char *const dwhy =
+		"the TileRT decode workers: node IP, control port, HTTP port";
+	bool said = false;
+
+	/* the layout lists the workers in role order: the prefill worker first */
+	for (size_t i = 0; i < l->nworkers; i++) {
+		const struct srt_lworker *w = &l->workers[i];
+		struct srt_launch wl;
+
+		if (w->role == SRT_ROLE_AGG)
+			continue;
+		srt_launch_worker(&wl, a, r, c, l, w, 0);
+		if (w->role == SRT_ROLE_PREFILL) {
+			flag(out, a, "--vllm-url", wl.url, "the vLLM prefill worker", true);
+			continue;
+		}
+		if (!said)
+			word(out, a, "--decode", dwhy, false);
+		said = true;
+		word(out, a,
+		     srt_arena_printf(a, "%s:%d:%d", l->nodes[w->node].ip, wl.side_port, wl.port),
+		     dwhy, true);
+	}
+	router_endpoint(out, a, l, port);
+}
+
 void srt_launch_frontend(struct srt_launch *out, struct srt_arena *a, const struct srt_recipe *r,
 			 const struct srt_cluster *c, const struct srt_layout *l)
 {
@@ -1110,6 +1194,9 @@ void srt_launch_frontend(struct srt_launch *out, struct srt_arena *a, const stru
 	case SRT_FE_TRTLLM_SERVE:
 		trtllm_orchestrator(out, a, r, c, l, port);
 		return;
+	case SRT_FE_TILERT_ROUTER:
+		tilert_router(out, a, r, c, l, port);
+		return;
 	case SRT_FE_SGLANG_ROUTER:
 	case SRT_FE_VLLM_ROUTER:
 		break;
@@ -1143,10 +1230,5 @@ void srt_launch_frontend(struct srt_launch *out, struct srt_arena *a, const stru
 			word(out, a, wl.url, "the aggregated workers", true);
 		}
 	}
-	flag(out, a, "--host", "0.0.0.0", "the public endpoint, reachable from every node", false);
-	flag_int(out, a, "--port", port, "frontend.port (default 8000)");
-	out->port = port;
-	out->url = url(a, l->nodes[l->head].ip, port);
-	http_probe(out, port);
-	out->readiness.timeout_seconds = SRT_FRONTEND_READY_TIMEOUT;
+	router_endpoint(out, a, l, port);
 }

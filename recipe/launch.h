@@ -117,6 +117,7 @@ enum srt_frontend_kind {
 	SRT_FE_DIRECT,	      /* "sglang" / "vllm": the single agg worker serves frontend.port */
 	SRT_FE_DYNAMO,	      /* "dynamo": Dynamo's frontend over Dynamo's workers and etcd */
 	SRT_FE_TRTLLM_SERVE,  /* "trtllm_serve" over TRT-LLM prefill/decode: its orchestrator */
+	SRT_FE_TILERT_ROUTER, /* "tilert-router": TileRT's P/D router over vLLM prefill, TileRT decode */
 	SRT_FE_CUSTOM,	      /* another type with frontend.command: run it as written */
 	SRT_FE_REFUSED,	      /* dynamo, trtllm_serve, ...: a validation error */
 };

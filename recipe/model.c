@@ -52,6 +52,8 @@ const char *srt_engine_name(enum srt_engine_type e)
 		return "trtllm";
 	case SRT_ENGINE_MOCKER:
 		return "mocker";
+	case SRT_ENGINE_TILERT:
+		return "tilert";
 	case SRT_ENGINE_UNSET:
 		break;
 	}

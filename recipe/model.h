@@ -26,6 +26,8 @@ enum srt_engine_type {
 	SRT_ENGINE_VLLM,
 	SRT_ENGINE_TRTLLM,
 	SRT_ENGINE_MOCKER,
+	/* TileRT's decode server: only as roles.decode.engine beside vLLM prefill (srt-slurm's P/D) */
+	SRT_ENGINE_TILERT,
 };
 
 enum srt_role_kind { SRT_ROLE_PREFILL, SRT_ROLE_DECODE, SRT_ROLE_AGG, SRT_ROLE_COUNT };
@@ -156,6 +158,8 @@ struct srt_role {
 	bool colocate; /* decode only: share the prefill nodes */
 	int workers; /* default 1 */
 	int gpus; /* GPUs per worker; 0 = derived from nodes and gpus_per_node */
+	/* Its own engine when it differs from the recipe's: SRT_ENGINE_TILERT (decode); else UNSET */
+	enum srt_engine_type engine;
 	const char *container; /* NULL: model.container */
 	struct srt_env env;
 	const struct srt_ynode *args; /* a mapping, or NULL */
@@ -232,6 +236,7 @@ struct srt_frontend {
 	const struct srt_ynode *args;
 	struct srt_env env;
 	int port; /* default 8000 */
+	const char *container; /* frontend.container_image (an alias or image), or NULL: the job's */
 	/* trtllm_serve's orchestrator: context_servers.router, generation_servers.router, extra keys. */
 	const struct srt_ynode *ctx_router, *gen_router, *server_config_extra;
 	const struct srt_ynode *node;

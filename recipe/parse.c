@@ -572,7 +572,7 @@ static enum srt_engine_type read_engine(struct pctx *c, const struct srt_ynode *
 					const char **name)
 {
 	static const char *const engines[] = { "sglang", "vllm", "trtllm", "mocker", NULL };
-	static const char *const unsupported[] = { "atom", "tilert", "tokenspeed", NULL };
+	static const char *const unsupported[] = { "atom", "tokenspeed", NULL };
 	const struct srt_ynode *tn = n;
 	const char *s = NULL, *path = base, *sugg;
 
@@ -603,6 +603,9 @@ static enum srt_engine_type read_engine(struct pctx *c, const struct srt_ynode *
 				dp_launch_mode(c, n->pairs[i].value, join(c, base, k));
 				continue;
 			}
+			/* TileRT's engine mapping: the schema's served_model_name (checked in validate.c) */
+			if (!strcmp(k, "served_model_name") && t && !strcmp(t, "tilert"))
+				continue;
 			/* TRT-LLM's --served-model-name and NUMA policy: parse_engine(). */
 			if ((!strcmp(k, "served_model_name") || !strcmp(k, "numa_memory_bind") ||
 			     !strcmp(k, "numa_cpu_bind")) &&
@@ -630,7 +633,14 @@ static enum srt_engine_type read_engine(struct pctx *c, const struct srt_ynode *
 		return SRT_ENGINE_TRTLLM;
 	if (!strcmp(s, "mocker"))
 		return SRT_ENGINE_MOCKER;
-	if (in_list(s, unsupported))
+	if (!strcmp(s, "tilert") && !strcmp(base, "roles.decode.engine"))
+		return SRT_ENGINE_TILERT;
+	if (!strcmp(s, "tilert"))
+		err(c, tn, path,
+		    "engine 'tilert' (TileRT's decode server) runs only as roles.decode.engine, "
+		    "beside a prefill role with engine vllm and frontend.type: tilert-router "
+		    "(srt-slurm's TileRT prefill/decode)");
+	else if (in_list(s, unsupported))
 		err(c, tn, path,
 		    "engine '%s' is not supported by srtctl; use sglang, vllm or trtllm", s);
 	else if ((sugg = srt_did_you_mean(s, engines)))
@@ -702,6 +712,10 @@ static void parse_role_engines(struct pctx *c, struct srt_recipe *r)
 		e = read_engine(c, n, base, &name);
 		if (e == SRT_ENGINE_UNSET)
 			continue;
+		if (e == SRT_ENGINE_TILERT) { /* the decode role's own; the recipe's is prefill's */
+			r->roles[k].engine = e;
+			continue;
+		}
 		if (n->kind == SRT_Y_MAP) { /* read_engine() found its type */
 			n = srt_ynode_get(n, "type");
 			base = join(c, base, "type");
@@ -1782,6 +1796,7 @@ static void parse_frontend(struct pctx *c, struct srt_recipe *r, const struct sr
 					    "gen_router",
 					    "server_config_extra",
 					    "enable_multiple_frontends",
+					    "container_image",
 					    NULL };
 	static const char *const ser[] = { "ctx_router", "gen_router", "server_config_extra" };
 	const struct srt_ynode **ser_out[] = { &r->frontend.ctx_router, &r->frontend.gen_router,
@@ -1816,6 +1831,7 @@ static void parse_frontend(struct pctx *c, struct srt_recipe *r, const struct sr
 	    !too_many(c, v, "frontend.args", SRT_RECIPE_MAX_ARGS, "args"))
 		r->frontend.args = v;
 	parse_env(c, srt_ynode_get(n, "env"), "frontend.env", &r->frontend.env);
+	opt_str(c, n, "frontend", "container_image", &r->frontend.container);
 	opt_int(c, n, "frontend", "port", &r->frontend.port, 1, 65535);
 	/* false is what srtctl does: nothing to say */
 	v = srt_ynode_get(n, "enable_multiple_frontends");

@@ -809,10 +809,10 @@ static const char *engine_flag(struct srt_arena *a, const char *key)
  */
 static int render_args(struct argvb *b, struct srt_arena *a, const struct srt_ynode *args,
 		       const char *file, const char *path, const struct srt_recipe *engine,
-		       struct srt_diags *d)
+		       bool dash_keys, struct srt_diags *d)
 {
-	bool dashed = engine &&
-		      (engine->engine == SRT_ENGINE_SGLANG || engine->engine == SRT_ENGINE_VLLM);
+	bool dashed = dash_keys || (engine && (engine->engine == SRT_ENGINE_SGLANG ||
+					       engine->engine == SRT_ENGINE_VLLM));
 
 	int rc = 0;
 
@@ -871,7 +871,7 @@ int srt_render_args(struct srt_argv *out, struct srt_arena *a, const struct srt_
 	int rc;
 
 	argvb_push_all(&b, a, out);
-	rc = render_args(&b, a, args, file, path, NULL, d);
+	rc = render_args(&b, a, args, file, path, NULL, false, d);
 	argvb_finish(&b, out);
 	return rc;
 }
@@ -888,6 +888,8 @@ static enum srt_cmd_kind engine_cmd(const struct srt_recipe *r)
 		return dyn ? SRT_CMD_DYNAMO_TRTLLM : SRT_CMD_TRTLLM;
 	case SRT_ENGINE_MOCKER:
 		return SRT_CMD_MOCKER;
+	case SRT_ENGINE_TILERT: /* a role's, never the recipe's: srt_render_worker_argv() */
+		return SRT_CMD_TILERT_DECODE;
 	case SRT_ENGINE_SGLANG:
 	case SRT_ENGINE_UNSET:
 		break;
@@ -902,7 +904,8 @@ int srt_render_worker_argv(struct srt_argv *out, bool **runtime, struct srt_aren
 {
 	enum srt_role_kind role = w->role;
 	const struct srt_role *ro = &r->roles[role];
-	enum srt_cmd_kind ck = engine_cmd(r);
+	enum srt_cmd_kind ck = ro->engine == SRT_ENGINE_TILERT ? SRT_CMD_TILERT_DECODE :
+								 engine_cmd(r);
 	struct argvb b = { NULL, 0, 0 };
 	struct srt_launch ln;
 	bool *rt;
@@ -954,10 +957,13 @@ int srt_render_worker_argv(struct srt_argv *out, bool **runtime, struct srt_aren
 	for (size_t i = 0; i < ln.nwords; i++)
 		argvb_push(&b, a, ln.words[i].arg);
 	/* TRT-LLM's args are its engine YAML (srt_render_trtllm_config()), not flags. */
-	rc = r->engine == SRT_ENGINE_TRTLLM ?
+	/* TileRT's decode server: the role's args as written, '_' as '-' (srt-slurm's) */
+	rc = r->engine == SRT_ENGINE_TRTLLM && ro->engine != SRT_ENGINE_TILERT ?
 		     0 :
 		     render_args(&b, a, ro->args, r->file,
-				 srt_arena_printf(a, "roles.%s.args", srt_role_name(role)), r, d);
+				 srt_arena_printf(a, "roles.%s.args", srt_role_name(role)),
+				 ro->engine == SRT_ENGINE_TILERT ? NULL : r,
+				 ro->engine == SRT_ENGINE_TILERT, d);
 	argvb_push_all(&b, a, &ro->extra_args);
 	argvb_finish(&b, out);
 	if (runtime) {
@@ -1928,7 +1934,7 @@ static void add_frontend(struct pb *b)
 	argvb_push_all(&av, b->a, cmd);
 	for (size_t i = 0; i < ln.nwords; i++)
 		argvb_push(&av, b->a, ln.words[i].arg);
-	if (render_args(&av, b->a, f->args, r->file, "frontend.args", NULL, b->d) < 0)
+	if (render_args(&av, b->a, f->args, r->file, "frontend.args", NULL, false, b->d) < 0)
 		b->rc = -1;
 	rt = srt_arena_alloc(b->a, (av.n + 1) * sizeof(*rt));
 	memset(rt, 0, (av.n + 1) * sizeof(*rt));
@@ -1946,7 +1952,16 @@ static void add_frontend(struct pb *b)
 	env_layer(&env, b->a, &f->env, "frontend.env");
 	launch_env(&env, b->a, &ln);
 	put_env(b, pr, &env);
-	pr->container = srt_render_job_container(r, p->cluster);
+	/* frontend.container_image (TileRT's router has an image of its own) */
+	pr->container = image_set(f->container) ? resolve(p->cluster, f->container) :
+						  srt_render_job_container(r, p->cluster);
+	/*
+	 * TileRT's router reads the tokenizer (--model-path) from the model,
+	 * mounted at /model in its container as the workers' is.
+	 */
+	if (srt_launch_frontend_kind(r, NULL) == SRT_FE_TILERT_ROUTER && pr->container &&
+	    p->run.pyxis && r->model.path && r->model.path[0] == '/')
+		pr->model_mount = r->model.path;
 	srun_opts(b, pr, NULL);
 	pr->argv_runtime = rt;
 	put_readiness(b->a, pr, &ln.readiness, p->layout.nodes[p->layout.head].host);

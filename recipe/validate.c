@@ -451,8 +451,13 @@ static void check_owned_args(struct vctx *v, const struct srt_role *role)
 {
 	const struct srt_ynode *xa = srt_ynode_get(role->node, "extra_args");
 
-	/* TRT-LLM's args are engine YAML keys, not flags: only extra_args can clash. */
-	for (size_t i = 0; v->r->engine != SRT_ENGINE_TRTLLM && role->args && i < role->args->n;
+	/*
+	 * TRT-LLM's args are engine YAML keys, not flags: only extra_args can
+	 * clash.  A TileRT decode role's are the decode server's own
+	 * (check_tilert()).
+	 */
+	for (size_t i = 0; v->r->engine != SRT_ENGINE_TRTLLM && role->engine != SRT_ENGINE_TILERT &&
+			   role->args && i < role->args->n;
 	     i++) {
 		const struct srt_ynode *key = role->args->pairs[i].key;
 		const char *path = srt_arena_printf(v->a, "roles.%s.args.%s", role->name, key->str);
@@ -1080,6 +1085,116 @@ static void check_trtllm_serve(struct vctx *v, const struct srt_ynode *tn)
 	}
 }
 
+/* Keys of a mapping that name one of `owned` (leading dashes and '_' aside), as "['a', 'b']". */
+static const char *owned_keys(struct vctx *v, const struct srt_ynode *map, const char *const *owned,
+			      const struct srt_ynode **first)
+{
+	struct srt_buf b;
+	const char *out = NULL;
+
+	*first = NULL;
+	srt_buf_init(&b);
+	for (size_t i = 0; map && map->kind == SRT_Y_MAP && i < map->n; i++) {
+		const char *k = map->pairs[i].key->str;
+
+		while (*k == '-')
+			k++;
+		for (size_t j = 0; owned[j]; j++)
+			if (srt_str_eq_dashes(k, owned[j])) {
+				srt_buf_printf(&b, "%s'%s'", b.len ? ", " : "", owned[j]);
+				if (!*first)
+					*first = map->pairs[i].key;
+			}
+	}
+	if (b.len)
+		out = srt_arena_printf(v->a, "[%s]", b.data);
+	srt_buf_release(&b);
+	return out;
+}
+
+/*
+ * TileRT's prefill/decode (srt-slurm 2.0): one vLLM prefill worker with the
+ * TileRTConnector, TileRT decode workers (roles.decode.engine: tilert), each
+ * on one node, and TileRT's router in front; srt-slurm's rules.
+ */
+static void check_tilert(struct vctx *v)
+{
+	static const char *const dec_owned[] = { "engine", "http-port", "ctrl-port", NULL };
+	static const char *const fe_owned[] = { "vllm-url", "decode", "host", "port", NULL };
+	const struct srt_recipe *r = v->r;
+	const struct srt_role *pre = &r->roles[SRT_ROLE_PREFILL], *dec = &r->roles[SRT_ROLE_DECODE];
+	const struct srt_ynode *tn = srt_ynode_get(r->frontend.node, "type");
+	const struct srt_ynode *en = dec->node ? srt_ynode_get(dec->node, "engine") : NULL;
+	const struct srt_ynode *at, *many;
+	bool tile = dec->present && dec->engine == SRT_ENGINE_TILERT;
+	bool router = srt_launch_frontend_kind(r, NULL) == SRT_FE_TILERT_ROUTER;
+	int g = r->resources.gpus_per_node > 0 ? r->resources.gpus_per_node : 1;
+	const char *keys;
+	bool on = false;
+
+	if (router && !tile)
+		verr(v, tn, "frontend.type",
+		     "tilert-router requires a TileRT decode engine: write roles.decode.engine: "
+		     "tilert (beside a vLLM prefill role)");
+	if (tile && !router)
+		verr(v, en, "roles.decode.engine",
+		     "TileRT decode workers are reached through TileRT's router: write "
+		     "frontend.type: tilert-router (it is '%s')",
+		     r->frontend.type ? r->frontend.type : "none");
+	if (!tile)
+		return;
+	if (r->roles[SRT_ROLE_AGG].present || !pre->present || pre->workers > 1)
+		verr(v, r->roles[SRT_ROLE_AGG].present ? r->roles[SRT_ROLE_AGG].node : en, "roles",
+		     "TileRT router requires exactly one prefill worker and at least one decode "
+		     "worker (no agg role); this recipe has %s",
+		     r->roles[SRT_ROLE_AGG].present ? "an agg role" :
+		     !pre->present		    ? "no prefill role" :
+						      "several prefill workers");
+	if (pre->present && r->engine != SRT_ENGINE_VLLM)
+		verr(v, pre->node, "roles.prefill.engine",
+		     "tilert-router requires vLLM prefill with TileRTConnector: write "
+		     "roles.prefill.engine: vllm (it is %s)",
+		     srt_engine_name(r->engine));
+	if (dec->gpus > g || (dec->gpus <= 0 && dec->nodes > (dec->workers > 0 ? dec->workers : 1)))
+		verr(v, dec->node, "roles.decode",
+		     "TileRT decode workers must fit on one node (resources.gpus_per_node is %d); "
+		     "give each at most %d GPUs",
+		     g, g);
+	if (dec->kv_events)
+		verr(v, dec->kv_events, "roles.decode.kv_events",
+		     "roles.decode.kv_events is not supported by the tilert engine; remove it");
+	if ((keys = owned_keys(v, dec->args, dec_owned, &at)))
+		verr(v, at, srt_arena_printf(v->a, "roles.decode.args.%s", at->str),
+		     "TileRT arguments are owned by srtctl: %s (srtctl passes --engine tilert, "
+		     "--http-port and --ctrl-port itself); remove them",
+		     keys);
+	if ((keys = owned_keys(v, r->frontend.args, fe_owned, &at)))
+		verr(v, at, srt_arena_printf(v->a, "frontend.args.%s", at->str),
+		     "frontend.args cannot override srtctl-managed TileRT router argument(s): %s "
+		     "(srtctl passes the prefill URL, the decode workers, host 0.0.0.0 and "
+		     "frontend.port); remove them",
+		     keys);
+	many = srt_ynode_get(r->frontend.node, "enable_multiple_frontends");
+	if (many && srt_ynode_bool(many, &on) && on)
+		verr(v, many, "frontend.enable_multiple_frontends",
+		     "frontend.type: tilert-router requires frontend.enable_multiple_frontends: "
+		     "false");
+	if (en && en->kind == SRT_Y_MAP && srt_ynode_get(en, "served_model_name")) {
+		const char *want = srt_ynode_str(srt_ynode_get(en, "served_model_name"));
+		const struct srt_ynode *pn =
+			pre->args ? srt_ynode_get(pre->args, "served-model-name") : NULL;
+
+		if (!pn && pre->args)
+			pn = srt_ynode_get(pre->args, "served_model_name");
+		if (want && pn && srt_ynode_str(pn) && strcmp(want, srt_ynode_str(pn)))
+			verr(v, srt_ynode_get(en, "served_model_name"),
+			     "roles.decode.engine.served_model_name",
+			     "TileRT served_model_name must match the prefill served-model-name "
+			     "('%s')",
+			     srt_ynode_str(pn));
+	}
+}
+
 static void check_frontend(struct vctx *v)
 {
 	const struct srt_recipe *r = v->r;
@@ -1088,6 +1203,7 @@ static void check_frontend(struct vctx *v)
 	bool pd = r->roles[SRT_ROLE_PREFILL].present || r->roles[SRT_ROLE_DECODE].present;
 	const struct srt_role *agg = &r->roles[SRT_ROLE_AGG];
 
+	check_tilert(v);
 	if (srt_launch_frontend_kind(r, NULL) != SRT_FE_TRTLLM_SERVE) {
 		static const char *const ser[] = { "ctx_router", "gen_router",
 						   "server_config_extra", NULL };
@@ -1177,6 +1293,8 @@ static void check_frontend(struct vctx *v)
 		return;
 	case SRT_FE_TRTLLM_SERVE:
 		check_trtllm_serve(v, tn);
+		return;
+	case SRT_FE_TILERT_ROUTER: /* check_tilert() */
 		return;
 	case SRT_FE_CUSTOM:
 		return;

@@ -75,7 +75,7 @@ sys.dont_write_bytecode = True      # leave no __pycache__ in tests/fakes
 PROGS = ("sglang_launch_server", "vllm", "sglang_router", "vllm-router", "dynamo_sglang",
          "dynamo_vllm", "dynamo_mocker", "dynamo_frontend", "numactl", "trtllm_llmapi_launch", "dynamo_trtllm",
          "dynamo_trtllm_pool", "trtllm_serve", "trtllm_serve_disaggregated", "trtllm_serve_pool",
-         "lmcache")
+         "lmcache", "ray", "tilert_decode_server", "tilert_pd_router")
 # variables of an MPI step or of trtllm-llmapi-launch: none may leak from the
 # checker's own environment into a stand-in
 LEAK_PREFIXES = ("SLURM_", "OMPI_", "PMIX_", "PMI_", "MPI_", "TLLM_", "tllm_")
@@ -91,7 +91,16 @@ def load_standins(fakes):
     global strict_numactl
     import strict_numactl  # noqa: E402
     import strict_lmcache  # noqa: E402
-    return {"sglang_launch_server": strict_engine.main_sglang,
+    import strict_ray  # noqa: E402
+    import importlib.machinery
+
+    def script(name):    # a stand-in without a .py suffix, as a module
+        return importlib.machinery.SourceFileLoader(
+            name, os.path.join(fakes, name)).load_module()
+    return {"ray": strict_ray.main,
+            "tilert_decode_server": script("tilert_decode_server").main,
+            "tilert_pd_router": script("tilert_pd_router").main,
+            "sglang_launch_server": strict_engine.main_sglang,
             "vllm": strict_engine.main_vllm,
             "sglang_router": strict_router.main_sglang,
             "vllm-router": strict_router.main_vllm,
@@ -158,6 +167,10 @@ def run_captured(main, args):
             else:
                 err.write("%s\n" % e.code)
                 status = 1
+        except Exception as e:  # an uncaught exception: Python's traceback, exit 1
+            err.write("Traceback (most recent call last):\n%s: %s\n"
+                      % (type(e).__name__, e))
+            status = 1
     return status, err.getvalue()
 
 
@@ -233,6 +246,22 @@ def mpi_env(pr):
             "SLURM_LOCALID": "0"}
 
 
+def tilert_weights(root, words):
+    """A converted-weights directory for a TileRT decode server's
+    --model-weights-dir (what TileRT's converter leaves: config, chat
+    template, safetensors index), as a FAKE_CONTAINER_MOUNTS entry."""
+    if "--model-weights-dir" not in words[:-1]:
+        return None
+    path = words[words.index("--model-weights-dir") + 1]
+    host = os.path.join(root, "tilert", path.strip("/").replace("/", "_") or "w")
+    os.makedirs(host, exist_ok=True)
+    for name, text in (("config.json", "{}"), ("chat_template.jinja", ""),
+                       ("model.safetensors.index.json", '{"weight_map": {}}')):
+        with open(os.path.join(host, name), "w") as f:
+            f.write(text)
+    return "%s:%s" % (host, path)
+
+
 def prog_name(words, i=0):
     return os.path.basename(words[i]) if len(words) > i else ""
 
@@ -277,7 +306,7 @@ def main(argv):
                                     "mooncake_master" in pr["argv"][1:] and
                                     "trtllm_serve" in " ".join(pr["argv"]))
                 if not (pr.get("kind") in ("worker", "frontend") or pool or
-                        service and pr.get("type") == "lmcache-server"):
+                        service and pr.get("type") in ("lmcache-server", "ray")):
                     continue
                 pname = bind(pr["name"], table)
                 # the agent mounts the log directory at /logs in a pyxis container
@@ -294,9 +323,10 @@ def main(argv):
                 words = list(pr["argv"])
                 for k in pr.get("argv_runtime") or []:
                     words[k] = bind(words[k], table)
-                if words[:2] == ["bash", "-c"] and len(words) > 4:
-                    # a service's preamble: bash -c '<preamble> exec "$@"' $0 CMD...
-                    words = words[4:]
+                while words[:2] == ["bash", "-c"] and len(words) > 4:
+                    # a service's preamble: bash -c '<preamble> exec "$@"' $0 CMD...;
+                    # a Ray joiner's wait: bash -c SCRIPT ray-join HEAD_IP PORT CMD...
+                    words = words[6:] if words[3] == "ray-join" else words[4:]
                 prog = prog_name(words)
                 if prog == "numactl":
                     # numactl runs its command in its place: check its own
@@ -348,6 +378,8 @@ def main(argv):
                     mounts.append("%s:%s" % (model_dir(models, recipe_model), recipe_model))
                 if contained:
                     mounts.append("%s:/logs" % log_dir)
+                if prog == "tilert_decode_server" and tilert_weights(root, words):
+                    mounts.append(tilert_weights(root, words))
                 env = dict(mpi_env(pr), FAKE_CONTAINER_MOUNTS=",".join(mounts),
                            **plan_env(pr, table))
                 status, err = run_one(standins[prog], words[1:], env)

@@ -109,7 +109,7 @@ cluster() { # cluster RUNTIME
 		dsr1-fp4=/lustre/models/dsr1-fp4 glm-5-fp4=/lustre/models/glm-5-fp4 \
 		glm-5-fp8=/lustre/models/glm-5-fp8 deepseek-v4-pro=/lustre/models/deepseek-v4-pro \
 		deepseekv4-fp4=/lustre/models/deepseekv4-fp4 \
-		DeepSeek-R1-0528=/lustre/models/DeepSeek-R1-0528
+		DeepSeek-R1-0528=/lustre/models/DeepSeek-R1-0528 glm5.3=/lustre/models/glm5.3
 	cat <<EOF
 runtime:
   container_runtime: $1
@@ -128,6 +128,9 @@ commands:
   dynamo_trtllm_pool: [$F/dynamo_trtllm_pool]
   trtllm: [$F/trtllm_serve]
   lmcache: [$F/lmcache]
+  ray: [$F/ray]
+  tilert_decode: [$F/tilert_decode_server]
+  tilert_router: [$F/tilert_pd_router]
 EOF
 }
 cluster pyxis >pyxis.yaml
@@ -150,6 +153,7 @@ known=(
 	"corpus/srt-slurm-v1/dsv4-pro__sglang__gb300-fp4__8k1k__disagg__disagg-12p1d-dep4-dep12.yaml|Unknown arguments specified: ['--no-kv-events']|the same older Dynamo frontend flag"
 	"corpus/srt-slurm-v1/vllm__deepseek-v4-pro__GB200__8k1k__disagg-gb200-3p1d-dep8-dep16-c4096-offload.yaml|error: unrecognized arguments: --|its args pass flags of the vLLM it pins (v0.20: --numa-bind, --offload-*, --stream-interval, --no-enable-flashinfer-autotune) that the stand-ins' v0.11-era vLLM engine table lacks"
 	"v2/examples__features__lmcache-server-disagg.yaml|Legacy L1 configuration requires --l1-size-gb and --eviction-policy|its lmcache-server args give --l1-size-gb but no --eviction-policy, which every LMCache read requires (argparse-required in older releases, a ValueError at startup in the newest); srt-slurm's aggregated example passes --eviction-policy LRU"
+	"v2/examples__tilert__glm5-rocm-mooncake-disagg.yaml|Incorrect path_or_model_id: '/model'|its router's model-path is /model, where the model is mounted in a pyxis container (srt-slurm's and srtctl's); rendered for bare nodes (container_runtime: none) there is no /model to read the tokenizer from"
 	"v2/examples__sglang__sgl-router-disagg.yaml|unrecognized arguments: --load-publish-endpoint|its args pass --load-publish-endpoint auto, an SGLang flag newer than the stand-ins' table (sgl-project/sglang#34608; SGLang needs --kv-events-config with it, which roles.*.kv_events gives)"
 )
 
@@ -257,7 +261,7 @@ echo "recipes rendered: ${recipes[pyxis]:-0} in pyxis containers, ${recipes[none
 total=0
 for p in sglang_launch_server vllm sglang_router vllm-router dynamo_sglang dynamo_vllm \
 	dynamo_mocker dynamo_frontend numactl trtllm_llmapi_launch dynamo_trtllm dynamo_trtllm_pool trtllm_serve \
-	trtllm_serve_disaggregated trtllm_serve_pool lmcache; do
+	trtllm_serve_disaggregated trtllm_serve_pool lmcache ray tilert_decode_server tilert_pd_router; do
 	case $p in
 	numactl) what="argv checked (the memory binding of TRT-LLM's gb200/gb300 prefill and decode ranks; its command checked below)" ;;
 	trtllm_llmapi_launch) what="argv checked (rank 0 of the worker's MPI step)" ;;
@@ -266,6 +270,7 @@ for p in sglang_launch_server vllm sglang_router vllm-router dynamo_sglang dynam
 	trtllm_serve_disaggregated) what="argv checked (the orchestrator and its server config)" ;;
 	trtllm_serve_pool) what="argv checked (TRT-LLM's pool: trtllm-serve mooncake_master and mooncake_donor)" ;;
 	lmcache) what="argv checked (lmcache-server services: lmcache server)" ;;
+	ray) what="argv checked (ray services: ray start --head, and each joiner's ray start --address)" ;;
 	*) what="argv checked" ;;
 	esac
 	echo "  ${p/_disaggregated/ disaggregated}: ${n[$p]:-0} $what"

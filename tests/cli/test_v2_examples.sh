@@ -2,8 +2,8 @@
 # tests/cli/test_v2_examples.sh: srt-slurm 2.0's example recipes.
 #
 # Each file of $SRT_V2_EXAMPLES_DIR either validates and dry-runs, or is
-# refused because it needs a stack srtctl does not run (the TileRT engine,
-# vLLM's GPU memory service), a sweep (apply refuses it and
+# refused because it needs a stack srtctl does not run (vLLM's GPU memory
+# service), a sweep (apply refuses it and
 # names the migrate command that writes its campaign; tests/cli/test_migrate.sh
 # converts this example), or it writes the pre-2.0 router spelling
 # `frontend.type: sglang` over several workers (2.0 reads `sglang` as one
@@ -33,12 +33,14 @@ stack+="|engine '[a-z]+' is not supported by srtctl|srtctl runs a sweep as a cam
 stack+="|Write 'type: sglang-router' to put a router in front"
 # Stacks srtctl runs, which once were refused: TRT-LLM's mooncake-store
 # connector on the native master (each role's client config), on
-# TRT-LLM's own pool commands (trtllm-serve mooncake_master, donors), and
-# Ray clusters on node pools (Miles's RL jobs of services only).
+# TRT-LLM's own pool commands (trtllm-serve mooncake_master, donors), Ray
+# clusters on node pools (Miles's RL jobs of services only), and TileRT's
+# prefill/decode (vLLM prefill, TileRT decode, TileRT's router).
 must_run=(examples__trtllm__trtllm-serve-disagg-mooncake.yaml examples__trtllm__dynamo-disagg-mooncake.yaml
 	examples__trtllm__trtllm-serve-mooncake.yaml examples__trtllm__dynamo-mooncake.yaml
 	examples__miles__qwen3-4b-grpo.yaml examples__miles__qwen3-4b-openenv-tbench2.yaml
-	examples__miles__openenv-tbench2-smoke.yaml)
+	examples__miles__openenv-tbench2-smoke.yaml examples__tilert__glm5-disagg.yaml
+	examples__tilert__glm5-rocm-mooncake-disagg.yaml)
 files=0 ran=0 refused=0
 failures=()
 for f in "$DIR"/*.yaml; do

@@ -69,6 +69,10 @@
 #     both raylets ALIVE; a service rides the pool with its templates filled;
 #     the custom benchmark reads srt-slurm's SRT_SERVICE_* contract, finds
 #     the cluster formed and ends the run Succeeded; nothing is left.
+# 17. TileRT's prefill/decode (srt-slurm 2.0): a vLLM prefill worker with the
+#     TileRTConnector, a TileRT decode server (strict stand-ins) on another
+#     node, TileRT's router after both are Ready; a completion from a third
+#     node goes prefill, then decode over the control port srtctl gave it.
 #
 # Exits 77 (skipped) when SRT_SLURMRESTD_URL is unset, unless
 # SRT_E2E_REQUIRED=1 (CI), which makes that a failure.  Every wait is bounded.
@@ -195,6 +199,8 @@ commands:
   nats: [$WORK/bin/nats-server]
   srtctl: [$SRTCTL]
   ray: [$FAKES/ray]
+  tilert_decode: [$FAKES/tilert_decode_server]
+  tilert_router: [$FAKES/tilert_pd_router]
 YAML
 export SRTSLURM_CONFIG=$WORK/srtslurm.yaml
 unset SLURM_JWT # the token comes from the token file, as a user's would
@@ -1218,6 +1224,84 @@ wait_no_jobs 40
 check "16. the job ended with its benchmark" test $? -eq 0
 sleep 2
 check "16. no raylet or rider is left" test -z "$(leftovers)$(pgrep -u "${SRT_SLURM_USER:-slurmci}" -f serve_forever || true)"
+# ---- 17. TileRT: vLLM prefill, TileRT decode, TileRT's router --------------------------
+# TileRT's converted weights: what its converter leaves (config, chat template, index)
+mkdir -p "$WORK/tilert_weights"
+echo '{}' >"$WORK/tilert_weights/config.json"
+: >"$WORK/tilert_weights/chat_template.jinja"
+echo '{"weight_map": {}}' >"$WORK/tilert_weights/model.safetensors.index.json"
+chmod -R a+rX "$WORK/tilert_weights"
+cat >"$WORK/tilert.yaml" <<YAML
+name: e2e-tilert
+environment:
+  FAKE_RECORD_DIR: $REC/tilert
+model: {path: $MODEL}
+resources: {gpus_per_node: 4}
+roles:
+  prefill:
+    engine: vllm
+    gpus: 4
+    args:
+      served-model-name: glm-test
+      tensor-parallel-size: 4
+      max-model-len: 4096
+      kv-cache-dtype: fp8_ds_mla
+      return-tokens-as-token-ids: true
+      kv-transfer-config: '{"kv_connector":"TileRTConnector","kv_connector_module_path":"tilert.pd_vllm.prefill_connector","kv_role":"kv_producer","kv_connector_extra_config":{"tilert_model":"glm5","tilert_max_seq_len":4096,"tilert_transport":"nixl"}}'
+  decode:
+    engine: tilert
+    gpus: 4
+    args:
+      model: glm5
+      model-weights-dir: $WORK/tilert_weights
+      max-seq-len: 4096
+      kv-cache-dtype: fp8
+      transport: nixl
+      with-mtp: true
+frontend:
+  type: tilert-router
+  args: {parser: none, queue-timeout: 60}
+YAML
+mkdir -p "$REC/tilert" && chmod 1777 "$REC/tilert"
+S apply -f "$WORK/tilert.yaml" --wait --timeout 120s >"$WORK/wait17.out" 2>&1
+check "17. the TileRT recipe reaches Ready (router after the prefill and decode workers)" test $? -eq 0
+S get workers -o json >"$WORK/wrk17.json"
+S events -o json >"$WORK/ev17.json"
+fe_ip=$(worker_field "$WORK/wrk17.json" e2e-tilert-1-1 prefill ip)
+decode_node=$(worker_field "$WORK/wrk17.json" e2e-tilert-1-1 decode node)
+complete_from "$decode_node" "http://$fe_ip:8000" glm-test e2e-tilert-1 >"$WORK/answer17.json" 2>&1
+check "17. TileRT's router answers a completion sent from the decode node" grep -q '"choices"' "$WORK/answer17.json"
+if ! grep -q '"choices"' "$WORK/answer17.json"; then # what each of the three said
+	for f in "$WORK/answer17.json" "$WORK"/runs/e2e-tilert-1-1/logs/{frontend,worker_prefill_0,worker_decode_0}.out; do
+		echo "# --- $f"
+		tail -n 15 "$f" 2>&1 | sed 's/^/#   /'
+	done
+fi
+py "$WORK" <<'PY'
+import glob, json, sys
+work = sys.argv[1]
+run = "e2e-tilert-1-1"
+items = [i for i in json.load(open(f"{work}/ev17.json"))["items"]
+         if i["object"]["name"].startswith(run + "/")]
+def t(name, reason):
+    return [i["first_timestamp"] for i in items
+            if i["object"]["name"].split("/", 1)[1] == name and i["reason"] == reason]
+assert max(t("prefill_0", "Ready") + t("decode_0", "Ready")) <= min(t("frontend", "Started")), items
+logs = glob.glob(f"{work}/runs/{run}/**/worker_decode_0.out", recursive=True)
+assert len(logs) == 1, logs
+text = open(logs[0]).read()
+assert "control plane listening on :5400" in text, text[-2000:]
+plan = json.load(open(f"{work}/runs/{run}/plan.json"))
+dec = [p for p in plan["processes"] if p["name"] == "decode_0"][0]["argv"]
+i = dec.index("--engine")
+assert dec[i:i + 6] == ["--engine", "tilert", "--http-port", "6100", "--ctrl-port", "5400"], dec
+PY
+check "17. the router started after both workers were Ready; the decode server took srtctl's ports" test $? -eq 0
+S delete recipe e2e-tilert >/dev/null
+wait_no_jobs 40
+check "17. deleting the recipe cancels its job" test $? -eq 0
+sleep 2
+check "17. no TileRT or vLLM process is left" test -z "$(leftovers)"
 check "no job of this test is left running" test -z "$(live_jobs)"
 
 echo "$passed passed, $failed failed"

@@ -26,6 +26,14 @@ request's bootstrap fields finished that request's prefill (it asks that
 worker's bootstrap server), as a real one waits for the KV cache.
 Answers without "stream" are one JSON body, as before.
 
+A `vllm serve` whose --kv-transfer-config names TileRT's TileRTConnector
+(tilert.pd_vllm.prefill_connector) checks the connector's configuration at
+start and, for each request whose kv_transfer_params name tilert_host, hands
+the prompt's KV to that TileRT decode node's control plane after the prefill
+(tilert_decode_server holds both ends).  Requests asking for logprobs get
+vLLM's logprobs of the answer token ("token_id:N" with
+--return-tokens-as-token-ids).
+
 The process record (fake_engine's, plus "options": dest -> value and a few
 derived fields) is written once the checks pass.  Each completion request
 a worker answers is appended to requests.jsonl in the record directory.
@@ -45,6 +53,8 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -64,6 +74,38 @@ def load_fake_engine():
 
 FE = load_fake_engine()
 say = FE.say
+FATAL = []      # set by a request that kills the engine: [exit status]
+
+
+def load_tilert():
+    """tests/fakes/tilert_decode_server as a module: both ends of TileRT's
+    control plane, for vLLM's TileRTConnector."""
+    mod = sys.modules.get("tilert_decode_server")
+    if mod is None:
+        path = os.path.join(HERE, "tilert_decode_server")
+        loader = importlib.machinery.SourceFileLoader("tilert_decode_server", path)
+        mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(
+            "tilert_decode_server", loader))
+        sys.modules["tilert_decode_server"] = mod
+        loader.exec_module(mod)
+    return mod
+
+
+def fake_token_id(text):
+    """A stable fake token id for a piece of text (a ~150k vocabulary)."""
+    return 1000 + zlib.crc32(text.encode("utf-8", "surrogateescape")) % 150000
+
+
+def prompt_text(body):
+    """The prompt of a completion or chat request, as one string."""
+    if "messages" in body:
+        parts = []
+        for m in body.get("messages") or []:
+            c = m.get("content") if isinstance(m, dict) else None
+            parts.append(c if isinstance(c, str) else json.dumps(c))
+        return "\n".join(parts)
+    p = body.get("prompt", body.get("text", ""))
+    return p if isinstance(p, str) else json.dumps(p)
 
 
 class Refusal(Exception):
@@ -275,6 +317,9 @@ class Worker(FE.Handler):
         self.note(p, body, problem)
         if problem:
             return self.reply(problem[0], {"error": problem[1]})
+        tilert = self.info.get("tilert")
+        if tilert is not None and p != "/generate" and tilert.claim(body) is not None:
+            return self.tilert_prefill(p, body, tilert)
         if body.get("stream") is True:
             return self.stream(p, body)
         if self.prefill_only(body):
@@ -287,6 +332,66 @@ class Worker(FE.Handler):
                 LOAD.leave()
             ROOMS.done(body.get("bootstrap_room"))
         return self.reply(200, self.answer(p, body))
+
+    def tilert_prefill(self, path, body, conn):
+        """A request vLLM's TileRTConnector claims (kv_transfer_params names
+        tilert_host): the prefill, then the connector hands the prompt's KV
+        to that decode node's control plane from its sender thread
+        (tilert_decode_server.PrefillConnector); the answer is vLLM's."""
+        chat = path.endswith("chat/completions")
+        resp_id = ("chatcmpl-" if chat else "cmpl-") + uuid.uuid4().hex
+        req_id = resp_id + ("" if chat else "-0") + "-" + uuid.uuid4().hex[:8]
+        n_prompt = perfmodel.prompt_tokens(body)
+        words = prompt_text(body).split()
+        last = fake_token_id(words[-1]) if words else 0
+        if body.get("stream") is not True:
+            LOAD.enter()
+            try:
+                perfmodel.sleep_until(LOAD.prefill_end(n_prompt))
+            finally:
+                LOAD.leave()
+        try:
+            conn.submit(req_id, n_prompt, last, conn.claim(body))
+        except load_tilert().FatalEngineError as e:
+            say("ERROR: EngineCore encountered a fatal error.\nTraceback (most recent call "
+                "last):\n  File \"tilert/pd_vllm/prefill_connector.py\", in wait_for_save\n%s"
+                % e)
+            FATAL.append(1)
+            return self.reply(500, {"error": "EngineCore encountered an issue. See stack trace "
+                                             "(above) for the root cause."})
+        if body.get("stream") is True:
+            return self.stream(path, body)
+        out = self.answer(path, body)
+        out["id"] = resp_id
+        out["usage"] = {"prompt_tokens": n_prompt, "completion_tokens": 1,
+                        "total_tokens": n_prompt + 1}
+        return self.reply(200, out)
+
+    def logprobs(self, path, body):
+        """vLLM's logprobs of the one answer token, when the request asks
+        for them; with --return-tokens-as-token-ids a token is named
+        "token_id:N"."""
+        chat = path.endswith("chat/completions")
+        asked = body.get("logprobs")
+        if self.info["engine"] != "vllm" or asked in (None, False) or (chat and asked is not True):
+            return None
+        tid = fake_token_id(prompt_text(body))
+        tok = "token_id:%d" % tid if self.info["options"].get("return_tokens_as_token_ids") \
+            else "ok"
+        lp = -0.125
+
+        def alt(k):     # the k-th most likely token (0: the one sampled)
+            if k == 0:
+                return tok
+            return "token_id:%d" % (tid + k) if tok != "ok" else "tok%d" % k
+        if chat:
+            alts = [{"token": alt(k), "logprob": lp - k, "bytes": list(alt(k).encode())}
+                    for k in range(body.get("top_logprobs") or 0)]
+            return {"content": [{"token": tok, "logprob": lp, "bytes": list(tok.encode()),
+                                 "top_logprobs": alts}]}
+        top = {alt(k): lp - k for k in range(max(1, asked if isinstance(asked, int) else 1))}
+        return {"text_offset": [0], "token_logprobs": [lp], "tokens": [tok],
+                "top_logprobs": [top]}
 
     def prefill_only(self, body):
         """Is this request the prefill half of a PD pair?"""
@@ -385,6 +490,9 @@ class Worker(FE.Handler):
             choice["message"] = {"role": "assistant", "content": "ok"}
         else:
             choice["text"] = "ok"
+        lp = self.logprobs(path, body)
+        if lp is not None:
+            choice["logprobs"] = lp
         out = {"id": "cmpl-%d" % os.getpid(), "object": "completion",
                "model": body.get("model") or self.info["served"][0], "choices": [choice],
                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
@@ -681,6 +789,9 @@ def prepare(plan, stop):
                                                     stop, say)
         except strict_lmcache.AttachError as e:
             raise Refusal("ERROR: %s" % e, 1)
+    if plan.get("tilert") is not None:
+        say("INFO: Creating v1 connector with name: TileRTConnector and engine_id: %s"
+            % uuid.uuid4())
     plan["kv_events"] = bind_kv_events(plan)
     group = None
     if plan["dist"]:
@@ -733,6 +844,9 @@ def wait_end(stop, group, servers):
                 break
             say("ERROR: a peer of the distributed group went away (NCCL communicator aborted)")
             code = 1
+            break
+        if FATAL:
+            code = FATAL[0]
             break
         if end is not None and time.monotonic() >= end:
             code = int(os.environ.get("FAKE_ENGINE_CRASH_CODE") or 1)
@@ -795,12 +909,32 @@ def vllm_plan(ns):
     kv = ns.get("kv_transfer_config") or {}
     role = kv.get("kv_role", "kv_both") if isinstance(kv, dict) and kv else "null"
     host = ns["host"] or "0.0.0.0"
-    return {"engine": "vllm", "prog": "vllm serve", "options": ns, "role": role,
+    tilert = tilert_connector(kv, ns)
+    return {"tilert": tilert, "engine": "vllm", "prog": "vllm serve", "options": ns, "role": role,
             "model": model, "served": ns["served_model_name"] or [model], "owner": "vllm",
             "tp": ns.get("tensor_parallel_size") or 1,
             "host": host, "port": ns["port"], "advertise": socket.gethostname(),
             "rank": ns["node_rank"], "nnodes": ns["nnodes"], "dist": dist,
             "http": not ns["headless"] and ns["node_rank"] == 0, "bootstrap_port": None}
+
+
+def tilert_connector(kv, ns):
+    """vLLM's TileRTConnector when the --kv-transfer-config names it
+    (tilert.pd_vllm.prefill_connector), checked as vLLM's connector factory
+    and the connector's constructor check it at engine start; None for any
+    other connector, which is left as it was."""
+    if not isinstance(kv, dict) or (
+            kv.get("kv_connector") != "TileRTConnector"
+            and kv.get("kv_connector_module_path") != "tilert.pd_vllm.prefill_connector"):
+        return None
+    td = load_tilert()
+    try:
+        return td.prefill_connector(kv, ns)
+    except td.ConfigError as e:
+        raise Refusal("ValueError: %s" % e)
+    except (ValueError, TypeError, KeyError, AttributeError, ImportError) as e:
+        raise Refusal("%s: %s\nRuntimeError: Engine core initialization failed. See root cause "
+                      "above. Failed core proc(s): {}" % (type(e).__name__, e))
 
 
 def main_sglang(args):

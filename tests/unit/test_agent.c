@@ -332,6 +332,66 @@ static void test_ray_pool_bound(void **state)
 	assert_string_equal(env_of(bench, "SRTCTL_FRONTEND_TYPE"), "none");
 }
 
+/* The argv of pr from its word `from` on, joined with spaces. */
+static char *argv_from(const struct srt_runplan_proc *pr, const char *from)
+{
+	size_t i = 0, n = 1;
+	char *s;
+
+	while (i < pr->argc && strcmp(pr->argv[i], from))
+		i++;
+	for (size_t k = i; k < pr->argc; k++)
+		n += strlen(pr->argv[k]) + 1;
+	s = calloc(1, n);
+	for (size_t k = i; k < pr->argc; k++) {
+		strcat(s, pr->argv[k]);
+		if (k + 1 < pr->argc)
+			strcat(s, " ");
+	}
+	return s;
+}
+
+/*
+ * TileRT's prefill/decode (srt-slurm 2.0): vLLM prefill, the TileRT decode
+ * server with srtctl's --engine/--http-port/--ctrl-port and the role's args
+ * as written, TileRT's router over both, in its own image.
+ */
+static void test_tilert_bound(void **state)
+{
+	struct fx *f = *state;
+	struct srt_runplan *p;
+	static const char yaml[] =
+		"name: t\n"
+		"model: {path: /m}\n"
+		"resources: {gpus_per_node: 8}\n"
+		"roles:\n"
+		"  prefill: {engine: vllm, args: {return-tokens-as-token-ids: true}}\n"
+		"  decode:\n"
+		"    engine: tilert\n"
+		"    args: {model: glm5, model_weights_dir: /w, with-mtp: true, num-mtp: 3, x: false}\n"
+		"frontend: {type: tilert-router, container_image: img-router, args: {parser: none, "
+		"queue-timeout: 1800}}\n";
+	char *dec, *fe;
+
+	p = load(f, yaml);
+	bind3(p);
+	assert_int_equal(p->nprocs, 3);
+	assert_string_equal(p->procs[1].name, "decode_0");
+	dec = argv_from(&p->procs[1], "tilert.pd_vllm.decode_server");
+	assert_string_equal(dec, "tilert.pd_vllm.decode_server --engine tilert --http-port 6100 "
+				 "--ctrl-port 5400 --model glm5 --model-weights-dir /w --with-mtp "
+				 "--num-mtp 3");
+	fe = argv_from(&p->procs[2], "tilert.pd_vllm.pd_router");
+	assert_string_equal(fe, "tilert.pd_vllm.pd_router --vllm-url http://10.0.0.1:6100 "
+				"--decode 10.0.0.2:5400:6100 --host 0.0.0.0 --port 8000 --parser "
+				"none --queue-timeout 1800");
+	assert_string_equal(p->procs[2].container, "img-router");
+	assert_string_equal(p->procs[1].probes[0].path, "/health");
+	assert_non_null(word_of(&p->procs[0], "--return-tokens-as-token-ids"));
+	free(dec);
+	free(fe);
+}
+
 /* A Ray dashboard's node summary, counted. */
 static void test_ray_alive(void **state)
 {
@@ -1248,6 +1308,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_external_master, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_ray_pool_bound, fx_setup, fx_teardown),
 		cmocka_unit_test(test_ray_alive),
+		cmocka_unit_test_setup_teardown(test_tilert_bound, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_step_argv_and_env_line, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_step_argv_mounts, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_step_argv_srun_options, fx_setup, fx_teardown),

@@ -315,8 +315,8 @@ static const struct {
 	/* unknown to both: srtctl's keys listed; a near miss of srt-slurm's key suggested */
 	{ "frontend:\n  zzzqqq: 1\n", 1, 0,
 	  "r.yaml:12:3: frontend.zzzqqq: unknown key 'zzzqqq'; srtctl reads type, command, args, "
-	  "env, port, ctx_router, gen_router, server_config_extra, enable_multiple_frontends "
-	  "here, and keeps (ignoring them) the other keys srt-slurm's schema has here" },
+	  "env, port, ctx_router, gen_router, server_config_extra, enable_multiple_frontends, "
+	  "container_image here, and keeps (ignoring them) the other keys srt-slurm's schema has here" },
 	{ "frontend:\n  nginx_containr: x\n", 1, 0,
 	  "r.yaml:12:3: frontend.nginx_containr: unknown key 'nginx_containr'; did you mean "
 	  "'nginx_container'?" },

@@ -80,6 +80,19 @@
 #define AGG_Y "engine: sglang\nroles:\n  agg: {}\n"
 #define GEN_SVC "services:\n  - name: g\n    command: [x]\n"
 
+/* TileRT's prefill/decode (srt-slurm 2.0): vLLM prefill, TileRT decode, its router. */
+#define TILERT_Y                                         \
+	"name: r\n"                                      \
+	"roles:\n"                                       \
+	"  prefill:\n"                                   \
+	"    engine: vllm\n"                             \
+	"    args: {return-tokens-as-token-ids: true}\n" \
+	"  decode:\n"                                    \
+	"    engine: tilert\n"                           \
+	"    args:\n"                                    \
+	"      model: glm5\n"                            \
+	"frontend: {type: tilert-router, args: {parser: none}}\n"
+
 /* A recipe of services only (srt-slurm's services-only job): no engine, no roles. */
 #define POOLS_Y "name: r\nfrontend: {type: none}\nservices:\n"
 
@@ -380,9 +393,68 @@ static const struct vcase cases[] = {
 	  "r.yaml:4:27: roles.decode.engine.type: 'vllm' differs from roles.prefill.engine "
 	  "'sglang': srtctl runs one engine per recipe" },
 	{ "a role's engine srtctl does not run",
-	  "name: r\nengine: vllm\nroles:\n  prefill: {}\n  decode: {engine: tilert}\n", 1,
-	  "r.yaml:5:20: roles.decode.engine: engine 'tilert' is not supported by srtctl; use sglang, "
+	  "name: r\nengine: vllm\nroles:\n  prefill: {}\n  decode: {engine: atom}\n", 1,
+	  "r.yaml:5:20: roles.decode.engine: engine 'atom' is not supported by srtctl; use sglang, "
 	  "vllm or trtllm" },
+	{ "TileRT prefill/decode", TILERT_Y, 0, NULL },
+	{ "TileRT only decodes",
+	  "name: r\nroles:\n  prefill: {engine: tilert}\n  decode: {engine: tilert}\n"
+	  "frontend: {type: tilert-router}\n",
+	  -1,
+	  "r.yaml:3:21: roles.prefill.engine: engine 'tilert' (TileRT's decode server) runs only as "
+	  "roles.decode.engine, beside a prefill role with engine vllm and frontend.type: "
+	  "tilert-router (srt-slurm's TileRT prefill/decode)" },
+	{ "TileRT behind its router",
+	  "name: r\nroles:\n  prefill: {engine: vllm}\n  decode: {engine: tilert}\n"
+	  "frontend: {type: vllm-router}\n",
+	  -1,
+	  "r.yaml:4:20: roles.decode.engine: TileRT decode workers are reached through TileRT's "
+	  "router: write frontend.type: tilert-router (it is 'vllm-router')" },
+	{ "the router needs TileRT decode",
+	  "name: r\nengine: vllm\nroles:\n  prefill: {}\n  decode: {}\n"
+	  "frontend: {type: tilert-router}\n",
+	  1,
+	  "r.yaml:6:18: frontend.type: tilert-router requires a TileRT decode engine: write "
+	  "roles.decode.engine: tilert (beside a vLLM prefill role)" },
+	{ "TileRT's prefill is vLLM",
+	  "name: r\nroles:\n  prefill: {engine: sglang}\n  decode: {engine: tilert}\n"
+	  "frontend: {type: tilert-router}\n",
+	  -1,
+	  "r.yaml:3:12: roles.prefill.engine: tilert-router requires vLLM prefill with "
+	  "TileRTConnector: write roles.prefill.engine: vllm (it is sglang)" },
+	{ "one TileRT prefill worker",
+	  "name: r\nroles:\n  prefill: {engine: vllm, workers: 2, nodes: 2}\n"
+	  "  decode: {engine: tilert}\nfrontend: {type: tilert-router}\n",
+	  1,
+	  "r.yaml:4:20: roles: TileRT router requires exactly one prefill worker and at least one "
+	  "decode worker (no agg role); this recipe has several prefill workers" },
+	{ "TileRT decode fits a node",
+	  "name: r\nresources: {gpus_per_node: 8}\nroles:\n  prefill: {engine: vllm}\n"
+	  "  decode: {engine: tilert, gpus: 16}\nfrontend: {type: tilert-router}\n",
+	  -1,
+	  "r.yaml:5:11: roles.decode: TileRT decode workers must fit on one node "
+	  "(resources.gpus_per_node is 8); give each at most 8 GPUs" },
+	{ "TileRT's own flags",
+	  "name: r\nroles:\n  prefill: {engine: vllm}\n  decode:\n    engine: tilert\n"
+	  "    args:\n      model: glm5\n      ctrl_port: 1\nfrontend: {type: tilert-router}\n",
+	  1,
+	  "r.yaml:8:7: roles.decode.args.ctrl_port: TileRT arguments are owned by srtctl: "
+	  "['ctrl-port'] (srtctl passes --engine tilert, --http-port and --ctrl-port itself); "
+	  "remove them" },
+	{ "the TileRT router's own flags",
+	  "name: r\nroles:\n  prefill: {engine: vllm}\n  decode: {engine: tilert}\n"
+	  "frontend: {type: tilert-router, args: {decode: x, port: 1}}\n",
+	  1,
+	  "r.yaml:5:40: frontend.args.decode: frontend.args cannot override srtctl-managed TileRT "
+	  "router argument(s): ['decode', 'port'] (srtctl passes the prefill URL, the decode "
+	  "workers, host 0.0.0.0 and frontend.port); remove them" },
+	{ "TileRT's served name",
+	  "name: r\nroles:\n  prefill: {engine: vllm, args: {served-model-name: a}}\n"
+	  "  decode: {engine: {type: tilert, served_model_name: b}}\nfrontend: {type: "
+	  "tilert-router}\n",
+	  1,
+	  "r.yaml:4:54: roles.decode.engine.served_model_name: TileRT served_model_name must "
+	  "match the prefill served-model-name ('a')" },
 	{ "master placement on workers", SG_ROLES MASTER "    placement: {node: workers}\n", 1,
 	  "r.yaml:12:23: services[0].placement.node: the mooncake master runs once, on the infra "
 	  "node: placement.node must be infra (the default) or dedicated, not workers" },
