@@ -260,10 +260,22 @@ bool srt_launch_arg_replaced(const struct srt_recipe *r, const char *key)
 	if (!strcmp(k, "served-model-name") || !strcmp(k, "model"))
 		return true;
 	if (r->engine == SRT_ENGINE_SGLANG)
-		return !strcmp(k, "model-path") || !strcmp(k, "nccl-port");
+		return !strcmp(k, "model-path") || !strcmp(k, "nccl-port") || !strcmp(k, "port");
 	if (r->engine == SRT_ENGINE_VLLM)
-		return !strcmp(k, "connector");
+		return !strcmp(k, "connector") || !strcmp(k, "port");
 	return false;
+}
+
+int srt_launch_role_port(const struct srt_recipe *r, enum srt_role_kind role)
+{
+	const struct srt_role *ro = &r->roles[role];
+	const struct srt_ypair *p;
+	int64_t v;
+
+	if ((r->engine != SRT_ENGINE_SGLANG && r->engine != SRT_ENGINE_VLLM) ||
+	    ro->engine == SRT_ENGINE_TILERT || !(p = role_arg(ro, "port")))
+		return 0;
+	return srt_ynode_int(p->value, &v) && v >= 1 && v <= 65535 ? (int)v : 0;
 }
 
 /* srt-slurm's vLLM connector shorthands and the --kv-transfer-config each becomes. */
@@ -363,6 +375,26 @@ static const char *gpu_list(struct srt_arena *a, int first, int n)
 	return s;
 }
 
+/* The HTTP port of a worker leader: frontend.port for a direct frontend's worker. */
+static int worker_port(const struct srt_recipe *r, const struct srt_lworker *w)
+{
+	int own = srt_launch_role_port(r, w->role);
+
+	if (w->role == SRT_ROLE_AGG && w->index == 0 &&
+	    srt_launch_frontend_kind(r, NULL) == SRT_FE_DIRECT)
+		return r->frontend.port > 0 ? r->frontend.port : SRT_LAUNCH_FRONTEND_PORT;
+	return own ? own : SRT_LAUNCH_HTTP_PORT + SRT_LAUNCH_HTTP_STRIDE * w->slot;
+}
+
+#define WHY_PORT_WORD "the worker's HTTP port: 6100 + 32 per worker leader on its node"
+#define WHY_OWN_PORT_WORD \
+	"the worker's HTTP port: roles.<role>.args.port (one worker of the role per node)"
+
+static const char *port_why(const struct srt_recipe *r, const struct srt_lworker *w)
+{
+	return srt_launch_role_port(r, w->role) ? WHY_OWN_PORT_WORD : WHY_PORT_WORD;
+}
+
 /* The model argument and mount, the served name and the GPU set: shared by both engines. */
 static const char *model_why(const struct srt_recipe *r, const struct srt_cluster *c,
 			     enum srt_role_kind role)
@@ -403,8 +435,7 @@ static void sglang_worker(struct srt_launch *o, struct srt_arena *a, const struc
 		     false);
 	flag(o, a, "--host", self_ip, WHY_HOST_WORD, true);
 	flag_int(o, a, "--port", rank ? 0 : o->port,
-		 rank ? "a non-leader rank serves no HTTP" :
-			"the worker's HTTP port: 6100 + 32 per worker leader on its node");
+		 rank ? "a non-leader rank serves no HTTP" : port_why(r, w));
 	flag_int(o, a, "--nccl-port", SRT_LAUNCH_NCCL_PORT + w->slot,
 		 "deterministic, distinct per worker on a node (SGLang picks a random free port "
 		 "otherwise, which races on shared nodes)");
@@ -464,8 +495,7 @@ static void vllm_worker(struct srt_launch *o, struct srt_arena *a, const struct 
 		     false);
 	if (!rank && !dyn) {
 		flag(o, a, "--host", self_ip, WHY_HOST_WORD, true);
-		flag_int(o, a, "--port", o->port,
-			 "the worker's HTTP port: 6100 + 32 per worker leader on its node");
+		flag_int(o, a, "--port", o->port, port_why(r, w));
 	}
 	if (n > 1 && dp > 1 && dp % n == 0) {
 		int local = dp / n;
@@ -825,15 +855,6 @@ static void kv_events_flag(struct srt_launch *o, struct srt_arena *a, const stru
 	free(text);
 	json_decref(user);
 	json_decref(cfg);
-}
-
-/* The HTTP port of a worker leader: frontend.port for a direct frontend's worker. */
-static int worker_port(const struct srt_recipe *r, const struct srt_lworker *w)
-{
-	if (w->role == SRT_ROLE_AGG && w->index == 0 &&
-	    srt_launch_frontend_kind(r, NULL) == SRT_FE_DIRECT)
-		return r->frontend.port > 0 ? r->frontend.port : SRT_LAUNCH_FRONTEND_PORT;
-	return SRT_LAUNCH_HTTP_PORT + SRT_LAUNCH_HTTP_STRIDE * w->slot;
 }
 
 /*

@@ -15,7 +15,8 @@
  *
  * Ports (per node; j is the worker's slot among the worker leaders on its
  * node, srt_lworker.slot):
- *   HTTP              6100 + 32*j (SGLang and vLLM; 0 on a non-leader SGLang rank)
+ *   HTTP              6100 + 32*j (SGLang and vLLM; 0 on a non-leader SGLang rank;
+ *                                  roles.<role>.args.port when set)
  *   PD bootstrap      7200 + j    (SGLang prefill; unless the recipe sets its own)
  *   NCCL              17500 + j   (SGLang)
  *   dist-init         8300        (multi-node workers own their nodes)
@@ -179,11 +180,21 @@ const struct srt_argv *srt_launch_frontend_command(const struct srt_recipe *r,
 
 /*
  * Is a role's args key one srtctl replaces, as srt-slurm does: the model
- * (model-path / model), served-model-name, nccl-port and vLLM's connector
- * (a --kv-transfer-config)?  Such a key is left out of the argv (its
- * served-model-name value is used); validation warns about the first two kinds.
+ * (model-path / model), served-model-name, nccl-port, port and vLLM's
+ * connector (a --kv-transfer-config)?  Such a key is left out of the argv
+ * (its served-model-name and port values are used); validation warns about
+ * the model and nccl-port.
  */
 bool srt_launch_arg_replaced(const struct srt_recipe *r, const char *key);
+
+/*
+ * roles.<role>.args.port on an SGLang or vLLM role (srt-slurm appends it
+ * after its own --port, so the recipe's wins): the HTTP port of each of the
+ * role's worker leaders in place of 6100 + 32*j, or 0 when unset or not a
+ * port (validation says which).  Validation allows it only where it cannot
+ * collide: one worker of the role per node, no colocated role.
+ */
+int srt_launch_role_port(const struct srt_recipe *r, enum srt_role_kind role);
 
 /*
  * Does args key (or raw argument) `key` set a flag srtctl owns on this

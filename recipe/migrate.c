@@ -1197,12 +1197,28 @@ static void infer_colocate_gpus(struct mctx *m, struct section *s)
  * `sglang` is one aggregated worker serving the port itself and the router
  * is `sglang-router`.  Write what v1 ran.
  */
+static bool says_schema2(const struct srt_ynode *map)
+{
+	int64_t schema;
+
+	return srt_ynode_int(srt_ynode_get(map, "schema"), &schema) && schema >= 2;
+}
+
 static void v1_router_type(struct mctx *m, const struct section *s, struct srt_ynode *out)
 {
 	struct srt_ynode *fe = (struct srt_ynode *)srt_ynode_get(out, "frontend");
 	const struct srt_ynode *t = srt_ynode_get(fe, "type");
+	const struct srt_ynode *root = m->v1->root;
 
 	if (!t || t->kind != SRT_Y_SCALAR || !t->str || strcmp(t->str, "sglang"))
+		return;
+	/*
+	 * A file that says `schema: 2` (at its top, in its section or in its
+	 * base) already means 2.0's 'sglang', even in the v1 layout: srt-slurm
+	 * keeps the old meaning for schema 1 only.  It stays 'sglang', and
+	 * validate refuses it over several workers as srt-slurm does.
+	 */
+	if (says_schema2(s->src) || says_schema2(root) || says_schema2(srt_ynode_get(root, "base")))
 		return;
 	srt_ynode_map_set(m->doc, fe, "type", srt_ynode_new_str(m->doc, "sglang-router", false));
 	warn(m, t, kpath(m, s, "frontend.type"),

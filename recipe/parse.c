@@ -805,6 +805,16 @@ static void parse_kv_events(struct pctx *c, const struct srt_ynode *v, const cha
 		    srt_ynode_describe(v));
 }
 
+/*
+ * srt-slurm's native sidecar mode (roles.<role>.sidecar, dynamo.sidecar):
+ * sglang.launch_server with a Dynamo sidecar on its gRPC port.  srtctl runs
+ * Dynamo's own worker in its place, which serves the same frontend.
+ */
+#define SIDECAR_IGNORED                                                                        \
+	"srtctl runs no Dynamo sidecars beside native engines: under the Dynamo frontend its " \
+	"workers are Dynamo's own (python3 -m dynamo.<engine>), so a comparison of the two "   \
+	"modes measures one thing twice"
+
 static void parse_role(struct pctx *c, struct srt_recipe *r, struct srt_role *role,
 		       const struct srt_ynode *n, const char *path)
 {
@@ -814,7 +824,7 @@ static void parse_role(struct pctx *c, struct srt_recipe *r, struct srt_role *ro
 					    "kv_events", "srun_options", "mooncake_store_config",
 					    NULL };
 	static const struct hint hints[] = {
-		{ "sidecar", "'sidecar' (Dynamo sidecars) is not supported by srtctl" },
+		{ "sidecar", SIDECAR_IGNORED },
 		{ "critical",
 		  "'critical' is not supported on roles: every worker is critical; use 'restart' to keep workers alive" },
 		{ "gpus_per_worker",
@@ -1917,7 +1927,7 @@ static void parse_benchmark(struct pctx *c, struct srt_recipe *r, const struct s
  */
 static void parse_dynamo(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
 {
-	/* sidecar: false is what srtctl runs; true is an error below. */
+	/* sidecar: false is what srtctl runs; true is warned about below. */
 	static const char *const keys[] = { "request_plane", "event_plane", "sidecar", NULL };
 	static const char *const request_planes[] = { "tcp", "nats", NULL };
 	static const char *const event_planes[] = { "zmq", "nats", NULL };
@@ -1950,9 +1960,8 @@ static void parse_dynamo(struct pctx *c, struct srt_recipe *r, const struct srt_
 		    r->dynamo.event_plane);
 	v = srt_ynode_get(n, "sidecar");
 	if (v && want_bool(c, v, "dynamo.sidecar", &sidecar) && sidecar)
-		err(c, v, "dynamo.sidecar",
-		    "a Dynamo sidecar beside a native engine is not run by srtctl; remove it (the "
-		    "Dynamo frontend runs Dynamo's own workers)");
+		warn(c, v, "dynamo.sidecar", "%s; ignored (kept in the spec for srt-slurm)",
+		     SIDECAR_IGNORED);
 }
 
 /* Is a service named `name` written in the recipe (enabled or not)? */

@@ -10,6 +10,7 @@
 #include "recipe/launch.h"
 #include "recipe/mcclient.h"
 #include "recipe/model.h"
+#include "runplan/runplan.h"
 #include "util/buf.h"
 #include "util/strmap.h"
 #include "util/strutil.h"
@@ -443,9 +444,110 @@ static void check_args_keys(struct vctx *v, const struct srt_role *role)
 }
 
 /*
+ * roles.<role>.args.port: srt-slurm appends it after its own --port, so the
+ * recipe's is the worker's HTTP port (public recipes move it out of the
+ * ephemeral range, SGLang deriving its RPC port from it).  srtctl passes
+ * it as the port and probes it there, where it cannot collide: not on a
+ * direct frontend's worker (that is frontend.port), not when workers of the
+ * role share a node or decode shares prefill's nodes, not on a port srtctl
+ * opens on worker nodes.
+ */
+static void check_role_port(struct vctx *v, const struct srt_role *role, const struct srt_ypair *p,
+			    const char *path)
+{
+	static const struct {
+		int base;
+		bool per_slot; /* one per worker leader on the node */
+		const char *what;
+	} taken[] = {
+		{ SRT_LAUNCH_HTTP_PORT, true, "srtctl's worker HTTP ports (6100 + 32 per worker)" },
+		{ SRT_LAUNCH_BOOTSTRAP_PORT, true, "SGLang's PD bootstrap ports" },
+		{ SRT_LAUNCH_NCCL_PORT, true, "SGLang's NCCL ports" },
+		{ SRT_LAUNCH_DIST_INIT_PORT, false, "the dist-init port of multi-node workers" },
+		{ SRT_LAUNCH_DP_RPC_PORT, true, "vLLM's data-parallel RPC ports" },
+		{ SRT_LAUNCH_NIXL_PORT, true, "NIXL's side-channel ports" },
+		{ SRT_LAUNCH_DYN_SYSTEM_PORT, true, "the Dynamo workers' status ports" },
+		{ SRT_DYN_ETCD_PORT, false, "etcd's client port" },
+		{ SRT_DYN_ETCD_PEER_PORT, false, "etcd's peer port" },
+		{ SRT_DYN_NATS_PORT, false, "NATS's port" },
+		{ SRT_MC_RPC_PORT, false, "the Mooncake master's RPC port" },
+		{ SRT_MC_METADATA_PORT, false, "the Mooncake master's metadata port" },
+		{ SRT_MC_ADMIN_PORT, false, "the Mooncake master's admin port" },
+	};
+	const struct srt_recipe *r = v->r;
+	int gpn = r->resources.gpus_per_node > 0 ? r->resources.gpus_per_node : 4;
+	int nodes = role->nodes > 0 ? role->nodes : 1;
+	int workers = role->workers > 0 ? role->workers : 1;
+	int g = role->gpus > 0 ? role->gpus : nodes * gpn / workers;
+	int fe = r->frontend.port > 0 ? r->frontend.port : SRT_LAUNCH_FRONTEND_PORT;
+	const char *fix =
+		"remove it (srtctl then gives each worker 6100 + 32 per worker on its node)";
+	int64_t port;
+
+	if (!srt_ynode_int(p->value, &port) || port < 1 || port > 65535) {
+		verr(v, p->value, path, "%s is not a port: write a number from 1 to 65535, or %s",
+		     p->value->kind == SRT_Y_SCALAR && p->value->str ?
+			     srt_arena_printf(v->a, "'%s'", p->value->str) :
+			     srt_ynode_describe(p->value),
+		     fix);
+		return;
+	}
+	if (role->kind == SRT_ROLE_AGG && srt_launch_frontend_kind(r, NULL) == SRT_FE_DIRECT) {
+		verr(v, p->key, path,
+		     "with frontend.type %s the aggregated worker serves frontend.port itself; set "
+		     "frontend.port instead",
+		     r->frontend.type);
+		return;
+	}
+	if (r->engine == SRT_ENGINE_VLLM && srt_launch_frontend_kind(r, NULL) == SRT_FE_DYNAMO) {
+		vwarn(v, p->key, path,
+		      "is ignored: dynamo.vllm serves no HTTP API, and srtctl passes it no --port; "
+		      "remove it");
+		return;
+	}
+	if (role->colocate ||
+	    (role->kind == SRT_ROLE_PREFILL && r->roles[SRT_ROLE_DECODE].colocate)) {
+		verr(v, p->key, path,
+		     "decode shares the prefill nodes (nodes: colocate), so a prefill and a decode "
+		     "worker would both serve port %lld on one node; %s",
+		     (long long)port, fix);
+		return;
+	}
+	if (workers > 1 && g > 0 && 2 * g <= gpn) {
+		verr(v, p->key, path,
+		     "port %lld would be the HTTP port of every worker of the role, and up to %d of "
+		     "them share a node (%d GPUs each on %d-GPU nodes); %s",
+		     (long long)port, gpn / g, g, gpn, fix);
+		return;
+	}
+	if (port == fe) {
+		verr(v, p->key, path,
+		     "port %lld is frontend.port, which the frontend serves on the head node (a "
+		     "worker node); pick another port",
+		     (long long)port);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
+		int span = taken[i].per_slot ? gpn : 1;
+		int stride = taken[i].base == SRT_LAUNCH_HTTP_PORT ? SRT_LAUNCH_HTTP_STRIDE : 1;
+		int last = taken[i].base + (span - 1) * stride;
+
+		if (port >= taken[i].base && port <= last && (port - taken[i].base) % stride == 0) {
+			verr(v, p->key, path,
+			     "port %lld is %s%s on the worker nodes (%s); pick another port",
+			     (long long)port, span > 1 ? "one of " : "", taken[i].what,
+			     span > 1 ? srt_arena_printf(v->a, "%d-%d", taken[i].base, last) :
+					srt_arena_printf(v->a, "%d", last));
+			return;
+		}
+	}
+}
+
+/*
  * Flags srtctl sets on every worker (recipe/launch.h): a recipe that sets
  * one too is an error, in args or extra_args; the keys srtctl replaces as
- * srt-slurm does (model, nccl-port) get a warning that they are ignored.
+ * srt-slurm does (model, nccl-port) get a warning that they are ignored;
+ * an args port is the workers' HTTP port (check_role_port()).
  */
 static void check_owned_args(struct vctx *v, const struct srt_role *role)
 {
@@ -463,6 +565,11 @@ static void check_owned_args(struct vctx *v, const struct srt_role *role)
 		const char *path = srt_arena_printf(v->a, "roles.%s.args.%s", role->name, key->str);
 		const char *why, *f = srt_launch_owned_flag(v->r, key->str, &why);
 
+		if (srt_str_eq_dashes(key->str, "port") &&
+		    (v->r->engine == SRT_ENGINE_SGLANG || v->r->engine == SRT_ENGINE_VLLM)) {
+			check_role_port(v, role, &role->args->pairs[i], path);
+			continue;
+		}
 		if (f)
 			verr(v, key, path,
 			     "sets --%s, which srtctl owns: %s. Remove it (dry-run shows the value "
@@ -470,6 +577,7 @@ static void check_owned_args(struct vctx *v, const struct srt_role *role)
 			     f, why);
 		else if (srt_launch_arg_replaced(v->r, key->str) &&
 			 !srt_str_eq_dashes(key->str, "served-model-name") &&
+			 !srt_str_eq_dashes(key->str, "port") &&
 			 !srt_str_eq_dashes(key->str, "connector"))
 			vwarn(v, key, path,
 			      "is ignored: srtctl passes the model from model.path (and a "

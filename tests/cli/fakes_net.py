@@ -1,7 +1,8 @@
 """tests/cli/fakes_net.py: loopback helpers for the tests of the stand-ins
 under tests/fakes (run through `net` of fakes_lib.sh).
 
-  freeports N                  N free TCP ports on 127.0.0.1, space-separated
+  freeports N [SPAN]           N free TCP ports on 127.0.0.1 below the ephemeral
+                               range, each followed by SPAN-1 free ones too
   waitup PORT SECONDS          exit 0 once 127.0.0.1:PORT accepts, 1 after SECONDS
   waitjson URL SECONDS EXPR    exit 0 once EXPR (Python, over the GET answer d) holds
 
@@ -15,15 +16,54 @@ import time
 import urllib.request
 
 
-def freeports(n):
-    socks = []
-    for _ in range(n):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        socks.append(s)
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
+def freeports(n, span=1):
+    """n ports P, each with P..P+span-1 free on 127.0.0.1 (disjoint runs).
+
+    They are taken below the kernel's ephemeral range: a port bind(0) hands
+    out is in that range, and once closed the kernel may give it to any
+    outgoing connection before the test binds it (seen: a vLLM stand-in's
+    second KV-event port, P+1, taken while a suite ran beside it).  Below
+    the range only an explicit bind can take it.  Bounded: 4000 tries.
+    """
+    import random
+
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            eph = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        eph = 32768
+    lo, hi = 10000, eph - span
+    if hi - lo < 1000:  # an unusual range: the kernel's choice (span not checked)
+        lo, hi = None, None
+    rng = random.Random()
+    ports, held = [], []
+    try:
+        for _ in range(4000):
+            if len(ports) == n:
+                break
+            p = rng.randrange(lo, hi) if lo else 0
+            if lo and any(q - span < p < q + span for q in ports):
+                continue
+            run = []
+            try:
+                for k in range(span):
+                    s = socket.socket()
+                    run.append(s)
+                    s.bind(("127.0.0.1", p + k if lo else 0))
+                    if not lo:
+                        p = s.getsockname()[1]
+                        break
+            except OSError:
+                for s in run:
+                    s.close()
+                continue
+            held += run
+            ports.append(p)
+    finally:
+        for s in held:
+            s.close()
+    if len(ports) < n:
+        raise SystemExit("freeports: found %d of %d free port runs" % (len(ports), n))
     return ports
 
 
@@ -54,7 +94,7 @@ def waitjson(url, seconds, expr):
 def main(argv):
     cmd, a = argv[0], argv[1:]
     if cmd == "freeports":
-        print(" ".join(map(str, freeports(int(a[0])))))
+        print(" ".join(map(str, freeports(int(a[0]), int(a[1]) if len(a) > 1 else 1))))
         return 0
     if cmd == "waitup":
         return 0 if waitup(int(a[0]), float(a[1])) else 1

@@ -24,14 +24,7 @@ cat >h.py <<'PY'
 import json, os, socket, sys, time, urllib.request, urllib.error
 
 cmd, a = sys.argv[1], sys.argv[2:]
-if cmd == "freeports":
-    socks = []
-    for _ in range(int(a[0])):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        socks.append(s)
-    print(" ".join(str(s.getsockname()[1]) for s in socks))
-elif cmd == "waitup":                  # waitup PORT SECONDS
+if cmd == "waitup":                  # waitup PORT SECONDS
     end = time.monotonic() + float(a[1])
     while time.monotonic() < end:
         try:
@@ -184,7 +177,7 @@ refused 2 "error: unexpected argument '--pol' found" "vllm-router has no abbrevi
 ###########################################################################
 # default bind addresses (ports given, hosts left to the program)
 
-read -r P1 P2 P3 P4 < <(h freeports 4)
+read -r P1 P2 P3 P4 < <(net freeports 4)
 start b1.log "$SGL" --model-path /model --port "$P1"
 S1=$SPID
 start b2.log "$VLLM" serve /model --port "$P2"
@@ -209,7 +202,7 @@ for p in "$S1" "$S2" "$S3" "$S4"; do stop "$p" "default-host process"; done
 ###########################################################################
 # a 2-node SGLang worker on loopback: rank 1 waits for rank 0
 
-read -r HP DP < <(h freeports 2)
+read -r HP DP < <(net freeports 2)
 mkdir -p rec
 export FAKE_RECORD_DIR=$work/rec
 two=(--model-path /model --tp 2 --nnodes 2 --dist-init-addr "127.0.0.1:$DP" --host 127.0.0.1 --port "$HP")
@@ -235,14 +228,14 @@ wait "$N0" 2>/dev/null || true
 expect_rc 1 "$N1" 15 "rank 1 after losing rank 0"
 grep -q "NCCL communicator aborted" n1.log || fail "rank 1 loss message"
 # a follower whose leader never comes fails after FAKE_DIST_INIT_TIMEOUT
-read -r DP2 < <(h freeports 1)
+read -r DP2 < <(net freeports 1)
 refused 1 "DistNetworkError: failed to connect to 127.0.0.1:$DP2" "rank 1 without rank 0" -- \
 	env FAKE_DIST_INIT_TIMEOUT=1 "$SGL" --model-path /model --tp 2 --nnodes 2 --node-rank 1 \
 	--dist-init-addr "127.0.0.1:$DP2"
 rm -f rec/*
 
 # vLLM over 2 nodes as srt-slurm renders it: rank 1 headless, both naming the master
-read -r VH VM < <(h freeports 2)
+read -r VH VM < <(net freeports 2)
 vtwo=(serve /model --host 127.0.0.1 --port "$VH" --nnodes 2 --master-addr 127.0.0.1 --master-port "$VM")
 start v1.log "$VLLM" "${vtwo[@]}" --node-rank 1 --headless
 V1=$SPID
@@ -262,7 +255,7 @@ rm -f rec/*
 ###########################################################################
 # SGLang router: one request through one prefill and one decode
 
-read -r PP BP DCP RP < <(h freeports 4)
+read -r PP BP DCP RP < <(net freeports 4)
 start p.log "$SGL" --model-path /model --host 127.0.0.1 --port "$PP" \
 	--disaggregation-mode prefill --disaggregation-bootstrap-port "$BP"
 PPID_=$SPID
@@ -291,7 +284,7 @@ rr = [json.loads(l) for l in open('$work/rec/router.jsonl')]
 assert rr[0]['prefill'] == [['http://127.0.0.1:$PP', $BP]] and rr[0]['decode'] == ['http://127.0.0.1:$DCP']
 " || fail "PD request records"
 # a decode worker refuses a request whose bootstrap server does not answer
-read -r NOBP < <(h freeports 1)
+read -r NOBP < <(net freeports 1)
 r=$(h http POST "http://127.0.0.1:$DCP/v1/completions" \
 	"{\"prompt\":\"x\",\"bootstrap_host\":\"127.0.0.1\",\"bootstrap_port\":$NOBP,\"bootstrap_room\":1}")
 [[ $(head -n 1 <<<"$r") == 500 && $r == *"bootstrap server 127.0.0.1:$NOBP unreachable"* ]] ||
@@ -302,7 +295,7 @@ rm -f rec/*
 ###########################################################################
 # vllm-router: prefill first, then decode with its kv_transfer_params
 
-read -r VP VD VR < <(h freeports 3)
+read -r VP VD VR < <(net freeports 3)
 kv='{"kv_connector":"NixlConnector","kv_role":"kv_both"}'
 start vp.log "$VLLM" serve /model --host 127.0.0.1 --port "$VP" --kv-transfer-config "$kv"
 VPP=$SPID
@@ -331,7 +324,8 @@ for p in "$VRP" "$VPP" "$VDP"; do stop "$p" "vLLM PD process"; done
 # --kv-events-config: the ZMQ publisher binds its endpoint (vLLM: one port
 # per DP rank); a second engine on a taken port fails as the real one does
 
-read -r K1 S1 S2 V1 < <(h freeports 4)
+# Runs of two: K1+1 too must be free (vLLM's second DP rank binds it).
+read -r K1 S1 S2 V1 < <(net freeports 4 2)
 ev() { printf '{"publisher": "zmq", "topic": "kv-events", %s"endpoint": "tcp://*:%s"}' "${2:-}" "$1"; }
 start k1.log "$SGL" --model-path /model --host 127.0.0.1 --port "$S1" --kv-events-config "$(ev "$K1")"
 K1P=$SPID

@@ -559,7 +559,8 @@ check "5. its event says how it exited" test $? -eq 0
 S delete recipe e2e-exit >/dev/null
 wait_no_jobs 40
 
-# ---- 9. a decode worker over two nodes -------------------------------------------------
+# ---- 9. a decode worker over two nodes; prefill on its own HTTP port --------------------
+# (roles.prefill.args.port: the worker's --port, once; the router and the probe use it)
 cat >"$WORK/multi.yaml" <<YAML
 name: e2e-multi
 environment:
@@ -569,7 +570,7 @@ model: {path: $MODEL}
 resources: {gpus_per_node: 4}
 roles:
   prefill:
-    args: {tensor-parallel-size: 4}
+    args: {tensor-parallel-size: 4, port: 5000}
   decode:
     nodes: 2
     gpus: 8
@@ -609,8 +610,11 @@ assert without(a0, "--node-rank", "--host", "--port") == without(a1, "--node-ran
 assert dec[0]["host"] != dec[1]["host"], "both ranks on one node"
 r = [json.loads(l) for l in open(f"{sys.argv[1]}/rec/multi/router.jsonl")][0]["argv"]
 assert r.count("--decode") == 1 and opt(r, "--decode") == f"http://{opt(a0, '--host')}:6100", r
+pre = [x["argv"] for x in recs if x["options"]["disaggregation_mode"] == "prefill"]
+assert len(pre) == 1 and pre[0].count("--port") == 1 and opt(pre[0], "--port") == "5000", pre
+assert opt(r, "--prefill") == f"http://{opt(pre[0], '--host')}:5000", r
 PY
-check "9. both ranks: one dist-init address, nnodes 2, node-rank 0/1, HTTP on rank 0 only" test $? -eq 0
+check "9. both ranks: one dist-init address, nnodes 2, node-rank 0/1, HTTP on rank 0 only; prefill serves and is routed on its args.port 5000" test $? -eq 0
 S delete recipe e2e-multi >/dev/null
 wait_no_jobs 40
 

@@ -477,6 +477,57 @@ static void test_router_pd_and_agg(void **state)
 }
 
 /*
+ * roles.<role>.args.port (srt-slurm appends it after its own --port, so it
+ * wins): the workers' --port, once, and what the router and the readiness
+ * probe reach; another role keeps srtctl's ports.
+ */
+static void test_role_port(void **state)
+{
+	struct fx *f = *state;
+	const struct srt_recipe *r;
+	struct srt_plan *p;
+	const struct srt_runplan_proc *fe = NULL, *pre = NULL;
+	int ports = 0;
+
+	r = compile(f, "engine: sglang\n"
+		       "roles:\n"
+		       "  prefill: {workers: 2, nodes: 2, args: {port: 5000, tp: 4}}\n"
+		       "  decode: {}\n"
+		       "frontend: {type: sglang-router}\n");
+	p = srt_plan_build(r, &f->cl, &f->d);
+	assert_non_null(p);
+	assert_int_equal(f->d.nerrors, 0);
+	for (size_t i = 0; i < p->run.nprocs; i++) {
+		if (p->run.procs[i].kind == SRT_PROC_FRONTEND)
+			fe = &p->run.procs[i];
+		if (!pre && p->run.procs[i].kind == SRT_PROC_WORKER)
+			pre = &p->run.procs[i];
+	}
+	assert_non_null(fe);
+	assert_non_null(pre);
+	for (size_t i = 0; i < pre->argc; i++)
+		if (!strcmp(pre->argv[i], "--port")) {
+			ports++;
+			assert_string_equal(pre->argv[i + 1], "5000");
+		}
+	assert_int_equal(ports, 1);
+	assert_true(pre->probes[0].http);
+	assert_int_equal(pre->probes[0].port, 5000);
+	for (size_t k = 0; k < 3; k++) {
+		static const char *const urls[] = { "http://<prefill_node_0_ip>:5000",
+						    "http://<prefill_node_1_ip>:5000",
+						    "http://<decode_node_0_ip>:6100" };
+		bool seen = false;
+
+		for (size_t i = 0; i < fe->argc; i++)
+			seen |= !strcmp(fe->argv[i], urls[k]);
+		if (!seen)
+			fail_msg("the router is not given %s", urls[k]);
+	}
+	srt_plan_free(p);
+}
+
+/*
  * Dynamo: etcd first (implied), Dynamo's workers with the discovery env and
  * their status server as readiness, the frontend last with --http-port.
  */
@@ -725,8 +776,33 @@ static void test_conflicts(void **state)
 {
 	struct fx *f = *state;
 	static const struct conflict cases[] = {
-		{ "engine: sglang\nroles: {agg: {args: {port: 30000}}}\n", "roles.agg.args.port",
-		  "sets --port, which srtctl owns: srtctl gives each worker its own HTTP port" },
+		{ "engine: sglang\nresources: {gpus_per_node: 4}\n"
+		  "roles: {agg: {workers: 2, gpus: 2, args: {port: 30000}}}\n",
+		  "roles.agg.args.port",
+		  "port 30000 would be the HTTP port of every worker of the role, and up to 2 of "
+		  "them share a node (2 GPUs each on 4-GPU nodes); remove it (srtctl then gives each "
+		  "worker 6100 + 32 per worker on its node)" },
+		{ "engine: sglang\nroles: {agg: {args: {port: http}}}\n", "roles.agg.args.port",
+		  "'http' is not a port: write a number from 1 to 65535" },
+		{ "engine: sglang\nroles: {agg: {args: {port: 70000}}}\n", "roles.agg.args.port",
+		  "is not a port: write a number from 1 to 65535" },
+		{ "engine: sglang\nroles: {agg: {args: {port: 9000}}}\nfrontend: {type: sglang}\n",
+		  "roles.agg.args.port",
+		  "with frontend.type sglang the aggregated worker serves frontend.port itself; set "
+		  "frontend.port instead" },
+		{ "engine: sglang\nresources: {gpus_per_node: 4}\n"
+		  "roles:\n  prefill: {gpus: 2, args: {port: 5000}}\n"
+		  "  decode: {nodes: colocate, gpus: 2}\n",
+		  "roles.prefill.args.port", "decode shares the prefill nodes (nodes: colocate)" },
+		{ "engine: sglang\nresources: {gpus_per_node: 4}\nroles: {agg: {args: {port: 7201}}}\n",
+		  "roles.agg.args.port",
+		  "port 7201 is one of SGLang's PD bootstrap ports on the worker nodes (7200-7203); "
+		  "pick another port" },
+		{ "engine: sglang\nroles: {agg: {args: {port: 8000}}}\n"
+		  "frontend: {type: sglang-router}\n",
+		  "roles.agg.args.port", "port 8000 is frontend.port" },
+		{ "engine: sglang\nroles: {agg: {args: {port: 8701}}}\n", "roles.agg.args.port",
+		  "port 8701 is the Mooncake master's metadata port on the worker nodes (8701)" },
 		{ "engine: sglang\nroles: {agg: {args: {host: 127.0.0.1}}}\n",
 		  "roles.agg.args.host",
 		  "sets --host, which srtctl owns: srtctl binds every engine to its node's IP" },
@@ -754,10 +830,6 @@ static void test_conflicts(void **state)
 		  "roles.agg.args.headless", "sets --headless, which srtctl owns" },
 		{ "engine: vllm\nroles: {agg: {args: {master-addr: x}}}\n",
 		  "roles.agg.args.master-addr", "sets --master-addr, which srtctl owns" },
-		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo}\n"
-		  "dynamo: {sidecar: true}\n",
-		  "dynamo.sidecar",
-		  "a Dynamo sidecar beside a native engine is not run by srtctl" },
 		{ "engine: sglang\nroles: {agg: {}}\nfrontend: {type: dynamo}\n"
 		  "dynamo: {request_plane: http}\n",
 		  "dynamo.request_plane", "unknown request plane 'http'; expected tcp or nats" },
@@ -957,6 +1029,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_colocated_gpus, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_vllm_dp_across_nodes, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_vllm_tp_across_nodes, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_role_port, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_router_pd_and_agg, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_direct_and_none, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_dynamo, fx_setup, fx_teardown),

@@ -608,6 +608,44 @@ static void test_v1_frontend_and_host(void **state)
 	assert_int_equal(d.nwarnings, 0);
 	srt_ydoc_free(got);
 	srt_diags_release(&d);
+
+	/*
+	 * 'sglang' was v1's router: written as sglang-router, said.  A file that
+	 * says schema: 2 (at its top or in its base) already means 2.0's direct
+	 * worker, whatever its layout: it stays, silently.
+	 */
+	got = migrate_ok("backend: {type: sglang}\n"
+			 "frontend: {type: sglang}\n"
+			 "resources: {agg_nodes: 1, agg_workers: 2}\n",
+			 &d);
+	assert_string_equal(str_at(got->root, "frontend.type"), "sglang-router");
+	assert_int_equal(d.nwarnings, 1);
+	msg = diag_text(&d, 0);
+	assert_non_null(
+		strstr(msg, "v1 'sglang' was the SGLang router; written as 'sglang-router'"));
+	free(msg);
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+	got = migrate_ok("schema: 2\n"
+			 "backend: {type: sglang}\n"
+			 "frontend: {type: sglang}\n"
+			 "resources: {agg_nodes: 1, agg_workers: 1}\n",
+			 &d);
+	assert_string_equal(str_at(got->root, "frontend.type"), "sglang");
+	assert_int_equal(d.nwarnings, 0);
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
+	got = migrate_ok("base:\n"
+			 "  schema: 2\n"
+			 "  backend: {type: sglang}\n"
+			 "  frontend: {type: sglang}\n"
+			 "  resources: {agg_nodes: 1, agg_workers: 1}\n"
+			 "zip_override_a:\n"
+			 "  name: [a1, a2]\n",
+			 &d);
+	assert_string_equal(str_at(got->root, "base.frontend.type"), "sglang");
+	srt_ydoc_free(got);
+	srt_diags_release(&d);
 }
 
 static void test_sweep(void **state)

@@ -321,6 +321,23 @@ static const struct vcase cases[] = {
 	{ "unknown engine", "engine: vlm\nroles:\n  agg: {}\n", 1,
 	  "r.yaml:1:9: engine: unknown engine 'vlm'; did you mean 'vllm'?" },
 	{ "engine as a mapping", "engine: {type: sglang}\nroles:\n  agg: {}\n", 0, NULL },
+	{ "dynamo.sidecar is srt-slurm's: kept with a warning",
+	  "engine: sglang\ndynamo: {sidecar: true}\nroles:\n  agg: {}\n", 0,
+	  "r.yaml:2:19: warning: dynamo.sidecar: srtctl runs no Dynamo sidecars beside native "
+	  "engines: under the Dynamo frontend its workers are Dynamo's own (python3 -m "
+	  "dynamo.<engine>), so a comparison of the two modes measures one thing twice; ignored "
+	  "(kept in the spec for srt-slurm)" },
+	{ "a role's port is its workers' HTTP port",
+	  "engine: sglang\nroles:\n  prefill: {args: {port: 5000}}\n  decode: {}\n", 0, NULL },
+	{ "a port for Dynamo's vLLM worker is ignored",
+	  "engine: vllm\nfrontend: {type: dynamo}\nroles:\n  agg: {args: {port: 5000}}\n", 0,
+	  "r.yaml:4:16: warning: roles.agg.args.port: is ignored: dynamo.vllm serves no HTTP API, "
+	  "and srtctl passes it no --port; remove it" },
+	{ "a role's sidecar says the same", "engine: sglang\nroles:\n  agg: {sidecar: true}\n", 0,
+	  "r.yaml:3:9: warning: roles.agg.sidecar: srtctl runs no Dynamo sidecars beside native "
+	  "engines: under the Dynamo frontend its workers are Dynamo's own (python3 -m "
+	  "dynamo.<engine>), so a comparison of the two modes measures one thing twice; ignored "
+	  "(kept in the spec for srt-slurm)" },
 	{ "prefill without decode", "engine: sglang\nroles:\n  prefill: {}\n", 1,
 	  "r.yaml:3:12: roles: a disaggregated recipe needs both roles.prefill and roles.decode "
 	  "(found only prefill); for a single-role deployment use roles.agg" },
