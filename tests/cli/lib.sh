@@ -7,6 +7,9 @@
 #                     state, cluster config or timeouts from the environment
 #   apply_pd DB       write r.yaml (recipe alpha: one prefill, one decode
 #                     worker) and apply it to DB
+#   page_console LOG  the console messages of the page under test in a
+#                     chromium --enable-logging=stderr LOG: Chromium's own
+#                     pages (source chrome://...) are not the page's
 #   fake_run_dir DB URL
 #                     one controller pass (slurmrestd at URL unreachable)
 #                     creates the run of the applied recipe; give it a run
@@ -15,6 +18,13 @@
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1
+}
+
+# Chromium's own UI logs to the same stream (seen under load: the omnibox's
+# chrome://resources/.../composebox_input.js saying "Slow network is
+# detected" about its font), which says nothing about the page.
+page_console() {
+	grep 'CONSOLE' "$1" | grep -v 'source: chrome://' || true
 }
 
 run() {
