@@ -868,8 +868,7 @@ static void tilert_worker(struct srt_launch *o, struct srt_arena *a, const struc
 {
 	flag(o, a, "--engine", "tilert",
 	     "TileRT's engine (the decode server's default is a stub without a model)", false);
-	flag_int(o, a, "--http-port", o->port,
-		 "the worker's HTTP port: 6100 + 32 per worker leader on its node");
+	flag_int(o, a, "--http-port", o->port, WHY_PORT_WORD);
 	o->side_port = SRT_LAUNCH_NIXL_PORT + w->slot;
 	flag_int(o, a, "--ctrl-port", o->side_port,
 		 "its control plane, where the prefill's TileRTConnector hands over the KV: "

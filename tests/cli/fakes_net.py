@@ -32,27 +32,25 @@ def freeports(n, span=1):
             eph = int(f.read().split()[0])
     except (OSError, ValueError, IndexError):
         eph = 32768
-    lo, hi = 10000, eph - span
-    if hi - lo < 1000:  # an unusual range: the kernel's choice (span not checked)
-        lo, hi = None, None
+    hi = eph - span
+    lo = 10000 if hi - 10000 >= 1000 else 1024
+    if hi - lo < 100:
+        raise SystemExit("freeports: the ephemeral range starts at %d: no room below it" % eph)
     rng = random.Random()
     ports, held = [], []
     try:
         for _ in range(4000):
             if len(ports) == n:
                 break
-            p = rng.randrange(lo, hi) if lo else 0
-            if lo and any(q - span < p < q + span for q in ports):
+            p = rng.randrange(lo, hi)
+            if any(q - span < p < q + span for q in ports):
                 continue
             run = []
             try:
                 for k in range(span):
                     s = socket.socket()
                     run.append(s)
-                    s.bind(("127.0.0.1", p + k if lo else 0))
-                    if not lo:
-                        p = s.getsockname()[1]
-                        break
+                    s.bind(("127.0.0.1", p + k))
             except OSError:
                 for s in run:
                     s.close()
