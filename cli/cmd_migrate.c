@@ -54,7 +54,7 @@ static const char usage_text[] =
 	"  -f, --filename PATH   v1 recipe file, directory (every *.yaml/*.yml below it), or\n"
 	"                        - for stdin\n"
 	"  -o, --output OUT      write to OUT instead of stdout (a directory when PATH is one;\n"
-	"                        subdirectories are mirrored)\n"
+	"                        subdirectories are mirrored); - is stdout\n"
 	"  -i, --in-place        replace each file, keeping the original as FILE" BACKUP_SUFFIX "\n"
 	"  -h, --help            show this help\n"
 	"\n"
@@ -542,7 +542,8 @@ int srt_cmd_migrate(int argc, char **argv)
 			o.input = optarg;
 			break;
 		case 'o':
-			o.output = optarg;
+			/* "-" is stdout, as "-f -" is stdin. */
+			o.output = strcmp(optarg, "-") ? optarg : NULL;
 			break;
 		case 'i':
 			o.in_place = true;

@@ -48,6 +48,11 @@ run 0 "$SRTCTL" migrate -f "$DATA/mooncake-sglang.v1.yaml" -o written.yaml
 [[ ! -s out ]] || fail "-o also printed to stdout"
 cmp -s written.yaml stdout.yaml || fail "-o output differs from stdout output"
 
+# -o - is stdout, as -f - is stdin: no file named '-' appears.
+run 0 "$SRTCTL" migrate -f "$DATA/mooncake-sglang.v1.yaml" -o -
+cmp -s out stdout.yaml || fail "-o - did not print the recipe on stdout"
+[[ ! -e ./- ]] || fail "-o - wrote a file named '-'"
+
 # --in-place: keeps FILE.v1.bak (the original bytes), rewrites FILE.
 cp "$DATA/mooncake-vllm.v1.yaml" recipe.yaml
 run 0 "$SRTCTL" migrate -f recipe.yaml --in-place
