@@ -47,6 +47,20 @@ static void push(struct argvb *b, const char *s)
 	b->v[b->n] = NULL;
 }
 
+/*
+ * Is the plan's mount SRC:DST[:FLAGS] at the model directory?  Validation
+ * lets only the model's own path go there (a srt-slurm recipe mounts it again
+ * for a benchmark image), so a process that mounts the model skips it.
+ */
+static bool mount_at_model(const char *spec)
+{
+	const char *dst = strchr(spec, ':');
+	size_t n = strlen(SRT_CONTAINER_MODEL_DIR);
+
+	return dst && !strncmp(dst + 1, SRT_CONTAINER_MODEL_DIR, n) &&
+	       (dst[1 + n] == '\0' || dst[1 + n] == ':');
+}
+
 const char **srt_agent_step_argv(struct srt_arena *a, const struct srt_runplan *p,
 				 const struct srt_runplan_proc *pr, size_t *argc)
 {
@@ -80,9 +94,10 @@ const char **srt_agent_step_argv(struct srt_arena *a, const struct srt_runplan *
 		srt_buf_init(&m);
 		srt_buf_printf(&m, "--container-mounts=%s:%s", p->log_dir, SRT_CONTAINER_LOG_DIR);
 		if (pr->model_mount)
-			srt_buf_printf(&m, ",%s:/model", pr->model_mount);
+			srt_buf_printf(&m, ",%s:%s", pr->model_mount, SRT_CONTAINER_MODEL_DIR);
 		for (size_t i = 0; i < p->nmounts; i++)
-			srt_buf_printf(&m, ",%s", p->mounts[i]);
+			if (!(pr->model_mount && mount_at_model(p->mounts[i])))
+				srt_buf_printf(&m, ",%s", p->mounts[i]);
 		push(&b, srt_arena_strdup(a, m.data));
 		srt_buf_release(&m);
 	}

@@ -442,12 +442,20 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 			img ? img : "-");
 	}
 	if (p->run.nmounts) {
+		bool at_model = false;
+
 		fputs("Mounts:", out);
-		for (size_t i = 0; i < p->run.nmounts; i++)
+		for (size_t i = 0; i < p->run.nmounts; i++) {
+			const char *dst = strchr(p->run.mounts[i], ':');
+
+			at_model = at_model || (dst && srt_mount_at_model(dst + 1));
 			fprintf(out, "%s %s", i ? "," : "", p->run.mounts[i]);
-		fprintf(out, " (%s)\n\n",
+		}
+		fprintf(out, " (%s%s)\n\n",
 			p->run.pyxis ? "each container's, after the log directory at /logs" :
-				       "ignored: container_runtime is none");
+				       "ignored: container_runtime is none",
+			p->run.pyxis && at_model ? "; the workers mount the model at /model once" :
+						   "");
 	}
 	print_job(out, j, p->cluster);
 	fputs("\n## Nodes\n\n", out);

@@ -480,6 +480,9 @@ static void default_mounts(struct cctx *cc, struct srt_cluster *c, const struct 
 			continue;
 		}
 		why = srt_mount_problem(k->str, val->str, &relative);
+		if (!why && srt_mount_at_model(val->str))
+			why = "srtctl mounts each recipe's model at " SRT_CONTAINER_MODEL_DIR
+			      "; choose another destination";
 		if (why) {
 			cerr(cc, k, "default_mounts", "%s: %s", k->str, why);
 			continue;

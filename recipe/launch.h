@@ -64,8 +64,6 @@
 #define SRT_DYN_ETCD_PORT 2379
 #define SRT_DYN_ETCD_PEER_PORT 2380
 #define SRT_DYN_NATS_PORT 4222
-/* Where a pyxis container sees the model directory. */
-#define SRT_CONTAINER_MODEL_DIR "/model"
 /* Engines load weights before they answer: srt-slurm waits 180 x 10 s. */
 #define SRT_LAUNCH_READY_TIMEOUT 1800
 #define SRT_LAUNCH_READY_INTERVAL 10

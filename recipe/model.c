@@ -309,6 +309,14 @@ static bool mount_text_ok(const char *s)
 	return *s != '\0';
 }
 
+bool srt_mount_at_model(const char *target)
+{
+	size_t dlen = target ? strcspn(target, ":") : 0;
+
+	return dlen == strlen(SRT_CONTAINER_MODEL_DIR) &&
+	       !strncmp(target, SRT_CONTAINER_MODEL_DIR, dlen);
+}
+
 const char *srt_mount_problem(const char *src, const char *target, bool *relative_src)
 {
 	size_t dlen = target ? strcspn(target, ":") : 0;
@@ -325,10 +333,8 @@ const char *srt_mount_problem(const char *src, const char *target, bool *relativ
 		return "a mount is SOURCE:DESTINATION[:FLAGS]; a path cannot hold ':'";
 	if (target[0] != '/')
 		return "the destination must be an absolute path in the container";
-	if ((dlen == 5 && !strncmp(target, "/logs", 5)) ||
-	    (dlen == 6 && !strncmp(target, "/model", 6)))
-		return "srtctl mounts the log directory at /logs and the model at /model; choose "
-		       "another destination";
+	if (dlen == 5 && !strncmp(target, "/logs", 5))
+		return "srtctl mounts the log directory at /logs; choose another destination";
 	for (const char *f = tmpfs ? NULL : flags; f && *f;) {
 		size_t n = strcspn(f, "+");
 

@@ -334,7 +334,7 @@ struct srt_recipe {
 	 * takes them: extra_mount's, then container_mounts' (srt-slurm's order;
 	 * the cluster's default_mounts go first, recipe/render.c).
 	 */
-	struct srt_env mounts; /* name: the spec; value: NULL */
+	struct srt_env mounts; /* name: the spec; value: its key path, for diagnostics */
 	/* TRT-LLM's engine.numa_memory_bind (srt_launch_numa_bind()) */
 	enum srt_numa_bind {
 		SRT_NUMA_BY_GPU,
@@ -421,8 +421,13 @@ bool srt_recipe_doc_is_v1(const struct srt_ynode *root);
  * when nothing is.  The source "tmpfs" is a tmpfs (its flags are tmpfs
  * options such as size=100%, passed on to enroot).  Another source that is
  * not an absolute path is allowed (pyxis resolves it on the node) and
- * reported through *relative_src (a placeholder left in?).
+ * reported through *relative_src (a placeholder left in?).  The destination
+ * /model is not judged here: srtctl mounts the model there, so only the
+ * model's own path may go there (srt_mount_at_model, recipe/validate.c).
  */
 const char *srt_mount_problem(const char *src, const char *target, bool *relative_src);
+
+/* Is TARGET ("DESTINATION[:FLAGS]") srtctl's model directory, /model? */
+bool srt_mount_at_model(const char *target);
 
 #endif

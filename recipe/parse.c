@@ -2114,7 +2114,7 @@ static void add_mount(struct pctx *c, struct srt_recipe *r, const struct srt_yno
 		     "such path",
 		     src);
 	r->mounts.v[r->mounts.n++] =
-		(struct srt_env_var){ srt_arena_printf(c->a, "%s:%s", src, target), NULL, at };
+		(struct srt_env_var){ srt_arena_printf(c->a, "%s:%s", src, target), path, at };
 }
 
 /* extra_mount (a list of "SRC:DST[:FLAGS]") and container_mounts (SRC: DST), in that order. */

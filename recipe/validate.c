@@ -1428,6 +1428,45 @@ static void empty_container(struct vctx *v, const struct srt_ynode *owner, const
 		      fallback);
 }
 
+/* LEN bytes of A and the string B name one path, trailing slashes aside. */
+static bool same_dir(const char *a, size_t len, const char *b)
+{
+	size_t blen = strlen(b);
+
+	while (len > 1 && a[len - 1] == '/')
+		len--;
+	while (blen > 1 && b[blen - 1] == '/')
+		blen--;
+	return len == blen && !strncmp(a, b, len);
+}
+
+/*
+ * A recipe mount at /model: srt-slurm keys its mounts by host path, so the
+ * model's own path mounted there again is the model mount (public recipes do
+ * it for a benchmark image that reads the tokenizer).  Another source would
+ * hide the model from the workers.
+ */
+static void check_model_mounts(struct vctx *v)
+{
+	const struct srt_recipe *r = v->r;
+
+	for (size_t i = 0; i < r->mounts.n; i++) {
+		const char *spec = r->mounts.v[i].name;
+		const char *colon = strchr(spec, ':');
+
+		if (!colon || !srt_mount_at_model(colon + 1))
+			continue;
+		if (r->model.path && r->model.path[0] == '/' &&
+		    same_dir(spec, (size_t)(colon - spec), r->model.path))
+			continue;
+		verr(v, r->mounts.v[i].node, r->mounts.v[i].value,
+		     "'%s': srtctl mounts the model (model.path %s) at %s, and another source "
+		     "there would hide it: choose another destination, or mount model.path "
+		     "itself",
+		     spec, r->model.path ? r->model.path : "(unset)", SRT_CONTAINER_MODEL_DIR);
+	}
+}
+
 static void check_containers(struct vctx *v)
 {
 	const struct srt_recipe *r = v->r;
@@ -1649,6 +1688,7 @@ void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *c
 	check_trtllm(&v);
 	srt_mcclient_check(r, srt_launch_served_name(v.a, r), v.a, diags);
 	check_containers(&v);
+	check_model_mounts(&v);
 	if (cluster && cluster->container_runtime == SRT_CRT_PYXIS &&
 	    !(r->model.container && *r->model.container)) {
 		for (int k = 0; k < SRT_ROLE_COUNT; k++)

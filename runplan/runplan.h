@@ -46,8 +46,9 @@
  */
 #define SRT_POOL_ADDRESS_FILE "mooncake_master.addr"
 #define SRT_POOL_MASTER_RUN_DIR "mooncake/master"
-/* Where pyxis containers see the log directory. */
+/* Where pyxis containers see the log directory, and a process's model_mount. */
 #define SRT_CONTAINER_LOG_DIR "/logs"
+#define SRT_CONTAINER_MODEL_DIR "/model"
 
 enum srt_proc_kind {
 	SRT_PROC_SERVICE,

@@ -557,6 +557,56 @@ static void test_step_argv_mounts(void **state)
 }
 
 /*
+ * A recipe that mounts its own model at /model again (srt-slurm's public
+ * mlperf recipe, for its benchmark image): a worker mounts the model once; a
+ * process without the model mount (the benchmark) gets the recipe's.
+ */
+static void test_step_argv_model_mount(void **state)
+{
+	struct fx *f = *state;
+	struct srt_runplan *p;
+	struct srt_arena a;
+	const char **av;
+	size_t n, workers = 0, others = 0;
+	static const char yaml[] = "name: s\n"
+				   "engine: sglang\n"
+				   "model: {path: /m/r1, container: img:1}\n"
+				   "extra_mount: ['/m/r1:/model:ro', '/lustre:/lustre']\n"
+				   "benchmark: {type: custom, command: 'bash b.sh', "
+				   "container_image: 'bench:1'}\n"
+				   "roles:\n"
+				   "  agg: {args: {tp: 1}}\n";
+
+	f->cl.container_runtime = SRT_CRT_PYXIS;
+	p = load(f, yaml);
+	bind3(p);
+	srt_arena_init(&a);
+	for (size_t i = 0; i < p->nprocs; i++) {
+		const char *mounts = NULL;
+
+		if (!p->procs[i].container)
+			continue;
+		av = srt_agent_step_argv(&a, p, &p->procs[i], &n);
+		for (size_t k = 0; k < n; k++)
+			if (!strncmp(av[k], "--container-mounts=", 19))
+				mounts = av[k];
+		assert_non_null(mounts);
+		if (p->procs[i].model_mount) {
+			assert_string_equal(mounts, "--container-mounts=/runs/r1/logs:/logs,"
+						    "/m/r1:/model,/lustre:/lustre");
+			workers++;
+		} else {
+			assert_string_equal(mounts, "--container-mounts=/runs/r1/logs:/logs,"
+						    "/m/r1:/model:ro,/lustre:/lustre");
+			others++;
+		}
+	}
+	assert_int_equal(workers, 1);
+	assert_true(others >= 1);
+	srt_arena_release(&a);
+}
+
+/*
  * srun_options: the recipe's merged under a role's, after srtctl's own
  * flags and before `env`; a change restarts the step; a plan that names a
  * flag srtctl sets is refused when loaded.
@@ -1310,6 +1360,7 @@ int main(void)
 		cmocka_unit_test(test_ray_alive),
 		cmocka_unit_test_setup_teardown(test_tilert_bound, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_step_argv_and_env_line, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_step_argv_model_mount, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_step_argv_mounts, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_step_argv_srun_options, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_step_argv_mpi, fx_setup, fx_teardown),

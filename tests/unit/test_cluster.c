@@ -230,6 +230,12 @@ static void test_default_mounts(void **state)
 	assert_string_equal(d.items[0].msg,
 			    "/a: the destination must be an absolute path in the container");
 	srt_diags_release(&d); /* parse() freed what the failed parse held */
+	/* a recipe may mount its own model at /model again; the cluster knows no model */
+	assert_int_not_equal(parse("default_mounts: {/m: '/model:ro'}\n", &c, &d), 0);
+	assert_int_equal(d.nerrors, 1);
+	assert_string_equal(d.items[0].msg, "/m: srtctl mounts each recipe's model at /model; "
+					    "choose another destination");
+	srt_diags_release(&d);
 	assert_int_equal(parse("default_mounts: {/a: '/b:ro', /c: /d}\n", &c, &d), 0);
 	assert_int_equal(c.default_mounts.n, 2);
 	assert_string_equal(c.default_mounts.v[0].name, "/a:/b:ro");

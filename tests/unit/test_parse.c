@@ -162,7 +162,7 @@ static void test_mounts(void **state)
 		  1 },
 		{ "container_mounts: {/a: /logs}\n",
 		  "r.yaml:1:24: container_mounts./a: '/a: /logs': srtctl mounts the log directory at "
-		  "/logs and the model at /model; choose another destination",
+		  "/logs; choose another destination",
 		  1 },
 		{ "extra_mount: ['/a:/b:ro+zz']\n",
 		  "r.yaml:1:15: extra_mount[0]: '/a:/b:ro+zz': unknown mount flag: pyxis takes ro, rw, "

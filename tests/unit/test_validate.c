@@ -845,6 +845,14 @@ static const struct vcase cases[] = {
 	  "both 7000; give them different ports" },
 	{ "ray's options", POOLS_Y "  - {name: train, type: ray, nodes: 1, options: {ports: 1}}\n",
 	  -1, NULL },
+	/* srt-slurm's public mlperf recipe mounts the model again for its benchmark image */
+	{ "the model mounted again at /model",
+	  "model: {path: /m/r1}\nextra_mount: ['/m/r1/:/model:ro']\n" AGG_Y, 0, NULL },
+	{ "another source at /model",
+	  "model: {path: /m/r1}\ncontainer_mounts: {/m/other: /model}\n" AGG_Y, 1,
+	  "r.yaml:2:30: container_mounts./m/other: '/m/other:/model': srtctl mounts the model "
+	  "(model.path /m/r1) at /model, and another source there would hide it: choose another "
+	  "destination, or mount model.path itself" },
 	{ "empty file", "", 1,
 	  "r.yaml: the file is empty; a recipe needs at least 'engine', 'roles' and 'services' (see "
 	  "docs/recipe-reference.md)" },
