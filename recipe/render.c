@@ -985,6 +985,10 @@ void srt_render_service_argv(struct srt_argv *out, struct srt_arena *a, const st
 
 	switch (s->type) {
 	case SRT_SVC_MOONCAKE_MASTER:
+		if (s->command.n) { /* srt-slurm's override: the recipe's argv, no flags of ours */
+			argvb_push_all(&b, a, &s->command);
+			break;
+		}
 		argvb_push_all(&b, a, &c->commands[SRT_CMD_MOONCAKE_MASTER]);
 		argvb_push(&b, a, srt_arena_printf(a, "--rpc_port=%d", SRT_MC_RPC_PORT));
 		argvb_push(&b, a, "--enable_http_metadata_server=true");
@@ -997,6 +1001,10 @@ void srt_render_service_argv(struct srt_argv *out, struct srt_arena *a, const st
 		argvb_push_all(&b, a, &c->commands[SRT_CMD_MOONCAKE_STORE]);
 		break;
 	case SRT_SVC_MOONCAKE_DONOR: /* its flags: pool_service() */
+		if (s->command.n) {
+			argvb_push_all(&b, a, &s->command);
+			break;
+		}
 		argvb_push_all(&b, a, &c->commands[SRT_CMD_TRTLLM]);
 		argvb_push(&b, a, "mooncake_donor");
 		break;
@@ -1318,6 +1326,38 @@ static void pool_env(struct srt_renv *e, struct srt_arena *a, const struct srt_s
 		env_stamp(e, a, name, value, why, runtime);
 }
 
+/* `trtllm-serve mooncake_master`'s words after trtllm-serve: srt-slurm's. */
+static void pool_master_flags(struct argvb *av, struct srt_arena *a, const struct srt_ynode *ev,
+			      const char *addr)
+{
+	argvb_push(av, a, "mooncake_master");
+	argvb_push(av, a, "--rpc_port");
+	argvb_push(av, a, srt_arena_printf(a, "%d", SRT_MC_RPC_PORT));
+	argvb_push(av, a, "--metrics_port");
+	argvb_push(av, a, srt_arena_printf(a, "%d", SRT_MC_ADMIN_PORT));
+	argvb_push(av, a, "--eviction_ratio");
+	argvb_push(av, a,
+		   ev && !srt_ynode_is_null(ev) && ev->str ?
+			   ev->str :
+			   srt_arena_printf(a, "%g", SRT_TRTLLM_POOL_EVICTION_DEFAULT));
+	argvb_push(av, a, "--address_file");
+	argvb_push(av, a, addr);
+}
+
+/* `trtllm-serve mooncake_donor`'s flags: the master's address file, what it lends, its marker. */
+static void pool_donor_flags(struct argvb *av, struct srt_arena *a, const struct srt_service *s,
+			     const char *addr, const char *ready)
+{
+	argvb_push(av, a, "--master_server_address");
+	argvb_push(av, a, srt_arena_printf(a, "file://%s", addr));
+	argvb_push(av, a, "--segment_size");
+	argvb_push(av, a, s->donor_size ? s->donor_size : "");
+	argvb_push(av, a, "--protocol");
+	argvb_push(av, a, s->donor_protocol ? s->donor_protocol : "rdma");
+	argvb_push(av, a, "--ready_file");
+	argvb_push(av, a, ready);
+}
+
 /*
  * TRT-LLM's own pool commands (srt_recipe_trtllm_pool()), srt-slurm's
  * design: the master is `trtllm-serve mooncake_master`, which runs
@@ -1327,7 +1367,9 @@ static void pool_env(struct srt_renv *e, struct srt_arena *a, const struct srt_s
  * argv (the command, srtctl's flags, the service's args), env, run
  * directory, files to clear and MPI type (none), and the readiness of the
  * master (the RPC port and the published address).  *preamble gets the MPI
- * scrub before the service's own.
+ * scrub before the service's own.  A service with its own `command`
+ * (srt-slurm's override) keeps the argv it wrote: no subcommand or flags of
+ * ours, the rest (env, run directory, readiness, MPI) as for ours.
  */
 static void pool_service(struct pb *b, struct srt_runplan_proc *pr, struct srt_argv *argv,
 			 const struct srt_service *s, size_t node, struct srt_renv *env,
@@ -1348,23 +1390,16 @@ static void pool_service(struct pb *b, struct srt_runplan_proc *pr, struct srt_a
 			    "waits for the pool's master";
 	size_t ncmd = argv->n - s->args.n;
 	struct argvb av = { NULL, 0, 0 };
+	bool own = s->command.n > 0;
 	bool *rt;
 
-	for (size_t i = 0; i < ncmd; i++)
+	for (size_t i = 0; i < (own ? argv->n : ncmd); i++)
 		argvb_push(&av, b->a, argv->v[i]);
+	if (own)
+		ncmd = av.n;
 	if (s->type == SRT_SVC_MOONCAKE_MASTER) {
-		argvb_push(&av, b->a, "mooncake_master");
-		argvb_push(&av, b->a, "--rpc_port");
-		argvb_push(&av, b->a, srt_arena_printf(b->a, "%d", SRT_MC_RPC_PORT));
-		argvb_push(&av, b->a, "--metrics_port");
-		argvb_push(&av, b->a, srt_arena_printf(b->a, "%d", SRT_MC_ADMIN_PORT));
-		argvb_push(&av, b->a, "--eviction_ratio");
-		argvb_push(&av, b->a,
-			   ev && !srt_ynode_is_null(ev) && ev->str ?
-				   ev->str :
-				   srt_arena_printf(b->a, "%g", SRT_TRTLLM_POOL_EVICTION_DEFAULT));
-		argvb_push(&av, b->a, "--address_file");
-		argvb_push(&av, b->a, addr);
+		if (!own)
+			pool_master_flags(&av, b->a, ev, addr);
 		pr->run_dir = SRT_POOL_MASTER_RUN_DIR;
 		pr->clear[0] = SRT_POOL_ADDRESS_FILE;
 		pr->clear[1] = SRT_POOL_MASTER_RUN_DIR "/master.addr";
@@ -1375,15 +1410,10 @@ static void pool_service(struct pb *b, struct srt_runplan_proc *pr, struct srt_a
 		rd->nprobes = 2;
 	} else {
 		pr->run_dir = srt_arena_printf(b->a, "mooncake/donor-%s", host);
-		argvb_push(&av, b->a, "--master_server_address");
-		argvb_push(&av, b->a, srt_arena_printf(b->a, "file://%s", addr));
-		argvb_push(&av, b->a, "--segment_size");
-		argvb_push(&av, b->a, s->donor_size ? s->donor_size : "");
-		argvb_push(&av, b->a, "--protocol");
-		argvb_push(&av, b->a, s->donor_protocol ? s->donor_protocol : "rdma");
-		argvb_push(&av, b->a, "--ready_file");
-		argvb_push(&av, b->a,
-			   srt_arena_printf(b->a, "%s/mooncake/donor-%s.ready", logs, host));
+		if (!own)
+			pool_donor_flags(&av, b->a, s, addr,
+					 srt_arena_printf(b->a, "%s/mooncake/donor-%s.ready", logs,
+							  host));
 		pool_env(env, b->a, s, "TLLM_LOG_LEVEL", "INFO",
 			 "the donor logs what it lends (srt-slurm's default)", false);
 	}
@@ -1391,7 +1421,8 @@ static void pool_service(struct pb *b, struct srt_runplan_proc *pr, struct srt_a
 		 srt_arena_printf(b->a, "%s/%s", logs, pr->run_dir),
 		 "the directory of its pool files (created by the agent)", true);
 	pool_env(env, b->a, s, "TRTLLM_MOONCAKE_MASTER_TIMEOUT", timeout, why_t, false);
-	argvb_push_all(&av, b->a, &s->args);
+	if (!own)
+		argvb_push_all(&av, b->a, &s->args);
 	rt = srt_arena_alloc(b->a, (av.n + 1) * sizeof(*rt));
 	memset(rt, 0, (av.n + 1) * sizeof(*rt));
 	for (size_t i = ncmd; i < av.n - s->args.n; i++)
@@ -1668,7 +1699,7 @@ static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 			discovery_argv(b, pr, &argv, s, nodes[i], &rd);
 		if (s->type == SRT_SVC_MOONCAKE_DONOR ||
 		    (s->type == SRT_SVC_MOONCAKE_MASTER && srt_recipe_trtllm_pool(p->recipe))) {
-			if (s->type == SRT_SVC_MOONCAKE_MASTER) {
+			if (s->type == SRT_SVC_MOONCAKE_MASTER && !s->command.n) {
 				/* its argv: trtllm-serve's, not mooncake_master's */
 				struct argvb t = { NULL, 0, 0 };
 
@@ -1682,7 +1713,9 @@ static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 			ray_service(b, pr, &argv, s, nodes, n, i, &env, &rd, head_name);
 		nt = svc_templates(b, tpl, s, nodes, n, i);
 		pre_rt = false;
-		apply_templates(b, pr, &argv, s->type == SRT_SVC_GENERIC ? 0 : argv.n - s->args.n,
+		/* the recipe's words: its command (generic or an override) and args */
+		apply_templates(b, pr, &argv,
+				s->type == SRT_SVC_GENERIC || s->command.n ? 0 : argv.n - s->args.n,
 				&env, &preamble, tpl, nt, &pre_rt);
 		if (preamble && argv.n) {
 			size_t n0 = argv.n;

@@ -312,14 +312,15 @@ static void check_master(struct vctx *v, const struct srt_service *m)
 		verr(v, srt_ynode_get(m->node, "start"), spath(v, m, "start"),
 		     "the mooncake master must start before_workers: workers connect to it at "
 		     "startup");
-	if (m->command.n)
-		verr(v, srt_ynode_get(m->node, "command"), spath(v, m, "command"),
-		     "the mooncake-master command is set by srtctl (commands.mooncake_master in "
-		     "srtslurm.yaml); use 'args' to append flags");
-	if (m->external && (m->args.n || m->container || m->env.n))
+	/*
+	 * A `command` replaces srtctl's (srt-slurm's override): the recipe owns the
+	 * flags then, and the probes still wait on srtctl's ports (its own
+	 * {master_port} template names the RPC one).
+	 */
+	if (m->external && (m->command.n || m->args.n || m->container || m->env.n))
 		vwarn(v, srt_ynode_get(m->node, "external"), spath(v, m, "external"),
-		      "an external master is not launched by srtctl: its args, container and env "
-		      "are ignored");
+		      "an external master is not launched by srtctl: its command, args, "
+		      "container and env are ignored");
 
 	/* The engine-side wiring the spec requires. */
 	if (r->engine == SRT_ENGINE_SGLANG && (pre->present || dec->present)) {
@@ -915,7 +916,8 @@ static void check_services(struct vctx *v)
 		if (s->type == SRT_SVC_GENERIC && !strcmp(s->type_name, "generic") && !s->command.n)
 			verr(v, s->node, spath(v, s, NULL),
 			     "a generic service needs a 'command' (the argv to run)");
-		if (s->type != SRT_SVC_GENERIC && s->command.n && s->type != SRT_SVC_MOONCAKE_MASTER)
+		if (s->type != SRT_SVC_GENERIC && s->command.n &&
+		    s->type != SRT_SVC_MOONCAKE_MASTER && s->type != SRT_SVC_MOONCAKE_DONOR)
 			verr(v, srt_ynode_get(s->node, "command"), spath(v, s, "command"),
 			     "the %s command is set by srtctl (commands in srtslurm.yaml); use "
 			     "'args' to append flags",

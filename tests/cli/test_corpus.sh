@@ -8,7 +8,9 @@
 # dry-run.  Prints the counts.  A recipe with `sweep:` (top level, or in a
 # variant file's section) must never run as one job: migrate writes it as a
 # campaign (kind: Campaign), which validates and dry-runs deployment by
-# deployment; a v2 one is refused by validate, which names the migrate
+# deployment, or, when a campaign cannot say it (a swept benchmark setting),
+# as a variant file of one job per combination (zip_override_sweep), as
+# srt-slurm submitted them; a v2 one is refused by validate, which names the migrate
 # command that writes its campaign.  Any other failure fails the test
 # (TRT-LLM's recipes included: Dynamo over TRT-LLM and trtllm_serve run).  Without the corpus the test is skipped (exit 77).
 set -uo pipefail
@@ -33,7 +35,7 @@ corpus_cluster_yaml >srtslurm.yaml
 export SRTSLURM_CONFIG="$work/srtslurm.yaml"
 
 files=0 v1=0 v2=0 migrated=0 validated=0 dryrun=0 recipes=0
-sweep=0 sweep_campaign=0 sweep_refused=0 failed=0
+sweep=0 sweep_campaign=0 sweep_variants=0 sweep_refused=0 failed=0
 failures=()
 
 while IFS= read -r -d '' f; do
@@ -78,6 +80,11 @@ while IFS= read -r -d '' f; do
 			sweep_campaign=$((sweep_campaign + 1))
 			continue
 		fi
+		# a sweep a campaign cannot say: one variant (one job) per combination
+		if [[ -z $step ]] && grep -q '^zip_override_sweep:' "$out"; then
+			sweep_variants=$((sweep_variants + 1))
+			continue
+		fi
 		if [[ -n $step ]] && grep -q 'srtctl runs a sweep as a campaign' "$work/err"; then
 			sweep_refused=$((sweep_refused + 1))
 			continue
@@ -98,7 +105,9 @@ done < <(find "$CORPUS" -name '.*' -prune -o -type f \( -name '*.yaml' -o -name 
 
 echo "corpus $CORPUS: $files files ($v1 v1, $v2 v2), $migrated migrated, $validated validated" \
 	"($recipes recipes), $dryrun dry-run"
-echo "  sweep files: $sweep ($sweep_campaign migrated to a campaign that validates and dry-runs, $sweep_refused refused naming migrate); failures: $failed"
+echo "  sweep files: $sweep ($sweep_campaign migrated to a campaign that validates and dry-runs," \
+	"$sweep_variants to a variant file of one job per combination, $sweep_refused refused naming" \
+	"migrate); failures: $failed"
 for m in "${failures[@]}"; do
 	echo "FAIL   $m" >&2
 done

@@ -312,6 +312,29 @@ sed 's/^frontend: .*$/frontend: {type: dynamo}/' trtpool.yaml >trtpool-dyn.yaml
 py trtpool-dyn.json '(lambda a: a[1:3] == ["python3", "-c"] and "maybe_provision_pool" in a[3] and a[4] == "<log_dir>/trtllm_prefill_0.yaml")([p for p in d["plan"]["processes"] if p["name"] == "prefill_0"][0]["argv"])'
 py trtpool-dyn.json '"-m" in [p for p in d["plan"]["processes"] if p["name"] == "decode_0"][0]["argv"]'
 
+# srt-slurm's `command` override on the pool's master and donor (public
+# recipes/trtllm/vr200-fp4/glm5.2/*): the recipe's argv with its templates
+# filled, no subcommand or flags of srtctl's; the preamble, run dir, cleared
+# files, readiness and env as for srtctl's own commands
+cat >trtpool-own.yaml <<'YAML'
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    start: with_workers
+    command: [mooncake_master, "--rpc_port={master_port}", --metrics_port=8702]
+    args: [--eviction_ratio=0.02]
+    preamble: printf '%s\n' '{node_ip}:{master_port}' > /logs/mooncake_master.addr
+    options: {master_timeout_s: 300, store_role: producer}
+  - name: donor
+    type: mooncake-donor
+    command: [numactl, -m, "0", trtllm-serve, mooncake_donor, --ready_file, "/logs/mooncake/donor-{node}.ready"]
+    options: {size: 64GiB, protocol: tcp}
+YAML
+sed '/^services:/,$d' trtpool.yaml | cat - trtpool-own.yaml >trtpool-own2.yaml
+"$SRTCTL" dry-run -f trtpool-own2.yaml -o json >trtpool-own.json 2>trtpool-own.err || fail "pool command override: dry-run failed: $(cat trtpool-own.err)"
+py trtpool-own.json '(lambda m: m["mpi"] == "none" and "unset" in m["argv"][2] and "<prefill_node_0_ip>:8700" in m["argv"][2] and m["argv"][4:] == ["mooncake_master", "--rpc_port=8700", "--metrics_port=8702", "--eviction_ratio=0.02"] and m["run_dir"] == "mooncake/master" and m["clear"] == ["mooncake_master.addr", "mooncake/master/master.addr"] and m["readiness"]["probes"] == [{"kind": "tcp", "port": 8700}, {"kind": "file", "path": "mooncake_master.addr"}])([p for p in d["plan"]["processes"] if p["name"] == "mooncake-master"][0])'
+py trtpool-own.json '(lambda s: s["argv"][4:] == ["numactl", "-m", "0", "trtllm-serve", "mooncake_donor", "--ready_file", "/logs/mooncake/donor-<decode_node_0>.ready"] and s["readiness"]["probes"] == [{"kind": "file", "path": "mooncake/donor-<decode_node_0>.ready"}] and {e["name"]: e["value"] for e in s["env"]}["TRTLLM_MOONCAKE_MASTER_TIMEOUT"] == "300")([p for p in d["plan"]["processes"] if p["name"] == "donor"][0])'
+
 # container: '' is no container, shown as such (not printf's "(null)")
 printf 'engine: sglang\nmodel: {path: /m, container: ""}\nroles:\n  agg: {args: {tp: 1}}\n' >noimg.yaml
 "$SRTCTL" dry-run -f noimg.yaml >noimg.txt 2>/dev/null || fail "container '': dry-run failed"
