@@ -61,6 +61,14 @@ accepted f1 "dynamo.frontend new flags" -- "$DFRONT" --http-port 8123 --router-m
 	--kv-cache-block-size 64 --migration-limit 3 --enforce-disagg --namespace dynamo --request-plane tcp
 opts f1 "o['http_port'] == 8123 and o['http_host'] == '0.0.0.0' and o['router_mode'] == 'least-loaded'"
 opts f1 "o['migration_limit'] == 3 and o['enforce_disagg'] is True and o['kv_cache_block_size'] == 64"
+# Dynamo 1.2 disables a busy threshold with the literal None (public srt-slurm
+# recipes/b200-fp4/glm5.2-agentx*.yaml pass all three so)
+accepted f3 "dynamo.frontend thresholds None" -- "$DFRONT" --router-mode kv \
+	--active-decode-blocks-threshold None --active-prefill-tokens-threshold None \
+	--active-prefill-tokens-threshold-frac None
+opts f3 "o['active_decode_blocks_threshold'] is None and o['active_prefill_tokens_threshold'] is None"
+refused 2 "argument --active-decode-blocks-threshold: invalid float value: 'off'" \
+	"dynamo.frontend threshold not a number" -- "$DFRONT" --active-decode-blocks-threshold off
 accepted f2 "dynamo.frontend port from DYN_HTTP_PORT" -- env DYN_HTTP_PORT=9001 "$DFRONT"
 opts f2 "o['http_port'] == 9001 and o['router_mode'] == 'round-robin'"
 

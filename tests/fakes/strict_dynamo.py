@@ -124,6 +124,16 @@ def value_error(module, message, exc="ValueError", where="args.py\", line 1, in 
 # Dynamo's own flags.  Defaults come from the environment as in
 # dynamo/common/configuration/utils.py (env_or_default).
 
+def nullable(typ):
+    """A threshold type that takes the literal "None" as unset: Dynamo 1.2's
+    router flags (--active-*-threshold*) are disabled that way, by the
+    frontend and by a worker's router advertisement alike."""
+    def conv(text):
+        return None if text in ("None", "none", "") else typ(text)
+    conv.__name__ = typ.__name__
+    return conv
+
+
 def env_or_default(env, default, typ=str):
     v = os.environ.get(env)
     if v is None:
@@ -289,11 +299,11 @@ def frontend_parser():
     kv_router_group(g)
     neg(g, "--enforce-disagg", "DYN_ENFORCE_DISAGG", False)
     arg(g, "--active-decode-blocks-threshold", "DYN_ACTIVE_DECODE_BLOCKS_THRESHOLD", 1.0,
-        typ=float)
+        typ=nullable(float))
     arg(g, "--active-prefill-tokens-threshold", "DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD", 10000000,
-        typ=int)
+        typ=nullable(int))
     arg(g, "--active-prefill-tokens-threshold-frac", "DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD_FRAC",
-        64.0, typ=float)
+        64.0, typ=nullable(float))
     arg(g, "--admission-control", None, None, choices=["token-capacity", "none"])
     arg(g, "--migration-limit", "DYN_MIGRATION_LIMIT", 0, typ=int)
     arg(g, "--migration-max-seq-len", None, None, typ=int)

@@ -937,13 +937,6 @@ ROUTER_MODES = ["round-robin", "random", "power-of-two", "kv", "direct", "least-
                 "device-aware-weighted"]
 
 
-def nullable(typ):
-    def conv(text):
-        return None if text in ("None", "none", "") else typ(text)
-    conv.__name__ = typ.__name__
-    return conv
-
-
 def trtllm_group(p):
     """DynamoTrtllmArgGroup (backend_args.py, 2026)."""
     arg, neg = SD.arg, SD.neg
@@ -1016,11 +1009,11 @@ def worker_router_parser():
     SD.arg(g, "--router-session-affinity-mode", "DYN_ROUTER_SESSION_AFFINITY_MODE", "hard",
            choices=["hard", "soft"], dest="session_affinity_mode")
     SD.arg(g, "--active-decode-blocks-threshold", "DYN_ACTIVE_DECODE_BLOCKS_THRESHOLD", None,
-           typ=nullable(float))
+           typ=SD.nullable(float))
     SD.arg(g, "--active-prefill-tokens-threshold", "DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD", None,
-           typ=nullable(int))
+           typ=SD.nullable(int))
     SD.arg(g, "--active-prefill-tokens-threshold-frac",
-           "DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD_FRAC", None, typ=nullable(float))
+           "DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD_FRAC", None, typ=SD.nullable(float))
     SD.kv_router_group(g)
     return p
 
