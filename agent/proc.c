@@ -55,10 +55,8 @@ static void push(struct argvb *b, const char *s)
 static bool mount_at_model(const char *spec)
 {
 	const char *dst = strchr(spec, ':');
-	size_t n = strlen(SRT_CONTAINER_MODEL_DIR);
 
-	return dst && !strncmp(dst + 1, SRT_CONTAINER_MODEL_DIR, n) &&
-	       (dst[1 + n] == '\0' || dst[1 + n] == ':');
+	return dst && srt_runplan_at_model_dir(dst + 1);
 }
 
 const char **srt_agent_step_argv(struct srt_arena *a, const struct srt_runplan *p,

@@ -23,6 +23,7 @@
 #include "recipe/launch.h"
 #include "recipe/render.h"
 #include "recipe/script.h"
+#include "runplan/plan.h"
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/shell.h"
@@ -448,7 +449,7 @@ static void print_text(FILE *out, const struct srt_recipe *r, const struct srt_p
 		for (size_t i = 0; i < p->run.nmounts; i++) {
 			const char *dst = strchr(p->run.mounts[i], ':');
 
-			at_model = at_model || (dst && srt_mount_at_model(dst + 1));
+			at_model = at_model || (dst && srt_runplan_at_model_dir(dst + 1));
 			fprintf(out, "%s %s", i ? "," : "", p->run.mounts[i]);
 		}
 		fprintf(out, " (%s%s)\n\n",

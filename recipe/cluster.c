@@ -13,6 +13,7 @@
 #include "recipe/cluster.h"
 #include "notify/notify.h"
 #include "recipe/script.h"
+#include "runplan/plan.h"
 #include "util/clock.h"
 #include "util/strutil.h"
 
@@ -480,7 +481,7 @@ static void default_mounts(struct cctx *cc, struct srt_cluster *c, const struct 
 			continue;
 		}
 		why = srt_mount_problem(k->str, val->str, &relative);
-		if (!why && srt_mount_at_model(val->str))
+		if (!why && srt_runplan_at_model_dir(val->str))
 			why = "srtctl mounts each recipe's model at " SRT_CONTAINER_MODEL_DIR
 			      "; choose another destination";
 		if (why) {

@@ -309,14 +309,6 @@ static bool mount_text_ok(const char *s)
 	return *s != '\0';
 }
 
-bool srt_mount_at_model(const char *target)
-{
-	size_t dlen = target ? strcspn(target, ":") : 0;
-
-	return dlen == strlen(SRT_CONTAINER_MODEL_DIR) &&
-	       !strncmp(target, SRT_CONTAINER_MODEL_DIR, dlen);
-}
-
 const char *srt_mount_problem(const char *src, const char *target, bool *relative_src)
 {
 	size_t dlen = target ? strcspn(target, ":") : 0;

@@ -423,11 +423,8 @@ bool srt_recipe_doc_is_v1(const struct srt_ynode *root);
  * not an absolute path is allowed (pyxis resolves it on the node) and
  * reported through *relative_src (a placeholder left in?).  The destination
  * /model is not judged here: srtctl mounts the model there, so only the
- * model's own path may go there (srt_mount_at_model, recipe/validate.c).
+ * model's own path may go there (srt_runplan_at_model_dir, recipe/validate.c).
  */
 const char *srt_mount_problem(const char *src, const char *target, bool *relative_src);
-
-/* Is TARGET ("DESTINATION[:FLAGS]") srtctl's model directory, /model? */
-bool srt_mount_at_model(const char *target);
 
 #endif

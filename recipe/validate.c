@@ -10,6 +10,7 @@
 #include "recipe/launch.h"
 #include "recipe/mcclient.h"
 #include "recipe/model.h"
+#include "runplan/plan.h"
 #include "runplan/runplan.h"
 #include "util/buf.h"
 #include "util/strmap.h"
@@ -1456,7 +1457,7 @@ static void check_model_mounts(struct vctx *v)
 		const char *spec = r->mounts.v[i].name;
 		const char *colon = strchr(spec, ':');
 
-		if (!colon || !srt_mount_at_model(colon + 1))
+		if (!colon || !srt_runplan_at_model_dir(colon + 1))
 			continue;
 		if (r->model.path && r->model.path[0] == '/' &&
 		    same_dir(spec, (size_t)(colon - spec), r->model.path))

@@ -314,6 +314,14 @@ const char *srt_runplan_srun_option(struct srt_arena *a, const char *key, const 
 				 srt_arena_printf(a, "--%s", key);
 }
 
+bool srt_runplan_at_model_dir(const char *target)
+{
+	size_t dlen = target ? strcspn(target, ":") : 0;
+
+	return dlen == strlen(SRT_CONTAINER_MODEL_DIR) &&
+	       !strncmp(target, SRT_CONTAINER_MODEL_DIR, dlen);
+}
+
 const char *srt_runplan_srun_option_problem(const char *opt)
 {
 	const char *k, *end;

@@ -292,6 +292,13 @@ bool srt_runplan_proc_changed(const struct srt_runplan *op, const struct srt_run
 const char *srt_runplan_srun_option_problem(const char *opt);
 
 /*
+ * Is TARGET, a mount's "DESTINATION[:FLAGS]", the directory where a process
+ * with a model_mount sees its model (SRT_CONTAINER_MODEL_DIR)?  Validation,
+ * dry-run and the agent's --container-mounts judge it alike.
+ */
+bool srt_runplan_at_model_dir(const char *target);
+
+/*
  * The srun option a recipe's `key: value` becomes: "--key=value", or
  * "--key" when value is NULL or empty (the one owner of that spelling).
  * Allocated in a.
