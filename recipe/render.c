@@ -983,12 +983,19 @@ void srt_render_service_argv(struct srt_argv *out, struct srt_arena *a, const st
 {
 	struct argvb b = { NULL, 0, 0 };
 
+	/*
+	 * srt-slurm's override: a typed kind's `command` is its whole argv, no
+	 * words of ours (a ray service may not have one: parse.c); the type's
+	 * env, readiness and placement stay.
+	 */
+	if (s->command.n && s->type != SRT_SVC_RAY) {
+		argvb_push_all(&b, a, &s->command);
+		argvb_push_all(&b, a, &s->args);
+		argvb_finish(&b, out);
+		return;
+	}
 	switch (s->type) {
 	case SRT_SVC_MOONCAKE_MASTER:
-		if (s->command.n) { /* srt-slurm's override: the recipe's argv, no flags of ours */
-			argvb_push_all(&b, a, &s->command);
-			break;
-		}
 		argvb_push_all(&b, a, &c->commands[SRT_CMD_MOONCAKE_MASTER]);
 		argvb_push(&b, a, srt_arena_printf(a, "--rpc_port=%d", SRT_MC_RPC_PORT));
 		argvb_push(&b, a, "--enable_http_metadata_server=true");
@@ -1001,18 +1008,14 @@ void srt_render_service_argv(struct srt_argv *out, struct srt_arena *a, const st
 		argvb_push_all(&b, a, &c->commands[SRT_CMD_MOONCAKE_STORE]);
 		break;
 	case SRT_SVC_MOONCAKE_DONOR: /* its flags: pool_service() */
-		if (s->command.n) {
-			argvb_push_all(&b, a, &s->command);
-			break;
-		}
 		argvb_push_all(&b, a, &c->commands[SRT_CMD_TRTLLM]);
 		argvb_push(&b, a, "mooncake_donor");
 		break;
 	case SRT_SVC_ETCD:
-		argvb_push_all(&b, a, s->command.n ? &s->command : &c->commands[SRT_CMD_ETCD]);
+		argvb_push_all(&b, a, &c->commands[SRT_CMD_ETCD]);
 		break;
 	case SRT_SVC_NATS:
-		argvb_push_all(&b, a, s->command.n ? &s->command : &c->commands[SRT_CMD_NATS]);
+		argvb_push_all(&b, a, &c->commands[SRT_CMD_NATS]);
 		break;
 	case SRT_SVC_LMCACHE_SERVER:
 		/*
@@ -1037,8 +1040,7 @@ void srt_render_service_argv(struct srt_argv *out, struct srt_arena *a, const st
 	case SRT_SVC_RAY: /* its words: ray_service() */
 		argvb_push_all(&b, a, &c->commands[SRT_CMD_RAY]);
 		break;
-	case SRT_SVC_GENERIC:
-		argvb_push_all(&b, a, &s->command);
+	case SRT_SVC_GENERIC: /* its command: above */
 		break;
 	}
 	argvb_push_all(&b, a, &s->args);
@@ -1276,8 +1278,9 @@ static void warn_at(struct pb *b, const struct srt_ynode *n, const char *path, c
 }
 
 /*
- * etcd's and NATS's argv: the command, srtctl's words, then the service's
- * args; their readiness when the recipe wrote none.
+ * etcd's and NATS's argv: the command, srtctl's words (none after the
+ * recipe's own command), then the service's args; their readiness when the
+ * recipe wrote none.
  */
 static void discovery_argv(struct pb *b, struct srt_runplan_proc *pr, struct srt_argv *argv,
 			   const struct srt_service *s, size_t node, struct srt_readiness *rd)
@@ -1288,6 +1291,8 @@ static void discovery_argv(struct pb *b, struct srt_runplan_proc *pr, struct srt
 	bool *rt;
 
 	srt_launch_discovery(&ln, b->a, &b->p->layout, s, node);
+	if (s->command.n) /* the recipe's own command: its words, not ours */
+		ln.nwords = 0;
 	for (size_t i = 0; i < ncmd; i++)
 		argvb_push(&av, b->a, argv->v[i]);
 	for (size_t i = 0; i < ln.nwords; i++)

@@ -260,6 +260,123 @@ static bool is_port_flag(const char *arg, const char **which)
 	return false;
 }
 
+/* The port srtctl gives the master flag `which` (a name from is_port_flag). */
+static int master_port_of(const char *which)
+{
+	if (!strcmp(which, "http_metadata_server_port"))
+		return SRT_MC_METADATA_PORT;
+	if (!strcmp(which, "metrics_port"))
+		return SRT_MC_ADMIN_PORT;
+	return SRT_MC_RPC_PORT; /* rpc_port, and port, its deprecated alias */
+}
+
+/*
+ * A port as a command word writes it: a number, or the template that names
+ * one of srtctl's; -1 for anything else (a shell variable, another
+ * template), which only the running master can tell.
+ */
+static long command_port(const char *s)
+{
+	long n = 0;
+
+	if (!strcmp(s, "{master_port}"))
+		return SRT_MC_RPC_PORT;
+	if (!strcmp(s, "{metadata_port}"))
+		return SRT_MC_METADATA_PORT;
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || n > 65535)
+			return -1;
+		n = n * 10 + (*s - '0');
+	}
+	return n;
+}
+
+/* gflags' true for a boolean flag's value. */
+static bool gflag_true(const char *s)
+{
+	return !strcmp(s, "true") || !strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "t") ||
+	       !strcmp(s, "y");
+}
+
+/*
+ * A master's own `command` (srt-slurm's override) writes its flags itself,
+ * but srtctl still probes 8700/8701/8702 (a TRT-LLM pool: 8700 and the
+ * address file) and points the workers there.  A port written as another
+ * number is an error; when the command is mooncake_master itself, a port it
+ * leaves at the binary's default (RPC 50051, metadata server off or on 8080,
+ * admin 9003) is one too, as the master would never be seen Ready.
+ */
+static void check_master_command(struct vctx *v, const struct srt_service *m)
+{
+	const struct srt_ynode *cn = srt_ynode_get(m->node, "command");
+	const char *argv0 = m->command.v[0];
+	const char *base = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
+	bool pool = srt_recipe_trtllm_pool(v->r);
+	bool seen[3] = { false, false, false }; /* rpc, metadata, admin */
+	bool meta_on = false, config_file = false;
+
+	for (size_t i = 0; i < m->command.n; i++) {
+		const char *a = m->command.v[i];
+		const char *which = NULL;
+		const char *eq = strchr(a, '=');
+		const struct srt_ynode *item = cn && i < cn->n ? cn->items[i] : cn;
+		const char *ap = srt_arena_printf(v->a, "%s[%zu]", spath(v, m, "command"), i);
+
+		if (srt_str_has_prefix(a, "--config_path") || srt_str_has_prefix(a, "-config_path"))
+			config_file = true;
+		if (!strcmp(a, "--enable_http_metadata_server") ||
+		    !strcmp(a, "-enable_http_metadata_server"))
+			meta_on = true;
+		else if (srt_str_has_prefix(a, "--enable_http_metadata_server=") ||
+			 srt_str_has_prefix(a, "-enable_http_metadata_server="))
+			meta_on = gflag_true(eq + 1);
+		if (!is_port_flag(a, &which))
+			continue;
+		const char *val = eq ? eq + 1 : i + 1 < m->command.n ? m->command.v[i + 1] : "";
+		long got = command_port(val);
+		int want = master_port_of(which);
+
+		seen[want == SRT_MC_RPC_PORT ? 0 : want == SRT_MC_METADATA_PORT ? 1 : 2] = true;
+		if (got >= 0 && got != want)
+			verr(v, item, ap,
+			     "'%s%s%s' puts the master's %s on %ld, but srtctl's readiness checks "
+			     "and the workers use %d; write %s=%d%s",
+			     a, eq ? "" : " ", eq ? "" : val, which, got, want,
+			     srt_arena_printf(v->a, "%.*s",
+					      (int)(eq ? (size_t)(eq - a) : strlen(a)), a),
+			     want,
+			     want == SRT_MC_RPC_PORT	  ? " (or {master_port})" :
+			     want == SRT_MC_METADATA_PORT ? " (or {metadata_port})" :
+							    "");
+	}
+	if (strcmp(base, "mooncake_master") || config_file)
+		return; /* a wrapper or a config file: its flags are not all here */
+	if (!seen[0])
+		verr(v, cn, spath(v, m, "command"),
+		     "this mooncake_master command sets no --rpc_port, so the master listens on "
+		     "its default 50051, but srtctl's readiness checks and the workers use %d; add "
+		     "--rpc_port={master_port}",
+		     SRT_MC_RPC_PORT);
+	if (pool)
+		return; /* TRT-LLM's pool: ready on the RPC port and the address file */
+	if (!meta_on || !seen[1])
+		verr(v, cn, spath(v, m, "command"),
+		     "this mooncake_master command %s, but the workers' "
+		     "MOONCAKE_TE_META_DATA_SERVER and srtctl's readiness check use it on %d; add "
+		     "--enable_http_metadata_server=true --http_metadata_server_port={metadata_port}",
+		     !meta_on ? "leaves the HTTP metadata server off (its default)" :
+				"runs the HTTP metadata server on its default port 8080",
+		     SRT_MC_METADATA_PORT);
+	if (!seen[2])
+		verr(v, cn, spath(v, m, "command"),
+		     "this mooncake_master command sets no --metrics_port, so its admin server "
+		     "(/health) listens on its default 9003, but srtctl's readiness check uses %d; "
+		     "add --metrics_port=%d",
+		     SRT_MC_ADMIN_PORT, SRT_MC_ADMIN_PORT);
+}
+
 static void check_master(struct vctx *v, const struct srt_service *m)
 {
 	const struct srt_recipe *r = v->r;
@@ -296,6 +413,9 @@ static void check_master(struct vctx *v, const struct srt_service *m)
 			      a, m->args.v[i + 1], a, m->args.v[i + 1]);
 		}
 	}
+
+	if (m->command.n && !m->external)
+		check_master_command(v, m);
 
 	if (m->placement != SRT_PLACE_INFRA && m->placement != SRT_PLACE_DEDICATED &&
 	    m->placement != SRT_PLACE_HEAD)
@@ -917,12 +1037,6 @@ static void check_services(struct vctx *v)
 		if (s->type == SRT_SVC_GENERIC && !strcmp(s->type_name, "generic") && !s->command.n)
 			verr(v, s->node, spath(v, s, NULL),
 			     "a generic service needs a 'command' (the argv to run)");
-		if (s->type != SRT_SVC_GENERIC && s->command.n &&
-		    s->type != SRT_SVC_MOONCAKE_MASTER && s->type != SRT_SVC_MOONCAKE_DONOR)
-			verr(v, srt_ynode_get(s->node, "command"), spath(v, s, "command"),
-			     "the %s command is set by srtctl (commands in srtslurm.yaml); use "
-			     "'args' to append flags",
-			     s->type_name);
 		if (s->store_config && s->type != SRT_SVC_MOONCAKE_MASTER)
 			verr(v, srt_ynode_get(s->options, "store_config"),
 			     spath(v, s, "options.store_config"),

@@ -335,6 +335,37 @@ sed '/^services:/,$d' trtpool.yaml | cat - trtpool-own.yaml >trtpool-own2.yaml
 py trtpool-own.json '(lambda m: m["mpi"] == "none" and "unset" in m["argv"][2] and "<prefill_node_0_ip>:8700" in m["argv"][2] and m["argv"][4:] == ["mooncake_master", "--rpc_port=8700", "--metrics_port=8702", "--eviction_ratio=0.02"] and m["run_dir"] == "mooncake/master" and m["clear"] == ["mooncake_master.addr", "mooncake/master/master.addr"] and m["readiness"]["probes"] == [{"kind": "tcp", "port": 8700}, {"kind": "file", "path": "mooncake_master.addr"}])([p for p in d["plan"]["processes"] if p["name"] == "mooncake-master"][0])'
 py trtpool-own.json '(lambda s: s["argv"][4:] == ["numactl", "-m", "0", "trtllm-serve", "mooncake_donor", "--ready_file", "/logs/mooncake/donor-<decode_node_0>.ready"] and s["readiness"]["probes"] == [{"kind": "file", "path": "mooncake/donor-<decode_node_0>.ready"}] and {e["name"]: e["value"] for e in s["env"]}["TRTLLM_MOONCAKE_MASTER_TIMEOUT"] == "300")([p for p in d["plan"]["processes"] if p["name"] == "donor"][0])'
 
+# the override on the other typed kinds (srt-slurm's services.md: a typed
+# kind's `command` replaces its default one): the recipe's argv and templates,
+# none of srtctl's words; readiness and env stay the type's
+cat >own-cmds.yaml <<'YAML'
+model: {path: /m}
+engine: sglang
+roles:
+  prefill: {args: {tp: 1, disaggregation-transfer-backend: mooncake}}
+  decode: {args: {tp: 1, disaggregation-transfer-backend: mooncake}}
+frontend: {type: dynamo}
+services:
+  - name: etcd
+    type: etcd
+    command: [/opt/etcd, --data-dir, "/tmp/etcd-{node}", --advertise-client-urls, "http://{node_ip}:2379"]
+  - name: nats
+    type: nats
+    command: [/opt/nats-server, -js]
+  - name: mooncake-master
+    type: mooncake-master
+  - name: store
+    type: mooncake-store
+    command: [python3, -m, mooncake.mooncake_store_service, --port, "8800"]
+    args: [--log-level, info]
+YAML
+"$SRTCTL" dry-run -f own-cmds.yaml -o json >own-cmds.json 2>own-cmds.err || fail "typed command overrides: dry-run failed: $(cat own-cmds.err)"
+py own-cmds.json '(lambda s: s["etcd"]["argv"] == ["/opt/etcd", "--data-dir", "/tmp/etcd-<prefill_node_0>", "--advertise-client-urls", "http://<prefill_node_0_ip>:2379"] and s["etcd"]["readiness"]["probes"] == [{"kind": "http", "port": 2379, "path": "/health", "status": 200}] and s["nats"]["argv"] == ["/opt/nats-server", "-js"] and s["nats"]["readiness"]["probes"] == [{"kind": "tcp", "port": 4222}] and s["store_<decode_node_0>"]["argv"] == ["python3", "-m", "mooncake.mooncake_store_service", "--port", "8800", "--log-level", "info"] and {e["name"]: e["value"] for e in s["store_<decode_node_0>"]["env"]}["MOONCAKE_MASTER"] == "<infra_node_ip>:8700")({p["name"]: p for p in d["plan"]["processes"]})'
+# a master command that moves a port srtctl probes is refused, naming it
+sed 's|^    type: mooncake-master$|&\n    command: [mooncake_master, --rpc_port=9000]|' own-cmds.yaml >own-port.yaml
+if "$SRTCTL" dry-run -f own-port.yaml >/dev/null 2>own-port.err; then fail "master command on port 9000: dry-run accepted it"; fi
+grep -q "services\[2\].command\[1\]: '--rpc_port=9000' puts the master's rpc_port on 9000" own-port.err || fail "master command on port 9000: $(cat own-port.err)"
+
 # container: '' is no container, shown as such (not printf's "(null)")
 printf 'engine: sglang\nmodel: {path: /m, container: ""}\nroles:\n  agg: {args: {tp: 1}}\n' >noimg.yaml
 "$SRTCTL" dry-run -f noimg.yaml >noimg.txt 2>/dev/null || fail "container '': dry-run failed"

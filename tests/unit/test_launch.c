@@ -851,9 +851,6 @@ static void test_conflicts(void **state)
 		{ "engine: vllm\nroles: {prefill: {args: {connector: lmcache-mp}}, decode: {}}\n"
 		  "services: [{name: l, type: lmcache-server, placement: {node: decode}}]\n",
 		  "roles.prefill", "no enabled lmcache-server runs on the prefill nodes" },
-		{ "engine: vllm\nroles: {agg: {}}\n"
-		  "services: [{name: l, type: lmcache-server, command: [x]}]\n",
-		  "services[0].command", "the lmcache-server command is set by srtctl" },
 		{ "engine: {type: mocker, engine_type: trt}\nroles: {agg: {}}\nfrontend: {type: "
 		  "dynamo}\n",
 		  "engine.engine_type",

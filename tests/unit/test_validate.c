@@ -212,6 +212,58 @@ static const struct vcase cases[] = {
 	  "r.yaml:12:12: warning: services[0].args[0]: '--enable_ha false': mooncake_master parses "
 	  "flags with gflags, where a boolean flag followed by a separate 'true'/'false' is read as "
 	  "the flag alone plus a stray argument; write '--enable_ha=false'" },
+	{ "a master command may not move a port srtctl probes",
+	  SG_ROLES MASTER
+	  "    command: [mooncake_master, --rpc_port, \"9000\", --enable_http_metadata_server=true,\n"
+	  "              \"--http_metadata_server_port={metadata_port}\", --metrics_port=8702]\n",
+	  1,
+	  "r.yaml:12:32: services[0].command[1]: '--rpc_port 9000' puts the master's rpc_port on "
+	  "9000, but srtctl's readiness checks and the workers use 8700; write --rpc_port=8700 (or "
+	  "{master_port})" },
+	{ "a mooncake_master command left at the binary's port defaults",
+	  SG_ROLES MASTER
+	  "    command: [/opt/bin/mooncake_master, --enable_http_metadata_server]\n",
+	  3,
+	  "r.yaml:12:14: services[0].command: this mooncake_master command runs the HTTP metadata "
+	  "server on its default port 8080, but the workers' MOONCAKE_TE_META_DATA_SERVER and "
+	  "srtctl's readiness check use it on 8701; add --enable_http_metadata_server=true "
+	  "--http_metadata_server_port={metadata_port}" },
+	{ "a mooncake_master command without the metadata server",
+	  SG_ROLES MASTER
+	  "    command: [mooncake_master, \"--rpc_port={master_port}\", --metrics_port=8702,\n"
+	  "              --enable_http_metadata_server=false, --http_metadata_server_port=8701]\n",
+	  1,
+	  "r.yaml:12:14: services[0].command: this mooncake_master command leaves the HTTP "
+	  "metadata server off (its default), but the workers' MOONCAKE_TE_META_DATA_SERVER and "
+	  "srtctl's readiness check use it on 8701; add --enable_http_metadata_server=true "
+	  "--http_metadata_server_port={metadata_port}" },
+	{ "a mooncake_master command on srtctl's ports",
+	  SG_ROLES MASTER
+	  "    command: [mooncake_master, \"--rpc_port={master_port}\", --metrics_port=8702,\n"
+	  "              --enable_http_metadata_server=1, \"--http_metadata_server_port\",\n"
+	  "              \"{metadata_port}\", --default_kv_lease_ttl=60000]\n",
+	  0, NULL },
+	{ "a wrapped master command: only its written ports are checked",
+	  SG_ROLES MASTER
+	  "    command: [numactl, -N, \"0\", mooncake_master, --metrics_port=9003]\n",
+	  1,
+	  "r.yaml:12:50: services[0].command[4]: '--metrics_port=9003' puts the master's "
+	  "metrics_port on 9003, but srtctl's readiness checks and the workers use 8702; write "
+	  "--metrics_port=8702" },
+	{ "TRT-LLM's pool master command needs only the RPC port",
+	  TRT_POOL_ROLES MASTER
+	  "    start: with_workers\n"
+	  "    command: [mooncake_master, --rpc_port=8700, --eviction_ratio=0.02]\n"
+	  "  - name: donor\n    type: mooncake-donor\n    options: {size: 4GiB}\n",
+	  0, NULL },
+	{ "TRT-LLM's pool master command without --rpc_port",
+	  TRT_POOL_ROLES MASTER
+	  "    start: with_workers\n    command: [mooncake_master]\n"
+	  "  - name: donor\n    type: mooncake-donor\n    options: {size: 4GiB}\n",
+	  1,
+	  "r.yaml:21:14: services[0].command: this mooncake_master command sets no --rpc_port, so "
+	  "the master listens on its default 50051, but srtctl's readiness checks and the workers "
+	  "use 8700; add --rpc_port={master_port}" },
 	{ "MOONCAKE_MASTER in role env is a no-op",
 	  "engine: sglang\nroles:\n  prefill:\n    env:\n      MOONCAKE_MASTER: 1.1.1.1:1\n    args:\n"
 	  "      disaggregation-transfer-backend: mooncake\n  decode:\n    args:\n"
