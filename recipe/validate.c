@@ -339,11 +339,19 @@ static void check_master_command(struct vctx *v, const struct srt_service *m)
 		int want = master_port_of(which);
 
 		seen[want == SRT_MC_RPC_PORT ? 0 : want == SRT_MC_METADATA_PORT ? 1 : 2] = true;
+		if (pool && want != SRT_MC_RPC_PORT)
+			continue; /* TRT-LLM's pool is probed on its RPC port alone */
 		if (got >= 0 && got != want)
 			verr(v, item, ap,
-			     "'%s%s%s' puts the master's %s on %ld, but srtctl's readiness checks "
-			     "and the workers use %d; write %s=%d%s",
-			     a, eq ? "" : " ", eq ? "" : val, which, got, want,
+			     "'%s%s%s' puts the master's %s on %ld, but %s %d; write %s=%d%s", a,
+			     eq ? "" : " ", eq ? "" : val, which, got,
+			     want == SRT_MC_RPC_PORT ? "srtctl's readiness check and the workers' "
+						       "MOONCAKE_MASTER use" :
+			     want == SRT_MC_METADATA_PORT ?
+						       "srtctl's readiness check and the workers' "
+						       "MOONCAKE_TE_META_DATA_SERVER use" :
+						       "srtctl's readiness check (/health) uses",
+			     want,
 			     srt_arena_printf(v->a, "%.*s",
 					      (int)(eq ? (size_t)(eq - a) : strlen(a)), a),
 			     want,

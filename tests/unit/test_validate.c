@@ -218,8 +218,8 @@ static const struct vcase cases[] = {
 	  "              \"--http_metadata_server_port={metadata_port}\", --metrics_port=8702]\n",
 	  1,
 	  "r.yaml:12:32: services[0].command[1]: '--rpc_port 9000' puts the master's rpc_port on "
-	  "9000, but srtctl's readiness checks and the workers use 8700; write --rpc_port=8700 (or "
-	  "{master_port})" },
+	  "9000, but srtctl's readiness check and the workers' MOONCAKE_MASTER use 8700; write "
+	  "--rpc_port=8700 (or {master_port})" },
 	{ "a mooncake_master command left at the binary's port defaults",
 	  SG_ROLES MASTER
 	  "    command: [/opt/bin/mooncake_master, --enable_http_metadata_server]\n",
@@ -248,12 +248,12 @@ static const struct vcase cases[] = {
 	  "    command: [numactl, -N, \"0\", mooncake_master, --metrics_port=9003]\n",
 	  1,
 	  "r.yaml:12:50: services[0].command[4]: '--metrics_port=9003' puts the master's "
-	  "metrics_port on 9003, but srtctl's readiness checks and the workers use 8702; write "
+	  "metrics_port on 9003, but srtctl's readiness check (/health) uses 8702; write "
 	  "--metrics_port=8702" },
 	{ "TRT-LLM's pool master command needs only the RPC port",
 	  TRT_POOL_ROLES MASTER
 	  "    start: with_workers\n"
-	  "    command: [mooncake_master, --rpc_port=8700, --eviction_ratio=0.02]\n"
+	  "    command: [mooncake_master, --rpc_port=8700, --metrics_port=9003, --eviction_ratio=0.02]\n"
 	  "  - name: donor\n    type: mooncake-donor\n    options: {size: 4GiB}\n",
 	  0, NULL },
 	{ "TRT-LLM's pool master command without --rpc_port",
