@@ -726,7 +726,8 @@ void srt_cluster_apply(const struct srt_cluster *c, struct srt_recipe *r)
 		return;
 	if (r->model.path && (path = srt_env_get(&c->model_paths, r->model.path)))
 		r->model.path = path;
-	if (!r->model.container && c->default_container)
+	/* `container: ""` names no image either (srtctl renders it as none) */
+	if ((!r->model.container || !*r->model.container) && c->default_container)
 		r->model.container = c->default_container;
 }
 

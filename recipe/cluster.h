@@ -175,7 +175,7 @@ void srt_cluster_release(struct srt_cluster *c);
 /*
  * Apply the cluster's aliases and defaults to a parsed recipe, before it is
  * validated: a model.path that is a model_paths alias becomes the mapped
- * path; a recipe without model.container gets default_container.  Only the
+ * path; a recipe without model.container (or with "") gets default_container.  Only the
  * struct changes (the recipe's YAML, its spec, is left as written).
  */
 void srt_cluster_apply(const struct srt_cluster *c, struct srt_recipe *r);

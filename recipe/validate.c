@@ -1537,7 +1537,8 @@ static void check_frontend(struct vctx *v)
 /*
  * An empty image name ('') means "not set", as in srt-slurm, where an empty
  * container is falsy: a role, service or benchmark falls back to the job
- * container, and an empty model.container runs without one.  Say so, since
+ * container, and an empty model.container is the cluster's default_container
+ * (srt_cluster_apply) or runs without one.  Say so, since
  * '' is more often a template left half filled than a choice.
  */
 static void empty_container(struct vctx *v, const struct srt_ynode *owner, const char *key,
@@ -1598,7 +1599,12 @@ static void check_containers(struct vctx *v)
 	static const char job[] = "the job container (model.container) is used instead";
 
 	empty_container(v, srt_ynode_get(r->root, "model"), "container", "model.container",
-			"the processes run without a container unless they name their own");
+			v->cl && v->cl->default_container ?
+				srt_arena_printf(v->a,
+						 "the job container is the cluster's "
+						 "default_container (%s)",
+						 v->cl->default_container) :
+				"the processes run without a container unless they name their own");
 	for (int k = 0; k < SRT_ROLE_COUNT; k++)
 		if (r->roles[k].present)
 			empty_container(v, r->roles[k].node, "container",

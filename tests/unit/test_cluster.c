@@ -370,6 +370,7 @@ static void test_apply(void **state)
 		{ "/abs/model", "mine", "/abs/model", "mine" },
 		{ "unknown-alias", NULL, "unknown-alias", "latest" },
 		{ NULL, NULL, NULL, "latest" },
+		{ "/abs/model", "", "/abs/model", "latest" }, /* "" names no image */
 	};
 	struct srt_cluster c;
 	struct srt_diags d;
