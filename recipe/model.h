@@ -179,7 +179,7 @@ struct srt_service {
 	const char *type_name;
 	bool enabled;
 	const char *container; /* NULL: type default, then the job container */
-	struct srt_argv command; /* generic's; a master's or donor's replaces srtctl's */
+	struct srt_argv command; /* generic's; on a typed kind (not ray) it replaces srtctl's */
 	struct srt_argv args;
 	struct srt_env env;
 	const struct srt_ynode *options; /* mapping or NULL */
