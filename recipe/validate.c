@@ -385,6 +385,158 @@ static void check_master_command(struct vctx *v, const struct srt_service *m)
 		     SRT_MC_ADMIN_PORT, SRT_MC_ADMIN_PORT);
 }
 
+/*
+ * A Go flag word (etcd and nats-server parse theirs with Go's flag package):
+ * "-name" or "--name", with "=value" or the value as the next word.  The
+ * name (arena copy) and its value ("" when there is none), or NULL.
+ */
+static const char *go_flag(struct vctx *v, const struct srt_argv *w, size_t i, const char **val)
+{
+	const char *a = w->v[i];
+	const char *eq;
+	size_t len;
+
+	if (a[0] != '-' || !a[1])
+		return NULL;
+	a += a[1] == '-' ? 2 : 1;
+	eq = strchr(a, '=');
+	len = eq ? (size_t)(eq - a) : strlen(a);
+	*val = eq ? eq + 1 : i + 1 < w->n ? w->v[i + 1] : "";
+	return srt_arena_printf(v->a, "%.*s", (int)len, a);
+}
+
+/* A host that only the node itself reaches. */
+static bool loopback_host(const char *h, size_t n)
+{
+	return (n == 9 && !strncmp(h, "localhost", 9)) || (n >= 4 && !strncmp(h, "127.", 4)) ||
+	       (n == 5 && !strncmp(h, "[::1]", 5)) || (n == 3 && !strncmp(h, "::1", 3));
+}
+
+/*
+ * etcd's --listen-client-urls value (a comma list of scheme://host:port):
+ * whether some URL is on `port` (or on a port only the running etcd can
+ * tell: a template, a variable), and whether one of those is not loopback.
+ */
+static void client_urls(struct vctx *v, const char *list, int port, bool *on_port, bool *reachable)
+{
+	*on_port = *reachable = false;
+	for (const char *u = list; *u;) {
+		size_t len = strcspn(u, ",");
+		char *url = srt_arena_printf(v->a, "%.*s", (int)len, u);
+		char *host = strstr(url, "://") ? strstr(url, "://") + 3 : url;
+		char *colon, *rb;
+
+		u += len + (u[len] == ',');
+		host[strcspn(host, "/")] = '\0';
+		if (!*host)
+			continue;
+		colon = strrchr(host, ':');
+		rb = strchr(host, ']');
+		if (colon && host[0] == '[' && (!rb || colon < rb))
+			colon = NULL; /* "[::]" alone: an IPv6 host, no port */
+		if (colon)
+			*colon++ = '\0';
+		if (colon && command_port(colon) >= 0 && command_port(colon) != port)
+			continue;
+		*on_port = true;
+		*reachable |= !loopback_host(host, strlen(host));
+	}
+}
+
+/*
+ * Dynamo's etcd and NATS, from the recipe's own words (its `command`, its
+ * `args` after srtctl's flags, which Go's flag package lets override them):
+ * srtctl probes etcd's client port 2379 and NATS's 4222 at the node's IP and
+ * gives every process ETCD_ENDPOINTS / NATS_SERVER there, so a listener moved
+ * off that port, or onto loopback, would never be seen Ready.  When the
+ * command is the binary itself (no wrapper, no config file), its defaults
+ * count too: etcd listens for clients on localhost:2379 only.
+ */
+static void check_plane_words(struct vctx *v, const struct srt_service *s)
+{
+	bool etcd = s->type == SRT_SVC_ETCD;
+	int port = etcd ? SRT_DYN_ETCD_PORT : SRT_DYN_NATS_PORT;
+	const struct srt_argv *lists[2] = { &s->command, &s->args };
+	const char *keys[2] = { "command", "args" };
+	bool listen = false, config = false, js = false;
+	const struct srt_ynode *cn;
+	const char *base;
+
+	for (size_t l = 0; l < 2; l++) {
+		const struct srt_ynode *ln = srt_ynode_get(s->node, keys[l]);
+
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			const char *val = NULL;
+			const char *name = go_flag(v, lists[l], i, &val);
+			const char *a = lists[l]->v[i];
+			const struct srt_ynode *item = ln && i < ln->n ? ln->items[i] : ln;
+			const char *ap, *shown;
+			bool on_port, reachable;
+
+			if (!name)
+				continue;
+			ap = srt_arena_printf(v->a, "%s[%zu]", spath(v, s, keys[l]), i);
+			shown = strchr(a, '=') || !*val ? a :
+							  srt_arena_printf(v->a, "%s %s", a, val);
+			if (!strcmp(name, "config") || !strcmp(name, "config-file") ||
+			    (!etcd && !strcmp(name, "c")))
+				config = true;
+			if (!etcd && (!strcmp(name, "js") || !strcmp(name, "jetstream")))
+				js = true;
+			if (etcd && !strcmp(name, "listen-client-urls")) {
+				listen = true;
+				client_urls(v, val, port, &on_port, &reachable);
+				if (*val && !on_port)
+					verr(v, item, ap,
+					     "'%s' moves etcd's client listener off port %d, where "
+					     "srtctl's readiness check and every process's "
+					     "ETCD_ENDPOINTS reach it; listen on http://0.0.0.0:%d",
+					     shown, port, port);
+				else if (*val && !reachable)
+					verr(v, item, ap,
+					     "'%s' has etcd listen for clients on loopback only, but "
+					     "srtctl's readiness check and the processes on other "
+					     "nodes reach it at the node's IP; listen on "
+					     "http://0.0.0.0:%d",
+					     shown, port);
+			} else if (!etcd && (!strcmp(name, "p") || !strcmp(name, "port"))) {
+				long got = command_port(val);
+
+				if (got >= 0 && got != port)
+					verr(v, item, ap,
+					     "'%s' puts NATS on port %ld, but srtctl's readiness check "
+					     "and every process's NATS_SERVER use %d; write -p %d, or "
+					     "remove it (%d is nats-server's default)",
+					     shown, got, port, port, port);
+			} else if (!etcd && (!strcmp(name, "a") || !strcmp(name, "addr") ||
+					     !strcmp(name, "net"))) {
+				if (loopback_host(val, strlen(val)))
+					verr(v, item, ap,
+					     "'%s' has NATS listen on loopback only, but srtctl's "
+					     "readiness check and the processes on other nodes reach it "
+					     "at the node's IP; remove it (nats-server listens on every "
+					     "address by default)",
+					     shown);
+			}
+		}
+	}
+	if (!s->command.n || config)
+		return; /* srtctl's own flags, or a config file that may set the rest */
+	base = strrchr(s->command.v[0], '/') ? strrchr(s->command.v[0], '/') + 1 : s->command.v[0];
+	cn = srt_ynode_get(s->node, "command");
+	if (etcd && !strcmp(base, "etcd") && !listen)
+		verr(v, cn, spath(v, s, "command"),
+		     "this etcd command sets no --listen-client-urls, so etcd listens for clients "
+		     "on localhost:%d only (its default), but srtctl's readiness check and the "
+		     "processes on other nodes reach it at the node's IP; add --listen-client-urls "
+		     "http://0.0.0.0:%d --advertise-client-urls http://{node_ip}:%d",
+		     port, port, port);
+	if (!etcd && !strcmp(base, "nats-server") && !js)
+		vwarn(v, cn, spath(v, s, "command"),
+		      "this nats-server command does not enable JetStream, which Dynamo's NATS "
+		      "planes use (srtctl's own command passes -js); add -js");
+}
+
 static void check_master(struct vctx *v, const struct srt_service *m)
 {
 	const struct srt_recipe *r = v->r;
@@ -1039,6 +1191,8 @@ static void check_services(struct vctx *v)
 			     "%s must run before the workers that register with it; write 'start: "
 			     "infra' (or remove 'start')",
 			     s->type_name);
+		if (discovery(s) && !s->external)
+			check_plane_words(v, s);
 		if (!discovery(s) && s->start == SRT_START_INFRA)
 			verr(v, srt_ynode_get(s->node, "start"), spath(v, s, "start"),
 			     "the infra phase is etcd's and NATS's; write 'start: before_workers'");

@@ -348,7 +348,8 @@ frontend: {type: dynamo}
 services:
   - name: etcd
     type: etcd
-    command: [/opt/etcd, --data-dir, "/tmp/etcd-{node}", --advertise-client-urls, "http://{node_ip}:2379"]
+    command: [/opt/etcd, --data-dir, "/tmp/etcd-{node}", --listen-client-urls, "http://0.0.0.0:2379",
+              --advertise-client-urls, "http://{node_ip}:2379"]
   - name: nats
     type: nats
     command: [/opt/nats-server, -js]
@@ -360,7 +361,7 @@ services:
     args: [--log-level, info]
 YAML
 "$SRTCTL" dry-run -f own-cmds.yaml -o json >own-cmds.json 2>own-cmds.err || fail "typed command overrides: dry-run failed: $(cat own-cmds.err)"
-py own-cmds.json '(lambda s: s["etcd"]["argv"] == ["/opt/etcd", "--data-dir", "/tmp/etcd-<prefill_node_0>", "--advertise-client-urls", "http://<prefill_node_0_ip>:2379"] and s["etcd"]["readiness"]["probes"] == [{"kind": "http", "port": 2379, "path": "/health", "status": 200}] and s["nats"]["argv"] == ["/opt/nats-server", "-js"] and s["nats"]["readiness"]["probes"] == [{"kind": "tcp", "port": 4222}] and s["store_<decode_node_0>"]["argv"] == ["python3", "-m", "mooncake.mooncake_store_service", "--port", "8800", "--log-level", "info"] and {e["name"]: e["value"] for e in s["store_<decode_node_0>"]["env"]}["MOONCAKE_MASTER"] == "<infra_node_ip>:8700")({p["name"]: p for p in d["plan"]["processes"]})'
+py own-cmds.json '(lambda s: s["etcd"]["argv"] == ["/opt/etcd", "--data-dir", "/tmp/etcd-<prefill_node_0>", "--listen-client-urls", "http://0.0.0.0:2379", "--advertise-client-urls", "http://<prefill_node_0_ip>:2379"] and s["etcd"]["readiness"]["probes"] == [{"kind": "http", "port": 2379, "path": "/health", "status": 200}] and s["nats"]["argv"] == ["/opt/nats-server", "-js"] and s["nats"]["readiness"]["probes"] == [{"kind": "tcp", "port": 4222}] and s["store_<decode_node_0>"]["argv"] == ["python3", "-m", "mooncake.mooncake_store_service", "--port", "8800", "--log-level", "info"] and {e["name"]: e["value"] for e in s["store_<decode_node_0>"]["env"]}["MOONCAKE_MASTER"] == "<infra_node_ip>:8700")({p["name"]: p for p in d["plan"]["processes"]})'
 # a master command that moves a port srtctl probes is refused, naming it
 sed 's|^    type: mooncake-master$|&\n    command: [mooncake_master, --rpc_port=9000]|' own-cmds.yaml >own-port.yaml
 if "$SRTCTL" dry-run -f own-port.yaml >/dev/null 2>own-port.err; then fail "master command on port 9000: dry-run accepted it"; fi

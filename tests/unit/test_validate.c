@@ -41,6 +41,11 @@
 
 #define MASTER "services:\n  - name: mooncake-master\n    type: mooncake-master\n"
 
+/* Dynamo over SGLang on NATS planes; the services follow, from line 7. */
+#define DYN_PLANES                                                                                     \
+	"engine: sglang\nroles:\n  agg: {}\nfrontend: {type: dynamo}\ndynamo: {request_plane: nats}\n" \
+	"services:\n"
+
 #define NAME_RULE                                                                              \
 	"a name is 1 to 128 characters of letters, digits, '-', '_' and '.', starts and ends " \
 	"with a letter or digit, and has no '..'"
@@ -264,6 +269,59 @@ static const struct vcase cases[] = {
 	  "r.yaml:21:14: services[0].command: this mooncake_master command sets no --rpc_port, so "
 	  "the master listens on its default 50051, but srtctl's readiness checks and the workers "
 	  "use 8700; add --rpc_port={master_port}" },
+	{ "a bare etcd command listens on localhost only",
+	  DYN_PLANES "  - name: etcd\n    type: etcd\n    command: [etcd, --data-dir, /tmp/e]\n", 1,
+	  "r.yaml:9:14: services[0].command: this etcd command sets no --listen-client-urls, so "
+	  "etcd listens for clients on localhost:2379 only (its default), but srtctl's readiness "
+	  "check and the processes on other nodes reach it at the node's IP; add "
+	  "--listen-client-urls http://0.0.0.0:2379 --advertise-client-urls "
+	  "http://{node_ip}:2379" },
+	{ "etcd args may not move its client port",
+	  DYN_PLANES
+	  "  - name: etcd\n    type: etcd\n"
+	  "    args: [--listen-client-urls, \"http://0.0.0.0:12379,http://10.0.0.1:2380\"]\n",
+	  1,
+	  "r.yaml:9:12: services[0].args[0]: '--listen-client-urls "
+	  "http://0.0.0.0:12379,http://10.0.0.1:2380' moves etcd's client listener off port 2379, "
+	  "where srtctl's readiness check and every process's ETCD_ENDPOINTS reach it; listen on "
+	  "http://0.0.0.0:2379" },
+	{ "etcd args may not put its clients on loopback alone",
+	  DYN_PLANES
+	  "  - name: etcd\n    type: etcd\n"
+	  "    args: [\"-listen-client-urls=http://localhost:2379,http://[::1]:2379,http://0.0.0.0:1\"]\n",
+	  1,
+	  "r.yaml:9:12: services[0].args[0]: '-listen-client-urls=http://localhost:2379,"
+	  "http://[::1]:2379,http://0.0.0.0:1' has etcd listen for clients on loopback only, but srtctl's "
+	  "readiness check and the processes on other nodes reach it at the node's IP; listen on "
+	  "http://0.0.0.0:2379" },
+	{ "a nats-server command may not move its port",
+	  DYN_PLANES
+	  "  - name: nats\n    type: nats\n    command: [nats-server, -js, -p, \"4223\"]\n",
+	  1,
+	  "r.yaml:9:33: services[0].command[2]: '-p 4223' puts NATS on port 4223, but srtctl's "
+	  "readiness check and every process's NATS_SERVER use 4222; write -p 4222, or remove it "
+	  "(4222 is nats-server's default)" },
+	{ "a nats-server command may not listen on loopback alone",
+	  DYN_PLANES
+	  "  - name: nats\n    type: nats\n    command: [nats-server, -js, --addr=127.0.0.1]\n",
+	  1,
+	  "r.yaml:9:33: services[0].command[2]: '--addr=127.0.0.1' has NATS listen on loopback "
+	  "only, but srtctl's readiness check and the processes on other nodes reach it at the "
+	  "node's IP; remove it (nats-server listens on every address by default)" },
+	{ "a nats-server command without JetStream warns",
+	  DYN_PLANES
+	  "  - name: nats\n    type: nats\n    command: [/usr/bin/nats-server, --port=4222]\n",
+	  0,
+	  "r.yaml:9:14: warning: services[0].command: this nats-server command does not enable "
+	  "JetStream, which Dynamo's NATS planes use (srtctl's own command passes -js); add -js" },
+	{ "etcd and nats commands on srtctl's ports",
+	  DYN_PLANES
+	  "  - name: etcd\n    type: etcd\n"
+	  "    command: [etcd, --listen-client-urls, \"http://0.0.0.0:2379,http://[::1]:2379\",\n"
+	  "              --advertise-client-urls, \"http://{node_ip}:2379\"]\n"
+	  "  - name: nats\n    type: nats\n    command: [nats-server, -c, /etc/nats.conf]\n"
+	  "  - name: ext\n    type: etcd\n    enabled: false\n    command: [etcd]\n",
+	  0, NULL },
 	{ "MOONCAKE_MASTER in role env is a no-op",
 	  "engine: sglang\nroles:\n  prefill:\n    env:\n      MOONCAKE_MASTER: 1.1.1.1:1\n    args:\n"
 	  "      disaggregation-transfer-backend: mooncake\n  decode:\n    args:\n"
