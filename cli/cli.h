@@ -125,6 +125,11 @@ int srt_cli_usage_error(const char *verb, const char *fmt, ...)
  * failure it holds the built-in defaults, and releasing it is harmless).
  */
 int srt_cli_load_cluster(const char *verb, struct srt_cluster *c, bool required);
+/*
+ * getenv(), as srt_cluster.env: the verbs that read a user's recipe resolve
+ * srt-slurm's $VARs in it from srtctl's environment (recipe/envvars.h).
+ */
+const char *srt_cli_getenv(const char *name);
 /* srt_cli_load_cluster() of the file `path` (`dry-run --cluster-config`); NULL: as above. */
 int srt_cli_load_cluster_at(const char *verb, const char *path, struct srt_cluster *c,
 			    bool required);

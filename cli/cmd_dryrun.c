@@ -810,6 +810,7 @@ int srt_cmd_dryrun(int argc, char **argv)
 	have_cluster = true;
 	if (rc != SRT_EXIT_OK)
 		goto out;
+	cluster.env = srt_cli_getenv; /* srt-slurm's $VARs, as apply will resolve them */
 
 	if (srt_cli_expand_path("dry-run", file, &files, &nfiles) != 0) {
 		rc = SRT_EXIT_USAGE;

@@ -182,6 +182,7 @@ int srt_cmd_render(int argc, char **argv)
 	have_cluster = true;
 	if (rc != SRT_EXIT_OK)
 		goto done;
+	cluster.env = srt_cli_getenv; /* srt-slurm's $VARs, as apply will resolve them */
 	if (srt_cli_expand_path("render", file, &files, &nfiles) != 0) {
 		rc = SRT_EXIT_USAGE;
 		goto done;

@@ -85,6 +85,7 @@ int srt_cmd_validate(int argc, char **argv)
 		free(paths);
 		return SRT_EXIT_INVALID;
 	}
+	cluster.env = srt_cli_getenv; /* srt-slurm's $VARs, as apply will resolve them */
 	if (fmt == SRT_OUT_JSON)
 		jfiles = json_array();
 

@@ -110,6 +110,11 @@ int srt_cli_load_cluster_at(const char *verb, const char *path, struct srt_clust
 	return rc ? SRT_EXIT_INVALID : SRT_EXIT_OK;
 }
 
+const char *srt_cli_getenv(const char *name)
+{
+	return getenv(name);
+}
+
 int srt_cli_load_cluster(const char *verb, struct srt_cluster *c, bool required)
 {
 	return srt_cli_load_cluster_at(verb, NULL, c, required);

@@ -274,6 +274,9 @@ int srt_cli_specs_load(const char *verb, char *const *paths, size_t npaths,
 	rc = srt_cli_load_cluster(verb, &cluster, true);
 	if (rc != SRT_EXIT_OK)
 		return rc;
+	/* what apply records is resolved; an unset variable refuses it there */
+	cluster.env = srt_cli_getenv;
+	cluster.env_strict = !strcmp(verb, "apply");
 	for (size_t p = 0; p < npaths; p++) {
 		char **files;
 		size_t nfiles;

@@ -12,6 +12,7 @@
 #include "recipe/campaign.h"
 #include "loadgen/loadgen.h"
 #include "recipe/canon.h"
+#include "recipe/envvars.h"
 #include "recipe/model.h"
 #include "recipe/render.h"
 #include "recipe/variants.h"
@@ -814,26 +815,6 @@ const char *srt_campaign_template_path(const struct srt_campaign *c)
 
 /* ---- expansion ---- */
 
-static struct srt_ynode *shallow_copy(struct srt_ydoc *doc, const struct srt_ynode *n)
-{
-	struct srt_ynode *m = srt_arena_alloc(&doc->arena, sizeof(*m));
-
-	*m = *n;
-	m->anchor = NULL;
-	if (n->kind == SRT_Y_MAP) {
-		m->pairs = srt_arena_alloc(&doc->arena, (n->n + 1) * sizeof(*m->pairs));
-		if (n->n)
-			memcpy(m->pairs, n->pairs, n->n * sizeof(*m->pairs));
-		m->cap = n->n + 1;
-	} else if (n->kind == SRT_Y_SEQ) {
-		m->items = srt_arena_alloc(&doc->arena, (n->n + 1) * sizeof(*m->items));
-		if (n->n)
-			memcpy(m->items, n->items, n->n * sizeof(*m->items));
-		m->cap = n->n + 1;
-	}
-	return m;
-}
-
 static bool seq_index(const char *s, size_t n, size_t *out)
 {
 	size_t v = 0;
@@ -921,7 +902,7 @@ static struct srt_ynode *cow_set(struct srt_ydoc *doc, const struct srt_ynode *n
 
 	if (!ncomps)
 		return (struct srt_ynode *)value;
-	copy = shallow_copy(doc, node);
+	copy = srt_ynode_copy_shallow(doc, node);
 	if (node->kind == SRT_Y_MAP) {
 		const struct srt_ynode *child = srt_ynode_get(node, comps[0]);
 
@@ -1038,7 +1019,7 @@ static char *campaign_spec(const struct srt_campaign *c, struct srt_ydoc *tdoc,
 
 	if (!c->template_file)
 		return srt_canon_spec(c->root, e);
-	root = shallow_copy(tdoc, c->root);
+	root = srt_ynode_copy_shallow(tdoc, c->root);
 	srt_ynode_map_set(tdoc, root, "template", (struct srt_ynode *)troot);
 	return srt_canon_spec(root, e);
 }
@@ -1170,8 +1151,11 @@ size_t srt_campaign_expand(struct srt_campaign *c, struct srt_ydoc *tdoc,
 		root = cow_set(tdoc, root, (const char *const[]){ "name" }, 1,
 			       srt_ynode_new_str(tdoc, d->name, true));
 		root = with_job_attempts(tdoc, root, c->job_attempts);
-		d->root = root;
 		srt_diags_init(&local);
+		if (cluster)
+			root = srt_recipe_expand_env(tdoc, root, cluster->env, cluster->env_strict,
+						     &local);
+		d->root = root;
 		r = srt_recipe_parse(tdoc, root, d->name, &local);
 		if (r) {
 			struct srt_arena a;

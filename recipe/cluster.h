@@ -149,6 +149,14 @@ struct srt_cluster {
 	/* default_health_check: a recipe's health_check where it writes none (0: unset) */
 	int health_max_attempts, health_interval_seconds;
 	struct srt_notify_block notify;
+	/*
+	 * Not srtslurm.yaml's: the environment a recipe's $VARs resolve in
+	 * (recipe/envvars.h), set by the verbs that read a user's recipe and
+	 * NULL where a recorded (already resolved) spec is compiled; with
+	 * env_strict (apply) a variable that is not set is an error.
+	 */
+	const char *(*env)(const char *name);
+	bool env_strict;
 };
 
 /*

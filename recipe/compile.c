@@ -1,7 +1,8 @@
 /*
  * recipe/compile.c: the pipeline from bytes to validated recipes.
  *
- * parse YAML -> refuse v1 -> expand variants -> parse each recipe ->
+ * parse YAML -> refuse v1 -> expand variants -> resolve srt-slurm's $VARs
+ * (recipe/envvars.h) -> parse each recipe ->
  * apply the cluster's aliases -> validate each.  Diagnostics of every
  * variant are collected; a variant's name is prefixed to its errors so a
  * user knows which one failed.  A warning is printed once per file: one that
@@ -9,6 +10,7 @@
  * only some raise with the first such variant's name.
  */
 #include "recipe/compile.h"
+#include "recipe/envvars.h"
 #include "recipe/variants.h"
 #include "util/buf.h"
 
@@ -123,6 +125,9 @@ static size_t compile_doc(struct srt_ydoc *doc, const char *stem, const struct s
 		struct srt_recipe *r;
 
 		srt_diags_init(&locals[i]);
+		if (cluster)
+			roots[i] = srt_recipe_expand_env(doc, roots[i], cluster->env,
+							 cluster->env_strict, &locals[i]);
 		r = srt_recipe_parse(doc, roots[i], stem, &locals[i]);
 		if (r) {
 			srt_cluster_apply(cluster, r);

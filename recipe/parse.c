@@ -2109,9 +2109,9 @@ static void add_mount(struct pctx *c, struct srt_recipe *r, const struct srt_yno
 	}
 	if (relative)
 		warn(c, at, path,
-		     "'%s' is not an absolute host path (a placeholder to fill in?); srtctl "
-		     "expands nothing in it, and pyxis will fail to mount it if the node has no "
-		     "such path",
+		     "'%s' is not an absolute host path (a placeholder to fill in, or an "
+		     "environment variable that is not set?); pyxis will fail to mount it if the "
+		     "node has no such path",
 		     src);
 	r->mounts.v[r->mounts.n++] =
 		(struct srt_env_var){ srt_arena_printf(c->a, "%s:%s", src, target), path, at };

@@ -771,6 +771,26 @@ struct srt_ynode *srt_ynode_new_seq(struct srt_ydoc *doc)
 	return new_node(doc, SRT_Y_SEQ, NULL);
 }
 
+struct srt_ynode *srt_ynode_copy_shallow(struct srt_ydoc *doc, const struct srt_ynode *n)
+{
+	struct srt_ynode *m = srt_arena_alloc(&doc->arena, sizeof(*m));
+
+	*m = *n;
+	m->anchor = NULL;
+	if (n->kind == SRT_Y_MAP) {
+		m->pairs = srt_arena_alloc(&doc->arena, (n->n + 1) * sizeof(*m->pairs));
+		if (n->n)
+			memcpy(m->pairs, n->pairs, n->n * sizeof(*m->pairs));
+		m->cap = n->n + 1;
+	} else if (n->kind == SRT_Y_SEQ) {
+		m->items = srt_arena_alloc(&doc->arena, (n->n + 1) * sizeof(*m->items));
+		if (n->n)
+			memcpy(m->items, n->items, n->n * sizeof(*m->items));
+		m->cap = n->n + 1;
+	}
+	return m;
+}
+
 void srt_ynode_map_set(struct srt_ydoc *doc, struct srt_ynode *map, const char *key,
 		       struct srt_ynode *value)
 {

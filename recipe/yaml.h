@@ -116,6 +116,11 @@ json_t *srt_ynode_to_json(const struct srt_ynode *n);
 struct srt_ynode *srt_ynode_new_str(struct srt_ydoc *doc, const char *s, bool plain);
 struct srt_ynode *srt_ynode_new_map(struct srt_ydoc *doc);
 struct srt_ynode *srt_ynode_new_seq(struct srt_ydoc *doc);
+/*
+ * A copy of `n` whose own pairs or items may be replaced or appended to
+ * without touching `n` (the children are shared; the anchor is not kept).
+ */
+struct srt_ynode *srt_ynode_copy_shallow(struct srt_ydoc *doc, const struct srt_ynode *n);
 /* Append to a map (replacing the value when key exists) or a list. */
 void srt_ynode_map_set(struct srt_ydoc *doc, struct srt_ynode *map, const char *key,
 		       struct srt_ynode *value);

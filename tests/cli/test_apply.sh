@@ -261,4 +261,47 @@ run 0 "$SRTCTL" apply -f dir/beta.yaml --db "$DB"
 expect_out "recipe/beta configured"
 [[ $(generation beta) == 2 ]] || fail "re-applied deleted recipe has generation $(generation beta)"
 
+# srt-slurm's $VARs (model.path, model.container, the mounts' paths) come from
+# the environment apply runs in, and the recorded spec holds their values: the
+# controller, with an environment of its own, never resolves them.  validate
+# and dry-run warn about an unset one; apply refuses the recipe until it is set.
+cat >env.yaml <<'YAML'
+name: envs
+model:
+  path: $SRT_T_MODELS/qwen
+  container: ${SRT_T_IMAGE}.sqsh
+extra_mount: ["$SRT_T_MODELS/x.py:/opt/x.py"]
+engine: sglang
+roles:
+  agg: {}
+benchmark: {type: custom, command: "bash /infmax-workspace/run.sh"}
+YAML
+unset SRT_T_MODELS SRT_T_IMAGE INFMAX_WORKSPACE
+run 0 "$SRTCTL" validate -f env.yaml
+grep -q 'env.yaml:4:14: warning: model.container: \$SRT_T_IMAGE is not set' err ||
+	fail "validate did not warn about an unset variable: $(cat err)"
+grep -q 'warning: benchmark.command: this recipe uses /infmax-workspace' err ||
+	fail "validate did not say INFMAX_WORKSPACE is missing: $(cat err)"
+run 1 "$SRTCTL" apply -f env.yaml --db "$DB"
+grep -q 'env.yaml:3:9: model.path: \$SRT_T_MODELS is not set' err ||
+	fail "apply did not refuse an unset variable: $(cat err)"
+[[ $(generation envs) == - ]] || fail "a refused recipe was recorded"
+SRT_T_MODELS=/lustre/models SRT_T_IMAGE=/images/sgl INFMAX_WORKSPACE=/shared/ix \
+	run 0 "$SRTCTL" apply -f env.yaml --db "$DB"
+expect_out "recipe/envs created"
+"$SRTCTL" get recipe envs -o json --db "$DB" | python3 -c '
+import json, sys
+spec = json.load(sys.stdin)["items"][0]["spec"]
+assert spec["model"] == {"path": "/lustre/models/qwen", "container": "/images/sgl.sqsh"}, spec["model"]
+assert spec["extra_mount"] == ["/lustre/models/x.py:/opt/x.py"], spec["extra_mount"]
+assert spec["container_mounts"] == {"/shared/ix": "/infmax-workspace"}, spec.get("container_mounts")
+' || fail "the recorded spec is not the resolved one"
+# The same file in the same environment is unchanged; another value is a new generation.
+SRT_T_MODELS=/lustre/models SRT_T_IMAGE=/images/sgl INFMAX_WORKSPACE=/shared/ix \
+	run 0 "$SRTCTL" apply -f env.yaml --db "$DB"
+expect_out "recipe/envs unchanged"
+SRT_T_MODELS=/lustre/models SRT_T_IMAGE=/images/sgl2 INFMAX_WORKSPACE=/shared/ix \
+	run 0 "$SRTCTL" apply -f env.yaml --db "$DB"
+expect_out "recipe/envs configured"
+
 echo "ok: apply, diff, delete"

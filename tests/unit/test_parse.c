@@ -179,8 +179,8 @@ static void test_mounts(void **state)
 		  "r.yaml:1:14: extra_mount: must be a list, not a mapping", 1 },
 		{ "extra_mount: ['<FILL_ME>/m:/m']\n",
 		  "r.yaml:1:15: warning: extra_mount[0]: '<FILL_ME>/m' is not an absolute host path (a "
-		  "placeholder to fill in?); srtctl expands nothing in it, and pyxis will fail to "
-		  "mount it if the node has no such path",
+		  "placeholder to fill in, or an environment variable that is not set?); pyxis will "
+		  "fail to mount it if the node has no such path",
 		  0 },
 	};
 	const char *base = "engine: sglang\nroles:\n  agg: {args: {tp: 1}}\n";
