@@ -281,6 +281,7 @@ static int sweep_campaign(struct migrate_opts *o, const char *path, struct srt_y
 	struct srt_ynode *camp;
 	struct srt_diags cd;
 	char *checked_name;
+	size_t before;
 
 	srt_diags_init(&cd);
 	camp = srt_campaign_from_sweep(doc, root, display, &cd);
@@ -305,6 +306,10 @@ static int sweep_campaign(struct migrate_opts *o, const char *path, struct srt_y
 		srt_diags_add(d, cd.items[i].level, cd.items[i].file, cd.items[i].line,
 			      cd.items[i].col, cd.items[i].path, "%s", cd.items[i].msg);
 	srt_diags_release(&cd);
+	before = d->nerrors;
+	srt_sweep_exclude_unfit(doc, camp, srt_ynode_get(root, "sweep"), display, &o->cluster, d);
+	if (d->nerrors != before)
+		return -1;
 	srt_buf_printf(out,
 		       "# A campaign written by srtctl migrate from %s, whose 'sweep:' made\n"
 		       "# srt-slurm submit one job per combination: each combination is a\n"

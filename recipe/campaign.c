@@ -16,6 +16,7 @@
 #include "recipe/model.h"
 #include "recipe/render.h"
 #include "recipe/variants.h"
+#include "recipe/yemit.h"
 #include "util/buf.h"
 #include "util/sha256.h"
 #include "util/strutil.h"
@@ -1461,6 +1462,108 @@ static bool sweep_read(const struct srt_ynode *recipe, const char *file, struct 
 		}
 	}
 	return ok;
+}
+
+/* A JSON scalar (an axis value as the plan holds it) as a YAML node of the same type. */
+static struct srt_ynode *scalar_node(struct srt_ydoc *out, const json_t *v)
+{
+	if (json_is_string(v))
+		return srt_ynode_new_str(out, json_string_value(v), false);
+	if (json_is_integer(v))
+		return srt_ynode_new_str(out,
+					 srt_arena_printf(&out->arena, "%" JSON_INTEGER_FORMAT,
+							  json_integer_value(v)),
+					 true);
+	if (json_is_real(v))
+		return srt_ynode_new_str(
+			out, srt_arena_printf(&out->arena, "%.17g", json_real_value(v)), true);
+	return srt_ynode_new_str(out,
+				 json_is_true(v)  ? "true" :
+				 json_is_false(v) ? "false" :
+						    "null",
+				 true);
+}
+
+size_t srt_sweep_exclude_unfit(struct srt_ydoc *out, struct srt_ynode *camp,
+			       const struct srt_ynode *sweep, const char *file,
+			       const struct srt_cluster *cluster, struct srt_diags *diags)
+{
+	struct srt_campaign_plan plan = { 0 };
+	struct srt_ynode *excl = NULL;
+	struct srt_ydoc *check = NULL;
+	struct srt_campaign *c = NULL;
+	struct srt_diags quiet;
+	struct srt_buf text;
+	const char *why = NULL;
+	size_t n = 0;
+	bool vllm = false;
+
+	srt_buf_init(&text);
+	srt_diags_init(&quiet);
+	if (srt_yemit(camp, &text) == 0)
+		check = srt_ydoc_parse(text.data, text.len, file, &quiet);
+	c = check ? srt_campaign_parse(check, &quiet) : NULL;
+	if (c)
+		srt_campaign_expand(c, check, c->template_node, cluster, &plan, &quiet);
+	for (size_t i = 0; i < plan.ndeployments; i++) {
+		const struct srt_campaign_deployment *dep = &plan.deployments[i];
+		struct srt_diags pd;
+		struct srt_recipe *r;
+		const char *w = NULL;
+		json_t *axes;
+		const char *key;
+		json_t *val;
+		struct srt_ynode *entry;
+
+		srt_diags_init(&pd);
+		r = srt_recipe_parse(check, dep->root, dep->name, &pd);
+		srt_diags_release(&pd);
+		if (!r)
+			continue;
+		srt_cluster_apply(cluster, r);
+		if (srt_recipe_parallel_fits(r, &check->arena, &w))
+			continue;
+		axes = json_loads(dep->axes, 0, NULL);
+		if (!axes)
+			continue;
+		entry = srt_ynode_new_map(out);
+		json_object_foreach(axes, key, val)
+			srt_ynode_map_set(out, entry, key, scalar_node(out, val));
+		json_decref(axes);
+		if (!excl)
+			excl = srt_ynode_new_seq(out);
+		srt_ynode_seq_push(out, excl, entry);
+		if (!n++) {
+			why = srt_arena_strdup(&out->arena, w);
+			vllm = r->engine == SRT_ENGINE_VLLM;
+		}
+	}
+	if (n == plan.ndeployments && n)
+		srt_diags_add(diags, SRT_DIAG_ERROR, file, sweep->line, sweep->col, "sweep",
+			      "no combination of this sweep can run (the first: %s); srt-slurm "
+			      "refuses such a sweep: change the swept parallel sizes or the "
+			      "workers' GPUs",
+			      why);
+	else if (n)
+		srt_diags_add(
+			diags, SRT_DIAG_WARNING, file, sweep->line, sweep->col, "sweep",
+			"%zu of the sweep's %zu combinations cannot run, their parallel world not "
+			"fitting the worker's GPUs (the first: %s); %s, and the campaign lists them "
+			"in deployments.exclude",
+			n, plan.ndeployments, why,
+			vllm ? "srt-slurm drops them from a vLLM sweep too" :
+			       "srt-slurm would submit them and TRT-LLM refuse to start, one MPI "
+			       "rank per GPU");
+	if (n && n < plan.ndeployments) {
+		struct srt_ynode *deps = srt_ynode_get(camp, "deployments");
+
+		srt_ynode_map_set(out, deps, "exclude", excl);
+	}
+	srt_campaign_plan_release(&plan);
+	srt_ydoc_free(check);
+	srt_diags_release(&quiet);
+	srt_buf_release(&text);
+	return n;
 }
 
 struct srt_ynode *srt_campaign_from_sweep(struct srt_ydoc *out, const struct srt_ynode *recipe,

@@ -262,6 +262,19 @@ struct srt_ynode *srt_campaign_from_sweep(struct srt_ydoc *out, const struct srt
 					  const char *file, struct srt_diags *diags);
 
 /*
+ * The combinations of the campaign `camp` (srt_campaign_from_sweep(), built
+ * in `out`) whose parallel world cannot run on the worker's GPUs
+ * (srt_recipe_parallel_fits()) go to its deployments.exclude, with a
+ * warning at `sweep` in `file`: srt-slurm's sweep drops such vLLM
+ * combinations, and submits TRT-LLM ones that TRT-LLM then refuses to
+ * start.  When none is left, an error (srt-slurm refuses such a sweep).
+ * Returns how many were excluded.
+ */
+size_t srt_sweep_exclude_unfit(struct srt_ydoc *out, struct srt_ynode *camp,
+			       const struct srt_ynode *sweep, const char *file,
+			       const struct srt_cluster *cluster, struct srt_diags *diags);
+
+/*
  * srt-slurm's `sweep:` as a variant file, for what a campaign cannot say (a
  * placeholder inside a longer string, a swept benchmark setting, a benchmark
  * other than sa-bench): {base: the recipe without sweep, zip_override_sweep:

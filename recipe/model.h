@@ -365,6 +365,16 @@ struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode
 struct srt_cluster;
 void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *cluster,
 			 struct srt_diags *diags);
+/*
+ * Whether each role's parallel world can run on its workers' GPUs: vLLM's
+ * data x tensor x pipeline x prefill-context parallel no more than them,
+ * and equal to them for a data-parallel worker outside vLLM's own frontend
+ * (srt-slurm's sweep drops the combinations that fail this); TRT-LLM's
+ * tensor x pipeline x context parallel equal to its MPI ranks, one per GPU.
+ * *why: the first role that does not, in words (in `a`).
+ */
+struct srt_arena;
+bool srt_recipe_parallel_fits(const struct srt_recipe *r, struct srt_arena *a, const char **why);
 
 /* Lookups and names. */
 const struct srt_service *srt_recipe_master(const struct srt_recipe *r);

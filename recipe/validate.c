@@ -1842,6 +1842,71 @@ static void check_trtllm(struct vctx *v)
 	}
 }
 
+/* A role's GPUs per worker: its gpus, else its nodes' GPUs shared by its workers (0: do not divide). */
+static int64_t worker_gpus(const struct srt_recipe *r, const struct srt_role *role)
+{
+	int64_t gpn = r->resources.gpus_per_node > 0 ? r->resources.gpus_per_node : 4;
+	int64_t nodes = role->nodes > 0 ? role->nodes : 1;
+
+	if (role->gpus > 0)
+		return role->gpus;
+	return role->workers > 0 && (nodes * gpn) % role->workers == 0 ?
+		       nodes * gpn / role->workers :
+		       0;
+}
+
+bool srt_recipe_parallel_fits(const struct srt_recipe *r, struct srt_arena *a, const char **why)
+{
+	for (int k = 0; k < SRT_ROLE_COUNT; k++) {
+		const struct srt_role *role = &r->roles[k];
+		int64_t gpus = worker_gpus(r, role), world = 1;
+
+		if (!role->present || role->colocate || gpus <= 0)
+			continue;
+		if (r->engine == SRT_ENGINE_TRTLLM) {
+			static const char *const sizes[] = { "tensor_parallel_size",
+							     "pipeline_parallel_size",
+							     "context_parallel_size" };
+
+			for (size_t i = 0; i < 3 && world > 0 && world <= 65536; i++)
+				world = yaml_int(role, sizes[i]) < 0 ?
+						-1 :
+						world * yaml_int(role, sizes[i]);
+			if (world > 0 && world != gpus) {
+				*why = srt_arena_printf(
+					a,
+					"%s: TRT-LLM world %lld (tensor x pipeline x context parallel) "
+					"on %lld MPI ranks",
+					role->name, (long long)world, (long long)gpus);
+				return false;
+			}
+		} else if (r->engine == SRT_ENGINE_VLLM) {
+			static const char *const sizes[] = { "data-parallel-size",
+							     "tensor-parallel-size",
+							     "pipeline-parallel-size",
+							     "prefill-context-parallel-size" };
+			int64_t dp = role_int(role, sizes[0], 1);
+
+			for (size_t i = 0; i < 4 && world > 0 && world <= 65536; i++) {
+				int64_t x = role_int(role, sizes[i], 1);
+
+				world = x < 1 ? -1 : world * x;
+			}
+			if (world > gpus ||
+			    (world > 0 && dp > 1 && world != gpus &&
+			     (!r->frontend.type || strcmp(r->frontend.type, "vllm")))) {
+				*why = srt_arena_printf(
+					a,
+					"%s: vLLM world %lld (data x tensor x pipeline x prefill context "
+					"parallel) on %lld GPUs",
+					role->name, (long long)world, (long long)gpus);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 /* The first of `names` (dash or underscore spelling) in the role's args as an integer; 1 if absent, -1 if not one. */
 static int64_t arg_int(const struct srt_role *role, const char *const *names)
 {

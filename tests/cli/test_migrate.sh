@@ -157,6 +157,49 @@ run 1 "$SRTCTL" migrate -f sweep5.yaml -o sweep5.out.yaml
 grep -q "sweep parameter 'tag' has a list here, substituted inside the string 'r_c{conc}_{tag}.json' (at benchmark.env.OUT)" err ||
 	fail "list in a string: $(cat err)"
 [[ ! -e sweep5.out.yaml ]] || fail "-o wrote a refused sweep"
+# Combinations whose parallel world cannot run on the worker's GPUs are left
+# out, said: srt-slurm drops them from a vLLM sweep (more ranks than GPUs, or a
+# data-parallel world that is not the worker's GPUs), and submits TRT-LLM's,
+# which cannot start (one MPI rank per GPU).  The rest is the campaign.
+cat >sweep6.yaml <<'YAML'
+name: s6
+engine: trtllm
+model: {path: /models/m, container: img}
+resources: {gpus_per_node: 8}
+roles:
+  agg: {nodes: 1, args: {tensor_parallel_size: "{tp}", pipeline_parallel_size: "{pp}"}}
+benchmark: {type: sa-bench, isl: 128, osl: 128, concurrencies: [4]}
+sweep:
+  tp: [1, 8]
+  pp: [1, 2]
+YAML
+run 0 "$SRTCTL" migrate -f sweep6.yaml -o sweep6.campaign.yaml
+grep -q "warning: sweep: 3 of the sweep's 4 combinations cannot run, their parallel world not fitting the worker's GPUs (the first: agg: TRT-LLM world 1 (tensor x pipeline x context parallel) on 8 MPI ranks); srt-slurm would submit them and TRT-LLM refuse to start" err ||
+	fail "TRT-LLM sweep filter: $(cat err)"
+run 0 "$SRTCTL" apply -f sweep6.campaign.yaml --dry-run --db "$PWD/s.db"
+grep -q '1 deployments, 1 points (1 new)' out || fail "TRT-LLM sweep: $(cat out)"
+cat >sweep7.yaml <<'YAML'
+name: s7
+engine: vllm
+model: {path: /models/m, container: img}
+resources: {gpus_per_node: 8}
+roles:
+  agg: {nodes: 1, args: {tensor-parallel-size: "{tp}", data-parallel-size: "{dp}"}}
+benchmark: {type: sa-bench, isl: 128, osl: 128, concurrencies: [4]}
+sweep:
+  tp: [1, 4, 16]
+  dp: [1, 2]
+YAML
+run 0 "$SRTCTL" migrate -f sweep7.yaml -o sweep7.campaign.yaml
+grep -q "warning: sweep: 3 of the sweep's 6 combinations cannot run, .*srt-slurm drops them from a vLLM sweep too" err ||
+	fail "vLLM sweep filter: $(cat err)"
+# tp 1 dp 2 (2 of 8 GPUs, data parallel) and tp 16 (either dp) are out; tp 1 and tp 4 alone, and tp 4 dp 2, stay
+run 0 "$SRTCTL" apply -f sweep7.campaign.yaml --dry-run --db "$PWD/s.db"
+grep -q '3 deployments, 3 points (3 new)' out || fail "vLLM sweep: $(cat out)"
+sed 's/tp: \[1, 4, 16\]/tp: [16]/' sweep7.yaml >sweep8.yaml
+run 1 "$SRTCTL" migrate -f sweep8.yaml -o sweep8.out.yaml
+grep -q "no combination of this sweep can run" err || fail "nothing runnable: $(cat err)"
+[[ ! -e sweep8.out.yaml ]] || fail "-o wrote a sweep with nothing to run"
 
 # A directory: several files need -o DIR (or --in-place).
 mkdir in
