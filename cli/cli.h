@@ -200,6 +200,15 @@ void srt_cli_slurm_config(struct srt_cli_slurm *out, const struct srt_cluster *c
  * deep directory, no recipe file found).
  */
 int srt_cli_expand_path(const char *verb, const char *path, char ***files, size_t *n);
+/*
+ * srt_cli_expand_path(), or srt-slurm's `FILE:SELECTOR` (apply, dry-run,
+ * render, validate, diff): when `path` names nothing and the text before its
+ * last ':' is a regular file, *files holds that file and *selector (malloc'd)
+ * the variant selector after the ':' (recipe/variants.h); else *selector is
+ * NULL.
+ */
+int srt_cli_expand_path_sel(const char *verb, const char *path, char ***files, size_t *n,
+			    char **selector);
 void srt_cli_free_files(char **files, size_t n);
 
 /* Recipes as they go into the state database (cli/specs.c). */

@@ -45,7 +45,8 @@ static const char usage_text[] =
 	"\n"
 	"Options:\n"
 	"  -f, --filename PATH      recipe file, directory (every *.yaml / *.yml below it,\n"
-	"                           sorted), or - for stdin\n"
+	"                           sorted), or - for stdin; FILE:SELECTOR picks variants\n"
+	"                           of a variant file (see srtctl apply --help)\n"
 	"  -o, --output FORMAT      text (default) or json\n"
 	"      --cluster-config P   srtslurm.yaml to use (default: $SRTSLURM_CONFIG, then\n"
 	"                           ./srtslurm.yaml, then built-in defaults)\n"
@@ -70,6 +71,7 @@ struct dctx {
 	enum srt_output fmt;
 	json_t *items;	      /* JSON: one item per recipe */
 	struct srt_buf *text; /* text: everything */
+	const char *selector; /* -f FILE:SELECTOR's, or NULL */
 };
 
 /* A value on one display line: control bytes escaped, the rest as is. */
@@ -700,13 +702,13 @@ static int dryrun_file(const struct dctx *x, const char *file)
 	struct srt_diags d;
 	int rc = SRT_EXIT_OK;
 
-	if (srt_cli_campaign_check("dry-run", file, x->cluster, &cc)) {
+	if (!x->selector && srt_cli_campaign_check("dry-run", file, x->cluster, &cc)) {
 		rc = dryrun_campaign(x, file, &cc);
 		srt_cli_campaign_check_release(&cc);
 		return rc;
 	}
 	srt_diags_init(&d);
-	if (srt_compile_file(file, x->cluster, &comp, &d)) {
+	if (srt_compile_file_selected(file, x->selector, x->cluster, &comp, &d)) {
 		srt_diags_print(&d, stderr);
 		fprintf(stderr,
 			"srtctl dry-run: %s is not valid; fix the errors above (srtctl "
@@ -756,7 +758,7 @@ int srt_cmd_dryrun(int argc, char **argv)
 	struct dctx x;
 	char *run_root = NULL;
 	struct srt_cluster cluster;
-	char **files = NULL;
+	char **files = NULL, *selector = NULL;
 	size_t nfiles = 0;
 	json_t *items = NULL;
 	struct srt_buf text;
@@ -812,7 +814,7 @@ int srt_cmd_dryrun(int argc, char **argv)
 		goto out;
 	cluster.env = srt_cli_getenv; /* srt-slurm's $VARs, as apply will resolve them */
 
-	if (srt_cli_expand_path("dry-run", file, &files, &nfiles) != 0) {
+	if (srt_cli_expand_path_sel("dry-run", file, &files, &nfiles, &selector) != 0) {
 		rc = SRT_EXIT_USAGE;
 		goto out;
 	}
@@ -823,7 +825,7 @@ int srt_cmd_dryrun(int argc, char **argv)
 	}
 	if (fmt == SRT_OUT_JSON)
 		items = json_array();
-	x = (struct dctx){ &cluster, run_root, job_name, fmt, items, &text };
+	x = (struct dctx){ &cluster, run_root, job_name, fmt, items, &text, selector };
 	for (size_t i = 0; i < nfiles; i++) {
 		int one = dryrun_file(&x, files[i]);
 
@@ -843,6 +845,7 @@ int srt_cmd_dryrun(int argc, char **argv)
 	}
 out:
 	free(run_root);
+	free(selector);
 	json_decref(items);
 	srt_buf_release(&text);
 	srt_cli_free_files(files, nfiles);

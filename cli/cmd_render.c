@@ -40,7 +40,8 @@ static const char usage_text[] =
 	"PATH). A file with several recipes gets one directory per recipe, DIR/<run name>.\n"
 	"\n"
 	"Options:\n"
-	"  -f, --filename PATH      recipe file, or directory (every *.yaml / *.yml below it)\n"
+	"  -f, --filename PATH      recipe file, or directory (every *.yaml / *.yml below it);\n"
+	"                           FILE:SELECTOR picks variants (see srtctl apply --help)\n"
 	"      --out DIR            the run directory to write (created, mode 0700; its parent\n"
 	"                           must exist); refused when it already holds a plan.json\n"
 	"      --cluster-config P   srtslurm.yaml to use (default: $SRTSLURM_CONFIG, then\n"
@@ -130,7 +131,7 @@ int srt_cmd_render(int argc, char **argv)
 	struct srt_cluster cluster;
 	struct srt_compiled comp = { NULL, NULL, 0 };
 	struct srt_diags d;
-	char **files = NULL, *dir = NULL;
+	char **files = NULL, *dir = NULL, *selector = NULL;
 	size_t nfiles = 0;
 	bool have_cluster = false;
 	int c, rc = SRT_EXIT_OK;
@@ -183,7 +184,7 @@ int srt_cmd_render(int argc, char **argv)
 	if (rc != SRT_EXIT_OK)
 		goto done;
 	cluster.env = srt_cli_getenv; /* srt-slurm's $VARs, as apply will resolve them */
-	if (srt_cli_expand_path("render", file, &files, &nfiles) != 0) {
+	if (srt_cli_expand_path_sel("render", file, &files, &nfiles, &selector) != 0) {
 		rc = SRT_EXIT_USAGE;
 		goto done;
 	}
@@ -191,7 +192,7 @@ int srt_cmd_render(int argc, char **argv)
 		srt_compiled_release(&comp);
 		srt_diags_release(&d);
 		srt_diags_init(&d);
-		if (srt_compile_file(files[i], &cluster, &comp, &d) || !comp.n) {
+		if (srt_compile_file_selected(files[i], selector, &cluster, &comp, &d) || !comp.n) {
 			srt_diags_print(&d, stderr);
 			fprintf(stderr, "srtctl render: %s is not valid; fix the errors above\n",
 				files[i]);
@@ -237,6 +238,7 @@ done:
 	srt_compiled_release(&comp);
 	srt_diags_release(&d);
 	srt_cli_free_files(files, nfiles);
+	free(selector);
 	if (have_cluster)
 		srt_cluster_release(&cluster);
 	free(dir);

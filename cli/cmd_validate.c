@@ -16,7 +16,9 @@ static const char usage_text[] =
 	"is expanded as apply does: every deployment it lists is checked as a recipe.\n"
 	"\n"
 	"Options:\n"
-	"  -f, --filename PATH   recipe file, directory, or - for stdin (repeatable)\n"
+	"  -f, --filename PATH   recipe file, directory, or - for stdin (repeatable);\n"
+	"                        FILE:SELECTOR picks variants of a variant file: base,\n"
+	"                        override_<s>, zip_override_<g>, zip_override_<g>[N], or a glob\n"
 	"  -o, --output FORMAT   text (default) or json\n"
 	"  -h, --help            show this help\n"
 	"\n"
@@ -90,10 +92,11 @@ int srt_cmd_validate(int argc, char **argv)
 		jfiles = json_array();
 
 	for (size_t p = 0; p < npaths; p++) {
-		char **files;
+		char **files, *selector;
 		size_t nfiles;
 
-		if (srt_cli_expand_path("validate", paths[p], &files, &nfiles) != 0) {
+		if (srt_cli_expand_path_sel("validate", paths[p], &files, &nfiles, &selector) !=
+		    0) {
 			rc = SRT_EXIT_USAGE;
 			continue;
 		}
@@ -103,7 +106,8 @@ int srt_cmd_validate(int argc, char **argv)
 			struct srt_diags d;
 			size_t nerr;
 
-			if (srt_cli_campaign_check("validate", files[i], &cluster, &cc)) {
+			if (!selector &&
+			    srt_cli_campaign_check("validate", files[i], &cluster, &cc)) {
 				if (cc.nerrors) {
 					ninvalid++;
 					rc = rc == SRT_EXIT_OK ? SRT_EXIT_INVALID : rc;
@@ -129,7 +133,7 @@ int srt_cmd_validate(int argc, char **argv)
 				continue;
 			}
 			srt_diags_init(&d);
-			nerr = srt_compile_file(files[i], &cluster, &comp, &d);
+			nerr = srt_compile_file_selected(files[i], selector, &cluster, &comp, &d);
 			if (nerr)
 				ninvalid++;
 			else
@@ -169,6 +173,7 @@ int srt_cmd_validate(int argc, char **argv)
 			srt_diags_release(&d);
 		}
 		srt_cli_free_files(files, nfiles);
+		free(selector);
 	}
 	if (fmt == SRT_OUT_JSON) {
 		json_t *top = json_pack("{s:b, s:i, s:i, s:o}", "valid", rc == SRT_EXIT_OK,

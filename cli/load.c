@@ -337,6 +337,29 @@ int srt_cli_expand_path(const char *verb, const char *path, char ***files, size_
 	return 0;
 }
 
+int srt_cli_expand_path_sel(const char *verb, const char *path, char ***files, size_t *n,
+			    char **selector)
+{
+	struct stat st;
+	const char *colon = strrchr(path, ':');
+
+	*selector = NULL;
+	if (strcmp(path, "-") && colon && colon[1] && !strchr(colon, '/') && stat(path, &st) != 0 &&
+	    errno == ENOENT) {
+		char *file = srt_xstrndup(path, (size_t)(colon - path));
+
+		if (stat(file, &st) == 0 && S_ISREG(st.st_mode)) {
+			*files = srt_xcalloc(1, sizeof(**files));
+			(*files)[0] = file;
+			*n = 1;
+			*selector = srt_xstrdup(colon + 1);
+			return 0;
+		}
+		free(file);
+	}
+	return srt_cli_expand_path(verb, path, files, n);
+}
+
 void srt_cli_free_files(char **files, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

@@ -137,9 +137,10 @@ fail:
 	return d->nerrors - before ? d->nerrors - before : 1;
 }
 
-/* Compile one file and add its recipes.  Returns the number of errors. */
-static size_t load_file(const char *verb, const char *file, const struct srt_cluster *cluster,
-			struct srt_cli_specs *out, size_t *cap, bool *io_error)
+/* Compile one file (the variants `selector` picks) and add its recipes.  Returns the number of errors. */
+static size_t load_file(const char *verb, const char *file, const char *selector,
+			const struct srt_cluster *cluster, struct srt_cli_specs *out, size_t *cap,
+			bool *io_error)
 {
 	struct srt_buf text;
 	struct srt_compiled comp;
@@ -160,14 +161,14 @@ static size_t load_file(const char *verb, const char *file, const struct srt_clu
 	yaml = srt_buf_detach(&text);
 	out->texts = srt_xrealloc(out->texts, (out->ntexts + 1) * sizeof(*out->texts));
 	out->texts[out->ntexts++] = yaml;
-	kind = campaign_or_recipe(file, yaml, len, &d, &doc);
+	kind = selector ? 0 : campaign_or_recipe(file, yaml, len, &d, &doc);
 	if (kind != 0) {
 		nerr = kind > 0 ? load_campaign(file, yaml, doc, cluster, out, &d) : d.nerrors;
 		srt_diags_print(&d, stderr);
 		srt_diags_release(&d);
 		return nerr;
 	}
-	nerr = srt_compile_bytes(yaml, len, file, cluster, &comp, &d);
+	nerr = srt_compile_bytes_selected(yaml, len, file, selector, cluster, &comp, &d);
 	for (size_t i = 0; !nerr && i < comp.n; i++) {
 		const struct srt_recipe *r = comp.recipes[i];
 		struct srt_cli_spec sp = { 0 };
@@ -278,16 +279,17 @@ int srt_cli_specs_load(const char *verb, char *const *paths, size_t npaths,
 	cluster.env = srt_cli_getenv;
 	cluster.env_strict = !strcmp(verb, "apply");
 	for (size_t p = 0; p < npaths; p++) {
-		char **files;
+		char **files, *selector;
 		size_t nfiles;
 
-		if (srt_cli_expand_path(verb, paths[p], &files, &nfiles) != 0) {
+		if (srt_cli_expand_path_sel(verb, paths[p], &files, &nfiles, &selector) != 0) {
 			io_error = true;
 			continue;
 		}
 		for (size_t i = 0; i < nfiles; i++)
-			nerr += load_file(verb, files[i], &cluster, out, &cap, &io_error);
+			nerr += load_file(verb, files[i], selector, &cluster, out, &cap, &io_error);
 		srt_cli_free_files(files, nfiles);
+		free(selector);
 	}
 	srt_cluster_release(&cluster);
 	for (size_t i = 0; i < out->n; i++)

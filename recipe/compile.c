@@ -92,8 +92,9 @@ static void take_variant(struct srt_diags *diags, struct srt_diags *local, const
 	srt_diags_release(local);
 }
 
-static size_t compile_doc(struct srt_ydoc *doc, const char *stem, const struct srt_cluster *cluster,
-			  struct srt_compiled *out, struct srt_diags *diags)
+static size_t compile_doc(struct srt_ydoc *doc, const char *stem, const char *selector,
+			  const struct srt_cluster *cluster, struct srt_compiled *out,
+			  struct srt_diags *diags)
 {
 	size_t before = diags->nerrors;
 	struct srt_ynode **roots = NULL;
@@ -114,7 +115,7 @@ static size_t compile_doc(struct srt_ydoc *doc, const char *stem, const struct s
 			      doc->file);
 		return diags->nerrors - before;
 	}
-	if (srt_variants_expand(doc, &roots, &nroots, diags) != 0) {
+	if (srt_variants_expand_selected(doc, selector, &roots, &nroots, diags) != 0) {
 		free(roots);
 		return diags->nerrors - before ? diags->nerrors - before : 1;
 	}
@@ -176,9 +177,10 @@ out:
 	return diags->nerrors - before;
 }
 
-size_t srt_compile_bytes_named(const char *data, size_t len, const char *file,
-			       const char *name_from, const struct srt_cluster *cluster,
-			       struct srt_compiled *out, struct srt_diags *diags)
+/* Bytes named `file` in diagnostics, the default recipe name from `name_from`. */
+static size_t compile_text(const char *data, size_t len, const char *file, const char *name_from,
+			   const char *selector, const struct srt_cluster *cluster,
+			   struct srt_compiled *out, struct srt_diags *diags)
 {
 	size_t before = diags->nerrors;
 	struct srt_ydoc *doc;
@@ -189,9 +191,16 @@ size_t srt_compile_bytes_named(const char *data, size_t len, const char *file,
 	if (!doc)
 		return diags->nerrors - before ? diags->nerrors - before : 1;
 	stem = srt_file_stem(name_from);
-	compile_doc(doc, srt_arena_strdup(&doc->arena, stem), cluster, out, diags);
+	compile_doc(doc, srt_arena_strdup(&doc->arena, stem), selector, cluster, out, diags);
 	free(stem);
 	return diags->nerrors - before;
+}
+
+size_t srt_compile_bytes_named(const char *data, size_t len, const char *file,
+			       const char *name_from, const struct srt_cluster *cluster,
+			       struct srt_compiled *out, struct srt_diags *diags)
+{
+	return compile_text(data, len, file, name_from, NULL, cluster, out, diags);
 }
 
 size_t srt_compile_bytes(const char *data, size_t len, const char *file,
@@ -201,8 +210,22 @@ size_t srt_compile_bytes(const char *data, size_t len, const char *file,
 	return srt_compile_bytes_named(data, len, file, file, cluster, out, diags);
 }
 
+size_t srt_compile_bytes_selected(const char *data, size_t len, const char *file,
+				  const char *selector, const struct srt_cluster *cluster,
+				  struct srt_compiled *out, struct srt_diags *diags)
+{
+	return compile_text(data, len, file, file, selector, cluster, out, diags);
+}
+
 size_t srt_compile_file(const char *path, const struct srt_cluster *cluster,
 			struct srt_compiled *out, struct srt_diags *diags)
+{
+	return srt_compile_file_selected(path, NULL, cluster, out, diags);
+}
+
+size_t srt_compile_file_selected(const char *path, const char *selector,
+				 const struct srt_cluster *cluster, struct srt_compiled *out,
+				 struct srt_diags *diags)
 {
 	size_t before = diags->nerrors;
 	struct srt_ydoc *doc;
@@ -213,7 +236,7 @@ size_t srt_compile_file(const char *path, const struct srt_cluster *cluster,
 	if (!doc)
 		return diags->nerrors - before ? diags->nerrors - before : 1;
 	stem = srt_file_stem(path);
-	compile_doc(doc, srt_arena_strdup(&doc->arena, stem), cluster, out, diags);
+	compile_doc(doc, srt_arena_strdup(&doc->arena, stem), selector, cluster, out, diags);
 	free(stem);
 	return diags->nerrors - before;
 }

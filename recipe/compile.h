@@ -41,6 +41,18 @@ size_t srt_compile_bytes_named(const char *data, size_t len, const char *file,
 			       const char *name_from, const struct srt_cluster *cluster,
 			       struct srt_compiled *out, struct srt_diags *diags);
 
+/*
+ * srt_compile_file() and srt_compile_bytes() of only the variants
+ * `selector` picks (srt-slurm's `-f FILE:SELECTOR`; NULL: all of them; see
+ * srt_variants_expand_selected()).
+ */
+size_t srt_compile_file_selected(const char *path, const char *selector,
+				 const struct srt_cluster *cluster, struct srt_compiled *out,
+				 struct srt_diags *diags);
+size_t srt_compile_bytes_selected(const char *data, size_t len, const char *file,
+				  const char *selector, const struct srt_cluster *cluster,
+				  struct srt_compiled *out, struct srt_diags *diags);
+
 void srt_compiled_release(struct srt_compiled *c);
 
 /* "dir/my-recipe.yaml" -> "my-recipe" (caller frees). */

@@ -20,6 +20,8 @@
 #include "util/buf.h"
 
 #include <stdio.h>
+#include <fnmatch.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -311,8 +313,88 @@ static int expand_zip(struct srt_ydoc *doc, const struct srt_ynode *base, const 
 	return 0;
 }
 
+/* What a variant file offers a selector: "base, override_a, zip_override_b[0..2]". */
+static char *available(const struct srt_ypair *const *over, size_t nover,
+		       const struct srt_ypair *const *zips, size_t nzip)
+{
+	struct srt_buf b;
+
+	srt_buf_init(&b);
+	srt_buf_puts(&b, "base");
+	for (size_t k = 0; k < nover; k++)
+		srt_buf_printf(&b, ", %s", over[k]->key->str);
+	for (size_t k = 0; k < nzip; k++)
+		srt_buf_printf(&b, ", %s, %s[i]", zips[k]->key->str, zips[k]->key->str);
+	return srt_buf_detach(&b);
+}
+
+/* "zip_override_<g>[N]": the section name (in `a`) and N; false for anything else. */
+static bool zip_index(struct srt_arena *a, const char *sel, const char **key, size_t *idx)
+{
+	const char *lb = strchr(sel, '[');
+	size_t n = 0, digits = 0;
+	const char *p;
+
+	if (!lb || !has_prefix(sel, ZIP_PREFIX) || lb == sel + strlen(ZIP_PREFIX))
+		return false;
+	for (p = lb + 1; *p >= '0' && *p <= '9' && digits < 9; p++, digits++)
+		n = n * 10 + (size_t)(*p - '0');
+	if (!digits || p[0] != ']' || p[1])
+		return false;
+	*key = srt_arena_printf(a, "%.*s", (int)(lb - sel), sel);
+	*idx = n;
+	return true;
+}
+
+/*
+ * Keep, of the sorted sections, those `sel` names (see
+ * srt_variants_expand_selected): none for "base" (base alone is then the
+ * recipe), *zidx for an index (SIZE_MAX: all).  Returns false after reporting a selector that picks
+ * nothing.
+ */
+static bool select_sections(struct srt_ydoc *doc, const char *sel, const struct srt_ypair **over,
+			    size_t *nover, const struct srt_ypair **zips, size_t *nzip,
+			    size_t *zidx, struct srt_diags *diags)
+{
+	const char *key = sel;
+	size_t no = 0, nz = 0, idx = 0;
+	bool indexed = zip_index(&doc->arena, sel, &key, &idx);
+	bool glob = !indexed && strpbrk(sel, "*?[");
+	char *avail;
+
+	*zidx = indexed ? idx : SIZE_MAX;
+	if (!strcmp(sel, "base")) {
+		*nover = *nzip = 0;
+		return true;
+	}
+	for (size_t k = 0; k < *nover; k++)
+		if (glob ? !fnmatch(sel, over[k]->key->str, 0) : !strcmp(key, over[k]->key->str))
+			over[no++] = over[k];
+	for (size_t k = 0; k < *nzip; k++)
+		if (glob ? !fnmatch(sel, zips[k]->key->str, 0) : !strcmp(key, zips[k]->key->str))
+			zips[nz++] = zips[k];
+	if (*zidx != SIZE_MAX)
+		no = 0; /* an index picks in a zip section only */
+	if (no + nz) {
+		*nover = no;
+		*nzip = nz;
+		return true;
+	}
+	avail = available(over, *nover, zips, *nzip);
+	srt_diags_add(diags, SRT_DIAG_ERROR, doc->file, 1, 1, NULL,
+		      "the selector '%s' picks no variant of this file; it has: %s", sel, avail);
+	free(avail);
+	return false;
+}
+
 int srt_variants_expand(struct srt_ydoc *doc, struct srt_ynode ***roots, size_t *n,
 			struct srt_diags *diags)
+{
+	return srt_variants_expand_selected(doc, NULL, roots, n, diags);
+}
+
+int srt_variants_expand_selected(struct srt_ydoc *doc, const char *selector,
+				 struct srt_ynode ***roots, size_t *n, struct srt_diags *diags)
 {
 	struct srt_ynode *root = doc->root;
 	const struct srt_ynode *base = NULL, *schema = NULL;
@@ -321,10 +403,18 @@ int srt_variants_expand(struct srt_ydoc *doc, struct srt_ynode ***roots, size_t 
 	struct srt_ynode **out = NULL;
 	size_t nout = 0, cap = 0;
 	size_t errors = diags->nerrors;
+	size_t zidx = SIZE_MAX;
 	int rc = -1;
 
 	*roots = NULL;
 	*n = 0;
+	if (!srt_variants_is_variant_doc(root) && selector) {
+		srt_diags_add(diags, SRT_DIAG_ERROR, doc->file, 1, 1, NULL,
+			      "the selector '%s' picks a variant of a variant file (base: and "
+			      "override_ sections), and this file is one recipe; drop ':%s'",
+			      selector, selector);
+		return -1;
+	}
 	if (!srt_variants_is_variant_doc(root)) {
 		out = srt_xmalloc(sizeof(*out));
 		out[0] = root;
@@ -381,12 +471,27 @@ int srt_variants_expand(struct srt_ydoc *doc, struct srt_ynode ***roots, size_t 
 		qsort(overrides, nover, sizeof(*overrides), cmp_pair_key);
 	if (nzip > 1)
 		qsort(zips, nzip, sizeof(*zips), cmp_pair_key);
+	if (selector &&
+	    !select_sections(doc, selector, overrides, &nover, zips, &nzip, &zidx, diags))
+		goto out;
 	for (size_t k = 0; k < nover; k++)
 		expand_override(doc, base, overrides[k], &out, &nout, &cap);
 	for (size_t k = 0; k < nzip; k++)
 		expand_zip(doc, base, zips[k], &out, &nout, &cap, diags);
 	if (diags->nerrors > errors)
 		goto out;
+	if (zidx != SIZE_MAX) {
+		if (zidx >= nout) {
+			srt_diags_add(diags, SRT_DIAG_ERROR, doc->file, zips[0]->key->line,
+				      zips[0]->key->col, zips[0]->key->str,
+				      "the selector '%s' asks for variant %zu, and %s has %zu "
+				      "(0 to %zu)",
+				      selector, zidx, zips[0]->key->str, nout, nout - 1);
+			goto out;
+		}
+		out[0] = out[zidx];
+		nout = 1;
+	}
 
 	/* With sections, base is their template, not a recipe of its own. */
 	if (!nout) {

@@ -55,4 +55,16 @@ bool srt_variants_is_variant_doc(const struct srt_ynode *root);
 int srt_variants_expand(struct srt_ydoc *doc, struct srt_ynode ***roots, size_t *n,
 			struct srt_diags *diags);
 
+/*
+ * The same, keeping only what srt-slurm's `-f FILE:SELECTOR` picks (NULL:
+ * everything): `base` (base alone, as a recipe), `override_<s>` (that
+ * variant), `zip_override_<g>` (all of its variants), `zip_override_<g>[N]`
+ * (its variant N, 0-based, under its usual name <base>_<g>_<N>), or a glob
+ * (`*`, `?`, `[...]`) over the section names.  A selector that picks
+ * nothing, or one on a file that is not a variant file, is an error that
+ * lists what the file has.
+ */
+int srt_variants_expand_selected(struct srt_ydoc *doc, const char *selector,
+				 struct srt_ynode ***roots, size_t *n, struct srt_diags *diags);
+
 #endif

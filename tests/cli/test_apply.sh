@@ -261,6 +261,28 @@ run 0 "$SRTCTL" apply -f dir/beta.yaml --db "$DB"
 expect_out "recipe/beta configured"
 [[ $(generation beta) == 2 ]] || fail "re-applied deleted recipe has generation $(generation beta)"
 
+# srt-slurm's -f FILE:SELECTOR: only the variants it picks, under their names in
+# the whole file; a selector that picks nothing lists what the file has.
+cat >vars.yaml <<'YAML'
+base: {name: sel, engine: sglang, roles: {agg: {}}}
+override_one: {roles: {agg: {args: {tp: 1}}}}
+zip_override_conc: {slurm: {time_limit: ['1:00:00', '2:00:00']}}
+YAML
+run 0 "$SRTCTL" validate -f 'vars.yaml:zip_override_conc[1]'
+expect_out "vars.yaml: recipe 'sel_conc_1' is valid (engine sglang, 0 services)"
+run 1 "$SRTCTL" validate -f 'vars.yaml:zip_override_conc[2]'
+grep -q "the selector 'zip_override_conc\[2\]' asks for variant 2, and zip_override_conc has 2 (0 to 1)" err ||
+	fail "an index past the end: $(cat err)"
+run 1 "$SRTCTL" apply -f 'vars.yaml:override_two' --db "$DB"
+grep -q "it has: base, override_one, zip_override_conc, zip_override_conc\[i\]" err ||
+	fail "an unknown selector: $(cat err)"
+run 0 "$SRTCTL" apply -f 'vars.yaml:zip_override_conc[1]' --db "$DB"
+expect_out "recipe/sel_conc_1 created"
+[[ $(generation sel_conc_0) == - && $(generation sel_one) == - ]] || fail "a selector applied more"
+run 0 "$SRTCTL" diff -f 'vars.yaml:zip_override_conc[1]' --db "$DB"
+run 0 "$SRTCTL" apply -f 'vars.yaml:override_*' --db "$DB"
+expect_out "recipe/sel_one created"
+
 # srt-slurm's $VARs (model.path, model.container, the mounts' paths) come from
 # the environment apply runs in, and the recorded spec holds their values: the
 # controller, with an environment of its own, never resolves them.  validate

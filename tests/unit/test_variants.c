@@ -516,6 +516,90 @@ static void test_corpus_variant_files(void **state)
 	}
 }
 
+/* srt-slurm's -f FILE:SELECTOR: what each selector keeps, in order, and what it refuses. */
+static void test_selectors(void **state)
+{
+	static const char *yaml = "base: {name: v, x: 1}\n"
+				  "zip_override_conc: {x: [10, 20, 30]}\n"
+				  "override_small: {x: 2}\n"
+				  "override_big: {x: 3}\n"
+				  "zip_override_alt: {x: [7]}\n";
+	static const struct {
+		const char *sel, *names, *err;
+	} cases[] = {
+		{ NULL, "v_big v_small v_alt_0 v_conc_0 v_conc_1 v_conc_2", NULL },
+		{ "base", "v", NULL },
+		{ "override_small", "v_small", NULL },
+		{ "zip_override_conc", "v_conc_0 v_conc_1 v_conc_2", NULL },
+		{ "zip_override_conc[2]", "v_conc_2", NULL },
+		{ "zip_override_*", "v_alt_0 v_conc_0 v_conc_1 v_conc_2", NULL },
+		{ "override_[bs]*", "v_big v_small", NULL },
+		{ "zip_override_conc[3]", NULL,
+		  "v.yaml:2:1: zip_override_conc: the selector 'zip_override_conc[3]' asks for "
+		  "variant 3, and zip_override_conc has 3 (0 to 2)" },
+		{ "override_small[0]", NULL,
+		  "v.yaml:1:1: the selector 'override_small[0]' picks no variant of this file; it "
+		  "has: base, override_big, override_small, zip_override_alt, zip_override_alt[i], "
+		  "zip_override_conc, zip_override_conc[i]" },
+		{ "nope*", NULL,
+		  "v.yaml:1:1: the selector 'nope*' picks no variant of this file; it has: base, "
+		  "override_big, override_small, zip_override_alt, zip_override_alt[i], "
+		  "zip_override_conc, zip_override_conc[i]" },
+	};
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct srt_ydoc *doc = parse_str(yaml);
+		struct srt_ynode **roots = NULL;
+		struct srt_diags d;
+		char names[256] = "";
+		size_t n = 0;
+		int rc;
+
+		srt_diags_init(&d);
+		rc = srt_variants_expand_selected(doc, cases[c].sel, &roots, &n, &d);
+		if (cases[c].err) {
+			char *got = d.n ? diag_text(&d, 0) : NULL;
+
+			assert_int_equal(rc, -1);
+			assert_non_null(got);
+			assert_string_equal(got, cases[c].err);
+			free(got);
+		} else {
+			assert_int_equal(rc, 0);
+			for (size_t i = 0; i < n; i++)
+				snprintf(names + strlen(names), sizeof(names) - strlen(names),
+					 "%s%s", i ? " " : "", str_at(roots[i], "name"));
+			assert_string_equal(names, cases[c].names);
+		}
+		free(roots);
+		srt_ydoc_free(doc);
+		srt_diags_release(&d);
+	}
+}
+
+static void test_selector_on_a_plain_recipe(void **state)
+{
+	struct srt_ydoc *doc = parse_str("name: x\nengine: sglang\n");
+	struct srt_ynode **roots = NULL;
+	struct srt_diags d;
+	size_t n = 0;
+	char *got;
+
+	(void)state;
+	srt_diags_init(&d);
+	assert_int_equal(srt_variants_expand_selected(doc, "base", &roots, &n, &d), -1);
+	got = diag_text(&d, 0);
+	assert_string_equal(got,
+			    "v.yaml:1:1: the selector 'base' picks a variant of a variant file "
+			    "(base: and override_ sections), and this file is one recipe; drop "
+			    "':base'");
+	free(got);
+	free(roots);
+	srt_ydoc_free(doc);
+	srt_diags_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -528,6 +612,8 @@ int main(void)
 		cmocka_unit_test(test_key_kinds),
 		cmocka_unit_test(test_is_variant_doc),
 		cmocka_unit_test(test_corpus_variant_files),
+		cmocka_unit_test(test_selectors),
+		cmocka_unit_test(test_selector_on_a_plain_recipe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
