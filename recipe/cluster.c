@@ -187,7 +187,7 @@ static const struct top_key top_keys[] = {
 	{ "reporting", KEY_IGNORED },
 	{ "runtime", KEY_READ },
 	{ "slurmrestd", KEY_READ },
-	{ "srtctl_root", KEY_IGNORED },
+	{ "srtctl_root", KEY_READ },
 	{ "telemetry", KEY_IGNORED },
 	{ "use_exclusive_sbatch_directive", KEY_READ },
 	{ "use_gpus_per_node_directive", KEY_READ },
@@ -608,6 +608,12 @@ int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_di
 	c->default_partition = str_at(&cc, root, "default_partition", "default_partition", NULL);
 	c->default_time_limit = str_at(&cc, root, "default_time_limit", "default_time_limit", NULL);
 	c->default_container = str_at(&cc, root, "default_container", "default_container", NULL);
+	c->srtctl_root = str_at(&cc, root, "srtctl_root", "srtctl_root", NULL);
+	if (c->srtctl_root && c->srtctl_root[0] != '/')
+		cerr(&cc, srt_ynode_get(root, "srtctl_root"), "srtctl_root",
+		     "'%s' is not an absolute path; write the srt-slurm checkout's full path (its "
+		     "configs/ holds the recipes' setup_script)",
+		     c->srtctl_root);
 	cluster_section(&cc, c, srt_ynode_get(root, "cluster"));
 	bool_at(&cc, root, "use_gpus_per_node_directive", &c->use_gpus_per_node_directive);
 	bool_at(&cc, root, "use_segment_sbatch_directive", &c->use_segment_sbatch_directive);

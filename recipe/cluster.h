@@ -125,6 +125,8 @@ struct srt_cluster {
 	struct srt_env containers;     /* alias -> image */
 	struct srt_env model_paths;    /* alias -> model path */
 	const char *default_container; /* image for recipes that name none, or NULL */
+	/* srt-slurm's checkout (absolute), whose configs/ holds the recipes' setup_script; or NULL */
+	const char *srtctl_root;
 	struct {
 		const char *url;
 		const char *api_version; /* NULL: newest the server serves */

@@ -291,6 +291,11 @@ struct srt_recipe {
 	const struct srt_ynode *connector;
 	/* engine.served_model_name (TRT-LLM: a launcher flag, not an engine YAML key), or NULL. */
 	const char *served_model_name;
+	/*
+	 * setup_script: a script in srt-slurm's configs/ (a relative path) that
+	 * each worker and the Dynamo frontend run before they start; or NULL.
+	 */
+	const char *setup_script;
 	struct {
 		const char *path, *container, *precision;
 	} model;

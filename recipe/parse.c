@@ -2117,6 +2117,32 @@ static void add_mount(struct pctx *c, struct srt_recipe *r, const struct srt_yno
 		(struct srt_env_var){ srt_arena_printf(c->a, "%s:%s", src, target), path, at };
 }
 
+/*
+ * setup_script: srt-slurm's script in its configs/ directory ("x.sh",
+ * "patches/y.sh"), which the workers run before they start.
+ */
+static void parse_setup_script(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
+{
+	const char *s;
+
+	if (srt_ynode_is_null(n) || !want_str(c, n, "setup_script", &s))
+		return;
+	if (!*s || s[0] == '/' || !strcmp(s, "..") || srt_str_has_prefix(s, "../") ||
+	    strstr(s, "/../") || (strlen(s) >= 3 && !strcmp(s + strlen(s) - 3, "/.."))) {
+		err(c, n, "setup_script",
+		    "'%s' is not a script in srt-slurm's configs/ directory: write its path "
+		    "relative to configs/ (e.g. install-deps.sh), without '..'",
+		    s);
+		return;
+	}
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f) {
+			err(c, n, "setup_script", "must not contain control characters");
+			return;
+		}
+	r->setup_script = s;
+}
+
 /* extra_mount (a list of "SRC:DST[:FLAGS]") and container_mounts (SRC: DST), in that order. */
 static void parse_mounts(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *extra,
 			 const struct srt_ynode *map)
@@ -2176,6 +2202,7 @@ static const char *const owned_keys[] = { "name",
 					  "extra_mount",
 					  "container_mounts",
 					  "srun_options",
+					  "setup_script",
 					  NULL };
 
 /* "dir/x.yaml" -> "dir/x.campaign.yaml": where migrate may write a sweep's campaign. */
@@ -2274,6 +2301,7 @@ struct srt_recipe *srt_recipe_parse(struct srt_ydoc *doc, const struct srt_ynode
 	parse_health_check(&c, r, srt_ynode_get(root, "health_check"));
 	parse_mounts(&c, r, srt_ynode_get(root, "extra_mount"),
 		     srt_ynode_get(root, "container_mounts"));
+	parse_setup_script(&c, r, srt_ynode_get(root, "setup_script"));
 
 	/*
 	 * A section srt-slurm knows is kept (it is part of the spec) but not acted

@@ -21,6 +21,7 @@
 #include "recipe/mcclient.h"
 #include "recipe/yemit.h"
 #include "util/buf.h"
+#include "util/shell.h"
 #include "util/strutil.h"
 
 /* ---- small arena helpers ---- */
@@ -1072,6 +1073,70 @@ static void preamble_argv(struct srt_arena *a, struct srt_argv *argv, const char
 	argv->n = n;
 }
 
+/* Do the run's containers run under pyxis? */
+static bool pyxis(const struct srt_plan *p)
+{
+	return p->cluster && p->cluster->container_runtime == SRT_CRT_PYXIS;
+}
+
+/* Does one of the run's mounts ("SRC:DST[:FLAGS]") put something at `dst`? */
+static bool mounts_at(const struct srt_runplan *run, const char *dst)
+{
+	size_t n = strlen(dst);
+
+	for (size_t i = 0; i < run->nmounts; i++) {
+		const char *d = strchr(run->mounts[i], ':');
+
+		if (d && !strncmp(d + 1, dst, n) && (d[1 + n] == '\0' || d[1 + n] == ':'))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * srt-slurm's setup_script, run as srt-slurm runs it before a worker or the
+ * Dynamo frontend starts: /configs/<script> in a container (the cluster's
+ * srtctl_root/configs is mounted there), srtctl_root/configs/<script>
+ * outside one.  A script that is not there is said in the log and skipped;
+ * one that fails stops the process with its status.  *rt (the words filled
+ * in at run time) follows the words.
+ */
+static void with_setup_script(struct srt_arena *a, const struct srt_recipe *r,
+			      const struct srt_cluster *c, bool in_container, struct srt_argv *argv,
+			      bool **rt)
+{
+	const char *path;
+	struct srt_buf q, run, miss;
+	size_t n0 = argv->n;
+
+	if (!r->setup_script || !argv->n)
+		return;
+	path = in_container || !c || !c->srtctl_root ?
+		       srt_arena_printf(a, "/configs/%s", r->setup_script) :
+		       srt_arena_printf(a, "%s/configs/%s", c->srtctl_root, r->setup_script);
+	srt_buf_init(&q);
+	srt_buf_init(&run);
+	srt_buf_init(&miss);
+	srt_shell_word(&q, path);
+	srt_shell_word(&run, srt_arena_printf(a, "Running setup script: %s", path));
+	srt_shell_word(&miss, srt_arena_printf(a, "WARNING: %s not found", path));
+	preamble_argv(a, argv,
+		      srt_arena_printf(a,
+				       "if [ -f %s ]; then echo %s; bash %s || exit; else echo %s; "
+				       "fi\n",
+				       q.data, run.data, q.data, miss.data));
+	srt_buf_release(&q);
+	srt_buf_release(&run);
+	srt_buf_release(&miss);
+	if (*rt) {
+		bool *moved = srt_arena_alloc(a, (argv->n + 1) * sizeof(*moved));
+
+		memset(moved, 0, (argv->n + 1) * sizeof(*moved));
+		memcpy(moved + (argv->n - n0), *rt, n0 * sizeof(*moved));
+		*rt = moved;
+	}
+}
+
 struct pb {
 	struct srt_plan *p;
 	struct srt_arena *a;
@@ -1917,6 +1982,11 @@ static void add_workers(struct pb *b)
 					failed[w->role] = true;
 					b->rc = -1;
 				}
+				with_setup_script(b->a, p->recipe, p->cluster,
+						  pyxis(p) && srt_render_role_container(p->recipe,
+											p->cluster,
+											w->role),
+						  &argv, &rt);
 				put_argv(pr, &argv);
 				pr->argv_runtime = rt;
 			}
@@ -1985,14 +2055,16 @@ static void add_frontend(struct pb *b)
 	pr->node = p->layout.head;
 	pr->phase = srt_start_name(SRT_START_AFTER_FRONTEND);
 	argvb_finish(&av, &argv);
+	/* frontend.container_image (TileRT's router has an image of its own) */
+	pr->container = image_set(f->container) ? resolve(p->cluster, f->container) :
+						  srt_render_job_container(r, p->cluster);
+	if (srt_launch_frontend_kind(r, NULL) == SRT_FE_DYNAMO)
+		with_setup_script(b->a, r, p->cluster, pyxis(p) && pr->container, &argv, &rt);
 	put_argv(pr, &argv);
 	env_layer(&env, b->a, &r->environment, "environment");
 	env_layer(&env, b->a, &f->env, "frontend.env");
 	launch_env(&env, b->a, &ln);
 	put_env(b, pr, &env);
-	/* frontend.container_image (TileRT's router has an image of its own) */
-	pr->container = image_set(f->container) ? resolve(p->cluster, f->container) :
-						  srt_render_job_container(r, p->cluster);
 	/*
 	 * TileRT's router reads the tokenizer (--model-path) from the model,
 	 * mounted at /model in its container as the workers' is.
@@ -2298,11 +2370,15 @@ static void plan_header(struct srt_plan *p)
 	/* srt-slurm's order: the cluster's default_mounts, then the recipe's */
 	run->nmounts = 0;
 	run->mounts = srt_arena_alloc(&run->arena, ((c ? c->default_mounts.n : 0) + r->mounts.n +
-						    1) * sizeof(*run->mounts));
+						    2) * sizeof(*run->mounts));
 	for (size_t i = 0; c && i < c->default_mounts.n; i++)
 		run->mounts[run->nmounts++] = c->default_mounts.v[i].name;
 	for (size_t i = 0; i < r->mounts.n; i++)
 		run->mounts[run->nmounts++] = r->mounts.v[i].name;
+	/* srt-slurm mounts its configs/ at /configs, where setup_script is run from */
+	if (r->setup_script && c && c->srtctl_root && run->pyxis && !mounts_at(run, "/configs"))
+		run->mounts[run->nmounts++] =
+			srt_arena_printf(&run->arena, "%s/configs:/configs", c->srtctl_root);
 	if (p->master) {
 		run->master_name = p->master->name;
 		run->master_external = p->master_external;

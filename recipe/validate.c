@@ -2022,6 +2022,22 @@ static void check_kv_events(struct vctx *v)
 	}
 }
 
+/*
+ * setup_script lives in srt-slurm's configs/: without srtctl_root, srtctl
+ * cannot mount it, and the workers find it only if their image has it.
+ */
+static void check_setup_script(struct vctx *v)
+{
+	if (!v->r->setup_script || (v->cl && v->cl->srtctl_root))
+		return;
+	vwarn(v, srt_ynode_get(v->r->root, "setup_script"), "setup_script",
+	      "srt-slurm runs '%s' from its configs/ directory (/configs/%s), and srtslurm.yaml "
+	      "has no srtctl_root (the srt-slurm checkout) to find it in: set srtctl_root, or "
+	      "each worker looks for /configs/%s in its image and starts without it when it is "
+	      "not there",
+	      v->r->setup_script, v->r->setup_script, v->r->setup_script);
+}
+
 void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *cluster,
 			 struct srt_diags *diags)
 {
@@ -2039,6 +2055,7 @@ void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *c
 	srt_mcclient_check(r, srt_launch_served_name(v.a, r), v.a, diags);
 	check_containers(&v);
 	check_model_mounts(&v);
+	check_setup_script(&v);
 	if (cluster && cluster->container_runtime == SRT_CRT_PYXIS &&
 	    !(r->model.container && *r->model.container)) {
 		for (int k = 0; k < SRT_ROLE_COUNT; k++)

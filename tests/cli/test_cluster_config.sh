@@ -60,13 +60,13 @@ run 0 "$SRTCTL" dry-run -f recipe.yaml -o json
 	fail "default_container (an alias) not applied: $(jq -c .model out)"
 grep -q -- '--account=acct' out || fail "default_account not in the batch script"
 grep -q -- '--partition=batch' out || fail "default_partition not in the batch script"
-for key in srtctl_root output_dir reporting gpus_per_node; do
+for key in output_dir reporting gpus_per_node; do
 	n=$(grep -c "srt-slurm.yaml:[0-9]*:[0-9]*: warning: $key: " err || true)
 	[[ $n == 1 ]] || fail "'$key' warned about $n times, want once: $(cat err)"
 done
 # The job switches are read, not warned about: no --gpus-per-node, --segment
 # as a comment (Slurm 24.05+), and in the job as sent (v0.0.41+ only).
-for key in use_gpus_per_node_directive use_segment_sbatch_directive; do
+for key in use_gpus_per_node_directive use_segment_sbatch_directive srtctl_root; do
 	! grep -q "warning: $key: " err || fail "'$key' is read, yet warned about: $(cat err)"
 done
 ! grep -q -- '--gpus-per-node' out || fail "use_gpus_per_node_directive: false, yet --gpus-per-node"

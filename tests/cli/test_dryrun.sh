@@ -372,6 +372,67 @@ printf 'engine: sglang\nmodel: {path: /m, container: ""}\nroles:\n  agg: {args: 
 "$SRTCTL" dry-run -f noimg.yaml >noimg.txt 2>/dev/null || fail "container '': dry-run failed"
 grep -qx 'Model: /m, container -' noimg.txt || fail "container '': $(grep '^Model' noimg.txt)"
 
+# setup_script: srt-slurm's configs/<script>, run before each worker and the
+# Dynamo frontend start: /configs/<script> in a container (srtctl_root's
+# configs/ mounted there), srtctl_root/configs/<script> outside one.
+cat >setup.yaml <<'YAML'
+name: setup
+engine: vllm
+model: {path: /models/m, container: /images/v.sqsh}
+frontend: {type: dynamo}
+roles:
+  agg: {}
+setup_script: patches/deps.sh
+YAML
+mkdir -p root/configs/patches
+cat >pyxis-root.yaml <<YAML
+runtime: {container_runtime: pyxis}
+srtctl_root: $TMP/root
+YAML
+if SRTSLURM_CONFIG=$TMP/pyxis-root.yaml "$SRTCTL" dry-run -f setup.yaml -o json >setup.json 2>setup.err; then
+	py setup.json '"'"$TMP"'/root/configs:/configs" in d["plan"]["runtime"]["mounts"]'
+	py setup.json 'all(p["argv"][:2] == ["bash", "-c"] and p["argv"][2].startswith("if [ -f /configs/patches/deps.sh ]") for p in d["plan"]["processes"] if p["kind"] in ("worker", "frontend"))'
+	py setup.json 'all(p["argv"][0] != "bash" for p in d["plan"]["processes"] if p["kind"] not in ("worker", "frontend"))'
+else
+	fail "setup_script dry-run: $(cat setup.err)"
+fi
+# Without containers the script is srtctl_root's own, run in the worker's
+# shell: it runs first, a failing one stops the worker with its status, and a
+# missing one is said and skipped (as srt-slurm does).
+printf 'runtime: {container_runtime: none}\nsrtctl_root: %s/root\n' "$TMP" >bare-root.yaml
+if SRTSLURM_CONFIG=$TMP/bare-root.yaml "$SRTCTL" dry-run -f setup.yaml -o json >bare.json 2>bare.err; then
+	# the worker's own words after the preamble's "$0", swapped for a marker
+	python3 - bare.json >setup.argv <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = [p for p in d["plan"]["processes"] if p["kind"] == "worker"][0]["argv"]
+print("\0".join(w[:4] + ["sh", "-c", "echo worker-started"]), end="")
+PY
+	printf '#!/bin/bash\necho setup-ran\nexit "${SETUP_RC:-0}"\n' >root/configs/patches/deps.sh
+	xargs -0 env <setup.argv >ran.out 2>&1 || fail "setup + worker failed: $(cat ran.out)"
+	[[ $(tr '\n' ' ' <ran.out) == *"Running setup script: $TMP/root/configs/patches/deps.sh setup-ran worker-started "* ]] ||
+		fail "the setup script did not run before the worker: $(cat ran.out)"
+	rc=0
+	SETUP_RC=3 xargs -0 env <setup.argv >ran.out 2>&1 || rc=$?
+	# xargs says 123 when its command exits 1-125
+	[[ $rc == 123 ]] && ! grep -q worker-started ran.out ||
+		fail "a failing setup script did not stop the worker (xargs rc $rc): $(cat ran.out)"
+	rm root/configs/patches/deps.sh
+	xargs -0 env <setup.argv >ran.out 2>&1 || fail "a missing setup script stopped the worker: $(cat ran.out)"
+	grep -q "WARNING: $TMP/root/configs/patches/deps.sh not found" ran.out && grep -q worker-started ran.out ||
+		fail "a missing setup script: $(cat ran.out)"
+else
+	fail "setup_script dry-run without containers: $(cat bare.err)"
+fi
+# A path outside configs/ is refused; no srtctl_root is a warning.
+sed 's|setup_script: patches/deps.sh|setup_script: ../x.sh|' setup.yaml >setup-bad.yaml
+"$SRTCTL" validate -f setup-bad.yaml >/dev/null 2>setup.err && fail "setup_script ../x.sh was accepted"
+grep -q "setup_script: '../x.sh' is not a script in srt-slurm's configs/ directory" setup.err ||
+	fail "setup_script ../x.sh: $(cat setup.err)"
+"$SRTCTL" validate -f setup.yaml >/dev/null 2>setup.err || fail "setup_script without srtctl_root: $(cat setup.err)"
+grep -q "warning: setup_script: srt-slurm runs 'patches/deps.sh' from its configs/ directory" setup.err ||
+	fail "no warning without srtctl_root: $(cat setup.err)"
+
 if ((fails)); then
 	echo "$fails check(s) failed" >&2
 	exit 1
