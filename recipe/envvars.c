@@ -181,6 +181,22 @@ static struct srt_ynode *put(struct ectx *e, struct srt_ynode *root, bool *copie
 	return root;
 }
 
+/* root with container_mounts {ws: /infmax-workspace} added (srt-slurm's InferenceX mount). */
+static struct srt_ynode *infmax_mount(struct ectx *e, struct srt_ynode *root, bool *copied,
+				      const char *ws)
+{
+	struct srt_ydoc *doc = e->doc;
+	const struct srt_ynode *at = srt_ynode_get(root, "container_mounts");
+	struct srt_ynode *m = at && at->kind == SRT_Y_MAP ? srt_ynode_copy_shallow(doc, at) :
+							    srt_ynode_new_map(doc);
+	struct srt_ynode *v = srt_ynode_new_str(doc, SRT_INFMAX_MOUNT, false);
+
+	srt_ynode_map_set(doc, m, ws, v);
+	m->pairs[m->n - 1].key->line = v->line = root->line;
+	m->pairs[m->n - 1].key->col = v->col = root->col;
+	return put(e, root, copied, "container_mounts", m);
+}
+
 struct srt_ynode *srt_recipe_expand_env(struct srt_ydoc *doc, struct srt_ynode *root,
 					srt_getenv_fn get, bool strict, struct srt_diags *diags)
 {
@@ -247,17 +263,11 @@ struct srt_ynode *srt_recipe_expand_env(struct srt_ydoc *doc, struct srt_ynode *
 			root = put(&e, root, &copied, "container_mounts", m);
 	}
 	ws = get("INFMAX_WORKSPACE");
-	if (ws && *ws && !mounted_at(root, SRT_INFMAX_MOUNT)) {
-		const struct srt_ynode *at = srt_ynode_get(root, "container_mounts");
-		struct srt_ynode *m = at && at->kind == SRT_Y_MAP ?
-					      srt_ynode_copy_shallow(doc, at) :
-					      srt_ynode_new_map(doc);
-		struct srt_ynode *v = srt_ynode_new_str(doc, SRT_INFMAX_MOUNT, false);
-
-		srt_ynode_map_set(doc, m, ws, v);
-		m->pairs[m->n - 1].key->line = v->line = root->line;
-		m->pairs[m->n - 1].key->col = v->col = root->col;
-		root = put(&e, root, &copied, "container_mounts", m);
+	if (ws && *ws) {
+		/* the recipe's own mount there, or of that directory, wins, as in srt-slurm */
+		if (!mounted_at(root, SRT_INFMAX_MOUNT) &&
+		    !srt_ynode_get(srt_ynode_get(root, "container_mounts"), ws))
+			root = infmax_mount(&e, root, &copied, ws);
 	} else if (!mounted_at(root, SRT_INFMAX_MOUNT)) {
 		const char *at = "";
 		const struct srt_ynode *use =

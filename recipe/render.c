@@ -1073,12 +1073,6 @@ static void preamble_argv(struct srt_arena *a, struct srt_argv *argv, const char
 	argv->n = n;
 }
 
-/* Do the run's containers run under pyxis? */
-static bool pyxis(const struct srt_plan *p)
-{
-	return p->cluster && p->cluster->container_runtime == SRT_CRT_PYXIS;
-}
-
 /* Does one of the run's mounts ("SRC:DST[:FLAGS]") put something at `dst`? */
 static bool mounts_at(const struct srt_runplan *run, const char *dst)
 {
@@ -1983,9 +1977,10 @@ static void add_workers(struct pb *b)
 					b->rc = -1;
 				}
 				with_setup_script(b->a, p->recipe, p->cluster,
-						  pyxis(p) && srt_render_role_container(p->recipe,
-											p->cluster,
-											w->role),
+						  in_container(p->cluster,
+							       srt_render_role_container(p->recipe,
+											 p->cluster,
+											 w->role)),
 						  &argv, &rt);
 				put_argv(pr, &argv);
 				pr->argv_runtime = rt;
@@ -2059,7 +2054,8 @@ static void add_frontend(struct pb *b)
 	pr->container = image_set(f->container) ? resolve(p->cluster, f->container) :
 						  srt_render_job_container(r, p->cluster);
 	if (srt_launch_frontend_kind(r, NULL) == SRT_FE_DYNAMO)
-		with_setup_script(b->a, r, p->cluster, pyxis(p) && pr->container, &argv, &rt);
+		with_setup_script(b->a, r, p->cluster, in_container(p->cluster, pr->container),
+				  &argv, &rt);
 	put_argv(pr, &argv);
 	env_layer(&env, b->a, &r->environment, "environment");
 	env_layer(&env, b->a, &f->env, "frontend.env");

@@ -185,6 +185,8 @@ static void test_infmax(void **state)
 			   "benchmark: {type: custom, command: bash /infmax-workspace/run.sh}\n";
 	const char *own = "name: r\nmodel: {path: /m, container: /i.sqsh}\n" ROLES
 			  "container_mounts: {/mine: '/infmax-workspace:ro'}\n";
+	const char *elsewhere = "name: r\nmodel: {path: /m, container: /i.sqsh}\n" ROLES
+				"container_mounts: {/ws: /ix}\n";
 	struct srt_compiled c;
 	struct srt_diags d;
 
@@ -211,6 +213,12 @@ static void test_infmax(void **state)
 	assert_int_equal(compile(own, fake_env_ws, true, &c, &d), 0);
 	assert_int_equal(c.recipes[0]->mounts.n, 1);
 	assert_string_equal(c.recipes[0]->mounts.v[0].name, "/mine:/infmax-workspace:ro");
+	srt_compiled_release(&c);
+	srt_diags_release(&d);
+	/* and so does its own mount of that directory elsewhere */
+	assert_int_equal(compile(elsewhere, fake_env_ws, true, &c, &d), 0);
+	assert_int_equal(c.recipes[0]->mounts.n, 1);
+	assert_string_equal(c.recipes[0]->mounts.v[0].name, "/ws:/ix");
 	srt_compiled_release(&c);
 	srt_diags_release(&d);
 }
