@@ -1051,15 +1051,19 @@ void srt_render_service_argv(struct srt_argv *out, struct srt_arena *a, const st
 /* ---- plan ---- */
 
 /*
- * A service's preamble runs in the same bash, before its command:
- * bash -c '<preamble>
+ * A preamble (a service's, the setup_script's) runs in the same bash, before
+ * its command: bash -c '<preamble>
  * exec "$@"' <argv0> <argv...>.  The command stays an argv (no quoting);
- * "$0" names the command in bash's messages.
+ * "$0" names the command in bash's messages.  Returns the words' run-time
+ * flags moved behind bash -c SCRIPT ARGV0 (`rt`: the command's, or NULL;
+ * `script_rt`: the script's own), or NULL when there are none.
  */
-static void preamble_argv(struct srt_arena *a, struct srt_argv *argv, const char *preamble)
+static bool *preamble_argv(struct srt_arena *a, struct srt_argv *argv, const char *preamble,
+			   const bool *rt, bool script_rt)
 {
 	const char **v = srt_arena_alloc(a, (argv->n + 5) * sizeof(*v));
-	size_t n = 0;
+	size_t n = 0, n0 = argv->n;
+	bool *moved;
 
 	v[n++] = "bash";
 	v[n++] = "-c";
@@ -1071,6 +1075,14 @@ static void preamble_argv(struct srt_arena *a, struct srt_argv *argv, const char
 	v[n] = NULL;
 	argv->v = v;
 	argv->n = n;
+	if (!rt && !script_rt)
+		return NULL;
+	moved = srt_arena_alloc(a, (n + 1) * sizeof(*moved));
+	memset(moved, 0, (n + 1) * sizeof(*moved));
+	if (rt)
+		memcpy(moved + (n - n0), rt, n0 * sizeof(*moved));
+	moved[2] = script_rt; /* bash -c SCRIPT */
+	return moved;
 }
 
 /* Does one of the run's mounts ("SRC:DST[:FLAGS]") put something at `dst`? */
@@ -1101,7 +1113,6 @@ static void with_setup_script(struct srt_arena *a, const struct srt_recipe *r,
 {
 	const char *path;
 	struct srt_buf q, run, miss;
-	size_t n0 = argv->n;
 
 	if (!r->setup_script || !argv->n)
 		return;
@@ -1114,21 +1125,16 @@ static void with_setup_script(struct srt_arena *a, const struct srt_recipe *r,
 	srt_shell_word(&q, path);
 	srt_shell_word(&run, srt_arena_printf(a, "Running setup script: %s", path));
 	srt_shell_word(&miss, srt_arena_printf(a, "WARNING: %s not found", path));
-	preamble_argv(a, argv,
-		      srt_arena_printf(a,
-				       "if [ -f %s ]; then echo %s; bash %s || exit; else echo %s; "
-				       "fi\n",
-				       q.data, run.data, q.data, miss.data));
+	*rt = preamble_argv(
+		a, argv,
+		srt_arena_printf(a,
+				 "if [ -f %s ]; then echo %s; bash %s || exit; else echo %s; "
+				 "fi\n",
+				 q.data, run.data, q.data, miss.data),
+		*rt, false);
 	srt_buf_release(&q);
 	srt_buf_release(&run);
 	srt_buf_release(&miss);
-	if (*rt) {
-		bool *moved = srt_arena_alloc(a, (argv->n + 1) * sizeof(*moved));
-
-		memset(moved, 0, (argv->n + 1) * sizeof(*moved));
-		memcpy(moved + (argv->n - n0), *rt, n0 * sizeof(*moved));
-		*rt = moved;
-	}
 }
 
 struct pb {
@@ -1781,22 +1787,9 @@ static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 		apply_templates(b, pr, &argv,
 				s->type == SRT_SVC_GENERIC || s->command.n ? 0 : argv.n - s->args.n,
 				&env, &preamble, tpl, nt, &pre_rt);
-		if (preamble && argv.n) {
-			size_t n0 = argv.n;
-
-			preamble_argv(b->a, &argv, preamble);
-			if (pr->argv_runtime ||
-			    pre_rt) { /* the words moved behind bash -c SCRIPT ARGV0 */
-				bool *rt = srt_arena_alloc(b->a, (argv.n + 1) * sizeof(*rt));
-
-				memset(rt, 0, (argv.n + 1) * sizeof(*rt));
-				if (pr->argv_runtime)
-					memcpy(rt + (argv.n - n0), pr->argv_runtime,
-					       n0 * sizeof(*rt));
-				rt[2] = pre_rt; /* bash -c SCRIPT */
-				pr->argv_runtime = rt;
-			}
-		}
+		if (preamble && argv.n)
+			pr->argv_runtime =
+				preamble_argv(b->a, &argv, preamble, pr->argv_runtime, pre_rt);
 		put_argv(pr, &argv);
 		put_env(b, pr, &env);
 		srun_opts(b, pr, s->srun_options);

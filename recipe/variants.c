@@ -19,9 +19,9 @@
 #include "recipe/variants.h"
 #include "util/buf.h"
 
-#include <stdio.h>
 #include <fnmatch.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -313,7 +313,7 @@ static int expand_zip(struct srt_ydoc *doc, const struct srt_ynode *base, const 
 	return 0;
 }
 
-/* What a variant file offers a selector: "base, override_a, zip_override_b[0..2]". */
+/* What a variant file offers a selector: "base, override_a, zip_override_b, zip_override_b[i]". */
 static char *available(const struct srt_ypair *const *over, size_t nover,
 		       const struct srt_ypair *const *zips, size_t nzip)
 {
@@ -349,8 +349,8 @@ static bool zip_index(struct srt_arena *a, const char *sel, const char **key, si
 /*
  * Keep, of the sorted sections, those `sel` names (see
  * srt_variants_expand_selected): none for "base" (base alone is then the
- * recipe), *zidx for an index (SIZE_MAX: all).  Returns false after reporting a selector that picks
- * nothing.
+ * recipe), *zidx for an index (SIZE_MAX: all).  Returns false after
+ * reporting a selector that picks nothing.
  */
 static bool select_sections(struct srt_ydoc *doc, const char *sel, const struct srt_ypair **over,
 			    size_t *nover, const struct srt_ypair **zips, size_t *nzip,
