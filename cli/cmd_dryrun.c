@@ -27,6 +27,7 @@
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/shell.h"
+#include "util/strutil.h"
 
 static const char usage_text[] =
 	"usage: srtctl dry-run -f FILE|DIR [-o text|json] [--cluster-config PATH] [--job-name NAME]\n"
@@ -308,7 +309,10 @@ static void print_proc(FILE *out, const struct srt_plan *plan, size_t idx)
 		if (pr->nsrun_opts) {
 			srt_buf_reset(&b);
 			srt_shell_argv(&b, pr->srun_opts, pr->nsrun_opts);
-			fprintf(out, "    srun:      %s (srun_options, after srtctl's)\n", b.data);
+			fprintf(out, "    srun:      %s (%s, after srtctl's)\n", b.data,
+				!strcmp(pr->srun_opts[0], "--export=ALL,ENROOT_REMAP_ROOT=yes") ?
+					"root in the container for Dynamo's install; srun_options" :
+					"srun_options");
 		}
 	}
 	srt_buf_reset(&b);

@@ -3,14 +3,14 @@
  * (see envvars.h for which, and where srtctl resolves them).
  */
 #include "recipe/envvars.h"
+#include "util/strutil.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static bool name_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_';
+	return srt_ascii_alnum(c) || c == '_';
 }
 
 const char *srt_expand_vars(struct srt_arena *a, const char *s, srt_getenv_fn get,

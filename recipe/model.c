@@ -247,11 +247,6 @@ bool srt_recipe_doc_is_v1(const struct srt_ynode *root)
 	return srt_ynode_get(root, "backend") != NULL;
 }
 
-static bool name_alnum(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
 /* A character as the user should see it in a message: 'x', or \xNN. */
 static const char *show_char(char c, char *buf, size_t size, const char *fmt)
 {
@@ -276,14 +271,14 @@ const char *srt_name_problem(const char *name, char *buf, size_t size)
 			snprintf(buf, size, "it is longer than %d characters", SRT_NAME_MAX);
 			return buf;
 		}
-		if (!name_alnum(*p) && *p != '-' && *p != '_' && *p != '.')
+		if (!srt_ascii_alnum(*p) && *p != '-' && *p != '_' && *p != '.')
 			return show_char(*p, buf, size, "it contains %s");
 		if (p[0] == '.' && p[1] == '.')
 			return "it contains '..'";
 	}
-	if (!name_alnum(name[0]))
+	if (!srt_ascii_alnum(name[0]))
 		return show_char(name[0], buf, size, "it starts with %s");
-	if (!name_alnum(name[len - 1]))
+	if (!srt_ascii_alnum(name[len - 1]))
 		return show_char(name[len - 1], buf, size, "it ends with %s");
 	return NULL;
 }

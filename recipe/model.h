@@ -45,6 +45,18 @@ enum srt_service_type {
 	SRT_SVC_RAY,
 };
 
+/* Where the Dynamo a recipe's Dynamo processes run comes from (srt-slurm's dynamo.source). */
+enum srt_dynamo_from {
+	SRT_DYNAMO_FROM_NONE,	     /* install: false: the container holds it */
+	SRT_DYNAMO_FROM_PYPI,	     /* ai-dynamo==version from PyPI */
+	SRT_DYNAMO_FROM_WHEEL,	     /* a staged nightly ai-dynamo==version */
+	SRT_DYNAMO_FROM_GIT,	     /* built from a commit: srtctl builds nothing (warned) */
+	SRT_DYNAMO_FROM_TOP_OF_TREE, /* built from HEAD: srtctl builds nothing (warned) */
+};
+
+/* srt-slurm's DEFAULT_PYPI_VERSION: what it installs when a recipe names none. */
+#define SRT_DYNAMO_DEFAULT_VERSION "0.8.0"
+
 enum srt_placement {
 	SRT_PLACE_DEFAULT, /* the type's default, resolved by the parser */
 	SRT_PLACE_HEAD,
@@ -319,10 +331,20 @@ struct srt_recipe {
 	/* srun_options: a mapping for every step; roles and services merge theirs over it. */
 	const struct srt_ynode *srun_options;
 	struct srt_frontend frontend;
-	/* The `dynamo:` section: the planes Dynamo's processes talk over. */
+	/* The `dynamo:` section: the planes Dynamo's processes talk over, and what Dynamo they run. */
 	struct {
 		const char *request_plane; /* "tcp" (default) or "nats" */
 		const char *event_plane;   /* NULL (Dynamo's default, zmq), "zmq" or "nats" */
+		/*
+		 * srt-slurm's dynamo.install with its source: what the Dynamo
+		 * frontend and its workers install in their containers before
+		 * they start.  from: SRT_DYNAMO_FROM_PYPI with version
+		 * SRT_DYNAMO_DEFAULT_VERSION when nothing is written;
+		 * SRT_DYNAMO_FROM_NONE for `install: false`.
+		 */
+		enum srt_dynamo_from from;
+		const char *version;  /* PYPI and WHEEL: the version; GIT: the commit or ref */
+		bool install_written; /* one of the install keys is written */
 		const struct srt_ynode *node;
 	} dynamo;
 	struct srt_benchmark benchmark;

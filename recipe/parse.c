@@ -1922,32 +1922,172 @@ static void parse_benchmark(struct pctx *c, struct srt_recipe *r, const struct s
 }
 
 /*
- * dynamo: the planes Dynamo's processes use.  srtctl installs nothing: the
- * install keys (version, source, ...) are srt-slurm's, kept and warned about.
+ * A Dynamo version as pip takes it after "==" (PEP 440's letters): it is
+ * passed to pip, and nothing else may ride along in it.
+ */
+static bool dynamo_version_ok(const char *v)
+{
+	size_t n = strlen(v);
+
+	if (!n || n > 64)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!srt_ascii_alnum(v[i]) && !strchr(".+!-_", v[i]))
+			return false;
+	return true;
+}
+
+/* A git commit or ref (srt-slurm's source.rev, v1 hash): letters, digits, . _ / - only. */
+static bool dynamo_rev_ok(const char *v)
+{
+	size_t n = strlen(v);
+
+	if (!n || n > 255 || v[0] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!srt_ascii_alnum(v[i]) && !strchr("._/-", v[i]))
+			return false;
+	return true;
+}
+
+static void dynamo_version(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *v,
+			   const char *path, enum srt_dynamo_from from)
+{
+	const char *s;
+
+	if (!want_str(c, v, path, &s))
+		return;
+	if (from == SRT_DYNAMO_FROM_GIT ? !dynamo_rev_ok(s) : !dynamo_version_ok(s)) {
+		err(c, v, path,
+		    from == SRT_DYNAMO_FROM_GIT ?
+			    "'%s' is not a git commit or ref (letters, digits, '.', '_', '/', '-')" :
+			    "'%s' is not a version pip takes (e.g. 0.8.0 or 1.4.0.dev20260730)",
+		    s);
+		return;
+	}
+	r->dynamo.from = from;
+	r->dynamo.version = s;
+}
+
+/*
+ * dynamo.source (srt-slurm 2.0): exactly one of git (with rev), pypi or
+ * wheel, as its DynamoSourceConfig checks.
+ */
+static void parse_dynamo_source(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
+{
+	static const char *const keys[] = { "git", "rev", "sha", "patches", "pypi", "wheel", NULL };
+	static const char *const banned_revs[] = { "main", "master", "HEAD", NULL };
+	const struct srt_ynode *git = srt_ynode_get(n, "git"), *rev = srt_ynode_get(n, "rev");
+	const struct srt_ynode *pypi = srt_ynode_get(n, "pypi"), *wheel = srt_ynode_get(n, "wheel");
+	const char *s;
+	int kinds = (git || rev) + !!pypi + !!wheel;
+
+	if (!want_map(c, n, "dynamo.source"))
+		return;
+	check_keys(c, n, "dynamo.source", keys, NULL, SRT_SCHEMA_NONE);
+	if (kinds != 1) {
+		err(c, n, "dynamo.source",
+		    "names %s; write exactly one of git (with rev), pypi or wheel",
+		    kinds ? "more than one source" : "no source");
+		return;
+	}
+	if (pypi) {
+		dynamo_version(c, r, pypi, "dynamo.source.pypi", SRT_DYNAMO_FROM_PYPI);
+	} else if (wheel) {
+		dynamo_version(c, r, wheel, "dynamo.source.wheel", SRT_DYNAMO_FROM_WHEEL);
+	} else if (!rev) {
+		err(c, git, "dynamo.source.git", "needs rev: the commit, tag or ref to build");
+	} else if (want_str(c, rev, "dynamo.source.rev", &s) && in_list(s, banned_revs)) {
+		err(c, rev, "dynamo.source.rev",
+		    "'%s' moves; name a commit, a tag or refs/pull/<n>/head", s);
+	} else {
+		dynamo_version(c, r, srt_ynode_get(n, "sha") ? srt_ynode_get(n, "sha") : rev,
+			       "dynamo.source.rev", SRT_DYNAMO_FROM_GIT);
+	}
+	for (const char *const *k = (const char *const[]){ "sha", "patches", NULL }; *k; k++)
+		if (srt_ynode_get(n, *k) && (pypi || wheel))
+			err(c, srt_ynode_get(n, *k), join(c, "dynamo.source", *k),
+			    "belongs to a git source; pypi and wheel take none");
+}
+
+/*
+ * What Dynamo the recipe's Dynamo processes install (srt-slurm's
+ * DynamoConfig): install (default true), then source (2.0) or the v1 keys
+ * version, hash, wheel, top_of_tree; nothing written is PyPI's
+ * SRT_DYNAMO_DEFAULT_VERSION.  Only one source may be named.
+ */
+static void parse_dynamo_install(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
+{
+	static const char *const sources[] = { "source", "version",	"hash",
+					       "wheel",	 "top_of_tree", NULL };
+	const struct srt_ynode *v;
+	const char *first = NULL;
+	bool install = true, top = false;
+	int named = 0;
+
+	r->dynamo.from = SRT_DYNAMO_FROM_PYPI;
+	r->dynamo.version = SRT_DYNAMO_DEFAULT_VERSION;
+	if (srt_ynode_is_null(n) || n->kind != SRT_Y_MAP)
+		return;
+	for (const char *const *k = sources; *k; k++) {
+		v = srt_ynode_get(n, *k);
+		if (!v || srt_ynode_is_null(v))
+			continue;
+		if (!strcmp(*k, "top_of_tree") &&
+		    (!want_bool(c, v, "dynamo.top_of_tree", &top) || !top))
+			continue;
+		r->dynamo.install_written = true;
+		if (named++) {
+			err(c, v, join(c, "dynamo", *k),
+			    "a second Dynamo source beside '%s'; name one (source: in srt-slurm "
+			    "2.0, or one of version, hash, wheel, top_of_tree)",
+			    first);
+			return;
+		}
+		first = *k;
+	}
+	if ((v = srt_ynode_get(n, "source")) && !srt_ynode_is_null(v))
+		parse_dynamo_source(c, r, v);
+	else if ((v = srt_ynode_get(n, "version")) && !srt_ynode_is_null(v))
+		dynamo_version(c, r, v, "dynamo.version", SRT_DYNAMO_FROM_PYPI);
+	else if ((v = srt_ynode_get(n, "hash")) && !srt_ynode_is_null(v))
+		dynamo_version(c, r, v, "dynamo.hash", SRT_DYNAMO_FROM_GIT);
+	else if ((v = srt_ynode_get(n, "wheel")) && !srt_ynode_is_null(v))
+		dynamo_version(c, r, v, "dynamo.wheel", SRT_DYNAMO_FROM_WHEEL);
+	else if (top)
+		r->dynamo.from = SRT_DYNAMO_FROM_TOP_OF_TREE, r->dynamo.version = NULL;
+	if ((v = srt_ynode_get(n, "cargo_patches")) && !srt_ynode_is_null(v) &&
+	    r->dynamo.from != SRT_DYNAMO_FROM_GIT)
+		err(c, v, "dynamo.cargo_patches",
+		    "patches a source build and needs dynamo.hash (the commit to build)");
+	if ((v = srt_ynode_get(n, "install"))) {
+		r->dynamo.install_written = true;
+		if (want_bool(c, v, "dynamo.install", &install) && !install)
+			r->dynamo.from = SRT_DYNAMO_FROM_NONE;
+	}
+}
+
+/*
+ * dynamo: the planes Dynamo's processes use, and the Dynamo they install
+ * (parse_dynamo_install).
  */
 static void parse_dynamo(struct pctx *c, struct srt_recipe *r, const struct srt_ynode *n)
 {
 	/* sidecar: false is what srtctl runs; true is warned about below. */
-	static const char *const keys[] = { "request_plane", "event_plane", "sidecar", NULL };
+	static const char *const keys[] = { "request_plane", "event_plane",   "sidecar", "install",
+					    "version",	     "hash",	      "wheel",	 "source",
+					    "top_of_tree",   "cargo_patches", NULL };
 	static const char *const request_planes[] = { "tcp", "nats", NULL };
 	static const char *const event_planes[] = { "zmq", "nats", NULL };
-	static const struct hint hints[] = {
-		{ "install", "srtctl installs nothing: the containers must hold Dynamo" },
-		{ "version", "srtctl installs nothing: the containers must hold Dynamo" },
-		{ "hash", "srtctl installs nothing: the containers must hold Dynamo" },
-		{ "wheel", "srtctl installs nothing: the containers must hold Dynamo" },
-		{ "source", "srtctl installs nothing: the containers must hold Dynamo" },
-		{ "top_of_tree", "srtctl installs nothing: the containers must hold Dynamo" },
-		{ NULL, NULL },
-	};
 	const struct srt_ynode *v;
 	bool sidecar = false;
 
 	r->dynamo.request_plane = "tcp";
 	r->dynamo.node = n;
+	parse_dynamo_install(c, r, n);
 	if (srt_ynode_is_null(n) || !want_map(c, n, "dynamo"))
 		return;
-	check_keys(c, n, "dynamo", keys, hints, SRT_SCHEMA_DYNAMO);
+	check_keys(c, n, "dynamo", keys, NULL, SRT_SCHEMA_DYNAMO);
 	opt_str(c, n, "dynamo", "request_plane", &r->dynamo.request_plane);
 	opt_str(c, n, "dynamo", "event_plane", &r->dynamo.event_plane);
 	v = srt_ynode_get(n, "request_plane");

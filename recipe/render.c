@@ -1099,42 +1099,120 @@ static bool mounts_at(const struct srt_runplan *run, const char *dst)
 	return false;
 }
 
-/*
- * srt-slurm's setup_script, run as srt-slurm runs it before a worker or the
- * Dynamo frontend starts: /configs/<script> in a container (the cluster's
- * srtctl_root/configs is mounted there), srtctl_root/configs/<script>
- * outside one.  A script that is not there is said in the log and skipped;
- * one that fails stops the process with its status.  *rt (the words filled
- * in at run time) follows the words.
- */
-static void with_setup_script(struct srt_arena *a, const struct srt_recipe *r,
-			      const struct srt_cluster *c, bool in_container, struct srt_argv *argv,
-			      bool **rt)
+/* srt-slurm's setup_script part of a start preamble (with_start_preamble). */
+static void setup_script_part(struct srt_buf *out, struct srt_arena *a, const struct srt_recipe *r,
+			      const struct srt_cluster *c, bool in_container)
 {
-	const char *path;
-	struct srt_buf q, run, miss;
+	const char *path =
+		in_container || !c || !c->srtctl_root ?
+			srt_arena_printf(a, "/configs/%s", r->setup_script) :
+			srt_arena_printf(a, "%s/configs/%s", c->srtctl_root, r->setup_script);
+	struct srt_buf q;
 
-	if (!r->setup_script || !argv->n)
-		return;
-	path = in_container || !c || !c->srtctl_root ?
-		       srt_arena_printf(a, "/configs/%s", r->setup_script) :
-		       srt_arena_printf(a, "%s/configs/%s", c->srtctl_root, r->setup_script);
 	srt_buf_init(&q);
-	srt_buf_init(&run);
-	srt_buf_init(&miss);
 	srt_shell_word(&q, path);
-	srt_shell_word(&run, srt_arena_printf(a, "Running setup script: %s", path));
-	srt_shell_word(&miss, srt_arena_printf(a, "WARNING: %s not found", path));
-	*rt = preamble_argv(
-		a, argv,
-		srt_arena_printf(a,
-				 "if [ -f %s ]; then echo %s; bash %s || exit; else echo %s; "
-				 "fi\n",
-				 q.data, run.data, q.data, miss.data),
-		*rt, false);
+	srt_buf_printf(out, "if [ -f %s ]; then echo ", q.data);
+	srt_shell_word(out, srt_arena_printf(a, "Running setup script: %s", path));
+	srt_buf_printf(out, "; bash %s || exit; else echo ", q.data);
+	srt_shell_word(out, srt_arena_printf(a, "WARNING: %s not found", path));
+	srt_buf_puts(out, "; fi\n");
 	srt_buf_release(&q);
-	srt_buf_release(&run);
-	srt_buf_release(&miss);
+}
+
+/*
+ * A release or nightly is already installed at exactly the version, and
+ * Dynamo's bindings import (argv[1]: the version).
+ */
+#define DYNAMO_INSTALLED_PY                                                                \
+	"import importlib, importlib.metadata as m, sys\n"                                 \
+	"assert m.version('ai-dynamo') == m.version('ai-dynamo-runtime') == sys.argv[1]\n" \
+	"importlib.import_module('dynamo.llm')"
+
+/*
+ * srt-slurm's Dynamo install part of a start preamble: pip installs
+ * ai-dynamo-runtime and ai-dynamo at the version (a release from PyPI with
+ * NVIDIA's index beside it; a nightly from DYNAMO_INDEX_URL and
+ * DYNAMO_EXTRA_INDEX_URL, skipped when that exact version is there).  The
+ * ranks of one step share a container: under a lock in the python prefix,
+ * the first installs and leaves a sentinel, the others skip.  A failed
+ * install stops the process with pip's status.
+ */
+static void dynamo_install_part(struct srt_buf *out, struct srt_arena *a,
+				const struct srt_recipe *r)
+{
+	const char *v = r->dynamo.version;
+	const char *spec = srt_arena_printf(a, "ai-dynamo-runtime==%s ai-dynamo==%s", v, v);
+	const char *sentinel = srt_arena_printf(a, "/.srtctl_dynamo_install.%s.complete", v);
+
+	srt_buf_puts(out, "dyn_prefix=$(python3 -c 'import sys; print(sys.prefix)') || exit\n"
+			  "( flock -x 9; if [ -f \"$dyn_prefix\"");
+	srt_shell_word(out, sentinel);
+	srt_buf_puts(out, " ]; then echo ");
+	srt_shell_word(out, srt_arena_printf(a, "Dynamo %s already installed here, skipping", v));
+	srt_buf_puts(out, "; else echo ");
+	srt_shell_word(out, srt_arena_printf(a, "Installing dynamo %s...", v));
+	if (r->dynamo.from == SRT_DYNAMO_FROM_WHEEL) {
+		srt_buf_puts(out, " && { python3 -c ");
+		srt_shell_word(out, DYNAMO_INSTALLED_PY);
+		srt_buf_putc(out, ' ');
+		srt_shell_word(out, v);
+		srt_buf_puts(out,
+			     " 2>/dev/null || pip install --break-system-packages --quiet --pre "
+			     "--index-url \"${DYNAMO_INDEX_URL:-https://pypi.org/simple}\" "
+			     "--extra-index-url "
+			     "\"${DYNAMO_EXTRA_INDEX_URL:-https://pypi.nvidia.com}\" ");
+		srt_buf_puts(out, spec);
+		srt_buf_puts(out, "; }");
+	} else {
+		srt_buf_puts(out,
+			     " && pip install --break-system-packages --quiet --extra-index-url "
+			     "https://pypi.nvidia.com ");
+		srt_buf_puts(out, spec);
+	}
+	srt_buf_puts(out, " && touch \"$dyn_prefix\"");
+	srt_shell_word(out, sentinel);
+	srt_buf_puts(out, " && echo ");
+	srt_shell_word(out, srt_arena_printf(a, "Dynamo %s installed", v));
+	srt_buf_puts(out, "; fi ) 9>\"$dyn_prefix/.srtctl_dynamo_install.lock\" || exit\n");
+}
+
+/*
+ * Does this process install Dynamo before it starts?  srt-slurm's rule:
+ * the Dynamo frontend's processes (the frontend and every worker), when
+ * dynamo.install holds; srtctl installs releases and nightlies only, and
+ * only in a container.
+ */
+static bool installs_dynamo(const struct srt_recipe *r, bool in_container)
+{
+	return in_container && srt_launch_frontend_kind(r, NULL) == SRT_FE_DYNAMO &&
+	       (r->dynamo.from == SRT_DYNAMO_FROM_PYPI || r->dynamo.from == SRT_DYNAMO_FROM_WHEEL);
+}
+
+/*
+ * What runs before a worker or the Dynamo frontend starts, as srt-slurm
+ * runs it, in the process's own bash (preamble_argv):
+ * - setup_script: /configs/<script> in a container (the cluster's
+ *   srtctl_root/configs is mounted there), srtctl_root/configs/<script>
+ *   outside one.  A script that is not there is said in the log and
+ *   skipped; one that fails stops the process with its status.
+ * - then Dynamo's install (dynamo_install_part), when installs_dynamo().
+ * *rt (the words filled in at run time) follows the words.
+ */
+static void with_start_preamble(struct srt_arena *a, const struct srt_recipe *r,
+				const struct srt_cluster *c, bool in_container,
+				struct srt_argv *argv, bool **rt)
+{
+	struct srt_buf pre;
+
+	if (!argv->n || (!r->setup_script && !installs_dynamo(r, in_container)))
+		return;
+	srt_buf_init(&pre);
+	if (r->setup_script)
+		setup_script_part(&pre, a, r, c, in_container);
+	if (installs_dynamo(r, in_container))
+		dynamo_install_part(&pre, a, r);
+	*rt = preamble_argv(a, argv, srt_arena_strdup(a, pre.data), *rt, false);
+	srt_buf_release(&pre);
 }
 
 struct pb {
@@ -1150,16 +1228,25 @@ struct pb {
  * A step's srun options: the recipe's srun_options with `own` (a role's or
  * a service's) merged over them, key by key, as "--key[=value]" words
  * (checked by the parser).  Without pyxis a container-* option would make
- * srun refuse the step: those are left out, said once.
+ * srun refuse the step: those are left out, said once.  A step that
+ * installs Dynamo (`remap_root`) runs as root in its container, as
+ * srt-slurm's does: --export=ALL,ENROOT_REMAP_ROOT=yes first, which the
+ * recipe's own `export` replaces.
  */
-static void srun_opts(struct pb *b, struct srt_runplan_proc *pr, const struct srt_ynode *own)
+static void srun_opts(struct pb *b, struct srt_runplan_proc *pr, const struct srt_ynode *own,
+		      bool remap_root)
 {
 	const struct srt_ynode *top = b->p->recipe->srun_options;
 	const struct srt_ynode *maps[2] = { top, own };
 	size_t cap = (top ? top->n : 0) + (own ? own->n : 0), n = 0;
-	const char **v = srt_arena_alloc(b->a, (cap + 1) * sizeof(*v));
-	const char **keys = srt_arena_alloc(b->a, (cap + 1) * sizeof(*keys));
+	const char **v;
+	const char **keys = srt_arena_alloc(b->a, (cap + 2) * sizeof(*keys));
 
+	v = srt_arena_alloc(b->a, (cap + 2) * sizeof(*v));
+	if (remap_root) {
+		keys[n] = "export";
+		v[n++] = "--export=ALL,ENROOT_REMAP_ROOT=yes";
+	}
 	for (int m = 0; m < 2; m++) {
 		for (size_t i = 0; maps[m] && i < maps[m]->n; i++) {
 			const struct srt_ypair *p = &maps[m]->pairs[i];
@@ -1792,7 +1879,7 @@ static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 				preamble_argv(b->a, &argv, preamble, pr->argv_runtime, pre_rt);
 		put_argv(pr, &argv);
 		put_env(b, pr, &env);
-		srun_opts(b, pr, s->srun_options);
+		srun_opts(b, pr, s->srun_options, false);
 		if (s->type == SRT_SVC_MOONCAKE_MASTER && !rd.nprobes) {
 			rd.probes[0] =
 				(struct srt_probe){ SRT_PROBE_TCP, SRT_MC_RPC_PORT, NULL, 0 };
@@ -1969,12 +2056,12 @@ static void add_workers(struct pb *b)
 					failed[w->role] = true;
 					b->rc = -1;
 				}
-				with_setup_script(b->a, p->recipe, p->cluster,
-						  in_container(p->cluster,
-							       srt_render_role_container(p->recipe,
-											 p->cluster,
-											 w->role)),
-						  &argv, &rt);
+				with_start_preamble(
+					b->a, p->recipe, p->cluster,
+					in_container(p->cluster,
+						     srt_render_role_container(
+							     p->recipe, p->cluster, w->role)),
+					&argv, &rt);
 				put_argv(pr, &argv);
 				pr->argv_runtime = rt;
 			}
@@ -1987,7 +2074,9 @@ static void add_workers(struct pb *b)
 			put_readiness(b->a, pr, &ln.readiness, host);
 			pr->model_mount = ln.mount;
 			pr->container = srt_render_role_container(p->recipe, p->cluster, w->role);
-			srun_opts(b, pr, p->recipe->roles[w->role].srun_options);
+			srun_opts(b, pr, p->recipe->roles[w->role].srun_options,
+				  installs_dynamo(p->recipe,
+						  in_container(p->cluster, pr->container)));
 			pr->critical = true;
 			pr->restart = p->recipe->roles[w->role].restart;
 			if (p->recipe->engine == SRT_ENGINE_TRTLLM)
@@ -2047,8 +2136,8 @@ static void add_frontend(struct pb *b)
 	pr->container = image_set(f->container) ? resolve(p->cluster, f->container) :
 						  srt_render_job_container(r, p->cluster);
 	if (srt_launch_frontend_kind(r, NULL) == SRT_FE_DYNAMO)
-		with_setup_script(b->a, r, p->cluster, in_container(p->cluster, pr->container),
-				  &argv, &rt);
+		with_start_preamble(b->a, r, p->cluster, in_container(p->cluster, pr->container),
+				    &argv, &rt);
 	put_argv(pr, &argv);
 	env_layer(&env, b->a, &r->environment, "environment");
 	env_layer(&env, b->a, &f->env, "frontend.env");
@@ -2061,7 +2150,7 @@ static void add_frontend(struct pb *b)
 	if (srt_launch_frontend_kind(r, NULL) == SRT_FE_TILERT_ROUTER && pr->container &&
 	    p->run.pyxis && r->model.path && r->model.path[0] == '/')
 		pr->model_mount = r->model.path;
-	srun_opts(b, pr, NULL);
+	srun_opts(b, pr, NULL, installs_dynamo(r, in_container(p->cluster, pr->container)));
 	pr->argv_runtime = rt;
 	put_readiness(b->a, pr, &ln.readiness, p->layout.nodes[p->layout.head].host);
 	pr->critical = true;
@@ -2237,7 +2326,7 @@ static void add_benchmark(struct pb *b)
 	put_readiness(b->a, pr, &none, NULL);
 	pr->container = image_set(image) ? resolve(p->cluster, image) :
 					   srt_render_job_container(r, p->cluster);
-	srun_opts(b, pr, NULL);
+	srun_opts(b, pr, NULL, false);
 	pr->critical = false;
 }
 

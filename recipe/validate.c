@@ -2038,6 +2038,38 @@ static void check_setup_script(struct vctx *v)
 	      v->r->setup_script, v->r->setup_script, v->r->setup_script);
 }
 
+/*
+ * dynamo.install: the Dynamo frontend and its workers install Dynamo in
+ * their containers (render.c).  srtctl builds no Dynamo from source, and
+ * installs none outside a container: both are said, with what to do.
+ */
+static void check_dynamo_install(struct vctx *v)
+{
+	const struct srt_recipe *r = v->r;
+	const struct srt_ynode *at = r->dynamo.node;
+
+	if (srt_launch_frontend_kind(r, NULL) != SRT_FE_DYNAMO ||
+	    r->dynamo.from == SRT_DYNAMO_FROM_NONE)
+		return;
+	if (r->dynamo.from == SRT_DYNAMO_FROM_GIT ||
+	    r->dynamo.from == SRT_DYNAMO_FROM_TOP_OF_TREE) {
+		vwarn(v, at, "dynamo",
+		      "srt-slurm builds Dynamo from source here (%s%s); srtctl builds nothing, so "
+		      "the processes run the Dynamo their image holds: use an image with it and set "
+		      "dynamo.install: false, or install a release (dynamo.source.pypi or .wheel)",
+		      r->dynamo.from == SRT_DYNAMO_FROM_GIT ? "commit " : "top_of_tree",
+		      r->dynamo.from == SRT_DYNAMO_FROM_GIT ? r->dynamo.version : "");
+		return;
+	}
+	if (r->dynamo.install_written && v->cl && v->cl->container_runtime != SRT_CRT_PYXIS)
+		vwarn(v, at, "dynamo",
+		      "Dynamo %s is installed in each container before its process starts, and "
+		      "this cluster runs no containers (runtime.container_runtime): srtctl installs "
+		      "nothing on the nodes, so their python3 must hold Dynamo (set "
+		      "dynamo.install: false to say so)",
+		      r->dynamo.version);
+}
+
 void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *cluster,
 			 struct srt_diags *diags)
 {
@@ -2056,6 +2088,7 @@ void srt_recipe_validate(const struct srt_recipe *r, const struct srt_cluster *c
 	check_containers(&v);
 	check_model_mounts(&v);
 	check_setup_script(&v);
+	check_dynamo_install(&v);
 	if (cluster && cluster->container_runtime == SRT_CRT_PYXIS &&
 	    !(r->model.container && *r->model.container)) {
 		for (int k = 0; k < SRT_ROLE_COUNT; k++)

@@ -64,17 +64,18 @@ const char *srt_did_you_mean(const char *word, const char *const *candidates)
 	return best;
 }
 
+bool srt_ascii_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
 bool srt_is_env_name(const char *s)
 {
 	if (!s || !*s || (*s >= '0' && *s <= '9'))
 		return false;
-	for (; *s; s++) {
-		char c = *s;
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_'))
+	for (; *s; s++)
+		if (!srt_ascii_alnum(*s) && *s != '_')
 			return false;
-	}
 	return true;
 }
 

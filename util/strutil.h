@@ -18,6 +18,9 @@ size_t srt_edit_distance(const char *a, const char *b, size_t cap);
  */
 const char *srt_did_you_mean(const char *word, const char *const *candidates);
 
+/* Is c an ASCII letter or digit (whatever the locale)? */
+bool srt_ascii_alnum(char c);
+
 /* Is s a shell-safe environment variable name ([A-Za-z_][A-Za-z0-9_]*)? */
 bool srt_is_env_name(const char *s);
 
