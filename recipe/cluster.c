@@ -164,7 +164,7 @@ static const struct top_key top_keys[] = {
 	{ "commands", KEY_READ },
 	{ "containers", KEY_READ },
 	{ "default_account", KEY_READ },
-	{ "default_bash_preamble", KEY_IGNORED },
+	{ "default_bash_preamble", KEY_READ },
 	{ "default_container", KEY_READ },
 	{ "default_gpu_exporter", KEY_IGNORED },
 	{ "default_gpu_type", KEY_IGNORED },
@@ -614,6 +614,16 @@ int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_di
 		     "'%s' is not an absolute path; write the srt-slurm checkout's full path (its "
 		     "configs/ holds the recipes' setup_script)",
 		     c->srtctl_root);
+	c->default_bash_preamble =
+		str_at(&cc, root, "default_bash_preamble", "default_bash_preamble", NULL);
+	if (c->default_bash_preamble &&
+	    strlen(c->default_bash_preamble) != srt_ynode_get(root, "default_bash_preamble")->len) {
+		cerr(&cc, srt_ynode_get(root, "default_bash_preamble"), "default_bash_preamble",
+		     "contains a NUL byte, which bash cannot run");
+		c->default_bash_preamble = NULL;
+	} else if (c->default_bash_preamble && !*c->default_bash_preamble) {
+		c->default_bash_preamble = NULL;
+	}
 	cluster_section(&cc, c, srt_ynode_get(root, "cluster"));
 	bool_at(&cc, root, "use_gpus_per_node_directive", &c->use_gpus_per_node_directive);
 	bool_at(&cc, root, "use_segment_sbatch_directive", &c->use_segment_sbatch_directive);

@@ -127,6 +127,8 @@ struct srt_cluster {
 	const char *default_container; /* image for recipes that name none, or NULL */
 	/* srt-slurm's checkout (absolute), whose configs/ holds the recipes' setup_script; or NULL */
 	const char *srtctl_root;
+	/* Shell run first in every container step, before its command (ulimits...); or NULL */
+	const char *default_bash_preamble;
 	struct {
 		const char *url;
 		const char *api_version; /* NULL: newest the server serves */

@@ -1189,29 +1189,48 @@ static bool installs_dynamo(const struct srt_recipe *r, bool in_container)
 }
 
 /*
- * What runs before a worker or the Dynamo frontend starts, as srt-slurm
- * runs it, in the process's own bash (preamble_argv):
- * - setup_script: /configs/<script> in a container (the cluster's
- *   srtctl_root/configs is mounted there), srtctl_root/configs/<script>
- *   outside one.  A script that is not there is said in the log and
- *   skipped; one that fails stops the process with its status.
+ * The cluster's default_bash_preamble, first in every container step as
+ * srt-slurm runs it (before the step's own preamble and command, in the
+ * same bash, so its ulimits reach the command): a failing last command
+ * stops the step, as srt-slurm's "PREAMBLE && ..." does.  `own`: the rest
+ * of the preamble, or NULL.  Returns the whole preamble, or `own`.
+ */
+static const char *cluster_preamble(struct srt_arena *a, const struct srt_cluster *c,
+				    bool in_container, const char *own)
+{
+	if (!in_container || !c->default_bash_preamble)
+		return own;
+	return srt_arena_printf(a, "{ %s\n} || exit\n%s", c->default_bash_preamble, own ? own : "");
+}
+
+/*
+ * What runs before a worker or a frontend starts, as srt-slurm runs it, in
+ * the process's own bash (preamble_argv):
+ * - the cluster's default_bash_preamble (cluster_preamble), in a container;
+ * - setup_script, when `setup` (workers and the Dynamo frontend):
+ *   /configs/<script> in a container (the cluster's srtctl_root/configs is
+ *   mounted there), srtctl_root/configs/<script> outside one.  A script
+ *   that is not there is said in the log and skipped; one that fails stops
+ *   the process with its status.
  * - then Dynamo's install (dynamo_install_part), when installs_dynamo().
  * *rt (the words filled in at run time) follows the words.
  */
 static void with_start_preamble(struct srt_arena *a, const struct srt_recipe *r,
-				const struct srt_cluster *c, bool in_container,
+				const struct srt_cluster *c, bool in_container, bool setup,
 				struct srt_argv *argv, bool **rt)
 {
 	struct srt_buf pre;
 
-	if (!argv->n || (!r->setup_script && !installs_dynamo(r, in_container)))
+	if (!argv->n)
 		return;
 	srt_buf_init(&pre);
-	if (r->setup_script)
+	if (setup && r->setup_script)
 		setup_script_part(&pre, a, r, c, in_container);
-	if (installs_dynamo(r, in_container))
+	if (setup && installs_dynamo(r, in_container))
 		dynamo_install_part(&pre, a, r);
-	*rt = preamble_argv(a, argv, srt_arena_strdup(a, pre.data), *rt, false);
+	if (pre.len || cluster_preamble(a, c, in_container, NULL))
+		*rt = preamble_argv(a, argv, cluster_preamble(a, c, in_container, pre.data), *rt,
+				    false);
 	srt_buf_release(&pre);
 }
 
@@ -1874,6 +1893,8 @@ static void add_service(struct pb *b, const struct srt_service *s, size_t si)
 		apply_templates(b, pr, &argv,
 				s->type == SRT_SVC_GENERIC || s->command.n ? 0 : argv.n - s->args.n,
 				&env, &preamble, tpl, nt, &pre_rt);
+		preamble = cluster_preamble(b->a, p->cluster,
+					    in_container(p->cluster, pr->container), preamble);
 		if (preamble && argv.n)
 			pr->argv_runtime =
 				preamble_argv(b->a, &argv, preamble, pr->argv_runtime, pre_rt);
@@ -2061,7 +2082,7 @@ static void add_workers(struct pb *b)
 					in_container(p->cluster,
 						     srt_render_role_container(
 							     p->recipe, p->cluster, w->role)),
-					&argv, &rt);
+					true, &argv, &rt);
 				put_argv(pr, &argv);
 				pr->argv_runtime = rt;
 			}
@@ -2135,9 +2156,8 @@ static void add_frontend(struct pb *b)
 	/* frontend.container_image (TileRT's router has an image of its own) */
 	pr->container = image_set(f->container) ? resolve(p->cluster, f->container) :
 						  srt_render_job_container(r, p->cluster);
-	if (srt_launch_frontend_kind(r, NULL) == SRT_FE_DYNAMO)
-		with_start_preamble(b->a, r, p->cluster, in_container(p->cluster, pr->container),
-				    &argv, &rt);
+	with_start_preamble(b->a, r, p->cluster, in_container(p->cluster, pr->container),
+			    srt_launch_frontend_kind(r, NULL) == SRT_FE_DYNAMO, &argv, &rt);
 	put_argv(pr, &argv);
 	env_layer(&env, b->a, &r->environment, "environment");
 	env_layer(&env, b->a, &f->env, "frontend.env");
@@ -2326,6 +2346,13 @@ static void add_benchmark(struct pb *b)
 	put_readiness(b->a, pr, &none, NULL);
 	pr->container = image_set(image) ? resolve(p->cluster, image) :
 					   srt_render_job_container(r, p->cluster);
+	if (in_container(p->cluster, pr->container) && p->cluster->default_bash_preamble) {
+		bool *rt = preamble_argv(
+			b->a, &argv, cluster_preamble(b->a, p->cluster, true, NULL), NULL, false);
+
+		put_argv(pr, &argv);
+		pr->argv_runtime = rt;
+	}
 	srun_opts(b, pr, NULL, false);
 	pr->critical = false;
 }

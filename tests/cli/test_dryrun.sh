@@ -433,6 +433,53 @@ grep -q "setup_script: '../x.sh' is not a script in srt-slurm's configs/ directo
 grep -q "warning: setup_script: srt-slurm runs 'patches/deps.sh' from its configs/ directory" setup.err ||
 	fail "no warning without srtctl_root: $(cat setup.err)"
 
+# The cluster's default_bash_preamble runs first in every container step, in
+# the step's own bash (its ulimits reach the command); a failing one stops
+# the step; steps without a container do not run it.
+cat >pre-pyxis.yaml <<'YAML'
+runtime: {container_runtime: pyxis}
+default_bash_preamble: "ulimit -S -n 77"
+YAML
+cat >pre.yaml <<'YAML'
+name: pre
+engine: sglang
+model: {path: /models/m, container: /images/s.sqsh}
+frontend: {type: sglang-router}
+services:
+  - {name: mooncake-master, type: mooncake-master}
+roles:
+  agg: {args: {tp: 1}}
+benchmark: {type: custom, command: "echo hi"}
+setup_script: deps.sh
+YAML
+if SRTSLURM_CONFIG=$TMP/pre-pyxis.yaml "$SRTCTL" dry-run -f pre.yaml -o json >pre.json 2>pre.err; then
+	py pre.json 'sorted(p["kind"] for p in d["plan"]["processes"] if p["argv"][:2] == ["bash", "-c"] and p["argv"][2].startswith("{ ulimit -S -n 77\n} || exit\n")) == ["benchmark", "frontend", "service", "worker"]'
+	# before the setup_script (the worker's), after which the command runs
+	py pre.json '[p for p in d["plan"]["processes"] if p["kind"] == "worker"][0]["argv"][2].endswith("/configs/deps.sh not found\x27; fi\nexec \"$@\"")'
+	python3 - pre.json >pre.argv <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = [p for p in d["plan"]["processes"] if p["kind"] == "worker"][0]["argv"]
+print("\0".join(w[:4] + ["sh", "-c", "ulimit -n"]), end="")
+PY
+	[[ $(xargs -0 env <pre.argv 2>&1 | tail -1) == 77 ]] || fail "default_bash_preamble's ulimit did not reach the command: $(xargs -0 env <pre.argv 2>&1)"
+	sed 's/ulimit -S -n 77/false/' pre-pyxis.yaml >pre-false.yaml
+	SRTSLURM_CONFIG=$TMP/pre-false.yaml "$SRTCTL" dry-run -f pre.yaml -o json >pre.json 2>/dev/null
+	python3 - pre.json >pre.argv <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = [p for p in d["plan"]["processes"] if p["kind"] == "worker"][0]["argv"]
+print("\0".join(w[:4] + ["sh", "-c", "echo started"]), end="")
+PY
+	! xargs -0 env <pre.argv >pre.out 2>&1 && ! grep -q started pre.out ||
+		fail "a failing default_bash_preamble did not stop the step: $(cat pre.out)"
+else
+	fail "default_bash_preamble dry-run: $(cat pre.err)"
+fi
+printf 'runtime: {container_runtime: none}\ndefault_bash_preamble: "ulimit -S -n 77"\n' >pre-bare.yaml
+SRTSLURM_CONFIG=$TMP/pre-bare.yaml "$SRTCTL" dry-run -f pre.yaml -o json >pre.json 2>pre.err || fail "bare: $(cat pre.err)"
+py pre.json 'not any("ulimit" in " ".join(p["argv"]) for p in d["plan"]["processes"])'
+
 if ((fails)); then
 	echo "$fails check(s) failed" >&2
 	exit 1

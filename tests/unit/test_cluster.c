@@ -108,6 +108,9 @@ static void test_errors(void **state)
 		{ "srtctl_root: srt-slurm\n",
 		  "srtslurm.yaml:1:14: srtctl_root: 'srt-slurm' is not an absolute path; write the "
 		  "srt-slurm checkout's full path (its configs/ holds the recipes' setup_script)" },
+		{ "default_bash_preamble: \"ulimit\\0x\"\n",
+		  "srtslurm.yaml:1:24: default_bash_preamble: contains a NUL byte, which bash cannot "
+		  "run" },
 		{ "model_path:\n  a: /m\n",
 		  "srtslurm.yaml:1:1: unknown key 'model_path'; did you mean 'model_paths'?" },
 		{ "frobnicate: 1\n",
@@ -192,8 +195,9 @@ static void test_srt_slurm_file(void **state)
 	(void)state;
 	assert_int_equal(parse(yaml, &c, &d), 0);
 	assert_int_equal(d.nerrors, 0);
-	/* One warning per key srtctl does not read: 16 of the 31 keys. */
-	assert_int_equal(d.nwarnings, 16);
+	/* One warning per key srtctl does not read: 15 of the 31 keys. */
+	assert_int_equal(d.nwarnings, 15);
+	assert_string_equal(c.default_bash_preamble, "ulimit -n 1048576");
 	for (size_t i = 0; i < d.n; i++) {
 		assert_non_null(strstr(d.items[i].msg, "srtctl does not use"));
 		for (size_t j = 0; j < i; j++)
@@ -252,7 +256,6 @@ static void test_ignored_keys(void **state)
 	static const char *const keys[] = {
 		"ai_analysis: {enabled: false}",
 		"cloud: {}",
-		"default_bash_preamble: x",
 		"default_gpu_exporter: null",
 		"default_gpu_type: h100",
 		"default_host_setup: {commands: []}",
