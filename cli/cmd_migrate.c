@@ -45,6 +45,10 @@ static const char usage_text[] =
 	"written as a variant file instead: zip_override_sweep holds one variant per\n"
 	"combination, each one job, as srt-slurm ran them (with a warning saying why).\n"
 	"A sweep in a variant file's section is refused.\n"
+	"A recipe (v1 or v2) whose benchmark is sa-bench, which srt-slurm runs inside\n"
+	"the job, becomes a campaign of one deployment: the recipe its template, the\n"
+	"benchmark (isl, osl, concurrencies) its load. One a load cannot carry (no\n"
+	"isl/osl) stays a recipe that runs no benchmark, with a warning.\n"
 	"Where v1 meant something v2 cannot say (a vLLM connector srt-slurm passed\n"
 	"verbatim), migrate refuses: exit 1, nothing written. Where\n"
 	"the v2 spelling differs (env precedence, connector flags, master flags and\n"
@@ -67,7 +71,8 @@ static const char usage_text[] =
 	"  srtctl migrate -f old/recipe.yaml -o recipe.yaml    # write it to a new file\n"
 	"  srtctl migrate -f recipes/ --in-place               # rewrite a directory, with backups\n"
 	"  srtctl migrate -f recipes/ -o recipes-v2/           # write a migrated copy of each file\n"
-	"  srtctl migrate -f sweep.yaml -o sweep.campaign.yaml # a sweep recipe as a campaign\n";
+	"  srtctl migrate -f sweep.yaml -o sweep.campaign.yaml # a sweep recipe as a campaign\n"
+	"  srtctl migrate -f bench.yaml -o bench.campaign.yaml # an sa-bench recipe as a campaign\n";
 
 struct migrate_opts {
 	const char *input;
@@ -262,6 +267,35 @@ static int write_backup(const char *path, const char *data, size_t len, mode_t m
  * passed the check), or -1 when the input could not be migrated.
  */
 /*
+ * Emit the campaign `camp` after the header already in `out`, and check it
+ * as `apply` would (parse and expand every deployment): *valid.  0, or -1
+ * when it cannot be written as YAML (an error in d).
+ */
+static int campaign_out(struct migrate_opts *o, const char *display, const struct srt_ynode *camp,
+			struct srt_buf *out, bool *valid, struct srt_diags *d)
+{
+	struct srt_campaign_plan plan = { 0 };
+	struct srt_ydoc *check;
+	struct srt_campaign *c;
+	char *checked_name;
+
+	if (srt_yemit(camp, out) != 0) {
+		srt_diags_add(d, SRT_DIAG_ERROR, display, 0, 0, NULL,
+			      "cannot write the campaign as YAML; simplify the recipe");
+		return -1;
+	}
+	checked_name = srt_xasprintf("%s (campaign)", display);
+	check = srt_ydoc_parse(out->data, out->len, checked_name, d);
+	c = check ? srt_campaign_parse(check, d) : NULL;
+	*valid = c && !d->nerrors &&
+		 srt_campaign_expand(c, check, c->template_node, &o->cluster, &plan, d) == 0;
+	srt_campaign_plan_release(&plan);
+	srt_ydoc_free(check);
+	free(checked_name);
+	return 0;
+}
+
+/*
  * A recipe with srt-slurm's `sweep:` becomes a campaign (kind: Campaign)
  * whose template is the recipe: write it to `out` and check it as `apply`
  * would (parse and expand every deployment).  Returns 0 (with *valid).  When
@@ -275,12 +309,8 @@ static int sweep_campaign(struct migrate_opts *o, const char *path, struct srt_y
 			  struct srt_diags *d, struct srt_ynode **variants)
 {
 	const char *display = !strcmp(path, "-") ? "<stdin>" : path;
-	struct srt_campaign_plan plan = { 0 };
-	struct srt_ydoc *check = NULL;
-	struct srt_campaign *c;
 	struct srt_ynode *camp;
 	struct srt_diags cd;
-	char *checked_name;
 	size_t before;
 
 	srt_diags_init(&cd);
@@ -315,20 +345,65 @@ static int sweep_campaign(struct migrate_opts *o, const char *path, struct srt_y
 		       "# srt-slurm submit one job per combination: each combination is a\n"
 		       "# deployment here, and the benchmark's load runs inside each one.\n",
 		       !strcmp(path, "-") ? "stdin" : base_name(path));
-	if (srt_yemit(camp, out) != 0) {
-		srt_diags_add(d, SRT_DIAG_ERROR, display, 0, 0, NULL,
-			      "cannot write the campaign as YAML; simplify the recipe");
-		return -1;
+	return campaign_out(o, display, camp, out, valid, d);
+}
+
+/*
+ * A recipe whose benchmark is srt-slurm's sa-bench (no sweep): srt-slurm
+ * runs the benchmark inside the job, so the recipe becomes a campaign of
+ * one deployment whose load is that benchmark (srt_campaign_from_benchmark),
+ * written to `out` when it checks as `apply` would.  Returns 0 (written,
+ * *valid true), 1 when the benchmark is not sa-bench or a campaign cannot
+ * carry it (the caller writes the recipe; a warning in d says why), -1 on
+ * a write error.
+ */
+static int benchmark_campaign(struct migrate_opts *o, const char *path, struct srt_ydoc *doc,
+			      const struct srt_ynode *root, struct srt_buf *out, bool *valid,
+			      struct srt_diags *d)
+{
+	const char *display = !strcmp(path, "-") ? "<stdin>" : path;
+	const struct srt_ynode *at = srt_ynode_get(root, "benchmark");
+	struct srt_ynode *camp;
+	struct srt_buf text;
+	struct srt_diags cd;
+	const char *why = NULL;
+	int rc;
+
+	srt_diags_init(&cd);
+	srt_buf_init(&text);
+	camp = srt_campaign_from_benchmark(doc, root, display, &cd);
+	if (!camp && !cd.nerrors) {
+		srt_diags_release(&cd);
+		srt_buf_release(&text);
+		return 1;
 	}
-	checked_name = srt_xasprintf("%s (campaign)", display);
-	check = srt_ydoc_parse(out->data, out->len, checked_name, d);
-	c = check ? srt_campaign_parse(check, d) : NULL;
-	*valid = c && !d->nerrors &&
-		 srt_campaign_expand(c, check, c->template_node, &o->cluster, &plan, d) == 0;
-	srt_campaign_plan_release(&plan);
-	srt_ydoc_free(check);
-	free(checked_name);
-	return 0;
+	srt_buf_printf(&text,
+		       "# A campaign written by srtctl migrate from %s.\n"
+		       "# srt-slurm runs its sa-bench benchmark inside the job; srtctl runs it\n"
+		       "# as a campaign's load: the recipe is the template (one deployment, no\n"
+		       "# axes), each concurrency a point (srtctl get points, srtctl report).\n",
+		       !strcmp(path, "-") ? "stdin" : base_name(path));
+	rc = camp ? campaign_out(o, display, camp, &text, valid, &cd) : 1;
+	for (size_t i = 0; i < cd.n && !why; i++)
+		if (cd.items[i].level == SRT_DIAG_ERROR)
+			why = srt_arena_strdup(&doc->arena, cd.items[i].msg);
+	if (rc == 0 && *valid && !why) {
+		for (size_t i = 0; i < cd.n; i++)
+			srt_diags_add(d, cd.items[i].level, cd.items[i].file, cd.items[i].line,
+				      cd.items[i].col, cd.items[i].path, "%s", cd.items[i].msg);
+		srt_buf_append(out, text.data, text.len);
+	} else if (rc >= 0) {
+		*valid = false;
+		rc = 1;
+		srt_diags_add(d, SRT_DIAG_WARNING, display, at->line, at->col, "benchmark",
+			      "srt-slurm runs this sa-bench benchmark inside the job, and srtctl "
+			      "runs it as a campaign's load; a campaign cannot carry it (%s): the "
+			      "migrated recipe runs no benchmark",
+			      why ? why : "it does not check");
+	}
+	srt_diags_release(&cd);
+	srt_buf_release(&text);
+	return rc;
 }
 
 static int migrate_bytes(struct migrate_opts *o, const char *path, const struct srt_buf *in,
@@ -354,6 +429,11 @@ static int migrate_bytes(struct migrate_opts *o, const char *path, const struct 
 		if (rc != 1)
 			goto out;
 		res = v1;
+	} else if (v1->root && v1->root->kind == SRT_Y_MAP && !srt_recipe_doc_is_v1(v1->root) &&
+		   !srt_variants_is_variant_doc(v1->root) &&
+		   (rc = benchmark_campaign(o, path, v1, v1->root, out, valid, &d)) != 1) {
+		/* A v2 recipe with srt-slurm's sa-bench: its campaign. */
+		goto out;
 	} else {
 		v2 = srt_migrate_v1(v1, &d);
 		if (!v2)
@@ -363,6 +443,9 @@ static int migrate_bytes(struct migrate_opts *o, const char *path, const struct 
 			rc = sweep_campaign(o, path, v2, v2->root, out, valid, &d, &variants);
 			if (rc != 1)
 				goto out;
+		} else if (v2->root &&
+			   (rc = benchmark_campaign(o, path, v2, v2->root, out, valid, &d)) != 1) {
+			goto out;
 		}
 	}
 	rc = -1;

@@ -1371,7 +1371,7 @@ static void sweep_load(struct sweep_ctx *sc, struct srt_ynode *camp, const struc
 	if (!type || strcmp(type, "sa-bench")) {
 		srt_diags_add(sc->d, SRT_DIAG_ERROR, sc->file, at ? at->line : 1, at ? at->col : 1,
 			      "benchmark.type",
-			      "the sweep runs benchmark type '%s'; campaigns run sa-bench, "
+			      "the benchmark is of type '%s'; campaigns run sa-bench, "
 			      "vllm-bench or a custom command: write the campaign's benchmark by "
 			      "hand",
 			      type ? type : "(none)");
@@ -1379,7 +1379,7 @@ static void sweep_load(struct sweep_ctx *sc, struct srt_ynode *camp, const struc
 	}
 	if (!isl || !osl) {
 		srt_diags_add(sc->d, SRT_DIAG_ERROR, sc->file, at->line, at->col, "benchmark",
-			      "the sweep's benchmark has no isl/osl; a campaign needs load.shapes: "
+			      "the benchmark has no isl/osl; a campaign needs load.shapes: "
 			      "add benchmark.isl and benchmark.osl and migrate again");
 		return;
 	}
@@ -1395,7 +1395,7 @@ static void sweep_load(struct sweep_ctx *sc, struct srt_ynode *camp, const struc
 	else
 		srt_diags_add(sc->d, SRT_DIAG_ERROR, sc->file, at->line, at->col,
 			      "benchmark.concurrencies",
-			      "the sweep's benchmark has no concurrencies; a campaign needs "
+			      "the benchmark has no concurrencies; a campaign needs "
 			      "load.concurrency: add benchmark.concurrencies and migrate again");
 	if (srt_ynode_get(bench, "num_prompts_mult"))
 		srt_ynode_map_set(sc->out, load, "promptsPerConcurrency",
@@ -1417,6 +1417,26 @@ static void sweep_load(struct sweep_ctx *sc, struct srt_ynode *camp, const struc
 	if (params->n)
 		srt_ynode_map_set(sc->out, b, "params", params);
 	srt_ynode_map_set(sc->out, camp, "benchmark", b);
+}
+
+/*
+ * The campaign's kind, name and template (the recipe without `sweep` and
+ * `benchmark`), built in `out`.
+ */
+static struct srt_ynode *campaign_of(struct srt_ydoc *out, const struct srt_ynode *recipe)
+{
+	const char *name = srt_ynode_str(srt_ynode_get(recipe, "name"));
+	struct srt_ynode *camp = srt_ynode_new_map(out), *tmpl = srt_ynode_new_map(out);
+
+	srt_ynode_map_set(out, camp, "kind", str_node(out, "Campaign"));
+	srt_ynode_map_set(out, camp, "name", str_node(out, name ? name : "campaign"));
+	for (size_t i = 0; i < recipe->n; i++)
+		if (strcmp(recipe->pairs[i].key->str, "sweep") &&
+		    strcmp(recipe->pairs[i].key->str, "benchmark"))
+			srt_ynode_map_set(out, tmpl, recipe->pairs[i].key->str,
+					  recipe->pairs[i].value);
+	srt_ynode_map_set(out, camp, "template", tmpl);
+	return camp;
 }
 
 /*
@@ -1572,8 +1592,8 @@ struct srt_ynode *srt_campaign_from_sweep(struct srt_ydoc *out, const struct srt
 	struct sweep_ctx sc = { out, diags, file, NULL, 0 };
 	const struct srt_ynode *params;
 	const struct srt_ynode *bench = srt_ynode_get(recipe, "benchmark"), *conc = NULL;
-	const char *mode, *name = srt_ynode_str(srt_ynode_get(recipe, "name"));
-	struct srt_ynode *camp, *tmpl, *deps, *grid, *zips;
+	const char *mode;
+	struct srt_ynode *camp, *deps, *grid, *zips;
 	size_t before = diags->nerrors;
 
 	if (!sweep_read(recipe, file, diags, &params, &mode))
@@ -1613,16 +1633,7 @@ struct srt_ynode *srt_campaign_from_sweep(struct srt_ydoc *out, const struct srt
 	}
 	if (diags->nerrors != before)
 		return NULL;
-	camp = srt_ynode_new_map(out);
-	srt_ynode_map_set(out, camp, "kind", str_node(out, "Campaign"));
-	srt_ynode_map_set(out, camp, "name", str_node(out, name ? name : "campaign"));
-	tmpl = srt_ynode_new_map(out);
-	for (size_t i = 0; i < recipe->n; i++)
-		if (strcmp(recipe->pairs[i].key->str, "sweep") &&
-		    strcmp(recipe->pairs[i].key->str, "benchmark"))
-			srt_ynode_map_set(out, tmpl, recipe->pairs[i].key->str,
-					  recipe->pairs[i].value);
-	srt_ynode_map_set(out, camp, "template", tmpl);
+	camp = campaign_of(out, recipe);
 	deps = srt_ynode_new_map(out);
 	grid = srt_ynode_new_map(out);
 	zips = srt_ynode_new_seq(out);
@@ -1665,6 +1676,23 @@ struct srt_ynode *srt_campaign_from_sweep(struct srt_ydoc *out, const struct srt
 		return NULL;
 	}
 	sweep_load(&sc, camp, bench, conc);
+	return diags->nerrors == before ? camp : NULL;
+}
+
+struct srt_ynode *srt_campaign_from_benchmark(struct srt_ydoc *out, const struct srt_ynode *recipe,
+					      const char *file, struct srt_diags *diags)
+{
+	struct sweep_ctx sc = { out, diags, file, NULL, 0 };
+	const struct srt_ynode *bench = srt_ynode_get(recipe, "benchmark");
+	const char *type = srt_ynode_str(srt_ynode_get(bench, "type"));
+	struct srt_ynode *camp;
+	size_t before = diags->nerrors;
+
+	if (!bench || bench->kind != SRT_Y_MAP || !type || strcmp(type, "sa-bench") ||
+	    srt_ynode_get(recipe, "sweep"))
+		return NULL;
+	camp = campaign_of(out, recipe);
+	sweep_load(&sc, camp, bench, NULL);
 	return diags->nerrors == before ? camp : NULL;
 }
 

@@ -262,6 +262,17 @@ struct srt_ynode *srt_campaign_from_sweep(struct srt_ydoc *out, const struct srt
 					  const char *file, struct srt_diags *diags);
 
 /*
+ * A recipe without a sweep whose benchmark is srt-slurm's sa-bench, as a
+ * campaign of one deployment: srt-slurm runs that benchmark inside the job,
+ * srtctl as the campaign's load (srt_campaign_from_sweep()'s template and
+ * load, no axes).  NULL without diagnostics when the recipe has a sweep or
+ * another benchmark; NULL after adding errors to diags when the benchmark
+ * lacks what a load needs (isl, osl, concurrencies).
+ */
+struct srt_ynode *srt_campaign_from_benchmark(struct srt_ydoc *out, const struct srt_ynode *recipe,
+					      const char *file, struct srt_diags *diags);
+
+/*
  * The combinations of the campaign `camp` (srt_campaign_from_sweep(), built
  * in `out`) whose parallel world cannot run on the worker's GPUs
  * (srt_recipe_parallel_fits()) go to its deployments.exclude, with a

@@ -1395,7 +1395,18 @@ static void check_benchmark(struct vctx *v)
 {
 	const struct srt_recipe *r = v->r;
 
-	if (strcmp(r->benchmark.type, "manual") && !r->benchmark.command)
+	if (!strcmp(r->benchmark.type, "sa-bench") && !r->benchmark.command)
+		vwarn(v, srt_ynode_get(r->benchmark.node, "type"), "benchmark.type",
+		      "srt-slurm runs sa-bench inside the job; srtctl runs it as a campaign's load, "
+		      "and this recipe alone runs no benchmark: %s%s%s",
+		      r->root == r->doc->root ? "`srtctl migrate -f " : "",
+		      r->root == r->doc->root ? (r->file ? r->file : "RECIPE.yaml") : "",
+		      r->root == r->doc->root ?
+			      " -o CAMPAIGN.yaml` writes that campaign (this recipe its template, "
+			      "the benchmark its load)" :
+			      "write a campaign whose template is this variant and whose load is "
+			      "the benchmark (see Campaigns in docs/recipe-reference.md)");
+	else if (strcmp(r->benchmark.type, "manual") && !r->benchmark.command)
 		vwarn(v, srt_ynode_get(r->benchmark.node, "type"), "benchmark.type",
 		      "benchmark type '%s' has no 'command': srtctl runs benchmark.command (with "
 		      "bash -c, its parameters in SRT_BENCH_* env) and skips the step without one",

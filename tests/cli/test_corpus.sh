@@ -11,7 +11,9 @@
 # deployment, or, when a campaign cannot say it (a swept benchmark setting),
 # as a variant file of one job per combination (zip_override_sweep), as
 # srt-slurm submitted them; a v2 one is refused by validate, which names the migrate
-# command that writes its campaign.  Any other failure fails the test
+# command that writes its campaign.  A recipe whose benchmark is sa-bench
+# (srt-slurm runs it inside the job) migrates to a campaign of one deployment,
+# the benchmark its load.  Any other failure fails the test
 # (TRT-LLM's recipes included: Dynamo over TRT-LLM and trtllm_serve run).  Without the corpus the test is skipped (exit 77).
 set -uo pipefail
 
@@ -35,7 +37,7 @@ corpus_cluster_yaml >srtslurm.yaml
 export SRTSLURM_CONFIG="$work/srtslurm.yaml"
 
 files=0 v1=0 v2=0 migrated=0 validated=0 dryrun=0 recipes=0
-sweep=0 sweep_campaign=0 sweep_variants=0 sweep_refused=0 failed=0
+sweep=0 sweep_campaign=0 sweep_variants=0 sweep_refused=0 failed=0 bench_campaign=0
 failures=()
 
 while IFS= read -r -d '' f; do
@@ -47,8 +49,10 @@ while IFS= read -r -d '' f; do
 	mkdir -p "$(dirname "$out")"
 	step=""
 	if "$SRTCTL" migrate -f "$f" -o "$out" >/dev/null 2>"$work/err"; then
-		v1=$((v1 + 1))
+		# a v2 recipe migrates too when its sa-bench benchmark becomes a campaign
+		if grep -q '^backend:\|^  backend:' "$f"; then v1=$((v1 + 1)); else v2=$((v2 + 1)); fi
 		migrated=$((migrated + 1))
+		((!is_sweep)) && grep -q '^kind: Campaign' "$out" && bench_campaign=$((bench_campaign + 1))
 	elif grep -q 'already in the v2 layout' "$work/err"; then
 		v2=$((v2 + 1))
 		cp "$f" "$out"
@@ -105,6 +109,8 @@ done < <(find "$CORPUS" -name '.*' -prune -o -type f \( -name '*.yaml' -o -name 
 
 echo "corpus $CORPUS: $files files ($v1 v1, $v2 v2), $migrated migrated, $validated validated" \
 	"($recipes recipes), $dryrun dry-run"
+echo "  sa-bench recipes migrated to a campaign of one deployment (srt-slurm runs the benchmark" \
+	"in the job, srtctl as the campaign's load): $bench_campaign"
 echo "  sweep files: $sweep ($sweep_campaign migrated to a campaign that validates and dry-runs," \
 	"$sweep_variants to a variant file of one job per combination, $sweep_refused refused naming" \
 	"migrate); failures: $failed"

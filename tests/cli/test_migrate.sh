@@ -222,6 +222,54 @@ if ((have_corpus)); then
 	run 0 "$SRTCTL" validate -f outdir/b200-fp4__1k1k.yaml
 fi
 
+# srt-slurm runs a recipe's sa-bench benchmark inside the job; srtctl as a
+# campaign's load: a v1 or v2 recipe with one (and no sweep) migrates to a
+# campaign of one deployment, the recipe its template.  One a load cannot
+# carry (no isl/osl) stays a recipe, said; validate points at migrate.
+cat >bench1.v1.yaml <<'YAML'
+name: b1
+model: {path: /models/m, container: img}
+backend:
+  type: sglang
+  sglang_config: {aggregated: {tp-size: 1}}
+resources: {agg_nodes: 1, agg_workers: 1}
+frontend: {type: sglang}
+benchmark: {type: sa-bench, isl: 1024, osl: 128, concurrencies: "4x8", req_rate: inf, num_prompts_mult: 5}
+YAML
+run 0 "$SRTCTL" migrate -f bench1.v1.yaml -o bench1.yaml
+grep -qx 'kind: Campaign' bench1.yaml || fail "an sa-bench recipe did not become a campaign: $(cat bench1.yaml)"
+grep -q "^# srt-slurm runs its sa-bench benchmark inside the job" bench1.yaml || fail "no header saying why"
+python3 - bench1.yaml <<'PY' || fail "sa-bench campaign: $(cat bench1.yaml)"
+import sys, yaml
+c = yaml.safe_load(open(sys.argv[1]))
+assert c["load"] == {"shapes": [{"isl": 1024, "osl": 128}], "concurrency": "4x8", "promptsPerConcurrency": 5}, c["load"]
+assert c["benchmark"] == {"tool": "sa-bench", "params": {"req_rate": "inf"}}, c["benchmark"]
+assert "benchmark" not in c["template"] and "deployments" not in c, c
+PY
+run 0 "$SRTCTL" apply -f bench1.yaml --dry-run --db "$PWD/s.db"
+grep -q '1 deployments, 2 points (2 new)' out || fail "sa-bench campaign: $(cat out)"
+# srt-slurm 2.0's layout: the same
+cat >bench2.yaml <<'YAML'
+name: b2
+engine: sglang
+model: {path: /models/m, container: img}
+roles:
+  agg: {args: {tp-size: 1}}
+frontend: {type: sglang}
+benchmark: {type: sa-bench, isl: 1024, osl: 128, concurrencies: [4]}
+YAML
+"$SRTCTL" validate -f bench2.yaml >/dev/null 2>err
+grep -q "warning: benchmark.type: srt-slurm runs sa-bench inside the job; srtctl runs it as a campaign's load, and this recipe alone runs no benchmark: \`srtctl migrate -f bench2.yaml -o CAMPAIGN.yaml\`" err ||
+	fail "validate of a v2 sa-bench recipe: $(cat err)"
+run 0 "$SRTCTL" migrate -f bench2.yaml -o bench2.campaign.yaml
+grep -qx 'kind: Campaign' bench2.campaign.yaml || fail "a v2 sa-bench recipe did not become a campaign"
+# No isl/osl: no load; the recipe is written, said.
+sed 's/isl: 1024, osl: 128, //' bench1.v1.yaml >bench3.v1.yaml
+run 0 "$SRTCTL" migrate -f bench3.v1.yaml -o bench3.yaml
+! grep -q 'kind: Campaign' bench3.yaml || fail "an sa-bench without isl/osl became a campaign"
+grep -q "warning: benchmark: srt-slurm runs this sa-bench benchmark inside the job, and srtctl runs it as a campaign's load; a campaign cannot carry it (the benchmark has no isl/osl" err ||
+	fail "no isl/osl: $(cat err)"
+
 # A v1 recipe without `name:` is named after its file, also in migrate's own
 # check of the result (which names the text "FILE (migrated)").
 cat >disagg-1p1d-tp8.yaml <<'YAML'
