@@ -482,15 +482,21 @@ static void parse_deployments(struct cctx *c, struct srt_campaign *cp, const str
 
 static void parse_load(struct cctx *c, struct srt_campaign *cp, const struct srt_ynode *n)
 {
-	static const char *const keys[] = {
-		"shapes",  "concurrency", "promptsPerConcurrency", "warmupPerConcurrency",
-		"repeats", NULL
-	};
+	static const char *const keys[] = { "shapes",
+					    "concurrency",
+					    "promptsPerConcurrency",
+					    "warmupPerConcurrency",
+					    "prompts",
+					    "warmup",
+					    "repeats",
+					    NULL };
 	static const char *const skeys[] = { "isl", "osl", NULL };
 	const struct srt_ynode *shapes, *conc;
 
 	cp->prompts_per_concurrency = SRT_CAMPAIGN_PROMPTS_PER_CONCURRENCY;
 	cp->warmup_per_concurrency = SRT_CAMPAIGN_WARMUP_PER_CONCURRENCY;
+	cp->prompts = 0;
+	cp->warmup = -1;
 	cp->repeats = 1;
 	if (!n) {
 		err(c, c->doc->root, "load",
@@ -503,6 +509,20 @@ static void parse_load(struct cctx *c, struct srt_campaign *cp, const struct srt
 	check_keys(c, n, "load", keys);
 	get_int(c, n, "promptsPerConcurrency", "load", 1, 100000, &cp->prompts_per_concurrency);
 	get_int(c, n, "warmupPerConcurrency", "load", 0, 100000, &cp->warmup_per_concurrency);
+	get_int(c, n, "prompts", "load", 1, 100000000, &cp->prompts);
+	get_int(c, n, "warmup", "load", 0, 100000000, &cp->warmup);
+	/* a fixed count (srt-slurm's num_prompts, warmup_prompts) or a multiplier, not both */
+	for (int i = 0; i < 2; i++) {
+		const char *fixed = i ? "warmup" : "prompts";
+		const char *per = i ? "warmupPerConcurrency" : "promptsPerConcurrency";
+
+		if (srt_ynode_get(n, fixed) && srt_ynode_get(n, per))
+			err(c, srt_ynode_get_pair(n, fixed)->key,
+			    srt_arena_printf(&c->doc->arena, "load.%s", fixed),
+			    "'%s' (one count for every point) and '%s' (a count per concurrency) "
+			    "both say how many; keep one",
+			    fixed, per);
+	}
 	get_int(c, n, "repeats", "load", 1, 100, &cp->repeats);
 	shapes = srt_ynode_get(n, "shapes");
 	if (!shapes || shapes->kind != SRT_Y_SEQ || !shapes->n) {
@@ -1088,6 +1108,22 @@ size_t srt_campaign_expand(struct srt_campaign *c, struct srt_ydoc *tdoc,
 	params = c->bench_params ? srt_ynode_to_json(c->bench_params) : json_object();
 	out->bench_params = canon_json(params);
 	json_decref(params);
+	if (c->tool != SRT_BENCH_CUSTOM) {
+		/* the tool's command line takes the params: said at apply, not at the first point */
+		struct srt_loadgen_spec spec = { .tool = c->tool,
+						 .params_json = out->bench_params,
+						 .frontend_url = "http://127.0.0.1:8000",
+						 .model = "model",
+						 .point = { 1, 1, 1, 1, 1, 1 },
+						 .result_file = "/result.json" };
+		struct srt_loadgen_cmd cmd;
+		const struct srt_ynode *at = c->bench_params ? c->bench_params : c->root;
+
+		if (srt_loadgen_build(&cmd, &spec, &e) != 0)
+			srt_diags_add(diags, SRT_DIAG_ERROR, c->file, at->line, at->col, NULL, "%s",
+				      e.msg);
+		srt_loadgen_cmd_release(&cmd);
+	}
 
 	for (size_t g = 0; g < c->ngroups; g++) {
 		nax += c->groups[g].n;
@@ -1242,9 +1278,14 @@ size_t srt_campaign_expand(struct srt_campaign *c, struct srt_ydoc *tdoc,
 					pt->isl = c->shapes[s].isl;
 					pt->osl = c->shapes[s].osl;
 					pt->concurrency = c->concurrency[k];
-					pt->prompts =
-						c->concurrency[k] * c->prompts_per_concurrency;
-					pt->warmup = c->concurrency[k] * c->warmup_per_concurrency;
+					pt->prompts = c->prompts ?
+							      c->prompts :
+							      c->concurrency[k] *
+								      c->prompts_per_concurrency;
+					pt->warmup = c->warmup >= 0 ?
+							     c->warmup :
+							     c->concurrency[k] *
+								     c->warmup_per_concurrency;
 					pt->repeat = rep;
 					point_id(c, out, d, pt);
 					secs += srt_campaign_estimate_point(c, pt);
@@ -1357,8 +1398,27 @@ static struct srt_ynode *str_node(struct srt_ydoc *out, const char *s)
 static void sweep_load(struct sweep_ctx *sc, struct srt_ynode *camp, const struct srt_ynode *bench,
 		       const struct srt_ynode *conc_values)
 {
-	static const char *const moved[] = {
-		"type", "isl", "osl", "concurrencies", "num_prompts_mult", "num_warmup_mult", NULL
+	static const char *const moved[] = { "type",
+					     "isl",
+					     "osl",
+					     "concurrencies",
+					     "num_prompts_mult",
+					     "num_warmup_mult",
+					     "num_prompts",
+					     "warmup_prompts",
+					     "req_rate",
+					     NULL };
+	/* srt-slurm's own keys, which its runner does not pass to sa-bench */
+	static const struct {
+		const char *key, *why;
+	} dropped[] = {
+		{ "warmup_req_rate",
+		  "srtctl's warmup run goes at srt-slurm bench.sh's 250 requests/s" },
+		{ "export_node_metrics", "srtctl exports no node metrics" },
+		{ "client_placement", "the benchmark runs on the head node" },
+		{ "client_dedicated_node", "the benchmark runs on the head node" },
+		{ "placement", "the benchmark runs on the head node" },
+		{ NULL, NULL },
 	};
 	struct srt_ynode *load = srt_ynode_new_map(sc->out), *b = srt_ynode_new_map(sc->out);
 	struct srt_ynode *shapes = srt_ynode_new_seq(sc->out), *shape = srt_ynode_new_map(sc->out);
@@ -1403,16 +1463,41 @@ static void sweep_load(struct sweep_ctx *sc, struct srt_ynode *camp, const struc
 	if (srt_ynode_get(bench, "num_warmup_mult"))
 		srt_ynode_map_set(sc->out, load, "warmupPerConcurrency",
 				  srt_ynode_get(bench, "num_warmup_mult"));
+	/* a fixed count for every concurrency wins over the multiplier, as in srt-slurm */
+	if (srt_ynode_get(bench, "num_prompts")) {
+		srt_ynode_map_del(load, "promptsPerConcurrency");
+		srt_ynode_map_set(sc->out, load, "prompts", srt_ynode_get(bench, "num_prompts"));
+	}
+	if (srt_ynode_get(bench, "warmup_prompts")) {
+		srt_ynode_map_del(load, "warmupPerConcurrency");
+		srt_ynode_map_set(sc->out, load, "warmup", srt_ynode_get(bench, "warmup_prompts"));
+	}
 	srt_ynode_map_set(sc->out, camp, "load", load);
 	srt_ynode_map_set(sc->out, b, "tool", str_node(sc->out, "sa-bench"));
+	/* req_rate is sa-bench's --request-rate */
+	if (srt_ynode_get(bench, "req_rate"))
+		srt_ynode_map_set(sc->out, params, "request-rate",
+				  srt_ynode_get(bench, "req_rate"));
 	for (size_t i = 0; i < bench->n; i++) {
+		const struct srt_ypair *p = &bench->pairs[i];
 		bool skip = false;
 
 		for (size_t k = 0; moved[k]; k++)
-			skip = skip || !strcmp(moved[k], bench->pairs[i].key->str);
+			skip = skip || !strcmp(moved[k], p->key->str);
+		for (size_t k = 0; !skip && dropped[k].key; k++)
+			if (!strcmp(dropped[k].key, p->key->str)) {
+				skip = true;
+				srt_diags_add(
+					sc->d, SRT_DIAG_WARNING, sc->file, p->key->line,
+					p->key->col,
+					srt_arena_printf(&sc->out->arena, "benchmark.%s",
+							 p->key->str),
+					"srt-slurm's own setting, not sa-bench's; left out of the "
+					"campaign (%s)",
+					dropped[k].why);
+			}
 		if (!skip)
-			srt_ynode_map_set(sc->out, params, bench->pairs[i].key->str,
-					  bench->pairs[i].value);
+			srt_ynode_map_set(sc->out, params, p->key->str, p->value);
 	}
 	if (params->n)
 		srt_ynode_map_set(sc->out, b, "params", params);

@@ -143,6 +143,8 @@ struct srt_campaign {
 	int64_t *concurrency;
 	size_t nconcurrency;
 	int64_t prompts_per_concurrency, warmup_per_concurrency;
+	/* load.prompts / load.warmup: one count for every point; 0 / -1: the multipliers say */
+	int64_t prompts, warmup;
 	int64_t repeats;
 
 	enum srt_bench_tool tool;

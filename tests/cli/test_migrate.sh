@@ -243,11 +243,29 @@ python3 - bench1.yaml <<'PY' || fail "sa-bench campaign: $(cat bench1.yaml)"
 import sys, yaml
 c = yaml.safe_load(open(sys.argv[1]))
 assert c["load"] == {"shapes": [{"isl": 1024, "osl": 128}], "concurrency": "4x8", "promptsPerConcurrency": 5}, c["load"]
-assert c["benchmark"] == {"tool": "sa-bench", "params": {"req_rate": "inf"}}, c["benchmark"]
+assert c["benchmark"] == {"tool": "sa-bench", "params": {"request-rate": "inf"}}, c["benchmark"]
 assert "benchmark" not in c["template"] and "deployments" not in c, c
 PY
 run 0 "$SRTCTL" apply -f bench1.yaml --dry-run --db "$PWD/s.db"
 grep -q '1 deployments, 2 points (2 new)' out || fail "sa-bench campaign: $(cat out)"
+# num_prompts / warmup_prompts (one count for every concurrency) are the
+# load's prompts / warmup; srt-slurm's own keys are left out, said.
+sed 's/num_prompts_mult: 5}/num_prompts: 100, warmup_prompts: 1, export_node_metrics: true}/' bench1.v1.yaml >bench4.v1.yaml
+run 0 "$SRTCTL" migrate -f bench4.v1.yaml -o bench4.yaml
+python3 - bench4.yaml <<'PY' || fail "num_prompts: $(cat bench4.yaml)"
+import sys, yaml
+c = yaml.safe_load(open(sys.argv[1]))
+assert c["load"]["prompts"] == 100 and c["load"]["warmup"] == 1, c["load"]
+assert "promptsPerConcurrency" not in c["load"] and "export_node_metrics" not in c["benchmark"]["params"], c
+PY
+grep -q "warning: benchmark.export_node_metrics: srt-slurm's own setting, not sa-bench's; left out of the campaign (srtctl exports no node metrics)" err ||
+	fail "export_node_metrics: $(cat err)"
+run 0 "$SRTCTL" apply -f bench4.yaml --dry-run --db "$PWD/s.db"
+grep -Eq 'b1-[0-9a-f]{8} +1 +\{\} +1024 +128 +8 +100 +1 ' out || fail "fixed prompts: $(cat out)"
+# A param the tool's command line cannot take is refused at apply, not at the first point.
+sed 's/request-rate: inf/max-concurrency: 3/' bench1.yaml >bench5.yaml
+run 1 "$SRTCTL" apply -f bench5.yaml --dry-run --db "$PWD/s.db"
+grep -q "benchmark.params: 'max-concurrency' is set by srtctl from the load point" err || fail "owned param: $(cat err)"
 # srt-slurm 2.0's layout: the same
 cat >bench2.yaml <<'YAML'
 name: b2

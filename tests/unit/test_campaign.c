@@ -393,6 +393,15 @@ static void test_document_errors(void **state)
 	expect_error("kind: Campaign\nname: c\nload: {shapes: [{isl: 1, osl: 1}], concurrency: "
 		     "4}\nbenchmark: {tool: sa-bench}\n",
 		     "needs 'template'");
+	expect_error("kind: Campaign\nname: c\n" TEMPLATE
+		     "load: {shapes: [{isl: 1, osl: 1}], concurrency: 4, prompts: 9,\n"
+		     "       promptsPerConcurrency: 2}\nbenchmark: {tool: sa-bench}\n",
+		     "'prompts' (one count for every point) and 'promptsPerConcurrency' (a count "
+		     "per concurrency) both say how many; keep one");
+	expect_error("kind: Campaign\nname: c\n" TEMPLATE
+		     "load: {shapes: [{isl: 1, osl: 1}], concurrency: 4}\n"
+		     "benchmark: {tool: sa-bench, params: {max-concurrency: 3}}\n",
+		     "'max-concurrency' is set by srtctl from the load point");
 	expect_error("kind: Campaign\nname: c\n" TEMPLATE "  benchmark: {type: sa-bench}\n"
 		     "load: {shapes: [{isl: 1, osl: 1}], concurrency: 4}\n"
 		     "benchmark: {tool: sa-bench}\n",
