@@ -1207,7 +1207,8 @@ static const char *cluster_preamble(struct srt_arena *a, const struct srt_cluste
  * What runs before a worker or a frontend starts, as srt-slurm runs it, in
  * the process's own bash (preamble_argv):
  * - the cluster's default_bash_preamble (cluster_preamble), in a container;
- * - setup_script, when `setup` (workers and the Dynamo frontend):
+ * - setup_script, when `setup` (workers and the Dynamo frontend; not the
+ *   benchmark or another frontend):
  *   /configs/<script> in a container (the cluster's srtctl_root/configs is
  *   mounted there), srtctl_root/configs/<script> outside one.  A script
  *   that is not there is said in the log and skipped; one that fails stops
@@ -1220,6 +1221,7 @@ static void with_start_preamble(struct srt_arena *a, const struct srt_recipe *r,
 				struct srt_argv *argv, bool **rt)
 {
 	struct srt_buf pre;
+	const char *all;
 
 	if (!argv->n)
 		return;
@@ -1228,9 +1230,9 @@ static void with_start_preamble(struct srt_arena *a, const struct srt_recipe *r,
 		setup_script_part(&pre, a, r, c, in_container);
 	if (setup && installs_dynamo(r, in_container))
 		dynamo_install_part(&pre, a, r);
-	if (pre.len || cluster_preamble(a, c, in_container, NULL))
-		*rt = preamble_argv(a, argv, cluster_preamble(a, c, in_container, pre.data), *rt,
-				    false);
+	all = cluster_preamble(a, c, in_container, pre.len ? pre.data : NULL);
+	if (all)
+		*rt = preamble_argv(a, argv, all, *rt, false);
 	srt_buf_release(&pre);
 }
 
@@ -2346,10 +2348,11 @@ static void add_benchmark(struct pb *b)
 	put_readiness(b->a, pr, &none, NULL);
 	pr->container = image_set(image) ? resolve(p->cluster, image) :
 					   srt_render_job_container(r, p->cluster);
-	if (in_container(p->cluster, pr->container) && p->cluster->default_bash_preamble) {
-		bool *rt = preamble_argv(
-			b->a, &argv, cluster_preamble(b->a, p->cluster, true, NULL), NULL, false);
+	{
+		bool *rt = NULL;
 
+		with_start_preamble(b->a, r, p->cluster, in_container(p->cluster, pr->container),
+				    false, &argv, &rt);
 		put_argv(pr, &argv);
 		pr->argv_runtime = rt;
 	}
