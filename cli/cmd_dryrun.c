@@ -234,8 +234,12 @@ static void print_launch(FILE *out, const struct srt_plan *p, const struct srt_r
 			w = srt_layout_worker(&p->layout, (enum srt_role_kind)k, pr->index);
 	if (w)
 		srt_launch_worker(&ln, &a, p->recipe, p->cluster, &p->layout, w, pr->rank);
-	else if (pr->kind == SRT_PROC_FRONTEND)
+	else if (pr->kind == SRT_PROC_FRONTEND && !strcmp(pr->name, "frontend"))
 		srt_launch_frontend(&ln, &a, p->recipe, p->cluster, &p->layout);
+	else if (pr->kind == SRT_PROC_FRONTEND && strcmp(pr->name, "nginx"))
+		/* one of several behind nginx */
+		srt_launch_frontend_at(&ln, &a, p->recipe, p->cluster, &p->layout, pr->node,
+				       SRT_LAUNCH_FRONTEND_INTERNAL_PORT);
 	if (ln.nwords)
 		fprintf(out, "    srtctl adds:\n");
 	for (size_t i = 0; i < ln.nwords;) {

@@ -94,6 +94,7 @@ void srt_cluster_defaults(struct srt_cluster *c)
 	c->use_gpus_per_node_directive = true;
 	c->use_segment_sbatch_directive = true;
 	c->use_exclusive_sbatch_directive = -1;
+	c->nginx_raise_ulimit = -1;
 	c->notify.timeout_ms = SRT_NOTIFY_TIMEOUT_MS;
 	c->notify.backoff_ms = SRT_NOTIFY_BACKOFF_MS;
 	c->notify.max_attempts = SRT_NOTIFY_MAX_ATTEMPTS;
@@ -180,7 +181,7 @@ static const struct top_key top_keys[] = {
 	{ "launcher", KEY_IGNORED },
 	{ "model_paths", KEY_READ },
 	{ "network_interface", KEY_READ },
-	{ "nginx_raise_ulimit", KEY_IGNORED },
+	{ "nginx_raise_ulimit", KEY_READ },
 	{ "notify", KEY_READ },
 	{ "output_dir", KEY_IGNORED },
 	{ "preflight", KEY_IGNORED },
@@ -623,6 +624,13 @@ int srt_cluster_parse(struct srt_cluster *c, struct srt_ydoc *doc, struct srt_di
 		c->default_bash_preamble = NULL;
 	} else if (c->default_bash_preamble && !*c->default_bash_preamble) {
 		c->default_bash_preamble = NULL;
+	}
+	v = srt_ynode_get(root, "nginx_raise_ulimit");
+	if (v && !srt_ynode_is_null(v)) {
+		bool up = false;
+
+		bool_at(&cc, root, "nginx_raise_ulimit", &up);
+		c->nginx_raise_ulimit = up;
 	}
 	cluster_section(&cc, c, srt_ynode_get(root, "cluster"));
 	bool_at(&cc, root, "use_gpus_per_node_directive", &c->use_gpus_per_node_directive);

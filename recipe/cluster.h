@@ -129,6 +129,8 @@ struct srt_cluster {
 	const char *srtctl_root;
 	/* Shell run first in every container step, before its command (ulimits...); or NULL */
 	const char *default_bash_preamble;
+	/* nginx_raise_ulimit for recipes that leave frontend.nginx_raise_ulimit unset: -1 unset */
+	int nginx_raise_ulimit;
 	struct {
 		const char *url;
 		const char *api_version; /* NULL: newest the server serves */

@@ -1123,12 +1123,14 @@ static void trtllm_orchestrator(struct srt_launch *out, struct srt_arena *a,
  * its URL, ready on GET /health.
  */
 static void router_endpoint(struct srt_launch *out, struct srt_arena *a, const struct srt_layout *l,
-			    int port)
+			    size_t node, int port)
 {
 	flag(out, a, "--host", "0.0.0.0", "the public endpoint, reachable from every node", false);
-	flag_int(out, a, "--port", port, "frontend.port (default 8000)");
+	flag_int(out, a, "--port", port,
+		 node == l->head ? "frontend.port (default 8000)" :
+				   "8180: one of several frontends behind nginx");
 	out->port = port;
-	out->url = url(a, l->nodes[l->head].ip, port);
+	out->url = url(a, l->nodes[node].ip, port);
 	http_probe(out, port);
 	out->readiness.timeout_seconds = SRT_FRONTEND_READY_TIMEOUT;
 }
@@ -1166,14 +1168,133 @@ static void tilert_router(struct srt_launch *out, struct srt_arena *a, const str
 		     srt_arena_printf(a, "%s:%d:%d", l->nodes[w->node].ip, wl.side_port, wl.port),
 		     dwhy, true);
 	}
-	router_endpoint(out, a, l, port);
+	router_endpoint(out, a, l, l->head, port);
+}
+
+/* Can several of this frontend run behind nginx (each one router over every worker)? */
+static bool replicable(enum srt_frontend_kind k)
+{
+	return k == SRT_FE_DYNAMO || k == SRT_FE_SGLANG_ROUTER || k == SRT_FE_VLLM_ROUTER;
+}
+
+size_t srt_launch_frontend_nodes(const struct srt_recipe *r, const struct srt_layout *l,
+				 struct srt_arena *a, const size_t **nodes)
+{
+	size_t cap = (size_t)(r->frontend.additional < 0 ? 0 : r->frontend.additional) + 1;
+	bool *worker = NULL;
+	size_t *v, n = 0;
+
+	*nodes = NULL;
+	if (!r->frontend.multiple || !replicable(srt_launch_frontend_kind(r, NULL)) || !l->nnodes)
+		return 0;
+	worker = srt_arena_alloc(a, l->nnodes * sizeof(*worker));
+	memset(worker, 0, l->nnodes * sizeof(*worker));
+	for (int k = 0; k < SRT_ROLE_COUNT; k++)
+		for (size_t i = 0; i < l->roles[k].n; i++)
+			if (l->roles[k].first + i < l->nnodes)
+				worker[l->roles[k].first + i] = true;
+	v = srt_arena_alloc(a, l->nnodes * sizeof(*v));
+	for (size_t i = 0; i < l->nnodes && n < cap; i++)
+		if (worker[i] && i != l->head)
+			v[n++] = i;
+	if (n)
+		*nodes = v;
+	return n;
+}
+
+/* `server HOST:PORT;` of one upstream: an IPv6 literal in brackets. */
+static void nginx_server(struct srt_buf *b, const char *ip, int port)
+{
+	srt_buf_printf(b, strchr(ip, ':') ? "        server [%s]:%d;\n" : "        server %s:%d;\n",
+		       ip, port);
+}
+
+const char *srt_launch_nginx_conf(struct srt_arena *a, const struct srt_recipe *r,
+				  const struct srt_cluster *c, const struct srt_layout *l,
+				  const size_t *nodes, size_t n, const char *dir)
+{
+	const struct srt_frontend *f = &r->frontend;
+	int port = f->port > 0 ? f->port : SRT_LAUNCH_FRONTEND_PORT;
+	bool up = srt_launch_nginx_raise_ulimit(r, c);
+	struct srt_buf b;
+	const char *text;
+
+	srt_buf_init(&b);
+	srt_buf_printf(&b,
+		       "# srtctl: nginx on the head node in front of the job's %zu frontends\n"
+		       "# (frontend.enable_multiple_frontends); written before each start.\n"
+		       "worker_processes auto;\n",
+		       n);
+	if (up)
+		srt_buf_printf(&b, "worker_rlimit_nofile %d;\n", SRT_NGINX_NOFILE);
+	srt_buf_printf(&b, "pid %s/nginx.pid;\n\n", dir);
+	srt_buf_printf(&b, "events {\n    worker_connections %d;\n    multi_accept on;\n}\n\n",
+		       up ? SRT_NGINX_NOFILE : SRT_NGINX_CONNECTIONS);
+	srt_buf_printf(&b, "http {\n    access_log off;\n");
+	if (f->nginx_affinity) {
+		/* the header's variable: lower case, '-' as '_' (validation checks the name) */
+		char *var = srt_arena_strdup(a, f->nginx_header);
+
+		for (char *q = var; *q; q++)
+			*q = *q == '-' ? '_' :
+					 (char)((*q >= 'A' && *q <= 'Z') ? *q - 'A' + 'a' : *q);
+		srt_buf_printf(
+			&b,
+			"    # a session's requests go to one frontend; without the header,\n"
+			"    # a request id (spread over all of them)\n"
+			"    map $http_%s $srtctl_affinity_key {\n"
+			"        \"\" $request_id;\n"
+			"        default $http_%s;\n"
+			"    }\n",
+			var, var);
+	}
+	srt_buf_printf(&b, "    upstream srtctl_frontends {\n");
+	if (f->nginx_affinity)
+		srt_buf_printf(&b, "        hash $srtctl_affinity_key consistent;\n");
+	for (size_t i = 0; i < n; i++)
+		nginx_server(&b, l->nodes[nodes[i]].ip, SRT_LAUNCH_FRONTEND_INTERNAL_PORT);
+	srt_buf_printf(&b,
+		       "        keepalive 4096;\n"
+		       "        keepalive_timeout %s;\n"
+		       "    }\n"
+		       "    server {\n"
+		       "        listen %d;\n"
+		       "        keepalive_timeout %s;\n"
+		       "        location / {\n"
+		       "            proxy_pass http://srtctl_frontends;\n"
+		       "            proxy_http_version 1.1;\n"
+		       "            proxy_set_header Connection \"\";\n"
+		       "            proxy_buffering off;\n"
+		       "            proxy_read_timeout 24h;\n"
+		       "            proxy_send_timeout 24h;\n"
+		       "        }\n"
+		       "    }\n"
+		       "}\n",
+		       f->nginx_keepalive, port, f->nginx_keepalive);
+	text = srt_arena_strdup(a, b.data);
+	srt_buf_release(&b);
+	return text;
+}
+
+bool srt_launch_nginx_raise_ulimit(const struct srt_recipe *r, const struct srt_cluster *c)
+{
+	if (r->frontend.nginx_raise_ulimit >= 0)
+		return r->frontend.nginx_raise_ulimit;
+	return c && c->nginx_raise_ulimit > 0;
 }
 
 void srt_launch_frontend(struct srt_launch *out, struct srt_arena *a, const struct srt_recipe *r,
 			 const struct srt_cluster *c, const struct srt_layout *l)
 {
+	srt_launch_frontend_at(out, a, r, c, l, l->head,
+			       r->frontend.port > 0 ? r->frontend.port : SRT_LAUNCH_FRONTEND_PORT);
+}
+
+void srt_launch_frontend_at(struct srt_launch *out, struct srt_arena *a, const struct srt_recipe *r,
+			    const struct srt_cluster *c, const struct srt_layout *l, size_t node,
+			    int port)
+{
 	enum srt_frontend_kind k = srt_launch_frontend_kind(r, NULL);
-	int port = r->frontend.port > 0 ? r->frontend.port : SRT_LAUNCH_FRONTEND_PORT;
 	bool pd = r->roles[SRT_ROLE_PREFILL].present || r->roles[SRT_ROLE_DECODE].present;
 	bool sgl = k == SRT_FE_SGLANG_ROUTER;
 	bool agg_listed = false;
@@ -1204,10 +1325,13 @@ void srt_launch_frontend(struct srt_launch *out, struct srt_arena *a, const stru
 		 * answers 200 after that read (503 before).
 		 */
 		word(out, a, srt_arena_printf(a, "--http-port=%d", port),
-		     "frontend.port (default 8000): the OpenAI endpoint, on every address", false);
+		     node == l->head ?
+			     "frontend.port (default 8000): the OpenAI endpoint, on every address" :
+			     "8180: one of several frontends behind nginx, on every address",
+		     false);
 		dyn_env(out, a, r, l);
 		out->port = port;
-		out->url = url(a, l->nodes[l->head].ip, port);
+		out->url = url(a, l->nodes[node].ip, port);
 		http_probe(out, port);
 		out->readiness.timeout_seconds = SRT_FRONTEND_READY_TIMEOUT;
 		return;
@@ -1250,5 +1374,5 @@ void srt_launch_frontend(struct srt_launch *out, struct srt_arena *a, const stru
 			word(out, a, wl.url, "the aggregated workers", true);
 		}
 	}
-	router_endpoint(out, a, l, port);
+	router_endpoint(out, a, l, node, port);
 }

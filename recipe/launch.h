@@ -59,6 +59,11 @@
 #define SRT_LAUNCH_DP_RPC_PORT 8400
 #define SRT_LAUNCH_NIXL_PORT 5400
 #define SRT_LAUNCH_FRONTEND_PORT 8000
+/* srt-slurm's port of each frontend behind nginx (its FRONTEND_INTERNAL_PORT). */
+#define SRT_LAUNCH_FRONTEND_INTERNAL_PORT 8180
+/* nginx's worker_connections; with nginx_raise_ulimit, this open-file limit and as many. */
+#define SRT_NGINX_CONNECTIONS 65536
+#define SRT_NGINX_NOFILE 1048576
 #define SRT_LAUNCH_DYN_SYSTEM_PORT 7500
 #define SRT_LAUNCH_KV_EVENTS_PORT 5200
 #define SRT_DYN_ETCD_PORT 2379
@@ -171,6 +176,37 @@ bool srt_launch_numa_bind(const struct srt_recipe *r, enum srt_role_kind role);
  */
 void srt_launch_frontend(struct srt_launch *out, struct srt_arena *a, const struct srt_recipe *r,
 			 const struct srt_cluster *c, const struct srt_layout *l);
+
+/* The same for a frontend on `node` serving `port` (one of several behind nginx). */
+void srt_launch_frontend_at(struct srt_launch *out, struct srt_arena *a, const struct srt_recipe *r,
+			    const struct srt_cluster *c, const struct srt_layout *l, size_t node,
+			    int port);
+
+/*
+ * srt-slurm's frontend topology.  With frontend.enable_multiple_frontends
+ * true, a frontend that can run several times (dynamo, sglang-router,
+ * vllm-router) and worker nodes besides the head: nginx on the head at
+ * frontend.port in front of min(num_additional_frontends + 1, those nodes)
+ * frontends, one per node in node order, each on port
+ * SRT_LAUNCH_FRONTEND_INTERNAL_PORT.  Returns that count and sets *nodes
+ * (allocated in a); 0 (and NULL): one frontend on the head, no nginx.
+ */
+size_t srt_launch_frontend_nodes(const struct srt_recipe *r, const struct srt_layout *l,
+				 struct srt_arena *a, const size_t **nodes);
+
+/*
+ * nginx.conf for those frontends: round robin (or, with
+ * nginx_session_affinity, a consistent hash of the header, a request id
+ * without it), keepalive to them, listening on frontend.port; its pid file
+ * in `dir` (the log directory as nginx sees it).  The IPs are layout
+ * placeholders: bind them at run time.  Allocated in a.
+ */
+const char *srt_launch_nginx_conf(struct srt_arena *a, const struct srt_recipe *r,
+				  const struct srt_cluster *c, const struct srt_layout *l,
+				  const size_t *nodes, size_t n, const char *dir);
+
+/* Does nginx raise its open-file limit: frontend.nginx_raise_ulimit, else the cluster's, else no. */
+bool srt_launch_nginx_raise_ulimit(const struct srt_recipe *r, const struct srt_cluster *c);
 
 /* The frontend's command from the cluster config (its router), or NULL for none/direct/custom. */
 const struct srt_argv *srt_launch_frontend_command(const struct srt_recipe *r,

@@ -242,6 +242,13 @@ struct srt_service {
 	const struct srt_ynode *node;
 };
 
+/* srt-slurm's defaults for its frontend topology (frontend.*). */
+#define SRT_FRONTEND_ADDITIONAL_DEFAULT 9
+#define SRT_FRONTEND_ADDITIONAL_MAX 1023
+#define SRT_NGINX_CONTAINER_DEFAULT "nginx:1.27.4"
+#define SRT_NGINX_AFFINITY_HEADER_DEFAULT "X-Dynamo-Session-ID"
+#define SRT_NGINX_KEEPALIVE_DEFAULT "600s"
+
 struct srt_frontend {
 	const char *type; /* default "none" */
 	struct srt_argv command; /* optional explicit argv */
@@ -251,6 +258,20 @@ struct srt_frontend {
 	const char *container; /* frontend.container_image (an alias or image), or NULL: the job's */
 	/* trtllm_serve's orchestrator: context_servers.router, generation_servers.router, extra keys. */
 	const struct srt_ynode *ctx_router, *gen_router, *server_config_extra;
+	/*
+	 * srt-slurm's frontend topology: enable_multiple_frontends (true: nginx
+	 * on the head in front of up to num_additional_frontends + 1 frontends
+	 * on the other worker nodes; srtctl's default is false, srt-slurm's
+	 * true), and the nginx_* settings of the nginx it generates.
+	 */
+	bool multiple;
+	bool multiple_set;	     /* enable_multiple_frontends was written */
+	int additional;		     /* num_additional_frontends, default 9 */
+	const char *nginx_container; /* default "nginx:1.27.4" */
+	int nginx_raise_ulimit;	     /* -1 unset (the cluster's, else off), 0, 1 */
+	bool nginx_affinity;	     /* nginx_session_affinity */
+	const char *nginx_header;    /* nginx_session_affinity_header */
+	const char *nginx_keepalive; /* nginx_keepalive_timeout, default "600s" */
 	const struct srt_ynode *node;
 };
 

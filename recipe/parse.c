@@ -1806,18 +1806,21 @@ static void parse_frontend(struct pctx *c, struct srt_recipe *r, const struct sr
 					    "gen_router",
 					    "server_config_extra",
 					    "enable_multiple_frontends",
+					    "num_additional_frontends",
+					    "nginx_container",
+					    "nginx_raise_ulimit",
+					    "nginx_session_affinity",
+					    "nginx_session_affinity_header",
+					    "nginx_keepalive_timeout",
 					    "container_image",
 					    NULL };
 	static const char *const ser[] = { "ctx_router", "gen_router", "server_config_extra" };
 	const struct srt_ynode **ser_out[] = { &r->frontend.ctx_router, &r->frontend.gen_router,
 					       &r->frontend.server_config_extra };
 	static const struct hint hints[] = {
-		{ "num_additional_frontends",
-		  "srtctl runs one frontend process (no nginx in front)" },
-		{ "nginx_container", "srtctl runs no nginx" },
 		{ "use_nginx",
-		  "srtctl runs one frontend process and no nginx; several frontends without nginx "
-		  "(use_nginx: false) are not run" },
+		  "several frontends without nginx (use_nginx: false) are not run; srtctl runs "
+		  "nginx in front of them (enable_multiple_frontends: true) or one frontend" },
 		{ "placement",
 		  "'frontend.placement' is not supported by srtctl: the frontend runs on the head node" },
 		{ "dedicated_node",
@@ -1830,6 +1833,11 @@ static void parse_frontend(struct pctx *c, struct srt_recipe *r, const struct sr
 
 	r->frontend.type = "none";
 	r->frontend.port = 8000;
+	r->frontend.additional = SRT_FRONTEND_ADDITIONAL_DEFAULT;
+	r->frontend.nginx_container = SRT_NGINX_CONTAINER_DEFAULT;
+	r->frontend.nginx_raise_ulimit = -1;
+	r->frontend.nginx_header = SRT_NGINX_AFFINITY_HEADER_DEFAULT;
+	r->frontend.nginx_keepalive = SRT_NGINX_KEEPALIVE_DEFAULT;
 	r->frontend.node = n;
 	if (srt_ynode_is_null(n) || !want_map(c, n, "frontend"))
 		return;
@@ -1843,16 +1851,23 @@ static void parse_frontend(struct pctx *c, struct srt_recipe *r, const struct sr
 	parse_env(c, srt_ynode_get(n, "env"), "frontend.env", &r->frontend.env);
 	opt_str(c, n, "frontend", "container_image", &r->frontend.container);
 	opt_int(c, n, "frontend", "port", &r->frontend.port, 1, 65535);
-	/* false is what srtctl does: nothing to say */
 	v = srt_ynode_get(n, "enable_multiple_frontends");
+	if (v && !srt_ynode_is_null(v) &&
+	    want_bool(c, v, "frontend.enable_multiple_frontends", &r->frontend.multiple))
+		r->frontend.multiple_set = true;
+	opt_int(c, n, "frontend", "num_additional_frontends", &r->frontend.additional, 0,
+		SRT_FRONTEND_ADDITIONAL_MAX);
+	opt_str(c, n, "frontend", "nginx_container", &r->frontend.nginx_container);
+	v = srt_ynode_get(n, "nginx_raise_ulimit");
 	if (v && !srt_ynode_is_null(v)) {
-		bool many = false;
+		bool up = false;
 
-		if (want_bool(c, v, "frontend.enable_multiple_frontends", &many) && many)
-			warn(c, v, "frontend.enable_multiple_frontends",
-			     "srtctl runs one frontend process (no nginx in front); ignored (kept "
-			     "in the spec for srt-slurm)");
+		if (want_bool(c, v, "frontend.nginx_raise_ulimit", &up))
+			r->frontend.nginx_raise_ulimit = up;
 	}
+	opt_bool(c, n, "frontend", "nginx_session_affinity", &r->frontend.nginx_affinity);
+	opt_str(c, n, "frontend", "nginx_session_affinity_header", &r->frontend.nginx_header);
+	opt_str(c, n, "frontend", "nginx_keepalive_timeout", &r->frontend.nginx_keepalive);
 	for (size_t i = 0; i < 3; i++) {
 		v = srt_ynode_get(n, ser[i]);
 		if (v && !srt_ynode_is_null(v) && want_map(c, v, join(c, "frontend", ser[i])))

@@ -2110,7 +2110,12 @@ static void add_workers(struct pb *b)
 	}
 }
 
-static void add_frontend(struct pb *b)
+/*
+ * One frontend process on `node` serving `port`: the only one (on the head,
+ * frontend.port; name "frontend") or one of several behind nginx (8180;
+ * "frontend_<i>").  `words` is what srt_launch_frontend_at() said for it.
+ */
+static void frontend_proc(struct pb *b, const struct srt_launch *ln, size_t node, int idx)
 {
 	struct srt_plan *p = b->p;
 	const struct srt_recipe *r = p->recipe;
@@ -2120,8 +2125,119 @@ static void add_frontend(struct pb *b)
 	struct srt_runplan_proc *pr;
 	struct srt_argv argv;
 	struct srt_renv env = { 0 };
-	struct srt_launch ln;
+	struct srt_diags again;
 	bool *rt;
+
+	argvb_push_all(&av, b->a, cmd);
+	for (size_t i = 0; i < ln->nwords; i++)
+		argvb_push(&av, b->a, ln->words[i].arg);
+	/* what is wrong in the recipe's args is said once, not per frontend */
+	srt_diags_init(&again);
+	if (render_args(&av, b->a, f->args, r->file, "frontend.args", NULL, false,
+			idx > 0 ? &again : b->d) < 0)
+		b->rc = -1;
+	srt_diags_release(&again);
+	rt = srt_arena_alloc(b->a, (av.n + 1) * sizeof(*rt));
+	memset(rt, 0, (av.n + 1) * sizeof(*rt));
+	for (size_t i = 0; i < ln->nwords; i++)
+		rt[cmd->n + i] = ln->words[i].runtime;
+	pr = new_proc(b);
+	pr->kind = SRT_PROC_FRONTEND;
+	pr->name = idx < 0 ? "frontend" : srt_arena_printf(b->a, "frontend_%d", idx);
+	pr->log_file = srt_arena_printf(b->a, "%s.out", pr->name);
+	pr->node = node;
+	pr->phase = srt_start_name(SRT_START_AFTER_FRONTEND);
+	argvb_finish(&av, &argv);
+	/* frontend.container_image (TileRT's router has an image of its own) */
+	pr->container = image_set(f->container) ? resolve(p->cluster, f->container) :
+						  srt_render_job_container(r, p->cluster);
+	with_start_preamble(b->a, r, p->cluster, in_container(p->cluster, pr->container),
+			    srt_launch_frontend_kind(r, NULL) == SRT_FE_DYNAMO, &argv, &rt);
+	put_argv(pr, &argv);
+	env_layer(&env, b->a, &r->environment, "environment");
+	env_layer(&env, b->a, &f->env, "frontend.env");
+	launch_env(&env, b->a, ln);
+	put_env(b, pr, &env);
+	/*
+	 * TileRT's router reads the tokenizer (--model-path) from the model,
+	 * mounted at /model in its container as the workers' is.
+	 */
+	if (srt_launch_frontend_kind(r, NULL) == SRT_FE_TILERT_ROUTER && pr->container &&
+	    p->run.pyxis && r->model.path && r->model.path[0] == '/')
+		pr->model_mount = r->model.path;
+	srun_opts(b, pr, NULL, installs_dynamo(r, in_container(p->cluster, pr->container)));
+	pr->argv_runtime = rt;
+	put_readiness(b->a, pr, &ln->readiness, p->layout.nodes[node].host);
+	pr->critical = true;
+	pr->config_file = ln->config_file;
+	pr->config_text = ln->config_text;
+	pr->config_runtime = ln->config_runtime;
+}
+
+/*
+ * nginx on the head node in front of the n frontends (srt-slurm's
+ * topology): `nginx -e stderr -c <log dir>/nginx.conf -g 'daemon off;'` in
+ * frontend.nginx_container (on a cluster with containers, as root there),
+ * else the node's nginx; the config written by the agent before each start.
+ * Ready once GET /health through it answers 200 (a frontend behind it
+ * answered).
+ */
+static void nginx_proc(struct pb *b, const size_t *nodes, size_t n)
+{
+	struct srt_plan *p = b->p;
+	const struct srt_recipe *r = p->recipe;
+	int port = r->frontend.port > 0 ? r->frontend.port : SRT_LAUNCH_FRONTEND_PORT;
+	struct srt_runplan_proc *pr = new_proc(b);
+	const char *image = resolve(p->cluster, r->frontend.nginx_container);
+	bool ctr = in_container(p->cluster, image);
+	const char *dir = ctr ? SRT_CONTAINER_LOG_DIR : p->layout.log_dir;
+	struct srt_readiness rd = { 0 };
+	struct srt_renv env = { 0 };
+	struct srt_argv argv;
+	const char **v = srt_arena_alloc(b->a, 4 * sizeof(*v));
+	bool *rt = srt_arena_alloc(b->a, 4 * sizeof(*rt));
+
+	v[0] = "bash";
+	v[1] = "-c";
+	v[2] = srt_arena_printf(b->a, "%sexec nginx -e stderr -c %s/nginx.conf -g 'daemon off;'",
+				srt_launch_nginx_raise_ulimit(r, p->cluster) ?
+					srt_arena_printf(b->a, "ulimit -n %d && ",
+							 SRT_NGINX_NOFILE) :
+					"",
+				dir);
+	v[3] = NULL;
+	rt[0] = rt[1] = rt[3] = false;
+	rt[2] = !ctr; /* the host's log directory is bound at run time */
+	argv.v = v;
+	argv.n = 3;
+	pr->kind = SRT_PROC_FRONTEND;
+	pr->name = "nginx";
+	pr->log_file = "nginx.out";
+	pr->node = p->layout.head;
+	pr->phase = srt_start_name(SRT_START_AFTER_FRONTEND);
+	pr->container = ctr ? image : NULL;
+	put_argv(pr, &argv);
+	pr->argv_runtime = rt;
+	put_env(b, pr, &env);
+	srun_opts(b, pr, NULL, ctr);
+	rd.probes[0] = (struct srt_probe){ SRT_PROBE_HTTP, port, "/health", 200 };
+	rd.nprobes = 1;
+	rd.timeout_seconds = SRT_FRONTEND_READY_TIMEOUT;
+	put_readiness(b->a, pr, &rd, p->layout.nodes[p->layout.head].host);
+	pr->critical = true;
+	pr->config_file = "nginx.conf";
+	pr->config_text = srt_launch_nginx_conf(b->a, r, p->cluster, &p->layout, nodes, n, dir);
+	pr->config_runtime = true;
+}
+
+static void add_frontend(struct pb *b)
+{
+	struct srt_plan *p = b->p;
+	const struct srt_recipe *r = p->recipe;
+	const struct srt_argv *cmd = srt_launch_frontend_command(r, p->cluster);
+	const size_t *nodes;
+	size_t n;
+	struct srt_launch ln;
 
 	/* none and direct run no process (validation warns about a type without a command). */
 	srt_launch_frontend(&ln, b->a, r, p->cluster, &p->layout);
@@ -2139,46 +2255,20 @@ static void add_frontend(struct pb *b)
 		}
 		return;
 	}
-	argvb_push_all(&av, b->a, cmd);
-	for (size_t i = 0; i < ln.nwords; i++)
-		argvb_push(&av, b->a, ln.words[i].arg);
-	if (render_args(&av, b->a, f->args, r->file, "frontend.args", NULL, false, b->d) < 0)
-		b->rc = -1;
-	rt = srt_arena_alloc(b->a, (av.n + 1) * sizeof(*rt));
-	memset(rt, 0, (av.n + 1) * sizeof(*rt));
-	for (size_t i = 0; i < ln.nwords; i++)
-		rt[cmd->n + i] = ln.words[i].runtime;
-	pr = new_proc(b);
-	pr->kind = SRT_PROC_FRONTEND;
-	pr->name = "frontend";
-	pr->log_file = "frontend.out";
-	pr->node = p->layout.head;
-	pr->phase = srt_start_name(SRT_START_AFTER_FRONTEND);
-	argvb_finish(&av, &argv);
-	/* frontend.container_image (TileRT's router has an image of its own) */
-	pr->container = image_set(f->container) ? resolve(p->cluster, f->container) :
-						  srt_render_job_container(r, p->cluster);
-	with_start_preamble(b->a, r, p->cluster, in_container(p->cluster, pr->container),
-			    srt_launch_frontend_kind(r, NULL) == SRT_FE_DYNAMO, &argv, &rt);
-	put_argv(pr, &argv);
-	env_layer(&env, b->a, &r->environment, "environment");
-	env_layer(&env, b->a, &f->env, "frontend.env");
-	launch_env(&env, b->a, &ln);
-	put_env(b, pr, &env);
-	/*
-	 * TileRT's router reads the tokenizer (--model-path) from the model,
-	 * mounted at /model in its container as the workers' is.
-	 */
-	if (srt_launch_frontend_kind(r, NULL) == SRT_FE_TILERT_ROUTER && pr->container &&
-	    p->run.pyxis && r->model.path && r->model.path[0] == '/')
-		pr->model_mount = r->model.path;
-	srun_opts(b, pr, NULL, installs_dynamo(r, in_container(p->cluster, pr->container)));
-	pr->argv_runtime = rt;
-	put_readiness(b->a, pr, &ln.readiness, p->layout.nodes[p->layout.head].host);
-	pr->critical = true;
-	pr->config_file = ln.config_file;
-	pr->config_text = ln.config_text;
-	pr->config_runtime = ln.config_runtime;
+	n = srt_launch_frontend_nodes(r, &p->layout, b->a, &nodes);
+	if (!n) {
+		frontend_proc(b, &ln, p->layout.head, -1);
+		return;
+	}
+	/* the frontends first (one start group), then nginx in front of them */
+	for (size_t i = 0; i < n; i++) {
+		struct srt_launch rl;
+
+		srt_launch_frontend_at(&rl, b->a, r, p->cluster, &p->layout, nodes[i],
+				       SRT_LAUNCH_FRONTEND_INTERNAL_PORT);
+		frontend_proc(b, &rl, nodes[i], (int)i);
+	}
+	nginx_proc(b, nodes, n);
 }
 
 /* "isl" -> "SRT_BENCH_ISL"; NULL when the key cannot name a variable. */

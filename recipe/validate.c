@@ -1593,6 +1593,89 @@ static void check_tilert(struct vctx *v)
 	}
 }
 
+/* An nginx time ("600s", "10m", "75"): digits, then at most one unit. */
+static bool nginx_time_ok(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] >= '0' && s[n] <= '9')
+		n++;
+	if (!n || n > 9)
+		return false;
+	s += n;
+	return !*s || !strcmp(s, "ms") || !strcmp(s, "s") || !strcmp(s, "m") || !strcmp(s, "h") ||
+	       !strcmp(s, "d");
+}
+
+/* An HTTP header name nginx can read as $http_<name>: letters, digits and '-'. */
+static bool header_name_ok(const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++)
+		if (!srt_ascii_alnum(s[n]) && s[n] != '-')
+			return false;
+	return n > 0 && n <= 64;
+}
+
+/*
+ * srt-slurm's frontend topology keys: the nginx settings must be something
+ * nginx reads; the topology applies to routers srtctl can run several of;
+ * the nginx settings do nothing without it (said once).
+ */
+static void check_multiple_frontends(struct vctx *v)
+{
+	const struct srt_recipe *r = v->r;
+	const struct srt_frontend *f = &r->frontend;
+	static const char *const ngx[] = { "num_additional_frontends",
+					   "nginx_container",
+					   "nginx_raise_ulimit",
+					   "nginx_session_affinity",
+					   "nginx_session_affinity_header",
+					   "nginx_keepalive_timeout",
+					   NULL };
+	const struct srt_ynode *n;
+	enum srt_frontend_kind k = srt_launch_frontend_kind(r, NULL);
+
+	n = srt_ynode_get(f->node, "nginx_keepalive_timeout");
+	if (n && f->nginx_keepalive && !nginx_time_ok(f->nginx_keepalive))
+		verr(v, n, "frontend.nginx_keepalive_timeout",
+		     "'%s' is not an nginx time: write a number with an optional unit (ms, s, m, "
+		     "h, d), e.g. 600s",
+		     f->nginx_keepalive);
+	n = srt_ynode_get(f->node, "nginx_session_affinity_header");
+	if (n && f->nginx_header && !header_name_ok(f->nginx_header))
+		verr(v, n, "frontend.nginx_session_affinity_header",
+		     "'%s' is not an HTTP header name nginx can hash (letters, digits and '-', at "
+		     "most 64), e.g. X-Dynamo-Session-ID",
+		     f->nginx_header);
+	n = srt_ynode_get(f->node, "nginx_container");
+	if (n && f->nginx_container && !*f->nginx_container)
+		verr(v, n, "frontend.nginx_container",
+		     "is empty: name nginx's image (default nginx:1.27.4) or remove the key");
+	if (f->multiple && k != SRT_FE_DYNAMO && k != SRT_FE_SGLANG_ROUTER &&
+	    k != SRT_FE_VLLM_ROUTER && k != SRT_FE_NONE && k != SRT_FE_REFUSED &&
+	    k != SRT_FE_TILERT_ROUTER)
+		vwarn(v, srt_ynode_get_pair(f->node, "enable_multiple_frontends")->key,
+		      "frontend.enable_multiple_frontends",
+		      "srtctl runs several frontends behind nginx for dynamo, sglang-router and "
+		      "vllm-router; frontend type '%s' runs once, on the head node",
+		      f->type);
+	if (f->multiple)
+		return;
+	for (size_t i = 0; ngx[i]; i++) {
+		const struct srt_ypair *pr = srt_ynode_get_pair(f->node, ngx[i]);
+
+		if (pr && !srt_ynode_is_null(pr->value)) {
+			vwarn(v, pr->key, srt_arena_printf(v->a, "frontend.%s", ngx[i]),
+			      "applies only with frontend.enable_multiple_frontends: true (nginx in "
+			      "front of several frontends); without it srtctl runs one frontend "
+			      "and no nginx, as srt-slurm does with it false");
+			return;
+		}
+	}
+}
+
 static void check_frontend(struct vctx *v)
 {
 	const struct srt_recipe *r = v->r;
@@ -1602,6 +1685,7 @@ static void check_frontend(struct vctx *v)
 	const struct srt_role *agg = &r->roles[SRT_ROLE_AGG];
 
 	check_tilert(v);
+	check_multiple_frontends(v);
 	if (srt_launch_frontend_kind(r, NULL) != SRT_FE_TRTLLM_SERVE) {
 		static const char *const ser[] = { "ctx_router", "gen_router",
 						   "server_config_extra", NULL };

@@ -426,6 +426,8 @@ static bool gate_after(const struct srt_runplan *p, size_t i)
 	case SRT_PROC_WORKER:
 		return !next || next->kind != SRT_PROC_WORKER;
 	case SRT_PROC_FRONTEND:
+		/* several frontends and the nginx in front of them start together */
+		return !next || next->kind != SRT_PROC_FRONTEND;
 	case SRT_PROC_BENCHMARK:
 		return true;
 	}

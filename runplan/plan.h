@@ -220,8 +220,8 @@ struct srt_runplan_proc *srt_runplan_add(struct srt_runplan *p);
  * launch groups and stop tiers.  Launch groups: a process in group g
  * starts once every process with readiness probes in a group below g is
  * ready; a group ends after each service (all its instances; not
- * with_workers services), after the last worker, and after the frontend,
- * and the benchmark waits for everything before it.  Stop tiers: 2 the
+ * with_workers services), after the last worker, and after the frontend
+ * (several frontends and their nginx: after the last of them), and the benchmark waits for everything before it.  Stop tiers: 2 the
  * mooncake master, 1 the other before_workers and the infra services
  * (stores, etcd, NATS), 0 the
  * rest (workers, with_workers and after_frontend services, frontend,

@@ -68,6 +68,8 @@ import io
 import json
 import os
 import re
+import shlex
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True      # leave no __pycache__ in tests/fakes
@@ -75,7 +77,7 @@ sys.dont_write_bytecode = True      # leave no __pycache__ in tests/fakes
 PROGS = ("sglang_launch_server", "vllm", "sglang_router", "vllm-router", "dynamo_sglang",
          "dynamo_vllm", "dynamo_mocker", "dynamo_frontend", "numactl", "trtllm_llmapi_launch", "dynamo_trtllm",
          "dynamo_trtllm_pool", "trtllm_serve", "trtllm_serve_disaggregated", "trtllm_serve_pool",
-         "lmcache", "ray", "tilert_decode_server", "tilert_pd_router")
+         "lmcache", "ray", "tilert_decode_server", "tilert_pd_router", "nginx")
 # variables of an MPI step or of trtllm-llmapi-launch: none may leak from the
 # checker's own environment into a stand-in
 LEAK_PREFIXES = ("SLURM_", "OMPI_", "PMIX_", "PMI_", "MPI_", "TLLM_", "tllm_")
@@ -215,6 +217,42 @@ def write_config(pr, table, log_dir):
     return None
 
 
+def check_nginx(pr, words, table, log_dir, contained):
+    """The nginx in front of several frontends: its config written as the
+    agent writes it, then the real nginx's -t over its own command line
+    (bash -c '[ulimit -n N && ]exec nginx ARGS'); None, or why it fails."""
+    why = write_config(pr, table, log_dir)
+    if why:
+        return why
+    if words[:2] != ["bash", "-c"] or len(words) != 3:
+        return "argv is not bash -c '... exec nginx ...': %r" % words
+    cmd = shlex.split(words[2])
+    if "exec" not in cmd or cmd[cmd.index("exec") + 1:cmd.index("exec") + 2] != ["nginx"]:
+        return "the bash command does not exec nginx: %r" % words[2]
+    args = cmd[cmd.index("exec") + 2:]
+    if contained:
+        # the container sees the log directory at /logs
+        args = [a.replace("/logs/", log_dir + "/", 1) if a.startswith("/logs/") else a
+                for a in args]
+    conf = os.path.join(log_dir, pr["config_file"])
+    if "-c" not in args or args[args.index("-c") + 1:args.index("-c") + 2] != [conf]:
+        return "nginx's -c is not the config the agent writes (%s): %r" % (conf, args)
+    with open(conf) as f:
+        text = f.read()
+    if contained:
+        text = text.replace(" /logs/", " %s/" % log_dir)
+        with open(conf, "w") as f:
+            f.write(text)
+    try:
+        r = subprocess.run(["nginx", "-t", "-q"] + args, capture_output=True, text=True,
+                           timeout=60)
+    except OSError as e:
+        return "cannot run nginx -t (scripts/install-deps installs nginx-light): %s" % e
+    if r.returncode != 0:
+        return "nginx -t refuses it: %s" % " ".join((r.stderr or r.stdout).split())[:400]
+    return None
+
+
 def write_store_configs(plan, table):
     """Write the plan's Mooncake client configs where the agent writes them
     (master_server_address bound), as it does before any process starts."""
@@ -323,6 +361,12 @@ def main(argv):
                 words = list(pr["argv"])
                 for k in pr.get("argv_runtime") or []:
                     words[k] = bind(words[k], table)
+                if pr.get("kind") == "frontend" and pr["name"] == "nginx":
+                    why = check_nginx(pr, words, table, log_dir, contained)
+                    if why:
+                        failures.append((name, pname, "nginx", "-", why))
+                    counts["nginx"] += 1
+                    continue
                 while words[:2] == ["bash", "-c"] and len(words) > 4:
                     # a service's preamble: bash -c '<preamble> exec "$@"' $0 CMD...;
                     # a Ray joiner's wait: bash -c SCRIPT ray-join HEAD_IP PORT CMD...

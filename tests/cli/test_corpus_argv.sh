@@ -261,7 +261,7 @@ echo "recipes rendered: ${recipes[pyxis]:-0} in pyxis containers, ${recipes[none
 total=0
 for p in sglang_launch_server vllm sglang_router vllm-router dynamo_sglang dynamo_vllm \
 	dynamo_mocker dynamo_frontend numactl trtllm_llmapi_launch dynamo_trtllm dynamo_trtllm_pool trtllm_serve \
-	trtllm_serve_disaggregated trtllm_serve_pool lmcache ray tilert_decode_server tilert_pd_router; do
+	trtllm_serve_disaggregated trtllm_serve_pool lmcache ray tilert_decode_server tilert_pd_router nginx; do
 	case $p in
 	numactl) what="argv checked (the memory binding of TRT-LLM's gb200/gb300 prefill and decode ranks; its command checked below)" ;;
 	trtllm_llmapi_launch) what="argv checked (rank 0 of the worker's MPI step)" ;;
@@ -271,6 +271,7 @@ for p in sglang_launch_server vllm sglang_router vllm-router dynamo_sglang dynam
 	trtllm_serve_pool) what="argv checked (TRT-LLM's pool: trtllm-serve mooncake_master and mooncake_donor)" ;;
 	lmcache) what="argv checked (lmcache-server services: lmcache server)" ;;
 	ray) what="argv checked (ray services: ray start --head, and each joiner's ray start --address)" ;;
+	nginx) what="config checked by the real nginx -t (nginx in front of several frontends)" ;;
 	*) what="argv checked" ;;
 	esac
 	echo "  ${p/_disaggregated/ disaggregated}: ${n[$p]:-0} $what"

@@ -457,8 +457,11 @@ def serve(prog, flavour, ns, lists):
         "decode": decode, "regular": regular})
     workers = Workers(prefill, decode, regular, ns["health_check_endpoint"] or "/health")
     Router.workers, Router.flavour, Router.pd = workers, flavour, bool(prefill or decode)
+    # every address of the node: in loopback tests ($FAKE_BIND_HOST) that node's address
+    host = os.environ.get("FAKE_BIND_HOST") if ns["host"] == "0.0.0.0" else None
+    host = host or ns["host"]
     try:
-        srv = FE.Server((ns["host"], ns["port"]), Router)
+        srv = FE.Server((host, ns["port"]), Router)
     except OSError as e:
         say("ERROR: failed to bind %s:%d: %s" % (ns["host"], ns["port"], e.strerror))
         return 1

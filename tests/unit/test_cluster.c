@@ -195,9 +195,10 @@ static void test_srt_slurm_file(void **state)
 	(void)state;
 	assert_int_equal(parse(yaml, &c, &d), 0);
 	assert_int_equal(d.nerrors, 0);
-	/* One warning per key srtctl does not read: 15 of the 31 keys. */
-	assert_int_equal(d.nwarnings, 15);
+	/* One warning per key srtctl does not read: 14 of the 31 keys. */
+	assert_int_equal(d.nwarnings, 14);
 	assert_string_equal(c.default_bash_preamble, "ulimit -n 1048576");
+	assert_int_equal(c.nginx_raise_ulimit, 1);
 	for (size_t i = 0; i < d.n; i++) {
 		assert_non_null(strstr(d.items[i].msg, "srtctl does not use"));
 		for (size_t j = 0; j < i; j++)
@@ -263,7 +264,6 @@ static void test_ignored_keys(void **state)
 		"git_http_version: HTTP/1.1",
 		"gpus_per_node: 8",
 		"launcher: docker",
-		"nginx_raise_ulimit: false",
 		"output_dir: /o",
 		"preflight: true",
 		"reporting: {}",

@@ -264,8 +264,9 @@ static const struct {
 	  "r.yaml:12:3: warning: frontend.ctx_router: only trtllm_serve's orchestrator (TRT-LLM "
 	  "prefill/decode workers) reads it; ignored" },
 	{ "frontend:\n  nginx_container: nginx\n", 0, 1,
-	  "r.yaml:12:3: warning: frontend.nginx_container: srtctl runs no nginx; ignored (kept in "
-	  "the spec for srt-slurm)" },
+	  "r.yaml:12:3: warning: frontend.nginx_container: applies only with "
+	  "frontend.enable_multiple_frontends: true (nginx in front of several frontends); without "
+	  "it srtctl runs one frontend and no nginx, as srt-slurm does with it false" },
 	{ "frontend:\n  dedicated_node: true\n", 0, 1,
 	  "r.yaml:12:3: warning: frontend.dedicated_node: 'frontend.dedicated_node' (v1) is not "
 	  "supported by srtctl: the frontend runs on the head node; ignored (kept in the spec for "
@@ -309,22 +310,32 @@ static const struct {
 	{ "health_check: {max_attemps: 5}\n", 1, 0,
 	  "r.yaml:11:16: health_check.max_attemps: unknown key 'max_attemps'; did you mean "
 	  "'max_attempts'?" },
-	{ "frontend:\n  enable_multiple_frontends: true\n", 0, 1,
-	  "r.yaml:12:30: warning: frontend.enable_multiple_frontends: srtctl runs one frontend "
-	  "process (no nginx in front); ignored (kept in the spec for srt-slurm)" },
+	{ "frontend:\n  enable_multiple_frontends: yes please\n", 1, 0,
+	  "r.yaml:12:30: frontend.enable_multiple_frontends: must be true or false, not a string" },
+	{ "frontend:\n  enable_multiple_frontends: true\n  nginx_keepalive_timeout: 10 minutes\n",
+	  1, 0,
+	  "r.yaml:13:28: frontend.nginx_keepalive_timeout: '10 minutes' is not an nginx time: write "
+	  "a number with an optional unit (ms, s, m, h, d), e.g. 600s" },
+	{ "frontend:\n  enable_multiple_frontends: true\n  nginx_session_affinity_header: 'a b'\n",
+	  1, 0,
+	  "r.yaml:13:34: frontend.nginx_session_affinity_header: 'a b' is not an HTTP header name "
+	  "nginx can hash (letters, digits and '-', at most 64), e.g. X-Dynamo-Session-ID" },
+	{ "frontend:\n  num_additional_frontends: -1\n", 1, 1,
+	  "r.yaml:12:29: frontend.num_additional_frontends: must be between 0 and 1023, not -1" },
 	/* unknown to both: srtctl's keys listed; a near miss of srt-slurm's key suggested */
 	{ "frontend:\n  zzzqqq: 1\n", 1, 0,
 	  "r.yaml:12:3: frontend.zzzqqq: unknown key 'zzzqqq'; srtctl reads type, command, args, "
 	  "env, port, ctx_router, gen_router, server_config_extra, enable_multiple_frontends, "
-	  "container_image here, and keeps (ignoring them) the other keys srt-slurm's schema has here" },
+	  "num_additional_frontends, nginx_container, nginx_raise_ulimit, nginx_session_affinity, "
+	  "nginx_session_affinity_header, nginx_keepalive_timeout, container_image here, and keeps (ignoring them) the other keys srt-slurm's schema has here" },
 	{ "frontend:\n  nginx_containr: x\n", 1, 0,
 	  "r.yaml:12:3: frontend.nginx_containr: unknown key 'nginx_containr'; did you mean "
 	  "'nginx_container'?" },
 	/* use_nginx: a key of srt-slurm's v1-era frontend stage (not in the 2.0 schema) */
 	{ "frontend:\n  use_nginx: false\n", 0, 1,
-	  "r.yaml:12:3: warning: frontend.use_nginx: srtctl runs one frontend process and no "
-	  "nginx; several frontends without nginx (use_nginx: false) are not run; ignored (kept "
-	  "in the spec for srt-slurm)" },
+	  "r.yaml:12:3: warning: frontend.use_nginx: several frontends without nginx (use_nginx: "
+	  "false) are not run; srtctl runs nginx in front of them (enable_multiple_frontends: "
+	  "true) or one frontend; ignored (kept in the spec for srt-slurm)" },
 	/* false is what srtctl does: no warning, so the first line >= 11 is the error */
 	{ "frontend:\n  enable_multiple_frontends: false\n  typ: x\n", 1, 0,
 	  "r.yaml:13:3: frontend.typ: unknown key 'typ'; did you mean 'type'?" },
