@@ -49,6 +49,7 @@ static const char *const default_cmds[SRT_CMD_COUNT][4] = {
 	[SRT_CMD_RAY] = { "ray", NULL },
 	[SRT_CMD_TILERT_DECODE] = { "python", "-m", "tilert.pd_vllm.decode_server", NULL },
 	[SRT_CMD_TILERT_ROUTER] = { "python", "-m", "tilert.pd_vllm.pd_router", NULL },
+	[SRT_CMD_NGINX] = { "nginx", NULL },
 };
 
 /* NULL-terminated: also the list of allowed keys under `commands:`. */
@@ -77,6 +78,7 @@ static const char *const cmd_names[SRT_CMD_COUNT + 1] = {
 	[SRT_CMD_RAY] = "ray",
 	[SRT_CMD_TILERT_DECODE] = "tilert_decode",
 	[SRT_CMD_TILERT_ROUTER] = "tilert_router",
+	[SRT_CMD_NGINX] = "nginx",
 	[SRT_CMD_COUNT] = NULL,
 };
 

@@ -104,6 +104,7 @@ enum srt_cmd_kind {
 	SRT_CMD_RAY,		    /* the `ray` CLI of a ray service */
 	SRT_CMD_TILERT_DECODE,	    /* TileRT's decode server (roles.decode.engine: tilert) */
 	SRT_CMD_TILERT_ROUTER,	    /* TileRT's P/D router (frontend.type: tilert-router) */
+	SRT_CMD_NGINX,		    /* nginx in front of several frontends (bare nodes) */
 	SRT_CMD_COUNT,
 };
 

@@ -1211,7 +1211,7 @@ static void nginx_server(struct srt_buf *b, const char *ip, int port)
 
 const char *srt_launch_nginx_conf(struct srt_arena *a, const struct srt_recipe *r,
 				  const struct srt_cluster *c, const struct srt_layout *l,
-				  const size_t *nodes, size_t n, const char *dir)
+				  const size_t *nodes, size_t n, const char *dir, bool contained)
 {
 	const struct srt_frontend *f = &r->frontend;
 	int port = f->port > 0 ? f->port : SRT_LAUNCH_FRONTEND_PORT;
@@ -1231,6 +1231,20 @@ const char *srt_launch_nginx_conf(struct srt_arena *a, const struct srt_recipe *
 	srt_buf_printf(&b, "events {\n    worker_connections %d;\n    multi_accept on;\n}\n\n",
 		       up ? SRT_NGINX_NOFILE : SRT_NGINX_CONNECTIONS);
 	srt_buf_printf(&b, "http {\n    access_log off;\n");
+	/* a request body stays in memory (nginx's limit is 1m) */
+	srt_buf_printf(&b, "    client_body_buffer_size 1m;\n");
+	if (!contained)
+		/*
+		 * On a bare node nginx runs as the job's user: its temporary
+		 * directories in the log directory, not the package's /var/lib/nginx.
+		 */
+		srt_buf_printf(&b,
+			       "    client_body_temp_path %s/nginx-temp-body;\n"
+			       "    proxy_temp_path %s/nginx-temp-proxy;\n"
+			       "    fastcgi_temp_path %s/nginx-temp-fastcgi;\n"
+			       "    uwsgi_temp_path %s/nginx-temp-uwsgi;\n"
+			       "    scgi_temp_path %s/nginx-temp-scgi;\n",
+			       dir, dir, dir, dir, dir);
 	if (f->nginx_affinity) {
 		/* the header's variable: lower case, '-' as '_' (validation checks the name) */
 		char *var = srt_arena_strdup(a, f->nginx_header);

@@ -197,13 +197,15 @@ size_t srt_launch_frontend_nodes(const struct srt_recipe *r, const struct srt_la
 /*
  * nginx.conf for those frontends: round robin (or, with
  * nginx_session_affinity, a consistent hash of the header, a request id
- * without it), keepalive to them, listening on frontend.port; its pid file
- * in `dir` (the log directory as nginx sees it).  The IPs are layout
+ * without it), keepalive to them, listening on frontend.port; request
+ * bodies kept in memory; its pid file in `dir` (the log directory as nginx
+ * sees it), and outside a container (`contained` false: nginx runs as the
+ * job's user) its temporary directories too.  The IPs are layout
  * placeholders: bind them at run time.  Allocated in a.
  */
 const char *srt_launch_nginx_conf(struct srt_arena *a, const struct srt_recipe *r,
 				  const struct srt_cluster *c, const struct srt_layout *l,
-				  const size_t *nodes, size_t n, const char *dir);
+				  const size_t *nodes, size_t n, const char *dir, bool contained);
 
 /* Does nginx raise its open-file limit: frontend.nginx_raise_ulimit, else the cluster's, else no. */
 bool srt_launch_nginx_raise_ulimit(const struct srt_recipe *r, const struct srt_cluster *c);

@@ -1363,6 +1363,51 @@ static void v1_frontend(struct mctx *m, const struct section *s, struct srt_ynod
 }
 
 /*
+ * srt-slurm's frontend.enable_multiple_frontends defaults to true: on two or
+ * more worker nodes its Dynamo frontend or router ran up to
+ * num_additional_frontends + 1 times (default 10) behind nginx.  srtctl's
+ * default is one frontend, so a v1 recipe that leaves the key out gets it
+ * written, with a warning, when it has two or more worker nodes.
+ */
+/* The worker nodes of migrated roles: each role's nodes (default 1; decode 0 shares). */
+static int64_t worker_nodes(const struct srt_ynode *roles)
+{
+	int64_t total = 0;
+
+	for (size_t i = 0; roles && roles->kind == SRT_Y_MAP && i < roles->n; i++) {
+		const struct srt_ynode *n = srt_ynode_get(roles->pairs[i].value, "nodes");
+		int64_t k = 1;
+
+		if (n && !srt_ynode_int(n, &k))
+			k = 1;
+		if (k > 0 && k < 1000000)
+			total += k;
+	}
+	return total;
+}
+
+static void v1_multiple_frontends(struct mctx *m, const struct section *s, struct srt_ynode *out)
+{
+	struct srt_ynode *fe = (struct srt_ynode *)srt_ynode_get(out, "frontend");
+	const char *t = srt_ynode_str(srt_ynode_get(fe, "type"));
+	const struct srt_ynode *at = srt_ynode_get(s->src, "frontend");
+
+	if (s->partial || !fe || fe->kind != SRT_Y_MAP || !t ||
+	    srt_ynode_get(fe, "enable_multiple_frontends"))
+		return;
+	if (strcmp(t, "dynamo") && strcmp(t, "sglang-router") && strcmp(t, "vllm-router"))
+		return;
+	if (worker_nodes(srt_ynode_get(out, "roles")) < 2)
+		return;
+	srt_ynode_map_set(m->doc, fe, "enable_multiple_frontends",
+			  srt_ynode_new_str(m->doc, "true", true));
+	warn(m, at ? at : s->src, kpath(m, s, "frontend.enable_multiple_frontends"),
+	     "srt-slurm's default (true) is written out: on two or more worker nodes it ran "
+	     "nginx on the head node in front of up to num_additional_frontends + 1 frontends "
+	     "(default 10); srtctl's default is one frontend");
+}
+
+/*
  * v1 passed a role's `host` after srt-slurm's own --host 0.0.0.0 (the last
  * one wins).  srtctl sets --host itself (each worker binds its node's
  * address, which the router and the probes use), so the v1 value goes.
@@ -1443,6 +1488,7 @@ static struct srt_ynode *write_section(struct mctx *m, struct section *s)
 	}
 	v1_router_type(m, s, out);
 	v1_frontend(m, s, out);
+	v1_multiple_frontends(m, s, out);
 	return out;
 }
 

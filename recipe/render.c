@@ -2193,23 +2193,39 @@ static void nginx_proc(struct pb *b, const size_t *nodes, size_t n)
 	const char *dir = ctr ? SRT_CONTAINER_LOG_DIR : p->layout.log_dir;
 	struct srt_readiness rd = { 0 };
 	struct srt_renv env = { 0 };
+	struct argvb av = { NULL, 0, 0 };
 	struct srt_argv argv;
-	const char **v = srt_arena_alloc(b->a, 4 * sizeof(*v));
-	bool *rt = srt_arena_alloc(b->a, 4 * sizeof(*rt));
+	const struct srt_argv *cmd = p->cluster ? &p->cluster->commands[SRT_CMD_NGINX] : NULL;
+	bool *rt;
 
-	v[0] = "bash";
-	v[1] = "-c";
-	v[2] = srt_arena_printf(b->a, "%sexec nginx -e stderr -c %s/nginx.conf -g 'daemon off;'",
-				srt_launch_nginx_raise_ulimit(r, p->cluster) ?
-					srt_arena_printf(b->a, "ulimit -n %d && ",
-							 SRT_NGINX_NOFILE) :
-					"",
-				dir);
-	v[3] = NULL;
-	rt[0] = rt[1] = rt[3] = false;
-	rt[2] = !ctr; /* the host's log directory is bound at run time */
-	argv.v = v;
-	argv.n = 3;
+	/*
+	 * bash for the open-file limit and PATH (Debian installs nginx in
+	 * /usr/sbin, which a user's PATH may lack), then nginx in its place.
+	 */
+	argvb_push(&av, b->a, "bash");
+	argvb_push(&av, b->a, "-c");
+	argvb_push(&av, b->a,
+		   srt_arena_printf(b->a, "%sPATH=$PATH:/usr/local/sbin:/usr/sbin; exec \"$@\"",
+				    srt_launch_nginx_raise_ulimit(r, p->cluster) ?
+					    srt_arena_printf(b->a, "ulimit -n %d && ",
+							     SRT_NGINX_NOFILE) :
+					    ""));
+	argvb_push(&av, b->a, "nginx");
+	/* in nginx's image its own nginx; on a bare node commands.nginx */
+	if (ctr || !cmd || !cmd->n)
+		argvb_push(&av, b->a, "nginx");
+	else
+		argvb_push_all(&av, b->a, cmd);
+	argvb_push(&av, b->a, "-e");
+	argvb_push(&av, b->a, "stderr");
+	argvb_push(&av, b->a, "-c");
+	argvb_push(&av, b->a, srt_arena_printf(b->a, "%s/nginx.conf", dir));
+	argvb_push(&av, b->a, "-g");
+	argvb_push(&av, b->a, "daemon off;");
+	argvb_finish(&av, &argv);
+	rt = srt_arena_alloc(b->a, (argv.n + 1) * sizeof(*rt));
+	memset(rt, 0, (argv.n + 1) * sizeof(*rt));
+	rt[argv.n - 3] = !ctr; /* the host's log directory is bound at run time */
 	pr->kind = SRT_PROC_FRONTEND;
 	pr->name = "nginx";
 	pr->log_file = "nginx.out";
@@ -2226,7 +2242,8 @@ static void nginx_proc(struct pb *b, const size_t *nodes, size_t n)
 	put_readiness(b->a, pr, &rd, p->layout.nodes[p->layout.head].host);
 	pr->critical = true;
 	pr->config_file = "nginx.conf";
-	pr->config_text = srt_launch_nginx_conf(b->a, r, p->cluster, &p->layout, nodes, n, dir);
+	pr->config_text =
+		srt_launch_nginx_conf(b->a, r, p->cluster, &p->layout, nodes, n, dir, ctr);
 	pr->config_runtime = true;
 }
 

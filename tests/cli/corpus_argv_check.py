@@ -220,16 +220,15 @@ def write_config(pr, table, log_dir):
 def check_nginx(pr, words, table, log_dir, contained):
     """The nginx in front of several frontends: its config written as the
     agent writes it, then the real nginx's -t over its own command line
-    (bash -c '[ulimit -n N && ]exec nginx ARGS'); None, or why it fails."""
+    (bash -c '[ulimit -n N && ]PATH=...; exec "$@"' nginx nginx ARGS); None,
+    or why it fails."""
     why = write_config(pr, table, log_dir)
     if why:
         return why
-    if words[:2] != ["bash", "-c"] or len(words) != 3:
-        return "argv is not bash -c '... exec nginx ...': %r" % words
-    cmd = shlex.split(words[2])
-    if "exec" not in cmd or cmd[cmd.index("exec") + 1:cmd.index("exec") + 2] != ["nginx"]:
-        return "the bash command does not exec nginx: %r" % words[2]
-    args = cmd[cmd.index("exec") + 2:]
+    if words[:2] != ["bash", "-c"] or len(words) < 6 or not words[2].endswith('exec "$@"') \
+            or words[3:5] != ["nginx", "nginx"]:
+        return "argv is not bash -c '... exec \"$@\"' nginx nginx ARGS: %r" % words
+    args = words[5:]
     if contained:
         # the container sees the log directory at /logs
         args = [a.replace("/logs/", log_dir + "/", 1) if a.startswith("/logs/") else a

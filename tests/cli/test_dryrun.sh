@@ -480,6 +480,62 @@ printf 'runtime: {container_runtime: none}\ndefault_bash_preamble: "ulimit -S -n
 SRTSLURM_CONFIG=$TMP/pre-bare.yaml "$SRTCTL" dry-run -f pre.yaml -o json >pre.json 2>pre.err || fail "bare: $(cat pre.err)"
 py pre.json 'not any("ulimit" in " ".join(p["argv"]) for p in d["plan"]["processes"])'
 
+# frontend.enable_multiple_frontends: one frontend per worker node after the
+# head (at most num_additional_frontends + 1), each on 8180, and nginx on the
+# head at frontend.port in front of them: in nginx_container as root under
+# pyxis, its config (affinity, the cluster's nginx_raise_ulimit) written by
+# the agent; on bare nodes commands.nginx; one node keeps one frontend.
+cat >nx.yaml <<'YAML'
+name: nx
+engine: sglang
+model: {path: /models/m, container: /images/s.sqsh}
+dynamo: {install: false}
+frontend:
+  type: dynamo
+  enable_multiple_frontends: true
+  num_additional_frontends: 1
+  nginx_session_affinity: true
+  nginx_session_affinity_header: X-Correlation-ID
+roles:
+  prefill: {nodes: 1, gpus: 4}
+  decode: {workers: 3, nodes: 3, gpus: 4}
+services:
+  - {name: nats, type: nats}
+YAML
+printf 'runtime: {container_runtime: pyxis}\nnginx_raise_ulimit: true\n' >nx-pyxis.yaml
+if SRTSLURM_CONFIG=$TMP/nx-pyxis.yaml "$SRTCTL" dry-run -f nx.yaml -o json >nx.json 2>nx.err; then
+	py nx.json '[(p["name"], p["node"]) for p in d["plan"]["processes"] if p["kind"] == "frontend"] == [("frontend_0", 1), ("frontend_1", 2), ("nginx", 0)]'
+	py nx.json 'all(p["argv"][-1] == "--http-port=8180" and p["container"] == "/images/s.sqsh" for p in d["plan"]["processes"] if p["name"].startswith("frontend_"))'
+	py nx.json '[p for p in d["plan"]["processes"] if p["name"] == "nginx"][0]["argv"] == ["bash", "-c", "ulimit -n 1048576 && PATH=$PATH:/usr/local/sbin:/usr/sbin; exec \"$@\"", "nginx", "nginx", "-e", "stderr", "-c", "/logs/nginx.conf", "-g", "daemon off;"]'
+	py nx.json '[p for p in d["plan"]["processes"] if p["name"] == "nginx"][0]["container"] == "nginx:1.27.4"'
+	py nx.json '"--export=ALL,ENROOT_REMAP_ROOT=yes" in [p for p in d["plan"]["processes"] if p["name"] == "nginx"][0]["srun_options"]'
+	py nx.json 'd["plan"]["frontend_url"] == "http://<prefill_node_0_ip>:8000"'
+	py nx.json 'all(s in [p for p in d["plan"]["processes"] if p["name"] == "nginx"][0]["config_text"] for s in ("worker_rlimit_nofile 1048576;", "pid /logs/nginx.pid;", "map $http_x_correlation_id $srtctl_affinity_key", "hash $srtctl_affinity_key consistent;", "server <decode_node_0_ip>:8180;\n        server <decode_node_1_ip>:8180;\n        keepalive 4096;", "listen 8000;"))'
+	py nx.json '"temp_path" not in [p for p in d["plan"]["processes"] if p["name"] == "nginx"][0]["config_text"]'
+else
+	fail "enable_multiple_frontends dry-run: $(cat nx.err)"
+fi
+# bare nodes: commands.nginx, its temporary directories in the log directory
+printf 'commands: {nginx: [/opt/nginx/sbin/nginx]}\n' >nx-bare.yaml
+if SRTSLURM_CONFIG=$TMP/nx-bare.yaml "$SRTCTL" dry-run -f nx.yaml -o json >nx.json 2>nx.err; then
+	py nx.json '[p for p in d["plan"]["processes"] if p["name"] == "nginx"][0]["argv"][3:6] == ["nginx", "/opt/nginx/sbin/nginx", "-e"]'
+	py nx.json '[p for p in d["plan"]["processes"] if p["name"] == "nginx"][0].get("container") is None'
+	py nx.json '"client_body_temp_path <log_dir>/nginx-temp-body;" in [p for p in d["plan"]["processes"] if p["name"] == "nginx"][0]["config_text"]'
+else
+	fail "enable_multiple_frontends on bare nodes: $(cat nx.err)"
+fi
+python3 - nx.yaml >nx1.yaml <<'PY'
+import sys
+t = open(sys.argv[1]).read()
+print(t[:t.index("roles:")] + "roles:\n  agg: {gpus: 4}\n" + t[t.index("services:"):], end="")
+PY
+SRTSLURM_CONFIG=$TMP/nx-pyxis.yaml "$SRTCTL" dry-run -f nx1.yaml -o json >nx1.json 2>nx.err || fail "one node: $(cat nx.err)"
+py nx1.json '[p["name"] for p in d["plan"]["processes"] if p["kind"] == "frontend"] == ["frontend"]'
+sed 's/type: dynamo/type: trtllm_serve/; s/engine: sglang/engine: trtllm/; s/gpus: 4}/gpus: 4, args: {tensor_parallel_size: 4}}/' nx.yaml >nx-t.yaml
+"$SRTCTL" validate -f nx-t.yaml >/dev/null 2>nx.err || fail "trtllm_serve with enable_multiple_frontends is refused: $(cat nx.err)"
+grep -q "warning: frontend.enable_multiple_frontends: srtctl runs several frontends behind nginx for dynamo, sglang-router and vllm-router; frontend type 'trtllm_serve' runs once, on the head node" nx.err ||
+	fail "trtllm_serve with enable_multiple_frontends: $(cat nx.err)"
+
 if ((fails)); then
 	echo "$fails check(s) failed" >&2
 	exit 1

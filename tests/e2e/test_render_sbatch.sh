@@ -11,6 +11,10 @@
 # the benchmark runs, and the run ends Succeeded in DIR/status.json, with the
 # story in DIR/events.jsonl and the agent's output in DIR/agent-<job>.out.
 #
+# Then the same with frontend.enable_multiple_frontends: nginx (the real one)
+# on the head node in front of a router on each other node; completions of
+# 40 kB prompts go through it.
+#
 # Native flavour only (sbatch runs on this host).  Exits 77 (skipped) when
 # SRT_SLURMRESTD_URL is unset, unless SRT_E2E_REQUIRED=1.  Every wait is
 # bounded; the job is cancelled by id if the test ends before it does.
@@ -60,6 +64,27 @@ as_user() {
 		SLURM_CONF="$SLURM_CONF" SRTSLURM_CONFIG="$WORK/srtslurm.yaml" "$@"
 }
 
+# wait_phase RUN_DIR: wait (bounded) for the agent to end the run; sets phase.
+wait_phase() {
+	phase=
+	for _ in $(seq 1 180); do
+		phase=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phase"])' \
+			"$1/status.json" 2>/dev/null)
+		case $phase in Succeeded | Failed | Stopped) return ;; esac
+		sleep 1
+	done
+}
+
+# wait_gone: wait (bounded) for $JOB to leave the queue; sets state (empty: gone).
+wait_gone() {
+	state=
+	for _ in $(seq 1 60); do
+		state=$(as_user squeue -h -j "$JOB" -o %T 2>/dev/null)
+		[ -z "$state" ] && return
+		sleep 1
+	done
+}
+
 cleanup() {
 	if [ -n "$JOB" ]; then
 		as_user scancel "$JOB" 2>/dev/null || true
@@ -68,6 +93,8 @@ cleanup() {
 		echo "# agent output and events:"
 		cat "$WORK"/run/agent-*.out 2>/dev/null | tail -n 30 | sed 's/^/#   /'
 		tail -n 30 "$WORK/run/events.jsonl" 2>/dev/null | sed 's/^/#   /'
+		cat "$WORK"/nx/agent-*.out 2>/dev/null | tail -n 40 | sed 's/^/#   /'
+		tail -n 5 "$WORK"/nx/logs/*.out 2>/dev/null | sed 's/^/#   /'
 	fi
 	rm -rf "$WORK"
 }
@@ -110,14 +137,7 @@ JOB=$(as_user sbatch --parsable "$WORK/run/job.sh" 2>"$WORK/sbatch.err")
 check "sbatch accepts job.sh ($JOB)" test -n "$JOB"
 [ -n "$JOB" ] || cat "$WORK/sbatch.err"
 
-# Wait (bounded) for the agent to end the run.
-phase=
-for _ in $(seq 1 180); do
-	phase=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phase"])' \
-		"$WORK/run/status.json" 2>/dev/null)
-	case $phase in Succeeded | Failed | Stopped) break ;; esac
-	sleep 1
-done
+wait_phase "$WORK/run"
 check "the run ended Succeeded (phase: ${phase:-none})" test "$phase" = Succeeded
 python3 - "$WORK/run" "$JOB" <<'PY'
 import json, os, sys
@@ -136,13 +156,67 @@ assert os.path.exists(f"{run}/logs/service_mooncake-master.out")
 PY
 check "master ready before the workers, benchmark after them, RunSucceeded for job $JOB" test $? -eq 0
 # The job ends with the agent.
-state=
-for _ in $(seq 1 60); do
-	state=$(as_user squeue -h -j "$JOB" -o %T 2>/dev/null)
-	[ -z "$state" ] && break
-	sleep 1
-done
+wait_gone
 check "the job is gone from the queue (${state:-ended})" test -z "$state"
+[ -z "$state" ] && JOB=
+
+# ---- frontend.enable_multiple_frontends: nginx on the head in front of a
+# router on each other node, on the real allocation (each node its own
+# network namespace, as its own host) ----
+cat >>"$WORK/srtslurm.yaml" <<YAML
+  sglang_router: [$F/sglang_router]
+YAML
+cat >"$WORK/bench.py" <<'PY'
+# Completions through SRT_FRONTEND_URL (nginx); each answer names no router,
+# so the routers' logs say who served: every request must succeed.
+import json, os, sys, urllib.request
+url = os.environ["SRT_FRONTEND_URL"]
+for i in range(8):
+    req = urllib.request.Request(url + "/v1/completions", headers={"Content-Type": "application/json"},
+                                 data=json.dumps({"model": "m", "prompt": "x" * 40000, "max_tokens": 2}).encode())
+    with urllib.request.urlopen(req, timeout=30) as r:
+        assert r.status == 200 and json.loads(r.read()).get("choices"), r.status
+print("bench: 8 completions through", url)
+PY
+cat >"$WORK/nx.yaml" <<YAML
+name: render-nginx
+engine: sglang
+model: {path: $MODEL}
+roles:
+  prefill: {}
+  decode: {workers: 2, nodes: 2}
+frontend:
+  type: sglang-router
+  enable_multiple_frontends: true
+benchmark:
+  type: custom
+  command: python3 $WORK/bench.py
+YAML
+chmod a+r "$WORK/srtslurm.yaml" "$WORK/nx.yaml" "$WORK/bench.py"
+as_user "$WORK/bin/srtctl" render -f "$WORK/nx.yaml" --out "$WORK/nx" >"$WORK/render.out" 2>&1
+check "render of the nginx recipe exits 0" test $? -eq 0
+JOB=$(as_user sbatch --parsable "$WORK/nx/job.sh" 2>"$WORK/sbatch.err")
+check "sbatch accepts the nginx job ($JOB)" test -n "$JOB"
+wait_phase "$WORK/nx"
+check "the nginx run ended Succeeded (phase: ${phase:-none})" test "$phase" = Succeeded
+python3 - "$WORK/nx" <<'PY'
+import json, sys
+run = sys.argv[1]
+plan = json.load(open(f"{run}/plan.json"))
+hosts = {p["name"]: p["node"] for p in plan["processes"]}
+assert (hosts["nginx"], hosts["frontend_0"], hosts["frontend_1"]) == (0, 1, 2), hosts
+ev = [json.loads(l) for l in open(f"{run}/events.jsonl")]
+def first(reason, name):
+    return [e["seq"] for e in ev if e["reason"] == reason and e["object"]["name"] == name][0]
+for fe in ("frontend_0", "frontend_1", "nginx"):
+    assert first("Ready", "decode_1") < first("Started", fe) < first("Started", "benchmark"), fe
+conf = open(f"{run}/logs/nginx.conf").read()
+assert "server <" not in conf and conf.count(":8180;") == 2, conf
+assert "bench: 8 completions through http://" in open(f"{run}/logs/benchmark.out").read()
+PY
+check "routers on the two other nodes, nginx on the head, 8 completions through it" test $? -eq 0
+wait_gone
+check "the nginx job is gone from the queue (${state:-ended})" test -z "$state"
 [ -z "$state" ] && JOB=
 
 echo "# render + sbatch: $passed of $n passed"

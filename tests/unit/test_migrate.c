@@ -181,7 +181,7 @@ static void check_fixture(const char *stem, size_t nwarnings)
 static void test_mooncake_sglang_fixture(void **state)
 {
 	(void)state;
-	check_fixture("mooncake-sglang", 2);
+	check_fixture("mooncake-sglang", 3);
 }
 
 static void test_mooncake_vllm_fixture(void **state)
@@ -192,7 +192,7 @@ static void test_mooncake_vllm_fixture(void **state)
 	char *msg;
 
 	(void)state;
-	check_fixture("mooncake-vllm", 6); /* the last: no frontend (srt-slurm's Dynamo) */
+	check_fixture("mooncake-vllm", 7); /* the last: several frontends (srt-slurm's default) */
 	/* The first warning says what was inferred, where backend is. */
 	srt_diags_init(&d);
 	got = srt_migrate_v1(v1, &d);
@@ -285,7 +285,8 @@ static void test_layout_and_moves(void **state)
 	srt_diags_init(&d);
 	got = srt_migrate_v1(v1, &d);
 	assert_non_null(got);
-	assert_int_equal(d.n, 1); /* the frontend srt-slurm ran by default (Dynamo's) */
+	/* the frontend srt-slurm ran by default (Dynamo's), and several of them */
+	assert_int_equal(d.n, 2);
 	{
 		char *msg0 = diag_text(&d, 0);
 
@@ -345,7 +346,7 @@ static void test_engine_options_and_kv_events(void **state)
 	assert_int_equal(srt_ynode_type(at(got->root, "roles.decode.nodes")), SRT_YT_STR);
 	assert_keys(at(got->root, "resources"), "gpu_type");
 
-	assert_int_equal(d.nwarnings, 5); /* the last: the frontend (Dynamo's by default) */
+	assert_int_equal(d.nwarnings, 6); /* the last two: the frontend (Dynamo's by default) */
 	msg = diag_text(&d, 3);
 	assert_string_equal(msg, "r.yaml:11:17: warning: resources.decode_nodes: decode shares the "
 				 "prefill nodes, so v2 needs roles.decode.gpus: set to 8 from its "
@@ -526,7 +527,7 @@ static void test_v1_frontend_and_host(void **state)
 	assert_null(at(got->root, "engine.use_sglang_router"));
 	assert_null(at(got->root, "roles.prefill.args.host"));
 	assert_string_equal(str_at(got->root, "roles.prefill.args.tp"), "2");
-	assert_int_equal(d.nwarnings, 2);
+	assert_int_equal(d.nwarnings, 3);
 	msg = diag_text(&d, 0);
 	assert_non_null(strstr(msg, "roles.prefill.args.host: srtctl sets --host itself"));
 	free(msg);
