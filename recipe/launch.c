@@ -1227,7 +1227,8 @@ const char *srt_launch_nginx_conf(struct srt_arena *a, const struct srt_recipe *
 		       n);
 	if (up)
 		srt_buf_printf(&b, "worker_rlimit_nofile %d;\n", SRT_NGINX_NOFILE);
-	srt_buf_printf(&b, "pid %s/nginx.pid;\n\n", dir);
+	/* paths in double quotes: a log directory may hold spaces, ';' or '#' */
+	srt_buf_printf(&b, "pid \"%s/nginx.pid\";\n\n", dir);
 	srt_buf_printf(&b, "events {\n    worker_connections %d;\n    multi_accept on;\n}\n\n",
 		       up ? SRT_NGINX_NOFILE : SRT_NGINX_CONNECTIONS);
 	srt_buf_printf(&b, "http {\n    access_log off;\n");
@@ -1239,11 +1240,11 @@ const char *srt_launch_nginx_conf(struct srt_arena *a, const struct srt_recipe *
 		 * directories in the log directory, not the package's /var/lib/nginx.
 		 */
 		srt_buf_printf(&b,
-			       "    client_body_temp_path %s/nginx-temp-body;\n"
-			       "    proxy_temp_path %s/nginx-temp-proxy;\n"
-			       "    fastcgi_temp_path %s/nginx-temp-fastcgi;\n"
-			       "    uwsgi_temp_path %s/nginx-temp-uwsgi;\n"
-			       "    scgi_temp_path %s/nginx-temp-scgi;\n",
+			       "    client_body_temp_path \"%s/nginx-temp-body\";\n"
+			       "    proxy_temp_path \"%s/nginx-temp-proxy\";\n"
+			       "    fastcgi_temp_path \"%s/nginx-temp-fastcgi\";\n"
+			       "    uwsgi_temp_path \"%s/nginx-temp-uwsgi\";\n"
+			       "    scgi_temp_path \"%s/nginx-temp-scgi\";\n",
 			       dir, dir, dir, dir, dir);
 	if (f->nginx_affinity) {
 		/* the header's variable: lower case, '-' as '_' (validation checks the name) */

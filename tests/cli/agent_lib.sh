@@ -30,10 +30,18 @@ for f in glob.glob(sys.argv[1] + "/*/run/status.json"):
         pass
 PY
 }
+# PID and its descendants (children first found, then theirs), while they
+# are still linked: nginx's workers outlive a SIGKILLed master.
+tree_pids() {
+	local p=$1 c
+	echo "$p"
+	for c in $(pgrep -P "$p" 2>/dev/null); do tree_pids "$c"; done
+}
 cleanup() {
-	local p
+	local p all=()
 	[[ -n $agent_pid ]] && kill -KILL "$agent_pid" 2>/dev/null || true
-	for p in "${extra_pids[@]}" $(step_pids); do kill -KILL "$p" 2>/dev/null || true; done
+	for p in "${extra_pids[@]}" $(step_pids); do all+=($(tree_pids "$p")); done
+	for p in "${all[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	if [[ -n ${SRT_TEST_KEEP:-} ]]; then echo "kept $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT

@@ -239,7 +239,7 @@ def check_nginx(pr, words, table, log_dir, contained):
     with open(conf) as f:
         text = f.read()
     if contained:
-        text = text.replace(" /logs/", " %s/" % log_dir)
+        text = text.replace(' "/logs/', ' "%s/' % log_dir)
         with open(conf, "w") as f:
             f.write(text)
     try:

@@ -45,7 +45,7 @@ assert sorted(ps) == ["decode_0", "decode_1", "frontend_0", "frontend_1", "nginx
 conf = open("run/logs/nginx.conf").read()
 assert "        server %s:8180;\n        server %s:8180;\n" % (ip(2), ip(3)) in conf, conf
 assert "listen %s;" % os.environ["PORT"] in conf and "keepalive_timeout 90s;" in conf, conf
-assert "\npid " + os.path.realpath("run/logs") + "/nginx.pid;\n" in conf, conf
+assert "\npid \"%s/nginx.pid\";\n" % os.path.realpath("run/logs") in conf, conf
 assert "hash " not in conf, conf
 ready = {e["object"]["name"]: e["seq"] for e in ev("Ready")}
 started = {e["object"]["name"]: e["seq"] for e in ev("Started")}
@@ -71,9 +71,10 @@ assert status()["phase"] == "Stopped", status()["phase"]
 assert ev("Stopped", "nginx"), [e["reason"] for e in events()]
 '
 
-# ---- 2. session affinity: nginx accepts the generated hash and map ----
+# ---- 2. session affinity: nginx accepts the generated hash and map (and a
+# log directory whose path has a space and a ';') ----
 
-new_case affinity "$(recipe true)"
+new_case "affinity; x" "$(recipe true)"
 start_agent n1,n2,n3
 until_py 60 'status()["phase"] == "Ready"'
 check "nginx: session affinity" '

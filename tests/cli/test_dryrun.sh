@@ -510,7 +510,7 @@ if SRTSLURM_CONFIG=$TMP/nx-pyxis.yaml "$SRTCTL" dry-run -f nx.yaml -o json >nx.j
 	py nx.json '[p for p in d["plan"]["processes"] if p["name"] == "nginx"][0]["container"] == "nginx:1.27.4"'
 	py nx.json '"--export=ALL,ENROOT_REMAP_ROOT=yes" in [p for p in d["plan"]["processes"] if p["name"] == "nginx"][0]["srun_options"]'
 	py nx.json 'd["plan"]["frontend_url"] == "http://<prefill_node_0_ip>:8000"'
-	py nx.json 'all(s in [p for p in d["plan"]["processes"] if p["name"] == "nginx"][0]["config_text"] for s in ("worker_rlimit_nofile 1048576;", "pid /logs/nginx.pid;", "map $http_x_correlation_id $srtctl_affinity_key", "hash $srtctl_affinity_key consistent;", "server <decode_node_0_ip>:8180;\n        server <decode_node_1_ip>:8180;\n        keepalive 4096;", "listen 8000;"))'
+	py nx.json 'all(s in [p for p in d["plan"]["processes"] if p["name"] == "nginx"][0]["config_text"] for s in ("worker_rlimit_nofile 1048576;", "pid \"/logs/nginx.pid\";", "map $http_x_correlation_id $srtctl_affinity_key", "hash $srtctl_affinity_key consistent;", "server <decode_node_0_ip>:8180;\n        server <decode_node_1_ip>:8180;\n        keepalive 4096;", "listen 8000;"))'
 	py nx.json '"temp_path" not in [p for p in d["plan"]["processes"] if p["name"] == "nginx"][0]["config_text"]'
 else
 	fail "enable_multiple_frontends dry-run: $(cat nx.err)"
@@ -520,7 +520,7 @@ printf 'commands: {nginx: [/opt/nginx/sbin/nginx]}\n' >nx-bare.yaml
 if SRTSLURM_CONFIG=$TMP/nx-bare.yaml "$SRTCTL" dry-run -f nx.yaml -o json >nx.json 2>nx.err; then
 	py nx.json '[p for p in d["plan"]["processes"] if p["name"] == "nginx"][0]["argv"][3:6] == ["nginx", "/opt/nginx/sbin/nginx", "-e"]'
 	py nx.json '[p for p in d["plan"]["processes"] if p["name"] == "nginx"][0].get("container") is None'
-	py nx.json '"client_body_temp_path <log_dir>/nginx-temp-body;" in [p for p in d["plan"]["processes"] if p["name"] == "nginx"][0]["config_text"]'
+	py nx.json '"client_body_temp_path \"<log_dir>/nginx-temp-body\";" in [p for p in d["plan"]["processes"] if p["name"] == "nginx"][0]["config_text"]'
 else
 	fail "enable_multiple_frontends on bare nodes: $(cat nx.err)"
 fi
