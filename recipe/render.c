@@ -2113,7 +2113,7 @@ static void add_workers(struct pb *b)
 /*
  * One frontend process on `node` serving `port`: the only one (on the head,
  * frontend.port; name "frontend") or one of several behind nginx (8180;
- * "frontend_<i>").  `words` is what srt_launch_frontend_at() said for it.
+ * "frontend_<i>").  `ln` is what srt_launch_frontend_at() said for it.
  */
 static void frontend_proc(struct pb *b, const struct srt_launch *ln, size_t node, int idx)
 {
@@ -2176,11 +2176,12 @@ static void frontend_proc(struct pb *b, const struct srt_launch *ln, size_t node
 
 /*
  * nginx on the head node in front of the n frontends (srt-slurm's
- * topology): `nginx -e stderr -c <log dir>/nginx.conf -g 'daemon off;'` in
- * frontend.nginx_container (on a cluster with containers, as root there),
- * else the node's nginx; the config written by the agent before each start.
- * Ready once GET /health through it answers 200 (a frontend behind it
- * answered).
+ * topology): `nginx -e stderr -c <log dir>/nginx.conf -g 'daemon off;'`
+ * under a bash that sets the open-file limit (nginx_raise_ulimit) and adds
+ * /usr/sbin to PATH; in frontend.nginx_container on a cluster with
+ * containers (as root there), else commands.nginx as the job's user; the
+ * config written by the agent before each start.  Ready once GET /health
+ * through it answers 200 (a frontend behind it answered).
  */
 static void nginx_proc(struct pb *b, const size_t *nodes, size_t n)
 {
