@@ -6,14 +6,31 @@
 # Three nodes: the prefill worker and nginx on n1 (the head), a decode
 # worker on each of n2 and n3, and one router on each of them at 8180.
 # nginx listens on every address (as in srt-slurm), so its port is one no
-# other test uses; the routers bind their node's loopback IP.
+# other test uses: picked at random in 24000-28999 (no stand-in's default
+# there; below the ephemeral range) and checked free, so two runs of this
+# test at once do not meet.  The routers bind their node's loopback IP.
 set -euo pipefail
 
 # shellcheck source=tests/cli/agent_lib.sh
 source "$(dirname "$0")/agent_lib.sh"
 
 command -v nginx >/dev/null || fail "nginx is not installed (scripts/install-deps installs nginx-light)"
-export PORT=28431
+PORT=$(python3 -c '
+import random, socket
+for _ in range(200):
+    port = random.randrange(24000, 29000)
+    s = socket.socket()
+    try:
+        s.bind(("0.0.0.0", port))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(port)
+    break
+')
+[[ -n $PORT ]] || fail "no free port in 24000-28999"
+export PORT
 
 recipe() { # recipe AFFINITY
 	cat <<EOF
