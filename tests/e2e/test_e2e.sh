@@ -170,6 +170,24 @@ wait_no_jobs() { # wait_no_jobs SECONDS: until no run of ours has a live job
 }
 # Processes that a job of ours left behind (stand-ins run as the job user).
 leftovers() { pgrep -u "${SRT_SLURM_USER:-slurmci}" -f "$FAKES/|$WORK/bin/(etcd|nats)" || true; }
+# no_leftovers [PATTERN]: until no such process (nor one matching PATTERN) is
+# left, for at most 30 s; then it prints what is left and fails.  Once a job
+# has ended, slurmd stops what its steps left on the nodes on its own time
+# (SIGTERM, then SIGKILL after KillWait): a fixed pause raced that.
+no_leftovers() {
+	local deadline=$((SECONDS + 30)) left
+	while :; do
+		left=$(leftovers)
+		[ -n "${1:-}" ] && left+=" $(pgrep -u "${SRT_SLURM_USER:-slurmci}" -f "$1" || true)"
+		left=$(echo $left)
+		[ -z "$left" ] && return 0
+		[ $SECONDS -ge $deadline ] && break
+		sleep 0.5
+	done
+	echo "# left after 30 s:"
+	ps -o pid,ppid,stat,etime,args -p "${left// /,}" 2>/dev/null | sed 's/^/#   /'
+	return 1
+}
 
 cat >"$WORK/srtslurm.yaml" <<YAML
 runtime:
@@ -369,8 +387,7 @@ check "7. events --for run/NAME tells the story from submission to Ready" test $
 S delete recipe e2e-sglang >/dev/null
 wait_no_jobs 40
 check "6. deleting the recipe cancels its job" test $? -eq 0
-sleep 2
-check "6. no process of the deleted run keeps running" test -z "$(leftovers)"
+check "6. no process of the deleted run keeps running" no_leftovers
 
 # ---- 2. vLLM -------------------------------------------------------------------------
 cat >"$WORK/vllm.yaml" <<YAML
@@ -749,8 +766,7 @@ check "11. that request went to the prefill worker, then the decode worker" test
 S delete recipe e2e-dynamo >/dev/null
 wait_no_jobs 40
 check "11. deleting the recipe cancels its job" test $? -eq 0
-sleep 2
-check "11. etcd, NATS and the Dynamo processes are gone" test -z "$(leftovers)"
+check "11. etcd, NATS and the Dynamo processes are gone" no_leftovers
 # ---- 12. TRT-LLM over Dynamo: each worker one MPI step ---------------------------------
 cat >"$WORK/trtllm.yaml" <<YAML
 name: e2e-trtllm
@@ -839,8 +855,7 @@ check "12. the restart launched all 8 decode ranks again" test $? -eq 0
 S delete recipe e2e-trtllm >/dev/null
 wait_no_jobs 40
 check "12. deleting the recipe cancels its job" test $? -eq 0
-sleep 2
-check "12. no rank, etcd or Dynamo process is left" test -z "$(leftovers)"
+check "12. no rank, etcd or Dynamo process is left" no_leftovers
 # ---- 13. trtllm_serve: TRT-LLM's own orchestrator over trtllm-serve workers ----------
 cat >"$WORK/trtserve.yaml" <<YAML
 name: e2e-trtserve
@@ -959,8 +974,7 @@ check "13. that request went to the context (prefill) server, then a generation 
 S delete recipe e2e-trtserve >/dev/null
 wait_no_jobs 40
 check "13. deleting the recipe cancels its job" test $? -eq 0
-sleep 2
-check "13. no trtllm-serve rank or orchestrator is left" test -z "$(leftovers)"
+check "13. no trtllm-serve rank or orchestrator is left" no_leftovers
 # ---- 13p. trtllm_serve on TRT-LLM's own Mooncake pool ----------------------------------
 # srt-slurm's design: `trtllm-serve mooncake_master` publishes the master's
 # address in a file, a donor on the decode node lends memory and writes its
@@ -1049,8 +1063,7 @@ check "13p. the orchestrator over the pool answers a completion" grep -q '"choic
 S delete recipe e2e-trtpool >/dev/null
 wait_no_jobs 40
 check "13p. deleting the recipe cancels its job" test $? -eq 0
-sleep 2
-check "13p. no pool master, donor or worker is left" test -z "$(leftovers)"
+check "13p. no pool master, donor or worker is left" no_leftovers
 # ---- 14. Dynamo's mocker -------------------------------------------------------------
 cat >"$WORK/mocker.yaml" <<YAML
 name: e2e-mocker
@@ -1101,8 +1114,7 @@ check "14. that request went to the prefill mocker, then the decode mocker" test
 S delete recipe e2e-mocker >/dev/null
 wait_no_jobs 40
 check "14. deleting the recipe cancels its job" test $? -eq 0
-sleep 2
-check "14. no mocker, etcd or frontend process is left" test -z "$(leftovers)"
+check "14. no mocker, etcd or frontend process is left" no_leftovers
 
 # ---- 15. LMCache under vLLM ----------------------------------------------------------
 cat >"$WORK/lmcache.yaml" <<YAML
@@ -1150,8 +1162,7 @@ check "15. lmcache server's argv (srtctl's ports, the args), its preamble ran; e
 S delete recipe e2e-lmcache >/dev/null
 wait_no_jobs 40
 check "15. deleting the recipe cancels its job" test $? -eq 0
-sleep 2
-check "15. no lmcache or vLLM process is left" test -z "$(leftovers)"
+check "15. no lmcache or vLLM process is left" no_leftovers
 # ---- 16. a Ray cluster on a pool, a job of services only -----------------------------
 cat >"$WORK/bin/ray_bench.sh" <<'SH'
 #!/bin/bash
@@ -1226,8 +1237,7 @@ PY
 check "16. the Ray head is Ready before its joiner starts, the joiner once both raylets are ALIVE; the rider got its templates; the custom benchmark found the cluster through SRT_SERVICE_TRAIN_IPS and the run Succeeded" test $? -eq 0
 wait_no_jobs 40
 check "16. the job ended with its benchmark" test $? -eq 0
-sleep 2
-check "16. no raylet or rider is left" test -z "$(leftovers)$(pgrep -u "${SRT_SLURM_USER:-slurmci}" -f serve_forever || true)"
+check "16. no raylet or rider is left" no_leftovers serve_forever
 # ---- 17. TileRT: vLLM prefill, TileRT decode, TileRT's router --------------------------
 # TileRT's converted weights: what its converter leaves (config, chat template, index)
 mkdir -p "$WORK/tilert_weights"
@@ -1304,8 +1314,7 @@ check "17. the router started after both workers were Ready; the decode server t
 S delete recipe e2e-tilert >/dev/null
 wait_no_jobs 40
 check "17. deleting the recipe cancels its job" test $? -eq 0
-sleep 2
-check "17. no TileRT or vLLM process is left" test -z "$(leftovers)"
+check "17. no TileRT or vLLM process is left" no_leftovers
 check "no job of this test is left running" test -z "$(live_jobs)"
 
 echo "$passed passed, $failed failed"
