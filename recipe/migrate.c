@@ -1362,13 +1362,6 @@ static void v1_frontend(struct mctx *m, const struct section *s, struct srt_ynod
 	v1_dynamo(m, s, out, s->src);
 }
 
-/*
- * srt-slurm's frontend.enable_multiple_frontends defaults to true: on two or
- * more worker nodes its Dynamo frontend or router ran up to
- * num_additional_frontends + 1 times (default 10) behind nginx.  srtctl's
- * default is one frontend, so a v1 recipe that leaves the key out gets it
- * written, with a warning, when it has two or more worker nodes.
- */
 /* The worker nodes of migrated roles: each role's nodes (default 1; decode 0 shares). */
 static int64_t worker_nodes(const struct srt_ynode *roles)
 {
@@ -1386,6 +1379,13 @@ static int64_t worker_nodes(const struct srt_ynode *roles)
 	return total;
 }
 
+/*
+ * srt-slurm's frontend.enable_multiple_frontends defaults to true: on two or
+ * more worker nodes its Dynamo frontend or router ran up to
+ * num_additional_frontends + 1 times (default 10) behind nginx.  srtctl's
+ * default is one frontend, so a v1 recipe that leaves the key out gets it
+ * written, with a warning, when it has two or more worker nodes.
+ */
 static void v1_multiple_frontends(struct mctx *m, const struct section *s, struct srt_ynode *out)
 {
 	struct srt_ynode *fe = (struct srt_ynode *)srt_ynode_get(out, "frontend");

@@ -265,7 +265,6 @@ struct srt_frontend {
 	 * true), and the nginx_* settings of the nginx it generates.
 	 */
 	bool multiple;
-	bool multiple_set;	     /* enable_multiple_frontends was written */
 	int additional;		     /* num_additional_frontends, default 9 */
 	const char *nginx_container; /* default "nginx:1.27.4" */
 	int nginx_raise_ulimit;	     /* -1 unset (the cluster's, else off), 0, 1 */

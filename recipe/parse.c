@@ -1851,10 +1851,7 @@ static void parse_frontend(struct pctx *c, struct srt_recipe *r, const struct sr
 	parse_env(c, srt_ynode_get(n, "env"), "frontend.env", &r->frontend.env);
 	opt_str(c, n, "frontend", "container_image", &r->frontend.container);
 	opt_int(c, n, "frontend", "port", &r->frontend.port, 1, 65535);
-	v = srt_ynode_get(n, "enable_multiple_frontends");
-	if (v && !srt_ynode_is_null(v) &&
-	    want_bool(c, v, "frontend.enable_multiple_frontends", &r->frontend.multiple))
-		r->frontend.multiple_set = true;
+	opt_bool(c, n, "frontend", "enable_multiple_frontends", &r->frontend.multiple);
 	opt_int(c, n, "frontend", "num_additional_frontends", &r->frontend.additional, 0,
 		SRT_FRONTEND_ADDITIONAL_MAX);
 	opt_str(c, n, "frontend", "nginx_container", &r->frontend.nginx_container);
